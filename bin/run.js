@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// Kept to syntax every Node release parses, so that an old Node reaches the version check below.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 22) {
+  process.stderr.write(
+    'svc needs Node.js 22 or newer; this is Node ' + process.versions.node + '.\n' +
+    'Install a current Node.js (https://nodejs.org), or run svc through npm (npx svc), which uses the Node 24 the project pins.\n'
+  );
+  process.exit(1);
+}
+
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
+const { execute } = await import('@oclif/core');
+await execute({ dir: import.meta.url });

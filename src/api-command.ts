@@ -1,0 +1,65 @@
+import { Flags, type Interfaces } from '@oclif/core';
+import type { ApiSession } from './api/client.js';
+import { BaseCommand } from './base-command.js';
+import { type Connection, missingKeyError, resolveConnection } from './config/connection.js';
+import { redactKey } from './config/keys.js';
+
+export const connectionFlags = {
+  'base-url': Flags.string({ description: 'Base URL of the API (default: SVC_BASE_URL, then the profile)', helpGroup: 'CONNECTION' }),
+  'ca-cert': Flags.string({ description: 'PEM CA certificate to trust (default: SVC_CA_CERT, then the profile)', helpGroup: 'CONNECTION' }),
+  'api-key': Flags.string({
+    description: 'API key; visible to other local users in the process list, prefer SVC_API_KEY or the profile',
+    helpGroup: 'CONNECTION',
+  }),
+  timeout: Flags.integer({ description: 'Seconds to wait for each answer', default: 30, min: 1, helpGroup: 'CONNECTION' }),
+  retries: Flags.integer({
+    description: 'Retries of a GET or DELETE after 429, 502-504 or a connection failure (POST is never retried)',
+    default: 3,
+    min: 0,
+    max: 10,
+    env: 'SVC_RETRIES',
+    helpGroup: 'CONNECTION',
+  }),
+  verbose: Flags.boolean({ char: 'v', description: 'Print each request, its status and X-RateLimit-Remaining on stderr', helpGroup: 'CONNECTION' }),
+};
+
+export type ConnectionFlagValues = Interfaces.InferredFlags<typeof ApiCommand.baseFlags> & { 'admin-key'?: string | undefined };
+
+/** A command that talks to the API: resolves the connection and builds the typed client. */
+export abstract class ApiCommand extends BaseCommand {
+  static override baseFlags = { ...BaseCommand.baseFlags, ...connectionFlags };
+
+  /** Commands that change something set this: a live key then gets a LIVE mark on stderr. */
+  static mutating = false;
+
+  protected async connect(flags: ConnectionFlagValues, role: 'api_key' | 'admin_key' = 'api_key'): Promise<{ session: ApiSession; connection: Connection }> {
+    for (const name of ['api-key', 'admin-key'] as const) {
+      if (flags[name] !== undefined) {
+        this.warning(`a key given with --${name} is visible to other local users in the process list; prefer SVC_${name.replace('-', '_').toUpperCase()} or the profile`);
+      }
+    }
+    const connection = await resolveConnection({
+      profile: flags.profile,
+      baseUrl: flags['base-url'],
+      caCert: flags['ca-cert'],
+      apiKey: flags['api-key'],
+      adminKey: flags['admin-key'],
+    });
+    for (const key of [connection.apiKey, connection.adminKey]) if (key) this.secrets.push(key.value);
+    const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
+    if (!key) throw missingKeyError(role);
+    if ((this.ctor as typeof ApiCommand).mutating && key.environment === 'live') {
+      this.logToStderr(`LIVE  ${this.id} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
+    }
+    const { createApiClient } = await import('./api/client.js');
+    const session = createApiClient({
+      baseUrl: connection.baseUrl,
+      key: key.value,
+      caCertPath: connection.caCertPath,
+      timeoutMs: flags.timeout * 1000,
+      retry: { retries: flags.retries },
+      log: flags.verbose ? (line) => this.logToStderr(line) : undefined,
+    });
+    return { session, connection };
+  }
+}

@@ -1,0 +1,35 @@
+import { isIPv4 } from 'node:net';
+import { ConfigError } from '../errors.js';
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host === '::1') return true;
+  return isIPv4(host) && host.startsWith('127.');
+}
+
+/**
+ * Parses a base URL and enforces HTTPS (spec part 5.2). Plain HTTP is let through only for
+ * loopback hosts, where local sandboxes and test servers live.
+ */
+export function parseBaseUrl(value: string, source: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('invalid_base_url', `the base URL from ${source} ("${value}") is not a URL`, 'give an absolute URL such as https://api.example.com');
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new ConfigError(
+      'insecure_base_url',
+      `refusing the plain HTTP base URL ${url.origin} from ${source}: the service accepts HTTPS only`,
+      'use https:// (plain http:// is allowed only for loopback hosts: 127.0.0.0/8, ::1, localhost)',
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError('invalid_base_url', `the base URL from ${source} uses ${url.protocol} — only https: is supported`, 'give an https:// URL');
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new ConfigError('invalid_base_url', `the base URL from ${source} carries credentials, a query or a fragment`, 'give only scheme, host, port and an optional path prefix');
+  }
+  return url;
+}

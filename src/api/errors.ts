@@ -1,0 +1,135 @@
+import { ApiError, type ErrorKind } from '../errors.js';
+
+const HINTS: Record<string, string> = {
+  unauthorized: 'the Authorization header was missing or malformed — set SVC_API_KEY or `svc config set api_key`',
+  invalid_key: 'the key is revoked, expired or unknown — check SVC_API_KEY or `svc config`',
+  forbidden: 'the key lacks the scope for this operation: a read-only key cannot write, and key management needs the admin key',
+  ip_not_allowed: "this machine's IP address is not on the key's allow-list — call from an allowed address or ask an admin to change the key",
+  not_found: 'check the id; a deleted resource, or one of another workspace, is not found',
+  quota_exceeded: "the plan's monthly report quota is used up — wait for the next month or upgrade the plan",
+  file_too_large: 'the upload exceeds the size limit — send a smaller file',
+  unsupported_media_type: 'the file type is not accepted — upload a PDF, PNG, JPEG or text file',
+};
+
+const KIND_BY_STATUS: Record<number, ErrorKind> = {
+  400: 'invalidInput',
+  401: 'auth',
+  403: 'permission',
+  404: 'notFound',
+  409: 'invalidInput',
+  413: 'invalidInput',
+  415: 'invalidInput',
+  422: 'invalidInput',
+  429: 'rateLimited',
+};
+
+function kindForStatus(status: number): ErrorKind {
+  return KIND_BY_STATUS[status] ?? (status >= 500 ? 'server' : 'failure');
+}
+
+/** Retry-After in seconds, from either of its forms (delta-seconds or an HTTP date). */
+export function retryAfterSeconds(response: Response): number | undefined {
+  const value = response.headers.get('retry-after');
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/**
+ * The spec leaves the error body's shape open (part 7), so the code and message are looked for
+ * where conventional APIs put them: `{error: {code, message}}`, `{code, message}`, `{error: "code"}`.
+ */
+function describeBody(text: string): { code?: string; message?: string; param?: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof body !== 'object' || body === null) return {};
+  const outer = body as Record<string, unknown>;
+  const inner = typeof outer.error === 'object' && outer.error !== null ? (outer.error as Record<string, unknown>) : outer;
+  const text_ = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+  return {
+    code: text_(inner.code) ?? text_(outer.error),
+    message: text_(inner.message) ?? text_(outer.message),
+    param: text_(inner.param),
+  };
+}
+
+export async function errorFromResponse(request: Request, response: Response): Promise<ApiError> {
+  const body = describeBody(await response.text());
+  const kind = kindForStatus(response.status);
+  const code = body.code ?? (kind === 'server' ? 'server_error' : `http_${response.status}`);
+  const retryAfter = retryAfterSeconds(response);
+  const detail = body.message ?? response.statusText ?? 'no message';
+  const param = body.param ? ` (field ${body.param})` : '';
+  let hint = HINTS[code];
+  if (!hint && kind === 'rateLimited') {
+    hint = `the plan's request rate is exceeded — ${retryAfter === undefined ? 'wait a moment' : `retry in ${retryAfter} s`}, or pass --retries to let svc wait`;
+  }
+  if (!hint && kind === 'server') hint = 'the service failed to answer; try again later — GET and DELETE were already retried';
+  if (!hint && kind === 'invalidInput') hint = 'correct the input named above and run the command again';
+  return new ApiError({
+    kind,
+    code,
+    message: `${response.status} ${code}: ${detail}${param}`,
+    hint,
+    status: response.status,
+    method: request.method,
+    url: request.url,
+    retryAfterSeconds: retryAfter,
+  });
+}
+
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** True for failures where no answer came: worth another attempt for an idempotent request. */
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof ApiError) return false;
+  return !TLS_CODES.has(causeCode(error) ?? '');
+}
+
+export function errorFromFailure(request: Request, error: unknown, timeoutMs: number): ApiError {
+  if (error instanceof ApiError) return error;
+  const origin = new URL(request.url).origin;
+  const code = causeCode(error);
+  const base = { kind: 'network' as const, method: request.method, url: request.url, cause: error };
+  if ((error as Error)?.name === 'TimeoutError') {
+    return new ApiError({ ...base, code: 'timeout', message: `no answer from ${origin} within ${timeoutMs / 1000} s`, hint: 'raise --timeout, or check the network and the service' });
+  }
+  if (code && TLS_CODES.has(code)) {
+    return new ApiError({
+      ...base,
+      code: 'tls_untrusted',
+      message: `the TLS certificate of ${origin} is not trusted (${code})`,
+      hint: "pass the server's CA certificate with --ca-cert or SVC_CA_CERT (`svc sandbox cert` prints the sandbox's)",
+    });
+  }
+  if (code === 'ECONNREFUSED') {
+    return new ApiError({ ...base, code: 'connection_refused', message: `nothing is listening at ${origin}`, hint: 'check --base-url / SVC_BASE_URL, or start the sandbox with `svc sandbox start`' });
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new ApiError({ ...base, code: 'dns_failure', message: `the host of ${origin} does not resolve`, hint: 'check the host name in --base-url / SVC_BASE_URL' });
+  }
+  const detail = code ?? (error as Error)?.message ?? String(error);
+  return new ApiError({ ...base, code: 'network_error', message: `the request to ${origin} failed (${detail})`, hint: 'check the network and the service, then try again' });
+}

@@ -1,0 +1,15 @@
+import type { Middleware } from 'openapi-fetch';
+
+export interface RateLimitState {
+  /** The last X-RateLimit-Remaining the API sent (spec part 8), if any. */
+  remaining: number | undefined;
+}
+
+export function trackRateLimit(state: RateLimitState): Middleware {
+  return {
+    onResponse({ response }) {
+      const value = response.headers.get('x-ratelimit-remaining');
+      if (value !== null && /^\d+$/.test(value.trim())) state.remaining = Number(value.trim());
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isConnectionFailure, retryAfterSeconds } from './errors.js';
+
+export interface RetryPolicy {
+  /** Attempts after the first; 0 disables retries. */
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited for: the 429 is reported instead. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+
+/** Only these are retried: a POST that may have reached the server is never sent twice (a duplicate report costs credits). */
+const IDEMPOTENT_METHODS = new Set(['GET', 'DELETE']);
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+export type Fetch = (request: Request) => Promise<Response>;
+type Outcome = { response: Response } | { error: unknown };
+export type RetryNotice = (notice: { request: Request; attempt: number; delayMs: number; reason: string }) => void;
+
+function delayBefore(retry: number, outcome: Outcome, policy: RetryPolicy): number | undefined {
+  if ('response' in outcome) {
+    const retryAfter = retryAfterSeconds(outcome.response);
+    if (retryAfter !== undefined) {
+      const delay = retryAfter * 1000;
+      return delay <= policy.maxRetryAfterMs ? delay : undefined;
+    }
+  }
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+function worthRetrying(outcome: Outcome): boolean {
+  return 'response' in outcome ? RETRYABLE_STATUSES.has(outcome.response.status) : isConnectionFailure(outcome.error);
+}
+
+function reasonOf(outcome: Outcome): string {
+  return 'response' in outcome ? `status ${outcome.response.status}` : String((outcome.error as Error)?.cause ?? outcome.error);
+}
+
+/**
+ * Retries GET and DELETE on 429, 502, 503, 504 and connection failures, with exponential backoff
+ * and jitter, honouring Retry-After; the number of attempts is bounded by the policy.
+ */
+export function withRetries(fetch: Fetch, policy: RetryPolicy, notice?: RetryNotice): Fetch {
+  return async (request) => {
+    if (!IDEMPOTENT_METHODS.has(request.method) || policy.retries === 0) return fetch(request);
+    const settle = async (): Promise<Outcome> => {
+      try {
+        return { response: await fetch(new Request(request)) };
+      } catch (error) {
+        return { error };
+      }
+    };
+    let outcome = await settle();
+    for (let retry = 1; retry <= policy.retries && worthRetrying(outcome); retry++) {
+      const delayMs = delayBefore(retry, outcome, policy);
+      if (delayMs === undefined) break;
+      notice?.({ request, attempt: retry + 1, delayMs, reason: reasonOf(outcome) });
+      if ('response' in outcome) await outcome.response.body?.cancel();
+      await sleep(delayMs);
+      outcome = await settle();
+    }
+    if ('response' in outcome) return outcome.response;
+    throw outcome.error;
+  };
+}

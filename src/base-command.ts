@@ -1,0 +1,37 @@
+import { Command, Flags, type Interfaces } from '@oclif/core';
+import { redactText } from './config/keys.js';
+import { SvcError } from './errors.js';
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
+
+/**
+ * What every svc command shares: `--json` (the result of run() alone on stdout), `--profile`,
+ * and one place that turns errors into a redacted message, a hint and a documented exit code.
+ */
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true;
+
+  static override baseFlags = {
+    profile: Flags.string({
+      description: 'Profile of the config file to use (default: SVC_PROFILE, then the current profile)',
+      helpGroup: 'GLOBAL',
+    }),
+  };
+
+  /** Secrets this run knows of; they are redacted from anything it prints. */
+  protected readonly secrets: string[] = [];
+
+  protected warning(message: string): void {
+    this.logToStderr(`Warning: ${redactText(message, this.secrets)}`);
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    error.message = redactText(error.message, this.secrets);
+    if (!(error instanceof SvcError)) return super.catch(error);
+    process.exitCode = error.exitCode;
+    if (this.jsonEnabled()) this.logJson({ error: error.toJSON() });
+    this.logToStderr(`Error: ${error.message}`);
+    if (error.hint) this.logToStderr(`  → ${redactText(error.hint, this.secrets)}`);
+    return this.exit(error.exitCode);
+  }
+}

@@ -1,0 +1,28 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../base-command.js';
+import { displaySetting } from '../../config/settings.js';
+import { currentProfileName, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
+import { ConfigError } from '../../errors.js';
+
+export default class ConfigGet extends BaseCommand {
+  static override summary = 'Print a setting of a profile (keys redacted)';
+  static override examples = ['<%= config.bin %> config get base_url', '<%= config.bin %> config get api_key --profile sandbox --json'];
+
+  static override args = {
+    name: Args.string({ description: 'Setting to print', required: true, options: Object.keys(SETTINGS) }),
+  };
+
+  public async run(): Promise<{ profile: string; name: string; value: string }> {
+    const { args, flags } = await this.parse(ConfigGet);
+    const name = args.name as SettingName;
+    const config = await readConfig();
+    const profile = currentProfileName(config, flags.profile);
+    const value = config.profiles[profile]?.[name];
+    if (value === undefined) {
+      throw new ConfigError('setting_not_set', `${name} is not set in profile "${profile}"`, `set it with \`svc config set ${name}\``);
+    }
+    const shown = displaySetting(name, value);
+    this.log(shown);
+    return { profile, name, value: shown };
+  }
+}

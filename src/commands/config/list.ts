@@ -1,0 +1,30 @@
+import { BaseCommand } from '../../base-command.js';
+import { paths } from '../../config/paths.js';
+import { displaySetting } from '../../config/settings.js';
+import { currentProfileName, type Profile, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
+import { renderTable } from '../../ui/table.js';
+
+export default class ConfigList extends BaseCommand {
+  static override summary = 'List the profiles and their settings (keys redacted)';
+  static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json'];
+
+  public async run(): Promise<{ file: string; current_profile: string; profiles: Record<string, Profile> }> {
+    const { flags } = await this.parse(ConfigList);
+    const config = await readConfig();
+    const current = currentProfileName(config, flags.profile);
+    const names = Object.keys(SETTINGS) as SettingName[];
+    const profiles = Object.fromEntries(
+      Object.entries(config.profiles).map(([profile, settings]) => [
+        profile,
+        Object.fromEntries(names.filter((name) => settings[name] !== undefined).map((name) => [name, displaySetting(name, settings[name]!)])),
+      ]),
+    );
+    if (Object.keys(profiles).length === 0) {
+      this.logToStderr(`No profiles yet (${paths.configFile}); start with \`svc config set base_url <url>\`.`);
+    } else {
+      const rows = Object.entries(profiles).map(([profile, settings]) => [profile === current ? `* ${profile}` : profile, ...names.map((name) => settings[name as SettingName])]);
+      this.log(renderTable(['profile', ...names], rows));
+    }
+    return { file: paths.configFile, current_profile: current, profiles };
+  }
+}

@@ -1,0 +1,59 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../base-command.js';
+import { paths } from '../../config/paths.js';
+import { displaySetting, normaliseSetting } from '../../config/settings.js';
+import { currentProfileName, readConfig, SETTINGS, type SettingName, writeConfig } from '../../config/store.js';
+import { ConfigError } from '../../errors.js';
+import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { readStdin } from '../../ui/stdin.js';
+
+export default class ConfigSet extends BaseCommand {
+  static override summary = 'Save a setting in a profile';
+  static override description = `Settings: ${Object.entries(SETTINGS)
+    .map(([name, { description }]) => `${name} (${description})`)
+    .join('; ')}.
+Keys are best given without VALUE: svc then reads them from stdin, or asks for them on a terminal, so they stay out of the process list and the shell history. The config file is written with mode 0600.`;
+
+  static override examples = [
+    '<%= config.bin %> config set base_url https://api.example.com',
+    'printf %s "$KEY" | <%= config.bin %> config set api_key',
+    '<%= config.bin %> config set ca_cert ./sandbox-ca.pem --profile staging',
+  ];
+
+  static override args = {
+    name: Args.string({ description: 'Setting to save', required: true, options: Object.keys(SETTINGS) }),
+    value: Args.string({ description: 'Value; omit it for keys, to read them from stdin or a prompt' }),
+  };
+
+  public async run(): Promise<{ profile: string; name: string; value: string; file: string }> {
+    const { args, flags } = await this.parse(ConfigSet);
+    const name = args.name as SettingName;
+    const config = await readConfig();
+    const profile = currentProfileName(config, flags.profile);
+    const { value, source } = await this.readValue(name, args.value);
+    this.secrets.push(value);
+    const saved = normaliseSetting(name, value, source);
+    config.profiles[profile] = { ...config.profiles[profile], [name]: saved };
+    await writeConfig(config);
+    const shown = displaySetting(name, saved);
+    this.log(`Saved ${name} = ${shown} in profile "${profile}" (${paths.configFile})`);
+    return { profile, name, value: shown, file: paths.configFile };
+  }
+
+  private async readValue(name: SettingName, argument: string | undefined): Promise<{ value: string; source: string }> {
+    if (argument !== undefined) {
+      if (SETTINGS[name].secret) {
+        this.secrets.push(argument);
+        this.warning(`a key given as an argument is visible to other local users in the process list; next time omit it and pipe it on stdin`);
+      }
+      return { value: argument, source: 'the command line' };
+    }
+    const interactive = canPrompt();
+    const ask = SETTINGS[name].secret ? inquirerPrompter.secret : inquirerPrompter.input;
+    const value = interactive ? await ask(`${name}:`) : await readStdin();
+    if (!value) {
+      throw new ConfigError('no_value', `no value was given for ${name}`, `give it as an argument, or pipe it on stdin: printf %s "$VALUE" | svc config set ${name}`);
+    }
+    return { value, source: interactive ? 'the prompt' : 'stdin' };
+  }
+}

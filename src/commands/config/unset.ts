@@ -1,0 +1,27 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../base-command.js';
+import { currentProfileName, readConfig, SETTINGS, type SettingName, writeConfig } from '../../config/store.js';
+
+export default class ConfigUnset extends BaseCommand {
+  static override summary = 'Remove a setting from a profile';
+  static override examples = ['<%= config.bin %> config unset api_key --profile staging'];
+
+  static override args = {
+    name: Args.string({ description: 'Setting to remove', required: true, options: Object.keys(SETTINGS) }),
+  };
+
+  public async run(): Promise<{ profile: string; name: string; removed: boolean }> {
+    const { args, flags } = await this.parse(ConfigUnset);
+    const name = args.name as SettingName;
+    const config = await readConfig();
+    const profile = currentProfileName(config, flags.profile);
+    const settings = config.profiles[profile];
+    const removed = settings?.[name] !== undefined;
+    if (settings && removed) {
+      delete settings[name];
+      await writeConfig(config);
+    }
+    this.log(removed ? `Removed ${name} from profile "${profile}"` : `${name} was not set in profile "${profile}"`);
+    return { profile, name, removed };
+  }
+}

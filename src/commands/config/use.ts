@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core';
+import { BaseCommand } from '../../base-command.js';
+import { assertProfileName, readConfig, writeConfig } from '../../config/store.js';
+import { ConfigError } from '../../errors.js';
+
+export default class ConfigUse extends BaseCommand {
+  static override summary = 'Make a profile the current one';
+  static override examples = ['<%= config.bin %> config use sandbox'];
+
+  static override args = {
+    profile: Args.string({ description: 'Profile to use from now on', required: true }),
+  };
+
+  public async run(): Promise<{ current_profile: string }> {
+    const { args } = await this.parse(ConfigUse);
+    assertProfileName(args.profile);
+    const config = await readConfig();
+    if (!config.profiles[args.profile]) {
+      throw new ConfigError('unknown_profile', `there is no profile named "${args.profile}"`, 'list profiles with `svc config list`');
+    }
+    config.current_profile = args.profile;
+    await writeConfig(config);
+    this.log(`Now using profile "${args.profile}"`);
+    return { current_profile: args.profile };
+  }
+}

@@ -1,0 +1,63 @@
+import { ConfigError } from '../errors.js';
+
+/** The key prefixes of spec part 5.5; the prefix selects the environment. */
+export const KEY_PREFIXES = { live: 'svc_live_', test: 'svc_test_', admin: 'svc_admin_' } as const;
+
+export type KeyEnvironment = keyof typeof KEY_PREFIXES;
+
+const KEY_PATTERN = /svc_(?:live|test|admin)_[A-Za-z0-9_-]+/g;
+
+export function keyEnvironment(key: string): KeyEnvironment | undefined {
+  for (const [environment, prefix] of Object.entries(KEY_PREFIXES)) {
+    if (key.startsWith(prefix) && key.length > prefix.length) return environment as KeyEnvironment;
+  }
+  return undefined;
+}
+
+/** Shows the prefix and the last four characters only, e.g. `svc_test_…a1b2`. */
+export function redactKey(key: string): string {
+  const environment = keyEnvironment(key);
+  const prefix = environment ? KEY_PREFIXES[environment] : '';
+  const tail = key.length - prefix.length > 8 ? key.slice(-4) : '';
+  return `${prefix}…${tail}`;
+}
+
+/** Replaces every key-shaped token and every given secret in a text by its redacted form. */
+export function redactText(text: string, secrets: readonly string[] = []): string {
+  let redacted = text.replace(KEY_PATTERN, (key) => redactKey(key));
+  for (const secret of secrets) {
+    if (secret.length >= 8) redacted = redacted.split(secret).join(redactKey(secret));
+  }
+  return redacted;
+}
+
+/**
+ * Checks that a key has the prefix its role needs. The API key may be of any known environment
+ * (the admin key is the root credential); the admin key must be an admin key.
+ */
+export function assertKey(key: string, role: 'api_key' | 'admin_key', source: string): KeyEnvironment {
+  const trimmed = key.trim();
+  if (trimmed !== key || /\s/.test(key)) {
+    throw new ConfigError(
+      'key_whitespace',
+      `the ${role} from ${source} contains white space`,
+      'remove the spaces or line breaks around the key; a key is one unbroken token',
+    );
+  }
+  const environment = keyEnvironment(key);
+  if (!environment) {
+    throw new ConfigError(
+      'unknown_key_prefix',
+      `the ${role} from ${source} (${redactKey(key)}) has no known prefix`,
+      `keys start with ${Object.values(KEY_PREFIXES).join(', ')}; copy the whole key from the dashboard`,
+    );
+  }
+  if (role === 'admin_key' && environment !== 'admin') {
+    throw new ConfigError(
+      'not_an_admin_key',
+      `the admin_key from ${source} (${redactKey(key)}) is a ${environment} key`,
+      `key management needs an admin key (${KEY_PREFIXES.admin}…): set SVC_ADMIN_KEY or \`svc config set admin_key\``,
+    );
+  }
+  return environment;
+}

@@ -1,0 +1,82 @@
+import { ConfigError } from '../errors.js';
+import { paths } from './paths.js';
+import { readSecretFile, writeSecretFile } from './secret-file.js';
+
+/** The settings a profile may hold. Secret ones are never printed in full. */
+export const SETTINGS = {
+  base_url: { secret: false, description: 'Base URL of the API, e.g. https://api.example.com' },
+  api_key: { secret: true, description: 'API key (svc_live_… or svc_test_…)' },
+  admin_key: { secret: true, description: 'Admin key for key management (svc_admin_…)' },
+  ca_cert: { secret: false, description: 'Path of a PEM CA certificate to trust (private deployments, the sandbox)' },
+} as const;
+
+export type SettingName = keyof typeof SETTINGS;
+export type Profile = Partial<Record<SettingName, string>>;
+
+export interface ConfigFile {
+  current_profile?: string;
+  profiles: Record<string, Profile>;
+}
+
+export const DEFAULT_PROFILE = 'default';
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export function isSettingName(name: string): name is SettingName {
+  return Object.hasOwn(SETTINGS, name);
+}
+
+export function assertProfileName(name: string): void {
+  if (!PROFILE_NAME.test(name)) {
+    throw new ConfigError(
+      'invalid_profile_name',
+      `"${name}" is not a valid profile name`,
+      'use letters, digits, ".", "_" and "-" (at most 64 characters, starting with a letter or digit)',
+    );
+  }
+}
+
+export async function readConfig(file = paths.configFile): Promise<ConfigFile> {
+  const text = await readSecretFile(file);
+  if (text === undefined) return { profiles: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(
+      'config_unreadable',
+      `${file} is not valid JSON (${(error as Error).message})`,
+      'fix the file by hand, or move it away to start afresh; svc will not overwrite it',
+    );
+  }
+  if (!isConfigFile(parsed)) {
+    throw new ConfigError(
+      'config_unreadable',
+      `${file} does not have the shape svc writes ({ "profiles": { "<name>": { … } } })`,
+      'fix the file by hand, or move it away to start afresh; svc will not overwrite it',
+    );
+  }
+  return parsed;
+}
+
+export async function writeConfig(config: ConfigFile, file = paths.configFile): Promise<void> {
+  await writeSecretFile(file, `${JSON.stringify(config, null, 2)}\n`);
+}
+
+export function currentProfileName(config: ConfigFile, requested?: string): string {
+  const name = requested ?? process.env.SVC_PROFILE ?? config.current_profile ?? DEFAULT_PROFILE;
+  assertProfileName(name);
+  return name;
+}
+
+function isConfigFile(value: unknown): value is ConfigFile {
+  if (typeof value !== 'object' || value === null) return false;
+  const { profiles, current_profile: current } = value as Record<string, unknown>;
+  if (current !== undefined && typeof current !== 'string') return false;
+  if (typeof profiles !== 'object' || profiles === null) return false;
+  return Object.values(profiles).every(
+    (profile) =>
+      typeof profile === 'object' &&
+      profile !== null &&
+      Object.entries(profile).every(([key, setting]) => isSettingName(key) && typeof setting === 'string'),
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * Exit codes, one per class of failure, so scripts can branch on them.
+ * Documented in the README ("Exit codes"); keep the two in step.
+ */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  permission: 4,
+  notFound: 5,
+  invalidInput: 6,
+  rateLimited: 7,
+  network: 8,
+  server: 9,
+  config: 10,
+} as const;
+
+export type ErrorKind = Exclude<keyof typeof ExitCode, 'ok'>;
+
+/** Every error svc reports on purpose: a code, a one-line message and a hint that says what to do. */
+export class SvcError extends Error {
+  readonly kind: ErrorKind;
+  readonly code: string;
+  readonly hint: string | undefined;
+
+  constructor(kind: ErrorKind, code: string, message: string, hint?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SvcError';
+    this.kind = kind;
+    this.code = code;
+    this.hint = hint;
+  }
+
+  get exitCode(): number {
+    return ExitCode[this.kind];
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { kind: this.kind, code: this.code, message: this.message, hint: this.hint, exit_code: this.exitCode };
+  }
+}
+
+/** An answer of the API that is not a success, or a request that never got one. */
+export class ApiError extends SvcError {
+  readonly status: number | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(init: {
+    kind: ErrorKind;
+    code: string;
+    message: string;
+    hint?: string;
+    status?: number;
+    method: string;
+    url: string;
+    retryAfterSeconds?: number;
+    cause?: unknown;
+  }) {
+    super(init.kind, init.code, init.message, init.hint, { cause: init.cause });
+    this.name = 'ApiError';
+    this.status = init.status;
+    this.method = init.method;
+    this.url = init.url;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      status: this.status,
+      request: `${this.method} ${this.url}`,
+      retry_after_seconds: this.retryAfterSeconds,
+    };
+  }
+}
+
+export class ConfigError extends SvcError {
+  constructor(code: string, message: string, hint?: string) {
+    super('config', code, message, hint);
+    this.name = 'ConfigError';
+  }
+}

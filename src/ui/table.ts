@@ -1,0 +1,32 @@
+import Table from 'cli-table3';
+
+export type Cell = string | number | boolean | null | undefined;
+
+function text(cell: Cell): string {
+  return cell === null || cell === undefined ? '' : String(cell);
+}
+
+export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+  return Boolean(stream.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+}
+
+/**
+ * A table for people on a terminal; tab-separated lines when stdout is piped, so that
+ * `cut` and `awk` can take it apart.
+ */
+export function renderTable(head: string[], rows: Cell[][], stream: NodeJS.WriteStream = process.stdout): string {
+  if (!stream.isTTY) return [head, ...rows].map((row) => row.map(text).join('\t')).join('\n');
+  const color = useColor(stream);
+  const table = new Table({ head, style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] } });
+  table.push(...rows.map((row) => row.map(text)));
+  return table.toString();
+}
+
+/** A two-column table of named values, for one resource. */
+export function renderFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream = process.stdout): string {
+  if (!stream.isTTY) return fields.map(([name, value]) => `${name}\t${text(value)}`).join('\n');
+  const color = useColor(stream);
+  const table = new Table({ style: { head: [], border: color ? ['grey'] : [] } });
+  table.push(...fields.map(([name, value]) => ({ [name]: text(value) })));
+  return table.toString();
+}
