@@ -11,5 +11,8 @@ if (major < 22) {
 
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
-const { execute } = await import('@oclif/core');
+// The check above replaces oclif's own engine check, which costs a sixth of start-up.
+process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
+const { execute } = await import('@oclif/core/execute');
+delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
 await execute({ dir: import.meta.url });

@@ -377,12 +377,12 @@ export interface components {
         SnakeCase: string;
         /**
          * @description Visa type name.
-         * @enum {unknown}
+         * @enum {string}
          */
         VisaType: "tourist" | "business" | "student" | "work" | "transit" | "family";
         /**
          * @description Band of the risk score (`score_band` in a report, `risk_band` in webhook payloads).
-         * @enum {unknown}
+         * @enum {string}
          */
         RiskBand: "low" | "medium" | "high" | "very_high";
         /**
@@ -402,6 +402,11 @@ export interface components {
          * @enum {string}
          */
         DocumentStatus: "processing" | "analysed" | "rejected";
+        /**
+         * @description An IPv4 or IPv6 address.
+         * @example 203.0.113.7
+         */
+        IpAddress: string;
         /**
          * @description Event kind.
          * @enum {string}
@@ -541,7 +546,7 @@ export interface components {
             currency?: string;
             travel_history?: components["schemas"]["TravelRecord"][];
             previous_refusals?: number;
-        } | unknown | unknown;
+        };
         /** @description A problem found while analysing a document. */
         RedFlag: {
             /**
@@ -621,28 +626,28 @@ export interface components {
             /** @description Whether the key is limited to read-only operations. */
             read_only: boolean;
             /** @description Source IP addresses the key is locked to; empty means any address. */
-            allowed_ips: (string | unknown | unknown)[];
+            allowed_ips: components["schemas"]["IpAddress"][];
             /** @enum {string} */
             status: "active" | "revoked";
             created_at: components["schemas"]["Timestamp"];
             /** @description When the key was last used; `null` if never. */
             last_used_at: components["schemas"]["Timestamp"] | null;
             /** @description Source IP address of the last use; `null` if never. */
-            last_used_ip: string | null;
+            last_used_ip: components["schemas"]["IpAddress"] | null;
             revoked_at: components["schemas"]["Timestamp"] | null;
         };
-        /** @description Request body of POST /v1/keys. Admin keys are created in the dashboard only. */
+        /** @description Request body of POST /v1/keys. Every field is optional. Admin keys are created in the dashboard only. */
         KeyCreate: {
             name?: string;
             /**
-             * @default test
+             * @description Environment of the new key. Default `test`.
              * @enum {string}
              */
-            environment: "test" | "live";
-            /** @default false */
-            read_only: boolean;
-            /** @default [] */
-            allowed_ips: (string | unknown | unknown)[];
+            environment?: "test" | "live";
+            /** @description Limit the key to read-only operations. Default `false`. */
+            read_only?: boolean;
+            /** @description Source IP addresses to lock the key to. Default empty (any address). */
+            allowed_ips?: components["schemas"]["IpAddress"][];
         };
         /** @description A key just created, with its full secret. The secret is shown only in this response. */
         KeyWithSecret: components["schemas"]["Key"] & {
@@ -688,7 +693,11 @@ export interface components {
             id: components["schemas"]["EventId"];
             type: components["schemas"]["EventType"];
             created_at: components["schemas"]["Timestamp"];
-            data: Record<string, never>;
+            /**
+             * @description The event's payload, a JSON object whose shape depends on `type` (each event schema
+             *     below constrains it). Left untyped here so that generated types intersect cleanly.
+             */
+            data: unknown;
         };
         /** @description Body of `report.created`. */
         ReportCreatedEvent: components["schemas"]["EventEnvelope"] & {
@@ -782,7 +791,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "invalid_json";
                     };
                 };
@@ -797,7 +806,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "unauthorized" | "invalid_key";
                     };
                 };
@@ -816,7 +825,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "forbidden" | "ip_not_allowed";
                     };
                 };
@@ -834,7 +843,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "not_found";
                     };
                 };
@@ -853,7 +862,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "invalid_request";
                         param: string;
                     };
@@ -869,7 +878,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "file_too_large";
                     };
                 };
@@ -884,7 +893,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "unsupported_media_type";
                     };
                 };
@@ -904,7 +913,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["Error"] & {
                     error: components["schemas"]["ErrorDetail"] & {
-                        /** @enum {unknown} */
+                        /** @enum {string} */
                         code: "rate_limited" | "quota_exceeded";
                     };
                 };

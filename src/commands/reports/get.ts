@@ -1,0 +1,22 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../api-command.js';
+import type { Report } from '../../api/types.js';
+import { getReport } from '../../services/reports.js';
+import { renderReport } from '../../ui/reports.js';
+
+export default class ReportsGet extends ApiCommand {
+  static override summary = 'Show a report with its full risk breakdown';
+  static override examples = ['<%= config.bin %> reports get rep_123', '<%= config.bin %> reports get rep_123 --json'];
+
+  static override args = {
+    id: Args.string({ description: 'Report id (rep_…)', required: true }),
+  };
+
+  public async run(): Promise<Report> {
+    const { args, flags } = await this.parse(ReportsGet);
+    const { session } = await this.connect(flags);
+    const report = await getReport(session.client, args.id);
+    this.log(renderReport(report));
+    return report;
+  }
+}
