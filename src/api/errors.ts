@@ -102,6 +102,12 @@ function causeCode(error: unknown): string | undefined {
   return undefined;
 }
 
+function innermostMessage(error: unknown): string {
+  let current: unknown = error;
+  while ((current as { cause?: unknown })?.cause instanceof Error) current = (current as { cause: Error }).cause;
+  return (current as Error)?.message ?? String(current);
+}
+
 /** True for failures where no answer came: worth another attempt for an idempotent request. */
 export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof ApiError) return false;
@@ -130,6 +136,6 @@ export function errorFromFailure(request: Request, error: unknown, timeoutMs: nu
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return new ApiError({ ...base, code: 'dns_failure', message: `the host of ${origin} does not resolve`, hint: 'check the host name in --base-url / SVC_BASE_URL' });
   }
-  const detail = code ?? (error as Error)?.message ?? String(error);
+  const detail = code ?? innermostMessage(error);
   return new ApiError({ ...base, code: 'network_error', message: `the request to ${origin} failed (${detail})`, hint: 'check the network and the service, then try again' });
 }

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { ApiError, ExitCode } from '../../src/errors.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+const KEY = 'svc_test_errormapping00000000000001';
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function errorFor(status: number, body: unknown): Promise<ApiError> {
+  server = await startServer((_request, response) => json(response, status, body));
+  const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
+  return client.GET('/v1/reports').then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: ApiError) => error,
+  );
+}
+
+describe('error mapping', () => {
+  it.each([
+    [401, 'unauthorized', 'auth'],
+    [401, 'invalid_key', 'auth'],
+    [403, 'forbidden', 'permission'],
+    [403, 'ip_not_allowed', 'permission'],
+    [404, 'not_found', 'notFound'],
+    [422, 'invalid_request', 'invalidInput'],
+    [429, 'rate_limited', 'rateLimited'],
+    [500, 'internal', 'server'],
+  ] as const)('%i %s is a %s error with its code and exit code', async (status, code, kind) => {
+    const error = await errorFor(status, { error: { code, message: 'from the server' } });
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status, code, kind });
+    expect(error.exitCode).toBe(ExitCode[kind]);
+    expect(error.message).toContain('from the server');
+    expect(error.hint).toBeTruthy();
+  });
+
+  it('gives invalid_key the hint the operator needs', async () => {
+    const error = await errorFor(401, { error: { code: 'invalid_key', message: 'revoked' } });
+    expect(error.hint).toBe('the key is revoked, expired or unknown — check SVC_API_KEY or `svc config`');
+  });
+
+  it.each([
+    ['a flat body', { code: 'ip_not_allowed', message: 'nope' }],
+    ['a string error', { error: 'ip_not_allowed' }],
+  ])('finds the code in %s', async (_shape, body) => {
+    const error = await errorFor(403, body);
+    expect(error.code).toBe('ip_not_allowed');
+  });
+
+  it('names the field of an invalid input', async () => {
+    const error = await errorFor(422, { error: { code: 'invalid_request', message: 'must be two uppercase letters', param: 'destination' } });
+    expect(error.message).toContain('destination');
+  });
+
+  it('copes with a body that is not JSON', async () => {
+    const error = await errorFor(502, 'upstream broke');
+    expect(error.kind).toBe('server');
+    expect(error.code).toBe('server_error');
+  });
+
+  it('maps a refused connection to a network error', async () => {
+    server = await startServer(() => undefined);
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    const client = createApiClient({ baseUrl: new URL(url), key: KEY, retry: { retries: 0 } }).client;
+    const error = await client.GET('/v1/reports').catch((caught: ApiError) => caught);
+    expect(error).toMatchObject({ kind: 'network', code: 'connection_refused' });
+  });
+});

@@ -1,0 +1,137 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { ApiError } from '../../src/errors.js';
+import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
+
+const KEY = 'svc_test_retrypolicy0000000000000001';
+const FAST = { retries: 3, baseDelayMs: 20, maxDelayMs: 80, maxRetryAfterMs: 5_000 };
+const REPORT_ID = 'rep_abc123';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function clientFor(url: string, retry = FAST) {
+  return createApiClient({ baseUrl: new URL(url), key: KEY, retry, timeoutMs: 2_000 }).client;
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+const list = { object: 'list', data: [], has_more: false };
+
+describe('retry policy', () => {
+  it.each([429, 502, 503, 504])('retries a GET after %i and returns the later success', async (status) => {
+    server = await startServer((_request, response, index) => (index < 2 ? apiError(response, status, 'transient', 'try again') : json(response, 200, list)));
+    const { data } = await clientFor(server.url).GET('/v1/reports');
+    expect(data).toEqual(list);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('retries a DELETE after 503', async () => {
+    server = await startServer((_request, response, index) =>
+      index === 0 ? apiError(response, 503, 'unavailable', 'busy') : json(response, 200, { id: REPORT_ID, object: 'report', deleted: true }),
+    );
+    await clientFor(server.url).DELETE('/v1/reports/{id}', { params: { path: { id: REPORT_ID } } });
+    expect(server.requests.map((request) => request.method)).toEqual(['DELETE', 'DELETE']);
+  });
+
+  it('never retries a POST, whatever the status', async () => {
+    server = await startServer((_request, response) => apiError(response, 503, 'unavailable', 'busy'));
+    const error = await failureOf(
+      clientFor(server.url).POST('/v1/reports', { body: { applicant_id: 'app_1', destination: 'DE', visa_type: 'tourist', purpose: 'holiday' } }),
+    );
+    expect(error.kind).toBe('server');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('never retries a POST whose connection broke after it was sent', async () => {
+    server = await startServer((_request, response) => response.socket?.destroy());
+    const error = await failureOf(
+      clientFor(server.url).POST('/v1/reports', { body: { applicant_id: 'app_1', destination: 'DE', visa_type: 'tourist', purpose: 'holiday' } }),
+    );
+    expect(error.kind).toBe('network');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a GET whose connection broke, then succeeds', async () => {
+    server = await startServer((_request, response, index) => (index === 0 ? response.socket?.destroy() : json(response, 200, list)));
+    const { data } = await clientFor(server.url).GET('/v1/reports');
+    expect(data).toEqual(list);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it.each([400, 401, 403, 404, 422, 500])('does not retry a GET answered %i', async (status) => {
+    server = await startServer((_request, response) => apiError(response, status, 'some_code', 'no'));
+    await failureOf(clientFor(server.url).GET('/v1/reports'));
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('bounds the attempts: the first one plus the configured retries', async () => {
+    server = await startServer((_request, response) => apiError(response, 503, 'unavailable', 'busy'));
+    const error = await failureOf(clientFor(server.url, { ...FAST, retries: 2 }).GET('/v1/reports'));
+    expect(error.status).toBe(503);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('honours Retry-After between attempts', async () => {
+    server = await startServer((_request, response, index) =>
+      index === 0 ? apiError(response, 429, 'rate_limited', 'slow down', { 'retry-after': '1' }) : json(response, 200, list),
+    );
+    await clientFor(server.url).GET('/v1/reports');
+    const [first, second] = server.requests;
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('reports a 429 at once when Retry-After is longer than it is willing to wait', async () => {
+    server = await startServer((_request, response) => apiError(response, 429, 'quota_exceeded', 'monthly quota used', { 'retry-after': '86400' }));
+    const error = await failureOf(clientFor(server.url).GET('/v1/reports'));
+    expect(error.kind).toBe('rateLimited');
+    expect(error.retryAfterSeconds).toBe(86_400);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('backs off exponentially between attempts', async () => {
+    server = await startServer((_request, response) => apiError(response, 502, 'bad_gateway', 'upstream'));
+    await failureOf(clientFor(server.url, { retries: 3, baseDelayMs: 100, maxDelayMs: 10_000, maxRetryAfterMs: 0 }).GET('/v1/reports'));
+    const gaps = server.requests.slice(1).map((request, index) => request.at - server!.requests[index]!.at);
+    // With equal jitter, retry n waits between half and all of base·2^(n-1).
+    expect(gaps[0]).toBeGreaterThanOrEqual(50);
+    expect(gaps[1]).toBeGreaterThanOrEqual(100);
+    expect(gaps[2]).toBeGreaterThanOrEqual(200);
+  });
+
+  it('gives up on an unanswered request after the timeout', async () => {
+    server = await startServer(() => undefined);
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { ...FAST, retries: 1 }, timeoutMs: 300 }).client;
+    const error = await failureOf(client.GET('/v1/reports'));
+    expect(error.code).toBe('timeout');
+    expect(error.kind).toBe('network');
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('what every request carries', () => {
+  it('sends the bearer key and keeps X-RateLimit-Remaining', async () => {
+    server = await startServer((_request, response) => json(response, 200, list, { 'x-ratelimit-remaining': '7' }));
+    const session = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST });
+    await session.client.GET('/v1/reports');
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(session.rateLimit.remaining).toBe(7);
+  });
+
+  it('keeps X-RateLimit-Remaining from error answers too', async () => {
+    server = await startServer((_request, response) => apiError(response, 404, 'not_found', 'no such report', { 'x-ratelimit-remaining': '3' }));
+    const session = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST });
+    await failureOf(session.client.GET('/v1/reports/{id}', { params: { path: { id: REPORT_ID } } }));
+    expect(session.rateLimit.remaining).toBe(3);
+  });
+});

@@ -1,0 +1,123 @@
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+
+const KEY = 'svc_test_configkey0123456789abcdefghij';
+const ADMIN = 'svc_admin_configadmin0123456789abcdefgh';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer((_request, response) => json(response, 200, { object: 'list', data: [], has_more: false }));
+});
+afterAll(() => server.close());
+
+function configFile(env: Record<string, string>): string {
+  return join(env.XDG_CONFIG_HOME!, 'svc', 'config.json');
+}
+
+describe('svc config', () => {
+  it('saves a key read from stdin in a 0600 file and never prints it', async () => {
+    const env = isolatedEnv();
+    const set = await runSvc(['config', 'set', 'api_key'], { env, input: `${KEY}\n` });
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('svc_test_…ghij');
+    expect(set.stdout + set.stderr).not.toContain(KEY);
+    expect(statSync(configFile(env)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(configFile(env), 'utf8')).profiles.default.api_key).toBe(KEY);
+
+    const get = await runSvc(['config', 'get', 'api_key', '--json'], { env });
+    expect(JSON.parse(get.stdout)).toEqual({ profile: 'default', name: 'api_key', value: 'svc_test_…ghij' });
+  });
+
+  it('uses the saved profile to reach the API', async () => {
+    const env = isolatedEnv();
+    await runSvc(['config', 'set', 'base_url', server.url], { env });
+    await runSvc(['config', 'set', 'api_key'], { env, input: KEY });
+    const before = server.requests.length;
+    const list = await runSvc(['reports', 'list', '--json'], { env });
+    expect(list.code).toBe(0);
+    expect(server.requests[before]!.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  it('keeps profiles apart and switches between them', async () => {
+    const env = isolatedEnv();
+    await runSvc(['config', 'set', 'base_url', 'https://staging.example.com', '--profile', 'staging'], { env });
+    await runSvc(['config', 'set', 'base_url', 'https://prod.example.com'], { env });
+    await runSvc(['config', 'set', 'admin_key', '--profile', 'staging'], { env, input: ADMIN });
+    expect((await runSvc(['config', 'use', 'staging'], { env })).code).toBe(0);
+    const list = await runSvc(['config', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout)).toMatchObject({
+      current_profile: 'staging',
+      profiles: {
+        default: { base_url: 'https://prod.example.com' },
+        staging: { base_url: 'https://staging.example.com', admin_key: 'svc_admin_…efgh' },
+      },
+    });
+    expect(list.stdout).not.toContain(ADMIN);
+    const unset = await runSvc(['config', 'unset', 'admin_key'], { env });
+    expect(unset.stdout).toContain('Removed admin_key from profile "staging"');
+  });
+
+  it('warns when a key is given as an argument', async () => {
+    const env = isolatedEnv();
+    const set = await runSvc(['config', 'set', 'api_key', KEY], { env });
+    expect(set.code).toBe(0);
+    expect(set.stderr).toContain('visible to other local users');
+    expect(set.stdout + set.stderr).not.toContain(KEY);
+  });
+
+  it.each([
+    ['api_key', 'sk_test_abcdefghijklmnop', 'has no known prefix'],
+    ['admin_key', KEY, 'is a test key'],
+    ['base_url', 'http://api.example.com', 'refusing the plain HTTP base URL'],
+    ['base_url', 'not a url', 'is not a URL'],
+  ])('refuses %s = %s', async (name, value, message) => {
+    const env = isolatedEnv();
+    const set = await runSvc(['config', 'set', name], { env, input: value });
+    expect(set.code).toBe(ExitCode.config);
+    expect(set.stderr).toContain(message);
+  });
+
+  it('refuses an unknown setting and lists the known ones', async () => {
+    const set = await runSvc(['config', 'set', 'colour', 'blue'], { env: isolatedEnv() });
+    expect(set.code).toBe(ExitCode.usage);
+    expect(set.stderr).toContain('base_url, api_key, admin_key, ca_cert');
+  });
+
+  it('refuses to read a config file that other users can read, and says how to fix it', async () => {
+    const env = isolatedEnv({ SVC_BASE_URL: server.url });
+    await runSvc(['config', 'set', 'api_key'], { env, input: KEY });
+    chmodSync(configFile(env), 0o644);
+    const list = await runSvc(['reports', 'list'], { env });
+    expect(list.code).toBe(ExitCode.config);
+    expect(list.stderr).toContain('mode 0644');
+    expect(list.stderr).toContain(`chmod 600 '${configFile(env)}'`);
+    expect(list.stdout + list.stderr).not.toContain(KEY);
+  });
+
+  it('never overwrites a config file it cannot parse', async () => {
+    const env = isolatedEnv();
+    await runSvc(['config', 'set', 'base_url', 'https://a.example.com'], { env });
+    writeFileSync(configFile(env), '{ broken', { mode: 0o600 });
+    const set = await runSvc(['config', 'set', 'base_url', 'https://b.example.com'], { env });
+    expect(set.code).toBe(ExitCode.config);
+    expect(set.stderr).toContain('is not valid JSON');
+    expect(readFileSync(configFile(env), 'utf8')).toBe('{ broken');
+  });
+
+  it('says which profile is missing', async () => {
+    const list = await runSvc(['reports', 'list', '--profile', 'nope'], { env: isolatedEnv() });
+    expect(list.code).toBe(ExitCode.config);
+    expect(list.stderr).toContain('there is no profile named "nope"');
+  });
+
+  it('marks a live key LIVE on a mutating command only', async () => {
+    // reports list reads; the LIVE mark belongs to commands that change things (tested with them).
+    const list = await runSvc(['reports', 'list'], { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: 'svc_live_livekey0123456789abcdefghij' }) });
+    expect(list.code).toBe(0);
+    expect(list.stderr).not.toContain('LIVE');
+  });
+});

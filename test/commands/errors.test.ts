@@ -1,0 +1,150 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { makeCertificate } from '../helpers/tls.js';
+
+const KEY = 'svc_test_0123456789abcdefghijklmnopqrstuv';
+const ANSWERS: Record<string, [number, string]> = {
+  rep_unauthorized: [401, 'unauthorized'],
+  rep_invalidkey: [401, 'invalid_key'],
+  rep_forbidden: [403, 'forbidden'],
+  rep_ipnotallowed: [403, 'ip_not_allowed'],
+  rep_missing: [404, 'not_found'],
+  rep_invalid: [422, 'invalid_request'],
+  rep_ratelimited: [429, 'rate_limited'],
+  rep_broken: [500, 'internal_error'],
+};
+
+let server: TestServer;
+let tlsServer: TestServer;
+let caFile: string;
+
+beforeAll(async () => {
+  // The server echoes the key it was sent in each error message: svc must still never print it.
+  const answer: Parameters<typeof startServer>[0] = (request, response) => {
+    const id = request.path.split('/').at(-1) ?? '';
+    const [status, code] = ANSWERS[id] ?? [200, ''];
+    if (status === 200) return json(response, 200, { object: 'list', data: [], has_more: false });
+    apiError(response, status, code, `refused ${request.headers.authorization}`, { 'retry-after': '0' });
+  };
+  server = await startServer(answer);
+  const certificate = await makeCertificate();
+  tlsServer = await startServer(answer, certificate);
+  const env = isolatedEnv();
+  caFile = join(env.HOME!, 'ca.pem');
+  writeFileSync(caFile, certificate.cert);
+});
+
+afterAll(async () => {
+  await server.close();
+  await tlsServer.close();
+});
+
+function svc(args: string[], extra: Record<string, string> = {}) {
+  return runSvc(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, SVC_RETRIES: '0', ...extra }) });
+}
+
+describe('errors of the API, through the real binary', () => {
+  it.each([
+    ['rep_unauthorized', ExitCode.auth, 'Authorization header'],
+    ['rep_invalidkey', ExitCode.auth, 'the key is revoked, expired or unknown'],
+    ['rep_forbidden', ExitCode.permission, 'lacks the scope'],
+    ['rep_ipnotallowed', ExitCode.permission, 'allow-list'],
+    ['rep_missing', ExitCode.notFound, 'check the id'],
+    ['rep_invalid', ExitCode.invalidInput, 'correct the input'],
+    ['rep_ratelimited', ExitCode.rateLimited, 'request rate'],
+    ['rep_broken', ExitCode.server, 'try again later'],
+  ])('reports get %s exits %i with a hint, and never shows the key', async (id, exitCode, hint) => {
+    const result = await svc(['reports', 'get', id]);
+    expect(result.code).toBe(exitCode);
+    expect(result.stderr).toContain(ANSWERS[id]![1]);
+    expect(result.stderr).toContain(hint);
+    expect(result.stderr).toContain('svc_test_…stuv');
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+    expect(result.stdout).toBe('');
+  });
+
+  it('with --json prints the error as one JSON object on stdout', async () => {
+    const result = await svc(['reports', 'get', 'rep_invalidkey', '--json']);
+    expect(result.code).toBe(ExitCode.auth);
+    const body = JSON.parse(result.stdout);
+    expect(body.error).toMatchObject({ kind: 'auth', code: 'invalid_key', status: 401, exit_code: ExitCode.auth });
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+
+  it('exits with the network code when nothing listens', async () => {
+    const closed = await startServer(() => undefined);
+    await closed.close();
+    const result = await svc(['reports', 'list'], { SVC_BASE_URL: closed.url });
+    expect(result.code).toBe(ExitCode.network);
+    expect(result.stderr).toContain('nothing is listening');
+  });
+
+  it('shows each request and X-RateLimit-Remaining with --verbose, key redacted', async () => {
+    const result = await svc(['reports', 'list', '--verbose']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/reports\?limit=20 → 200 in \d+ ms · X-RateLimit-Remaining: 42/);
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+
+  it('warns that --api-key is visible in the process list, and still never prints the key', async () => {
+    const result = await runSvc(['reports', 'get', 'rep_invalidkey', '--api-key', KEY], {
+      env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_RETRIES: '0' }),
+    });
+    expect(result.code).toBe(ExitCode.auth);
+    expect(result.stderr).toContain('visible to other local users');
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+});
+
+describe('HTTPS only', () => {
+  it('refuses a plain HTTP base URL for a host that is not loopback, sending nothing', async () => {
+    const result = await svc(['reports', 'list'], { SVC_BASE_URL: 'http://api.example.com' });
+    expect(result.code).toBe(ExitCode.config);
+    expect(result.stderr).toContain('refusing the plain HTTP base URL http://api.example.com');
+    expect(result.stderr).toContain('loopback');
+  });
+
+  it.each(['http://127.0.0.1:1', 'http://127.8.9.10:1', 'http://localhost:1', 'http://[::1]:1'])('lets plain HTTP through for the loopback address %s', async (url) => {
+    const result = await svc(['reports', 'list'], { SVC_BASE_URL: url });
+    expect(result.code).toBe(ExitCode.network);
+  });
+
+  it('fails with a TLS hint when the server certificate is not trusted', async () => {
+    const result = await svc(['reports', 'list'], { SVC_BASE_URL: tlsServer.url });
+    expect(result.code).toBe(ExitCode.network);
+    expect(result.stderr).toContain('not trusted');
+    expect(result.stderr).toContain('--ca-cert');
+  });
+
+  it.each([
+    ['--ca-cert', (file: string) => ({ args: ['--ca-cert', file], env: {} })],
+    ['SVC_CA_CERT', (file: string) => ({ args: [], env: { SVC_CA_CERT: file } })],
+  ])('trusts a private CA given with %s', async (_how, given) => {
+    const { args, env } = given(caFile);
+    const result = await svc(['reports', 'list', '--json', ...args], { SVC_BASE_URL: tlsServer.url, ...env });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ object: 'list', data: [], has_more: false });
+  });
+});
+
+describe('keys that cannot be used', () => {
+  it('refuses a key with an unknown prefix without sending it', async () => {
+    const before = server.requests.length;
+    const result = await svc(['reports', 'list'], { SVC_API_KEY: 'sk_live_abcdefghijklmnopqrstuvwxyz' });
+    expect(result.code).toBe(ExitCode.config);
+    expect(result.stderr).toContain('has no known prefix');
+    expect(result.stderr).not.toContain('abcdefghijklmnopqrstuvwxyz');
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('says how to configure a key when there is none', async () => {
+    const result = await runSvc(['reports', 'list'], { env: isolatedEnv({ SVC_BASE_URL: server.url }) });
+    expect(result.code).toBe(ExitCode.config);
+    expect(result.stderr).toContain('no API key is configured');
+    expect(result.stderr).toContain('svc config set api_key');
+  });
+});
