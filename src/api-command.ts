@@ -49,7 +49,7 @@ export abstract class ApiCommand extends BaseCommand {
     const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
     if (!key) throw missingKeyError(role);
     if ((this.ctor as typeof ApiCommand).mutating && key.environment === 'live') {
-      this.logToStderr(`LIVE  ${this.id} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
+      this.note(`LIVE  ${this.id} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
     }
     const { createApiClient } = await import('./api/client.js');
     const session = createApiClient({
@@ -58,7 +58,7 @@ export abstract class ApiCommand extends BaseCommand {
       caCertPath: connection.caCertPath,
       timeoutMs: flags.timeout * 1000,
       retry: { retries: flags.retries },
-      log: flags.verbose ? (line) => this.logToStderr(line) : undefined,
+      log: flags.verbose ? (line) => this.note(line) : undefined,
     });
     return { session, connection };
   }

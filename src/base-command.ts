@@ -21,8 +21,13 @@ export abstract class BaseCommand extends Command {
   /** Secrets this run knows of; they are redacted from anything it prints. */
   protected readonly secrets: string[] = [];
 
+  /** A line for people on stderr, in every output mode (oclif's logToStderr is silent under --json). */
+  protected note(line: string): void {
+    process.stderr.write(`${redactText(line, this.secrets)}\n`);
+  }
+
   protected warning(message: string): void {
-    this.logToStderr(`Warning: ${redactText(message, this.secrets)}`);
+    this.note(`Warning: ${message}`);
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
@@ -30,8 +35,8 @@ export abstract class BaseCommand extends Command {
     if (!(error instanceof SvcError)) return super.catch(error);
     process.exitCode = error.exitCode;
     if (this.jsonEnabled()) this.logJson({ error: error.toJSON() });
-    this.logToStderr(`Error: ${error.message}`);
-    if (error.hint) this.logToStderr(`  → ${redactText(error.hint, this.secrets)}`);
+    this.note(`Error: ${error.message}`);
+    if (error.hint) this.note(`  → ${error.hint}`);
     return this.exit(error.exitCode);
   }
 }

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { dataOf } from '../api/data.js';
-import type { ListReportsQuery, Report, ReportList } from '../api/types.js';
+import type { DeletionResult, ListReportsQuery, Report, ReportList } from '../api/types.js';
 
 export async function getReport(client: ApiClient, id: string): Promise<Report> {
   return dataOf(await client.GET('/v1/reports/{id}', { params: { path: { id } } }));
@@ -21,4 +21,8 @@ export async function listAllReports(client: ApiClient, query: ListReportsQuery,
     if (!page.has_more || !last || reports.length >= max) return reports.slice(0, max);
     cursor = last.id;
   }
+}
+
+export async function deleteReport(client: ApiClient, id: string): Promise<DeletionResult> {
+  return dataOf(await client.DELETE('/v1/reports/{id}', { params: { path: { id } } }));
 }

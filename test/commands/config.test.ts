@@ -113,11 +113,4 @@ describe('svc config', () => {
     expect(list.code).toBe(ExitCode.config);
     expect(list.stderr).toContain('there is no profile named "nope"');
   });
-
-  it('marks a live key LIVE on a mutating command only', async () => {
-    // reports list reads; the LIVE mark belongs to commands that change things (tested with them).
-    const list = await runSvc(['reports', 'list'], { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: 'svc_live_livekey0123456789abcdefghij' }) });
-    expect(list.code).toBe(0);
-    expect(list.stderr).not.toContain('LIVE');
-  });
 });

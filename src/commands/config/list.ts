@@ -20,7 +20,7 @@ export default class ConfigList extends BaseCommand {
       ]),
     );
     if (Object.keys(profiles).length === 0) {
-      this.logToStderr(`No profiles yet (${paths.configFile}); start with \`svc config set base_url <url>\`.`);
+      this.note(`No profiles yet (${paths.configFile}); start with \`svc config set base_url <url>\`.`);
     } else {
       const rows = Object.entries(profiles).map(([profile, settings]) => [profile === current ? `* ${profile}` : profile, ...names.map((name) => settings[name as SettingName])]);
       this.log(renderTable(['profile', ...names], rows));

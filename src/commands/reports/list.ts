@@ -32,9 +32,9 @@ export default class ReportsList extends ApiCommand {
     const list: ReportList = flags.all
       ? { object: 'list', data: await listAllReports(session.client, query), has_more: false }
       : await listReports(session.client, query);
-    if (list.data.length === 0) this.logToStderr('No reports.');
+    if (list.data.length === 0) this.note('No reports.');
     else this.log(renderReportRows(list.data));
-    if (list.has_more) this.logToStderr(`More reports follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
+    if (list.has_more) this.note(`More reports follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
     return list;
   }
 }

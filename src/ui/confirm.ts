@@ -1,0 +1,14 @@
+import { SvcError } from '../errors.js';
+import { canPrompt, inquirerPrompter, type Prompter } from './prompter.js';
+
+/**
+ * Guards a destructive step: `--yes` goes ahead, a person on a terminal is asked,
+ * and anything else is refused rather than guessed.
+ */
+export async function confirmOrRefuse(question: string, yes: boolean, prompter: Prompter = inquirerPrompter): Promise<void> {
+  if (yes) return;
+  if (!canPrompt()) {
+    throw new SvcError('usage', 'confirmation_required', `${question.replace(/\?.*$/, '')}: --yes is required when not running interactively`, 'add --yes to confirm from a script');
+  }
+  if (!(await prompter.confirm(question))) throw new SvcError('failure', 'cancelled', 'cancelled; nothing was changed');
+}
