@@ -11,8 +11,16 @@ if (major < 22) {
 
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
-// The check above replaces oclif's own engine check, which costs a sixth of start-up.
-process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
-const { execute } = await import('@oclif/core/execute');
-delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
-await execute({ dir: import.meta.url });
+
+// Scripts call `svc --version` to probe for svc: answer it as oclif would, without loading oclif.
+if (process.argv.length === 3 && process.argv[2] === '--version') {
+  const { readFileSync } = await import('node:fs');
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`svc/${version} ${process.platform}-${process.arch} node-${process.version}\n`);
+} else {
+  // The check above replaces oclif's own engine check, which costs a sixth of start-up.
+  process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
+  const { execute } = await import('@oclif/core/execute');
+  delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
+  await execute({ dir: import.meta.url });
+}
