@@ -119,8 +119,9 @@ export interface paths {
         put?: never;
         /**
          * Upload a document
-         * @description Uploads a supporting document (at most 10 MiB; PDF, JPEG or PNG, recognised by content, not
-         *     by file name). The document is returned in status `processing` and parsed asynchronously:
+         * @description Uploads a supporting document (at most 10 MiB). The document is returned in status
+         *     `processing`; its format (PDF, JPEG, PNG or UTF-8 text, recognised by content, not by file
+         *     name) and safety are checked, and it is parsed, asynchronously:
          *     `document.processed` / `document.parsed` announce success (status `analysed`),
          *     `document.rejected` announces a document that failed safety or format checks and was
          *     discarded (status `rejected`). Requires a key without the read-only limit.
@@ -588,19 +589,27 @@ export interface components {
             filename: string;
             size_bytes: number;
             /**
-             * @description Media type detected from the file's content.
-             * @enum {string}
+             * @description Media type detected from the file's content (magic bytes); `null` while processing and when the format is not recognised.
+             * @enum {string|null}
              */
-            content_type: "application/pdf" | "image/jpeg" | "image/png";
+            content_type: "application/pdf" | "image/jpeg" | "image/png" | "text/plain" | null;
+            /** @description Why the document was rejected; set only when `status` is `rejected`. */
+            rejection: components["schemas"]["DocumentRejection"] | null;
             /** @description Fields read from a passport once `analysed`; `null` for other document types and before analysis. */
             extracted: components["schemas"]["PassportExtract"] | null;
             created_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Why a document failed its format or safety check. */
+        DocumentRejection: {
+            /** @description `unsupported_format` (not a PDF, JPEG, PNG or UTF-8 text), `unsafe_content` (active or executable content), `empty_file`, `unreadable` (damaged file). */
+            code: components["schemas"]["SnakeCase"];
+            message: string;
         };
         /** @description Multipart form of POST /v1/documents. */
         DocumentUpload: {
             /**
              * Format: binary
-             * @description The file, PDF, JPEG or PNG, at most 10 MiB.
+             * @description The file (PDF, JPEG, PNG or UTF-8 text), at most 10 MiB.
              */
             file: string;
             type: components["schemas"]["DocumentType"];
@@ -764,15 +773,7 @@ export interface components {
             type: components["schemas"]["DocumentType"];
             /** @constant */
             status: "rejected";
-            reason: {
-                /**
-                 * @example unsupported_format
-                 * @example unsafe_content
-                 * @example file_corrupt
-                 */
-                code: components["schemas"]["SnakeCase"];
-                message: string;
-            };
+            reason: components["schemas"]["DocumentRejection"];
         };
         /** @description Body of `document.rejected`. */
         DocumentRejectedEvent: components["schemas"]["EventEnvelope"] & {
@@ -884,7 +885,7 @@ export interface components {
                 };
             };
         };
-        /** @description The uploaded file is not a PDF, JPEG or PNG, judged by its content (magic bytes), not its name or declared type. */
+        /** @description The request body is not `multipart/form-data`. (The file's own format is checked after the upload; a file that fails it is rejected with `document.rejected`.) */
         UnsupportedMediaType: {
             headers: {
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
