@@ -5,7 +5,8 @@ export const KEY_PREFIXES = { live: 'svc_live_', test: 'svc_test_', admin: 'svc_
 
 export type KeyEnvironment = keyof typeof KEY_PREFIXES;
 
-const KEY_PATTERN = /svc_(?:live|test|admin)_[A-Za-z0-9_-]+/g;
+const SECRET_PATTERN = /(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_-]+/g;
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 export function keyEnvironment(key: string): KeyEnvironment | undefined {
   for (const [environment, prefix] of Object.entries(KEY_PREFIXES)) {
@@ -14,17 +15,17 @@ export function keyEnvironment(key: string): KeyEnvironment | undefined {
   return undefined;
 }
 
-/** Shows the prefix and the last four characters only, e.g. `svc_test_…a1b2`. */
+/** Shows the prefix and the last four characters only, e.g. `svc_test_…a1b2` (webhook secrets likewise). */
 export function redactKey(key: string): string {
   const environment = keyEnvironment(key);
-  const prefix = environment ? KEY_PREFIXES[environment] : '';
+  const prefix = environment ? KEY_PREFIXES[environment] : key.startsWith(WEBHOOK_SECRET_PREFIX) ? WEBHOOK_SECRET_PREFIX : '';
   const tail = key.length - prefix.length > 8 ? key.slice(-4) : '';
   return `${prefix}…${tail}`;
 }
 
-/** Replaces every key-shaped token and every given secret in a text by its redacted form. */
+/** Replaces every key- or webhook-secret-shaped token and every given secret in a text by its redacted form. */
 export function redactText(text: string, secrets: readonly string[] = []): string {
-  let redacted = text.replace(KEY_PATTERN, (key) => redactKey(key));
+  let redacted = text.replace(SECRET_PATTERN, (key) => redactKey(key));
   for (const secret of secrets) {
     if (secret.length >= 8) redacted = redacted.split(secret).join(redactKey(secret));
   }

@@ -1,0 +1,19 @@
+import { existsSync } from 'node:fs';
+import { SandboxCommand } from '../../sandbox-command.js';
+import { certificatePath } from '../../sandbox/tls.js';
+import { ConfigError } from '../../errors.js';
+
+export default class SandboxCert extends SandboxCommand {
+  static override summary = "Print the path of the sandbox's CA certificate, for clients to trust";
+  static override examples = ['<%= config.bin %> sandbox cert', 'curl --cacert "$(<%= config.bin %> sandbox cert)" https://127.0.0.1:8443/v1/reports'];
+
+  public async run(): Promise<{ path: string }> {
+    const { flags } = await this.parse(SandboxCert);
+    const path = certificatePath(flags['data-dir']);
+    if (!existsSync(path)) {
+      throw new ConfigError('sandbox_not_started', `no sandbox certificate in ${flags['data-dir']}`, 'start the sandbox once with `svc sandbox start`; it makes its certificate on first start');
+    }
+    this.log(path);
+    return { path };
+  }
+}

@@ -1,0 +1,50 @@
+import { Flags } from '@oclif/core';
+import { SandboxCommand } from '../../../sandbox-command.js';
+import { openSandboxStore } from '../../../sandbox/profile.js';
+import type { Delivery, DeliveryAttempt } from '../../../sandbox/store.js';
+import { renderTable } from '../../../ui/table.js';
+
+export default class SandboxDeliveries extends SandboxCommand {
+  static override summary = "List the sandbox's webhook deliveries, dead letters included";
+  static override examples = [
+    '<%= config.bin %> sandbox deliveries',
+    '<%= config.bin %> sandbox deliveries --status dead',
+    '<%= config.bin %> sandbox deliveries --event evt_123 --json',
+  ];
+
+  static override flags = {
+    status: Flags.string({ description: 'Only deliveries in this state (dead: every attempt of part 6 failed)', options: ['pending', 'delivered', 'dead'] }),
+    event: Flags.string({ description: 'Only the deliveries of this event (evt_…)' }),
+    limit: Flags.integer({ description: 'Newest first, at most this many', default: 50, min: 1 }),
+  };
+
+  public async run(): Promise<Array<Delivery & { attempt_log: DeliveryAttempt[] }>> {
+    const { flags } = await this.parse(SandboxDeliveries);
+    const store = openSandboxStore(flags['data-dir']);
+    try {
+      const deliveries = store.deliveries({ status: flags.status as Delivery['status'] | undefined, eventId: flags.event, limit: flags.limit });
+      if (deliveries.length === 0) this.note('No deliveries.');
+      else {
+        this.log(
+          renderTable(
+            ['delivery', 'event', 'type', 'url', 'status', 'attempts', 'last answer', 'next attempt'],
+            deliveries.map((delivery) => [
+              delivery.id,
+              delivery.eventId,
+              delivery.eventType,
+              delivery.url,
+              delivery.status,
+              delivery.attempts,
+              delivery.lastStatus ?? delivery.lastError,
+              delivery.nextAttemptAt === null ? '' : new Date(delivery.nextAttemptAt).toISOString(),
+            ]),
+          ),
+        );
+      }
+      if (deliveries.some((delivery) => delivery.status === 'dead')) this.note('Replay a dead letter with `svc sandbox deliveries replay <evt_…>`.');
+      return deliveries.map((delivery) => ({ ...delivery, attempt_log: store.attemptsOf(delivery.id) }));
+    } finally {
+      store.close();
+    }
+  }
+}

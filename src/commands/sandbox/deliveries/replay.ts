@@ -1,0 +1,39 @@
+import { Args, Flags } from '@oclif/core';
+import { SvcError } from '../../../errors.js';
+import { SandboxCommand } from '../../../sandbox-command.js';
+import { replayEvent } from '../../../sandbox/dispatcher.js';
+import { openSandboxStore } from '../../../sandbox/profile.js';
+import type { Delivery } from '../../../sandbox/store.js';
+
+export default class SandboxDeliveriesReplay extends SandboxCommand {
+  static override summary = 'Send a stored event again, as the dashboard replays a dead letter (part 6)';
+  static override description =
+    'Makes a new delivery of the event to each URL it was delivered to (or to --to) and attempts it at once. If that attempt fails, the running sandbox retries it on the schedule of part 6.';
+
+  static override examples = ['<%= config.bin %> sandbox deliveries replay evt_123', '<%= config.bin %> sandbox deliveries replay evt_123 --to http://127.0.0.1:4000/hooks'];
+
+  static override args = {
+    event: Args.string({ description: 'Event id (evt_…)', required: true }),
+  };
+
+  static override flags = {
+    to: Flags.string({ description: 'Deliver to this URL instead of the original subscribers' }),
+  };
+
+  public async run(): Promise<Delivery[]> {
+    const { args, flags } = await this.parse(SandboxDeliveriesReplay);
+    const store = openSandboxStore(flags['data-dir']);
+    try {
+      const deliveries = await replayEvent(store, args.event, flags.to);
+      for (const delivery of deliveries) {
+        this.note(`${delivery.eventId} → ${delivery.url}: ${delivery.status === 'delivered' ? `delivered (${delivery.lastStatus})` : `failed (${delivery.lastStatus ?? delivery.lastError}); the sandbox retries it`}`);
+      }
+      if (deliveries.some((delivery) => delivery.status !== 'delivered')) {
+        process.exitCode = 1;
+      }
+      return deliveries;
+    } finally {
+      store.close();
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { Flags } from '@oclif/core';
+import { redactKey } from '../../config/keys.js';
+import { SandboxCommand } from '../../sandbox-command.js';
+import { SANDBOX_PROFILE, writeSandboxProfile } from '../../sandbox/profile.js';
+import type { Plan } from '../../sandbox/rate-limit.js';
+import { startSandbox } from '../../sandbox/server.js';
+import { renderTable } from '../../ui/table.js';
+
+export default class SandboxStart extends SandboxCommand {
+  static override summary = 'Run the embedded sandbox: the whole API over HTTPS on 127.0.0.1, until Ctrl-C';
+  static override description = `State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due included. On first start the sandbox makes two workspaces and their keys (test, read-only, IP-locked, admin, and a second workspace's test key) and a self-signed certificate. Every start writes the profile "${SANDBOX_PROFILE}" (base URL, test key, admin key, CA certificate), which becomes the current profile if you have none.
+With --json, stdout carries one line when the sandbox is ready: {"event":"ready","url",…}.`;
+
+  static override examples = [
+    '<%= config.bin %> sandbox start',
+    '<%= config.bin %> sandbox start --port 0 --json --webhook-url http://127.0.0.1:4000/hooks --time-scale 1000',
+  ];
+
+  static override flags = {
+    port: Flags.integer({ description: 'Port on 127.0.0.1 (0: any free port)', default: 8443, min: 0, max: 65_535 }),
+    'webhook-url': Flags.string({ description: 'Subscriber URL for the events (repeatable; default: those of the previous start)', multiple: true }),
+    'webhook-secret': Flags.string({ description: 'Secret that signs the events (default: SVC_WEBHOOK_SECRET, then the one made on first start)', env: 'SVC_WEBHOOK_SECRET' }),
+    'time-scale': Flags.integer({ description: 'Divides every delay of the webhook retry schedule (1000: the 24 h schedule in about 70 s)', default: 1, min: 1 }),
+    plan: Flags.string({ description: 'Plan whose limits apply (part 8)', options: ['free', 'pro', 'enterprise'], default: 'pro' }),
+    'analysis-delay': Flags.integer({ description: 'Milliseconds a report or document stays queued before its analysis', default: 500, min: 0 }),
+    quiet: Flags.boolean({ char: 'q', description: 'No line per request and per webhook attempt on stderr' }),
+  };
+
+  public async run(): Promise<void> {
+    const { flags } = await this.parse(SandboxStart);
+    if (flags['webhook-secret'] !== undefined) this.secrets.push(flags['webhook-secret']);
+    const sandbox = await startSandbox({
+      dataDir: flags['data-dir'],
+      port: flags.port,
+      webhookUrls: flags['webhook-url'],
+      webhookSecret: flags['webhook-secret'],
+      timeScale: flags['time-scale'],
+      plan: flags.plan as Plan,
+      analysisDelayMs: flags['analysis-delay'],
+      log: flags.quiet ? undefined : (line) => this.note(line),
+    });
+    await writeSandboxProfile(sandbox);
+    const ready = {
+      event: 'ready',
+      url: sandbox.url,
+      port: sandbox.port,
+      plan: sandbox.plan,
+      data_dir: sandbox.dataDir,
+      ca_cert: sandbox.certPath,
+      profile: SANDBOX_PROFILE,
+      first_start: sandbox.firstStart,
+      webhook_urls: sandbox.webhookUrls,
+    };
+    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(ready)}\n`);
+    else this.describe(sandbox);
+
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    this.note('Stopping the sandbox…');
+    await sandbox.close();
+  }
+
+  private describe(sandbox: Awaited<ReturnType<typeof startSandbox>>): void {
+    this.note(`Sandbox listening on ${sandbox.url} (plan ${sandbox.plan}, data in ${sandbox.dataDir})`);
+    this.note(`CA certificate: ${sandbox.certPath}`);
+    this.note(`Profile "${SANDBOX_PROFILE}" written: try \`svc reports list --profile ${SANDBOX_PROFILE}\``);
+    if (sandbox.firstStart) {
+      const keys = sandbox.store.sandboxKeys();
+      this.note(renderTable(['role', 'id', 'key'], keys.map((key) => [key.role, key.key.id, redactKey(key.secret ?? '')]), process.stderr));
+      this.note('`svc sandbox keys --reveal` shows the full keys of this local sandbox.');
+    }
+    const hooks = sandbox.webhookUrls.length ? sandbox.webhookUrls.join(', ') : 'none (pass --webhook-url)';
+    this.note(`Webhooks to: ${hooks}, signed with ${redactKey(sandbox.webhookSecret)}`);
+    this.note('Press Ctrl-C to stop.');
+  }
+}

@@ -1,0 +1,15 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from './base-command.js';
+import { defaultSandboxDir } from './sandbox/profile.js';
+
+/** A `svc sandbox …` command: works on the sandbox's data directory. */
+export abstract class SandboxCommand extends BaseCommand {
+  static override baseFlags = {
+    'data-dir': Flags.string({
+      description: 'Data directory of the sandbox (default: $XDG_DATA_HOME/svc/sandbox)',
+      env: 'SVC_SANDBOX_DIR',
+      default: async () => defaultSandboxDir(),
+      helpGroup: 'SANDBOX',
+    }),
+  };
+}

@@ -1,0 +1,43 @@
+import type { IncomingMessage } from 'node:http';
+import type { Authenticator, Scope } from './auth.js';
+import type { EventLog } from './events.js';
+import type { Processing } from './processing.js';
+import type { Plan } from './rate-limit.js';
+import type { SandboxStore, StoredKey } from './store.js';
+
+/** What the route handlers work with. */
+export interface SandboxApp {
+  store: SandboxStore;
+  events: EventLog;
+  processing: Processing;
+  authenticator: Authenticator;
+  plan: Plan;
+  /** Wakes the webhook dispatcher after a commit that recorded events. */
+  dispatch(): void;
+}
+
+export interface HandlerContext {
+  app: SandboxApp;
+  request: IncomingMessage;
+  params: string[];
+  query: URLSearchParams;
+  caller: StoredKey;
+  workspaceId: string;
+}
+
+/** A success answer: the status and the JSON text of the body. */
+export interface Answer {
+  status: number;
+  body: string;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: RegExp;
+  scope: Scope;
+  handle(context: HandlerContext): Answer | Promise<Answer>;
+}
+
+export function ok(body: unknown, status = 200): Answer {
+  return { status, body: typeof body === 'string' ? body : JSON.stringify(body) };
+}

@@ -1,0 +1,137 @@
+import { SvcError } from '../errors.js';
+import { signatureHeader } from '../webhooks/signature.js';
+import type { Delivery, SandboxStore } from './store.js';
+
+/** Part 6: the delays before attempts 2 to 7, then dead-letter. */
+export const RETRY_DELAYS_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
+export const ANSWER_TIMEOUT_MS = 10_000;
+const CONCURRENCY = 8;
+
+export interface DispatcherOptions {
+  secret: string;
+  /** Divides every retry delay, so a test can run the 24 h schedule in seconds. */
+  timeScale: number;
+  log?: ((line: string) => void) | undefined;
+}
+
+export interface AttemptResult {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** POSTs one event body, signed at send time, and reports what came back within the deadline. */
+export async function sendEvent(url: string, eventType: string, body: string, secret: string): Promise<AttemptResult> {
+  const started = performance.now();
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'service-event': eventType, 'service-signature': signatureHeader(secret, body) },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    return { status: response.status, error: null, durationMs: Math.round(performance.now() - started) };
+  } catch (error) {
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : String((error as Error).cause ?? (error as Error).message);
+    return { status: null, error: reason, durationMs: Math.round(performance.now() - started) };
+  }
+}
+
+/**
+ * Delivers due webhook deliveries from the store: at least once, with part 6's retry schedule
+ * and dead-letter. The store is the queue, so deliveries due across a restart are not lost.
+ */
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Set<number>();
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  start(): void {
+    this.wake();
+  }
+
+  /** Looks for due deliveries now and sets the timer for the next one. */
+  wake(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const due = this.store.dueDeliveries(Date.now(), CONCURRENCY * 4).filter((delivery) => !this.inFlight.has(delivery.id));
+    for (const delivery of due) {
+      if (this.inFlight.size >= CONCURRENCY) break;
+      this.inFlight.add(delivery.id);
+      const attempt = this.attempt(delivery).finally(() => {
+        this.inFlight.delete(delivery.id);
+        this.running.delete(attempt);
+        this.wake();
+      });
+      this.running.add(attempt);
+    }
+    const next = this.store.nextDueAt();
+    if (next !== undefined && this.inFlight.size < CONCURRENCY) {
+      // Also poll once a second: `svc sandbox deliveries replay` may add deliveries from another process.
+      this.timer = setTimeout(() => this.wake(), Math.min(1000, Math.max(0, next - Date.now())));
+    } else {
+      this.timer = setTimeout(() => this.wake(), 1000);
+    }
+    this.timer.unref();
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const event = this.store.event(delivery.eventId);
+    if (!event) return;
+    const result = await sendEvent(delivery.url, event.type, event.body, this.options.secret);
+    const attempt = delivery.attempts + 1;
+    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    const delay = RETRY_DELAYS_SECONDS[attempt - 1];
+    const next = delivered
+      ? { status: 'delivered' as const, nextAttemptAt: null }
+      : delay === undefined
+        ? { status: 'dead' as const, nextAttemptAt: null }
+        : { status: 'pending' as const, nextAttemptAt: Date.now() + (delay * 1000) / this.options.timeScale };
+    this.store.recordAttempt(delivery, { deliveryId: delivery.id, attempt, at: new Date().toISOString(), ...result }, next);
+    this.options.log?.(
+      `webhook ${event.type} ${event.id} → ${delivery.url}: ${result.status ?? result.error} (attempt ${attempt}${next.status === 'pending' ? `, next in ${((next.nextAttemptAt! - Date.now()) / 1000).toFixed(1)} s` : `, ${next.status}`})`,
+    );
+  }
+
+  /** Stops scheduling and waits for the attempts under way (each bounded by the answer timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.running]);
+  }
+}
+
+/**
+ * Replays a stored event: a new delivery per original subscriber (or to `url`), attempted at once;
+ * a failed attempt stays pending, for the running sandbox to retry on the part 6 schedule.
+ */
+export async function replayEvent(store: SandboxStore, eventId: string, url?: string): Promise<Delivery[]> {
+  const event = store.event(eventId);
+  const secret = store.setting('webhook_secret');
+  if (!event || !secret) throw new SvcError('notFound', 'not_found', `the sandbox has no event ${eventId}`, 'list events with `svc sandbox deliveries`');
+  const timeScale = Number(store.setting('time_scale') ?? 1);
+  const urls = url ? [url] : [...new Set(store.deliveries({ eventId, limit: 1000 }).map((delivery) => delivery.url))];
+  if (urls.length === 0) throw new SvcError('usage', 'no_subscriber', `event ${eventId} was never delivered anywhere`, 'give a URL with --to');
+  const replayed: Delivery[] = [];
+  for (const target of urls) {
+    // Due only later, so the running sandbox does not attempt it too while this attempt is under way.
+    const delivery = store.delivery(store.addDelivery(eventId, target, Date.now() + ANSWER_TIMEOUT_MS * 6))!;
+    const result = await sendEvent(target, event.type, event.body, secret);
+    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    store.recordAttempt(
+      delivery,
+      { deliveryId: delivery.id, attempt: 1, at: new Date().toISOString(), ...result },
+      delivered ? { status: 'delivered', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: Date.now() + (RETRY_DELAYS_SECONDS[0] * 1000) / timeScale },
+    );
+    replayed.push(store.delivery(delivery.id)!);
+  }
+  return replayed;
+}

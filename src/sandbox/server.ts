@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import type { Route, SandboxApp } from './app.js';
+import { Authenticator, authorise, clientAddress } from './auth.js';
+import { WebhookDispatcher } from './dispatcher.js';
+import { EventLog } from './events.js';
+import { errorBody, HttpError, sendJson } from './http.js';
+import { ensureSandboxKeys } from './keys.js';
+import { Processing } from './processing.js';
+import { type Plan, PLAN_LIMITS, RateLimiter } from './rate-limit.js';
+import { applicantRoutes } from './routes/applicants.js';
+import { documentRoutes } from './routes/documents.js';
+import { keyRoutes } from './routes/keys.js';
+import { reportRoutes } from './routes/reports.js';
+import { SandboxStore } from './store.js';
+import { ensureCertificate } from './tls.js';
+
+export interface SandboxOptions {
+  dataDir: string;
+  port: number;
+  /** Subscriber URLs; when not given, those of the previous start are kept. */
+  webhookUrls?: string[] | undefined;
+  /** When not given, the one of the previous start, or a new one on first start. */
+  webhookSecret?: string | undefined;
+  timeScale?: number;
+  plan?: Plan;
+  analysisDelayMs?: number;
+  /** One line per request and per webhook attempt. */
+  log?: ((line: string) => void) | undefined;
+}
+
+export interface Sandbox {
+  url: string;
+  port: number;
+  dataDir: string;
+  certPath: string;
+  webhookUrls: string[];
+  webhookSecret: string;
+  plan: Plan;
+  /** Whether the workspaces and keys were made by this start. */
+  firstStart: boolean;
+  store: SandboxStore;
+  close(): Promise<void>;
+}
+
+const ROUTES: Route[] = [...reportRoutes, ...applicantRoutes, ...documentRoutes, ...keyRoutes];
+const TLS_HANDSHAKE = 0x16;
+const KEY_USE_FLUSH_MS = 500;
+
+function plainHttpRefusal(remaining: number): string {
+  const body = JSON.stringify({ error: { code: 'https_required', message: 'plain HTTP is not accepted; use https://' } });
+  return [
+    'HTTP/1.1 400 Bad Request',
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-RateLimit-Remaining: ${remaining}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * The embedded sandbox: the whole specification over HTTPS on 127.0.0.1, with state in SQLite.
+ * Plain HTTP on the same port is answered 400 `https_required` (part 5.2) and the connection closed.
+ */
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const plan = options.plan ?? 'pro';
+  const certificate = await ensureCertificate(options.dataDir);
+  const store = new SandboxStore(options.dataDir);
+  const firstStart = ensureSandboxKeys(store);
+
+  const webhookSecret = options.webhookSecret ?? store.setting('webhook_secret') ?? `whsec_${randomBytes(24).toString('base64url')}`;
+  store.setSetting('webhook_secret', webhookSecret);
+  const webhookUrls = options.webhookUrls ?? (JSON.parse(store.setting('webhook_urls') ?? '[]') as string[]);
+  store.setSetting('webhook_urls', JSON.stringify(webhookUrls));
+  store.setSetting('time_scale', String(options.timeScale ?? 1));
+
+  const dispatcher = new WebhookDispatcher(store, { secret: webhookSecret, timeScale: options.timeScale ?? 1, log: options.log });
+  const events = new EventLog(store, webhookUrls);
+  const processing = new Processing(store, events, { delayMs: options.analysisDelayMs ?? 500, onEvents: () => dispatcher.wake() });
+  const authenticator = new Authenticator(store);
+  const app: SandboxApp = { store, events, processing, authenticator, plan, dispatch: () => dispatcher.wake() };
+  const limiter = new RateLimiter(PLAN_LIMITS[plan].perMinute);
+
+  // Last use of each key (part 5.6), written in batches rather than once per request.
+  const keyUses = new Map<string, { id: string; at: string; ip: string }>();
+  const flushKeyUses = () => {
+    if (keyUses.size === 0) return;
+    store.markKeysUsed(keyUses.values());
+    keyUses.clear();
+  };
+  const flushTimer = setInterval(flushKeyUses, KEY_USE_FLUSH_MS);
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const ip = clientAddress(request.socket.remoteAddress);
+    const url = new URL(request.url ?? '/', 'https://sandbox.invalid');
+    let remaining = 0;
+    let keyId = '-';
+    try {
+      let caller;
+      try {
+        caller = authenticator.authenticate(request.headers.authorization, ip);
+      } catch (error) {
+        remaining = limiter.take(`ip:${ip}`).remaining;
+        throw error;
+      }
+      keyId = caller.key.id;
+      const decision = limiter.take(`workspace:${caller.workspaceId}`);
+      remaining = decision.remaining;
+      if (!decision.allowed) {
+        throw new HttpError(429, 'rate_limited', `the ${plan} plan allows ${PLAN_LIMITS[plan].perMinute} requests per minute`, undefined, { 'retry-after': String(decision.retryAfterSeconds) });
+      }
+      keyUses.set(caller.key.id, { id: caller.key.id, at: new Date().toISOString(), ip });
+      const candidates = ROUTES.filter((route) => route.path.test(url.pathname));
+      const route = candidates.find((candidate) => candidate.method === request.method);
+      if (!route) {
+        if (candidates.length > 0) {
+          throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed on ${url.pathname}`, undefined, { allow: candidates.map((c) => c.method).join(', ') });
+        }
+        throw new HttpError(404, 'not_found', `no such resource: ${url.pathname}`);
+      }
+      authorise(caller, route.scope);
+      if (route.scope === 'admin') flushKeyUses();
+      const params = (route.path.exec(url.pathname) ?? []).slice(1);
+      const answer = await route.handle({ app, request, params, query: url.searchParams, caller, workspaceId: caller.workspaceId });
+      sendJson(response, answer.status, answer.body, { 'x-ratelimit-remaining': remaining });
+    } catch (caught) {
+      const error = caught instanceof HttpError ? caught : new HttpError(500, 'internal_error', 'the sandbox failed to handle the request');
+      if (!(caught instanceof HttpError)) options.log?.(`error: ${(caught as Error).stack ?? String(caught)}`);
+      if (!response.headersSent) sendJson(response, error.status, errorBody(error), { ...error.headers, 'x-ratelimit-remaining': remaining });
+      else response.destroy();
+    }
+    options.log?.(`${request.method} ${url.pathname} ${response.statusCode} ${(performance.now() - started).toFixed(1)} ms ${keyId}`);
+  }
+
+  const https = createHttpsServer({ cert: certificate.cert, key: certificate.key, keepAliveTimeout: 30_000 }, (request, response) => {
+    void handle(request, response);
+  });
+  // One port for both: TLS goes to the HTTPS server, anything else is told to use HTTPS.
+  const front = createNetServer((socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      socket.unshift(first);
+      if (first[0] === TLS_HANDSHAKE) https.emit('connection', socket);
+      else socket.end(plainHttpRefusal(limiter.take(`ip:${clientAddress(socket.remoteAddress)}`).remaining));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    front.once('error', reject);
+    front.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const { port } = front.address() as AddressInfo;
+
+  processing.resume();
+  dispatcher.start();
+
+  return {
+    url: `https://127.0.0.1:${port}`,
+    port,
+    dataDir: options.dataDir,
+    certPath: certificate.certPath,
+    webhookUrls,
+    webhookSecret,
+    plan,
+    firstStart,
+    store,
+    async close() {
+      await new Promise<void>((resolve) => {
+        front.close(() => resolve());
+        https.closeIdleConnections();
+        setTimeout(() => https.closeAllConnections(), 1000).unref();
+      });
+      clearInterval(flushTimer);
+      await processing.stop();
+      await dispatcher.stop();
+      flushKeyUses();
+      store.close();
+    },
+  };
+}
