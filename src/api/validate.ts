@@ -1,0 +1,91 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+import { SvcError } from '../errors.js';
+import schemas from './schemas.json' with { type: 'json' };
+
+export type SchemaName = keyof typeof schemas;
+
+/** One thing wrong with a value: the field at fault, as a path (`travel_history[0].country`), and what it must be. */
+export interface Problem {
+  field: string;
+  message: string;
+}
+
+// The components are registered as one document under this id, so that their own
+// `$ref: '#/components/schemas/X'` resolve inside it unchanged.
+const DOCUMENT_ID = 'openapi.yaml';
+let ajv: Ajv2020 | undefined;
+const validators = new Map<SchemaName, ValidateFunction>();
+
+function validatorFor(name: SchemaName): ValidateFunction {
+  if (!ajv) {
+    ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    // ajv-formats is CommonJS; under NodeNext its default import is the module object.
+    (formats as unknown as typeof formats.default)(ajv);
+    ajv.addFormat('binary', true);
+    ajv.addKeyword('x-spec').addKeyword('example').addKeyword('components');
+    ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas } });
+  }
+  let validate = validators.get(name);
+  if (!validate) {
+    validate = ajv.getSchema(`${DOCUMENT_ID}#/components/schemas/${name}`);
+    if (!validate) throw new Error(`openapi.yaml has no schema ${name}`);
+    validators.set(name, validate);
+  }
+  return validate;
+}
+
+function fieldOf(error: ErrorObject): string {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
+  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), '');
+}
+
+const FORMATS: Record<string, string> = { date: 'a date as YYYY-MM-DD', 'date-time': 'a UTC timestamp as YYYY-MM-DDThh:mm:ssZ' };
+
+function messageOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'pattern':
+      return `must match ${error.params.pattern}`;
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
+    case 'format':
+      return `must be ${FORMATS[error.params.format as string] ?? error.params.format}`;
+    default:
+      return error.message ?? error.keyword;
+  }
+}
+
+/** Everything `value` breaks of the named component schema of openapi.yaml; empty when it is valid. */
+export function findProblems(name: SchemaName, value: unknown): Problem[] {
+  const validate = validatorFor(name);
+  if (validate(value)) return [];
+  // `if` only reports that its `then` failed, which the `then` errors already say.
+  return (validate.errors ?? []).filter((error) => error.keyword !== 'if').map((error) => ({ field: fieldOf(error), message: messageOf(error) }));
+}
+
+/** Throws an invalid-input error naming each field at fault, before anything is sent. */
+export function assertValid<T>(name: SchemaName, value: unknown): asserts value is T {
+  const problems = findProblems(name, value);
+  if (problems.length === 0) return;
+  const fields = [...new Set(problems.map((problem) => problem.field))];
+  throw new SvcError(
+    'invalidInput',
+    'invalid_input',
+    `${problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ')} (${fields.length === 1 ? 'field' : 'fields'} ${fields.join(', ')})`,
+    `correct the input and run the command again; nothing was sent (the ${name} schema of openapi.yaml says what each field takes)`,
+  );
+}
+
+/** A prompt's check of one field's answer against the named schema. */
+export function answerCheck(name: SchemaName, field: string): (answer: string) => true | string {
+  return (answer) => findProblems(name, { [field]: answer }).find((problem) => problem.field === field)?.message ?? true;
+}
