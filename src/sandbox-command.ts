@@ -5,6 +5,7 @@ import { defaultSandboxDir } from './sandbox/profile.js';
 /** A `svc sandbox …` command: works on the sandbox's data directory. */
 export abstract class SandboxCommand extends BaseCommand {
   static override baseFlags = {
+    ...BaseCommand.baseFlags,
     'data-dir': Flags.string({
       description: 'Data directory of the sandbox (default: $XDG_DATA_HOME/svc/sandbox)',
       env: 'SVC_SANDBOX_DIR',

@@ -12,6 +12,8 @@ export interface SandboxApp {
   processing: Processing;
   authenticator: Authenticator;
   plan: Plan;
+  /** Reports a month that live keys may create (part 8). */
+  monthlyQuota: number;
   /** Wakes the webhook dispatcher after a commit that recorded events. */
   dispatch(): void;
 }

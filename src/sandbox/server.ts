@@ -26,6 +26,8 @@ export interface SandboxOptions {
   webhookSecret?: string | undefined;
   timeScale?: number;
   plan?: Plan;
+  /** Reports a month for live keys, instead of the plan's (to try out the quota). */
+  monthlyQuota?: number | undefined;
   analysisDelayMs?: number;
   /** One line per request and per webhook attempt. */
   log?: ((line: string) => void) | undefined;
@@ -82,7 +84,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const events = new EventLog(store, webhookUrls);
   const processing = new Processing(store, events, { delayMs: options.analysisDelayMs ?? 500, onEvents: () => dispatcher.wake() });
   const authenticator = new Authenticator(store);
-  const app: SandboxApp = { store, events, processing, authenticator, plan, dispatch: () => dispatcher.wake() };
+  const monthlyQuota = options.monthlyQuota ?? PLAN_LIMITS[plan].reportsPerMonth;
+  const app: SandboxApp = { store, events, processing, authenticator, plan, monthlyQuota, dispatch: () => dispatcher.wake() };
   const limiter = new RateLimiter(PLAN_LIMITS[plan].perMinute);
 
   // Last use of each key (part 5.6), written in batches rather than once per request.
@@ -137,11 +140,27 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     options.log?.(`${request.method} ${url.pathname} ${response.statusCode} ${(performance.now() - started).toFixed(1)} ms ${keyId}`);
   }
 
+  // The HTTPS server never listens itself, so Node does not track its connections: this does,
+  // to close idle keep-alive connections at once on stop and busy ones when their answer is sent.
+  const sockets = new Set<Socket>();
+  const busy = new Map<Socket, number>();
+  let closing = false;
   const https = createHttpsServer({ cert: certificate.cert, key: certificate.key, keepAliveTimeout: 30_000 }, (request, response) => {
+    const socket = request.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    response.on('close', () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      busy.set(socket, left);
+      if (closing && left === 0) socket.destroy();
+    });
+    if (closing) response.setHeader('connection', 'close');
     void handle(request, response);
   });
+  https.on('secureConnection', (socket: Socket) => socket.on('close', () => busy.delete(socket)));
   // One port for both: TLS goes to the HTTPS server, anything else is told to use HTTPS.
   const front = createNetServer((socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.once('data', (first: Buffer) => {
       socket.pause();
@@ -170,10 +189,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     firstStart,
     store,
     async close() {
+      closing = true;
       await new Promise<void>((resolve) => {
         front.close(() => resolve());
-        https.closeIdleConnections();
-        setTimeout(() => https.closeAllConnections(), 1000).unref();
+        for (const [socket, requests] of busy) if (requests === 0) socket.destroy();
+        setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, 5_000).unref();
       });
       clearInterval(flushTimer);
       await processing.stop();

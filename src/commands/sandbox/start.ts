@@ -22,6 +22,7 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
     'webhook-secret': Flags.string({ description: 'Secret that signs the events (default: SVC_WEBHOOK_SECRET, then the one made on first start)', env: 'SVC_WEBHOOK_SECRET' }),
     'time-scale': Flags.integer({ description: 'Divides every delay of the webhook retry schedule (1000: the 24 h schedule in about 70 s)', default: 1, min: 1 }),
     plan: Flags.string({ description: 'Plan whose limits apply (part 8)', options: ['free', 'pro', 'enterprise'], default: 'pro' }),
+    'monthly-quota': Flags.integer({ description: "Reports a month for live keys, instead of the plan's 100 (free) or 10,000 (pro)", min: 0 }),
     'analysis-delay': Flags.integer({ description: 'Milliseconds a report or document stays queued before its analysis', default: 500, min: 0 }),
     quiet: Flags.boolean({ char: 'q', description: 'No line per request and per webhook attempt on stderr' }),
   };
@@ -36,6 +37,7 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
       webhookSecret: flags['webhook-secret'],
       timeScale: flags['time-scale'],
       plan: flags.plan as Plan,
+      monthlyQuota: flags['monthly-quota'],
       analysisDelayMs: flags['analysis-delay'],
       log: flags.quiet ? undefined : (line) => this.note(line),
     });

@@ -2,7 +2,6 @@ import type { Report, ReportCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
 import { newId, nowIso } from '../ids.js';
-import { PLAN_LIMITS } from '../rate-limit.js';
 import { validBody } from '../validation.js';
 
 const REPORT_ID = '(rep_[A-Za-z0-9]+)';
@@ -26,9 +25,9 @@ async function createReport({ app, request, workspaceId, caller }: HandlerContex
   const month = now.toISOString().slice(0, 7);
   // Part 5: test keys are free; live keys consume the plan's monthly quota (part 8).
   const counted = caller.key.environment === 'live';
-  if (counted && app.store.reportsThisMonth(workspaceId, month) >= PLAN_LIMITS[app.plan].reportsPerMonth) {
+  if (counted && app.store.reportsThisMonth(workspaceId, month) >= app.monthlyQuota) {
     const retryAfter = secondsToNextMonth(now);
-    throw new HttpError(429, 'quota_exceeded', `the ${app.plan} plan's ${PLAN_LIMITS[app.plan].reportsPerMonth} reports of this month are used up`, undefined, {
+    throw new HttpError(429, 'quota_exceeded', `the ${app.monthlyQuota} reports of this month's quota are used up`, undefined, {
       'retry-after': String(retryAfter),
     });
   }

@@ -1,0 +1,70 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Agent } from 'undici';
+import { isolatedEnv, runSvc, SVC_BIN } from './svc.js';
+
+export type Role = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'webhook_secret';
+
+export interface RunningSandbox {
+  url: string;
+  port: number;
+  dataDir: string;
+  caCert: string;
+  keys: Record<Role, string>;
+  /** The environment of the user who started it: `svc` run with it talks to this sandbox. */
+  env: Record<string, string>;
+  process: ChildProcessWithoutNullStreams;
+  stderr: () => string;
+  /** HTTPS requests that trust the sandbox's certificate. */
+  fetch(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the real `svc sandbox start` as a child process on a free port and waits until it is ready. */
+export async function startSandboxProcess(args: string[] = [], env: Record<string, string> = isolatedEnv()): Promise<RunningSandbox> {
+  const dataDir = join(env.HOME!, 'sandbox');
+  const child = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--data-dir', dataDir, '--analysis-delay', '100', ...args], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout });
+  const ready = await new Promise<{ url: string; port: number; ca_cert: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the sandbox did not start: ${stderr}`)), 20_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`the sandbox exited ${code}: ${stderr}`)));
+  });
+  const listed = await runSvc(['sandbox', 'keys', '--json', '--reveal', '--data-dir', dataDir], { env });
+  const keys = Object.fromEntries((JSON.parse(listed.stdout) as Array<{ role: Role; secret: string }>).map((key) => [key.role, key.secret])) as Record<Role, string>;
+  const caCert = ready.ca_cert;
+  const dispatcher = new Agent({ connect: { ca: readFileSync(caCert, 'utf8') } });
+  return {
+    url: ready.url,
+    port: ready.port,
+    dataDir,
+    caCert,
+    keys,
+    env: { ...env, SVC_PROFILE: 'sandbox' },
+    process: child,
+    stderr: () => stderr,
+    fetch(path, init = {}) {
+      const { key = keys.test, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+      return fetch(`${ready.url}${path}`, { ...rest, headers, dispatcher } as RequestInit);
+    },
+    stop(signal = 'SIGTERM') {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      });
+    },
+  };
+}
