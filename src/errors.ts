@@ -14,6 +14,8 @@ export const ExitCode = {
   network: 8,
   server: 9,
   config: 10,
+  reportFailed: 11,
+  timedOut: 12,
 } as const;
 
 export type ErrorKind = Exclude<keyof typeof ExitCode, 'ok'>;

@@ -1,14 +1,22 @@
+/** Checks an answer: true when it will do, else what is wrong with it (shown under the prompt). */
+export type AnswerCheck = (answer: string) => true | string;
+
 /** What commands ask of a person; the inquirer implementation is loaded only when a prompt is due. */
 export interface Prompter {
-  input(message: string): Promise<string>;
+  input(message: string, options?: { validate?: AnswerCheck }): Promise<string>;
+  select<T extends string>(message: string, choices: readonly T[]): Promise<T>;
   secret(message: string): Promise<string>;
   confirm(message: string, defaultAnswer?: boolean): Promise<boolean>;
 }
 
 export const inquirerPrompter: Prompter = {
-  async input(message) {
+  async input(message, options = {}) {
     const { input } = await import('@inquirer/prompts');
-    return input({ message }, { output: process.stderr });
+    return input({ message, validate: options.validate }, { output: process.stderr });
+  },
+  async select(message, choices) {
+    const { select } = await import('@inquirer/prompts');
+    return select({ message, choices }, { output: process.stderr });
   },
   async secret(message) {
     const { password } = await import('@inquirer/prompts');

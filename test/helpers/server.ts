@@ -7,6 +7,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The body's bytes as received, for binary uploads. */
+  raw: Buffer;
   at: number;
 }
 
@@ -25,11 +27,13 @@ export async function startServer(handler: Handler, tls?: { key: string; cert: s
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
+      const raw = Buffer.concat(chunks);
       const request = {
         method: incoming.method ?? '',
         path: incoming.url ?? '',
         headers: incoming.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: raw.toString('utf8'),
+        raw,
         at: performance.now(),
       };
       requests.push(request);

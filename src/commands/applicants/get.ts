@@ -1,0 +1,22 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../api-command.js';
+import type { Applicant } from '../../api/types.js';
+import { getApplicant } from '../../services/applicants.js';
+import { renderApplicant } from '../../ui/applicants.js';
+
+export default class ApplicantsGet extends ApiCommand {
+  static override summary = 'Show an applicant profile';
+  static override examples = ['<%= config.bin %> applicants get app_123', '<%= config.bin %> applicants get app_123 --json'];
+
+  static override args = {
+    id: Args.string({ description: 'Applicant id (app_…)', required: true }),
+  };
+
+  public async run(): Promise<Applicant> {
+    const { args, flags } = await this.parse(ApplicantsGet);
+    const { session } = await this.connect(flags);
+    const applicant = await getApplicant(session.client, args.id);
+    this.log(renderApplicant(applicant));
+    return applicant;
+  }
+}

@@ -1,0 +1,22 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../api-command.js';
+import type { Document } from '../../api/types.js';
+import { getDocument } from '../../services/documents.js';
+import { renderDocument } from '../../ui/documents.js';
+
+export default class DocumentsGet extends ApiCommand {
+  static override summary = 'Show a document: its status, red flags and the fields read from it';
+  static override examples = ['<%= config.bin %> documents get doc_123', '<%= config.bin %> documents get doc_123 --json'];
+
+  static override args = {
+    id: Args.string({ description: 'Document id (doc_…)', required: true }),
+  };
+
+  public async run(): Promise<Document> {
+    const { args, flags } = await this.parse(DocumentsGet);
+    const { session } = await this.connect(flags);
+    const document = await getDocument(session.client, args.id);
+    this.log(renderDocument(document));
+    return document;
+  }
+}

@@ -1,0 +1,30 @@
+import { Args, Flags } from '@oclif/core';
+import { ApiCommand } from '../../api-command.js';
+import type { Report } from '../../api/types.js';
+import { ExitCode } from '../../errors.js';
+import { waitWithSpinner } from '../../ui/report-wait.js';
+import { renderReport } from '../../ui/reports.js';
+
+export default class ReportsWait extends ApiCommand {
+  static override summary = 'Wait until a report is completed or failed, then show it';
+  static override description = `Polls the report, 0.5 s apart at first and up to 5 s apart. Exit code 11 when the report failed, 12 when --wait-timeout passes first (the report may still finish).`;
+
+  static override examples = ['<%= config.bin %> reports wait rep_123', '<%= config.bin %> reports wait rep_123 --wait-timeout 600 --json'];
+
+  static override args = {
+    id: Args.string({ description: 'Report id (rep_…)', required: true }),
+  };
+
+  static override flags = {
+    'wait-timeout': Flags.integer({ description: 'Seconds to wait', default: 120, min: 1 }),
+  };
+
+  public async run(): Promise<Report> {
+    const { args, flags } = await this.parse(ReportsWait);
+    const { session } = await this.connect(flags);
+    const report = await waitWithSpinner(session.client, args.id, flags['wait-timeout']);
+    this.log(renderReport(report));
+    if (report.status === 'failed') process.exitCode = ExitCode.reportFailed;
+    return report;
+  }
+}

@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises';
+import { Flags, type Interfaces } from '@oclif/core';
+import { EMPLOYMENT_STATUSES } from '../api/enums.js';
+import { SvcError } from '../errors.js';
+
+/** The fields of ApplicantInput as flags, shared by `applicants create` and `applicants update`. */
+export const applicantFlags = {
+  file: Flags.string({ description: 'JSON file of applicant fields, named as in the API (given_names, …); flags override its fields' }),
+  'given-names': Flags.string({ description: 'Given names, as in the passport' }),
+  surname: Flags.string({ description: 'Surname, as in the passport' }),
+  'date-of-birth': Flags.string({ description: 'Date of birth, YYYY-MM-DD' }),
+  nationality: Flags.string({ description: 'Nationality, two uppercase letters (ISO 3166-1 alpha-2)' }),
+  'passport-number': Flags.string({ description: 'Passport number, 5-20 uppercase letters and digits' }),
+  'passport-expiry': Flags.string({ description: 'Passport expiry date, YYYY-MM-DD' }),
+  occupation: Flags.string({ description: 'Occupation, free text' }),
+  'employment-status': Flags.option({ description: 'Employment status', options: EMPLOYMENT_STATUSES })(),
+  'monthly-income': Flags.string({ description: 'Monthly income, in --currency' }),
+  savings: Flags.string({ description: 'Savings, in --currency' }),
+  currency: Flags.string({ description: 'Currency of income and savings, three uppercase letters (ISO 4217)' }),
+  'previous-refusals': Flags.string({ description: 'Number of earlier visa refusals' }),
+  travel: Flags.string({
+    description: 'An earlier trip as COUNTRY:YEAR, or COUNTRY:YEAR:overstayed; repeat the flag for each trip (replaces the travel history of --file)',
+    multiple: true,
+  }),
+};
+
+type ApplicantFlagValues = Interfaces.InferredFlags<typeof applicantFlags>;
+
+// A number when the text is one; otherwise the text itself, so that validation names the field.
+function numeric(text: string | undefined): number | string | undefined {
+  return text !== undefined && text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
+function invalid(message: string, hint: string): SvcError {
+  return new SvcError('invalidInput', 'invalid_input', message, hint);
+}
+
+function parseTrip(text: string): { country: string; year: number | string; overstayed: boolean } {
+  const match = /^([^:]*):([^:]*)(?::(overstayed))?$/.exec(text);
+  if (!match) throw invalid(`--travel ${text}: expected COUNTRY:YEAR or COUNTRY:YEAR:overstayed (field travel_history)`, 'write each trip as --travel DE:2023, or --travel US:2019:overstayed');
+  return { country: match[1] ?? '', year: numeric(match[2]) ?? '', overstayed: match[3] !== undefined };
+}
+
+async function readProfile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw invalid(`cannot read the profile file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'check the path given with --file');
+  }
+  let profile: unknown;
+  try {
+    profile = JSON.parse(text);
+  } catch (error) {
+    throw invalid(`the profile file ${path} is not valid JSON (${(error as Error).message})`, 'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}');
+  }
+  if (typeof profile !== 'object' || profile === null || Array.isArray(profile)) {
+    throw invalid(`the profile file ${path} does not hold a JSON object`, 'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}');
+  }
+  return profile as Record<string, unknown>;
+}
+
+/**
+ * The body of POST /v1/applicants: the fields of --file, overridden by those given as flags.
+ * It is not validated here; the caller checks it against ApplicantInput.
+ */
+export async function applicantInputFrom(flags: ApplicantFlagValues): Promise<Record<string, unknown>> {
+  const fromFlags: Record<string, unknown> = {
+    given_names: flags['given-names'],
+    surname: flags.surname,
+    date_of_birth: flags['date-of-birth'],
+    nationality: flags.nationality,
+    passport_number: flags['passport-number'],
+    passport_expiry: flags['passport-expiry'],
+    occupation: flags.occupation,
+    employment_status: flags['employment-status'],
+    monthly_income: numeric(flags['monthly-income']),
+    savings: numeric(flags.savings),
+    currency: flags.currency,
+    previous_refusals: numeric(flags['previous-refusals']),
+    travel_history: flags.travel?.map(parseTrip),
+  };
+  const fromFile = flags.file === undefined ? {} : await readProfile(flags.file);
+  return { ...fromFile, ...Object.fromEntries(Object.entries(fromFlags).filter(([, value]) => value !== undefined)) };
+}

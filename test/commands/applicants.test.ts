@@ -1,0 +1,243 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+
+const KEY = 'svc_test_applicants0123456789abcdefghijk';
+
+const APPLICANT = {
+  id: 'app_4Jd92kQz',
+  object: 'applicant',
+  given_names: 'Ana Maria',
+  surname: 'Silva',
+  date_of_birth: '1990-04-12',
+  nationality: 'PT',
+  passport_number: 'X1234567',
+  passport_expiry: '2031-05-01',
+  occupation: 'Engineer',
+  employment_status: 'employed',
+  monthly_income: 3200,
+  savings: 15000,
+  currency: 'EUR',
+  travel_history: [
+    { country: 'DE', year: 2023, overstayed: false },
+    { country: 'US', year: 2019, overstayed: true },
+  ],
+  previous_refusals: 0,
+  created_at: '2026-01-05T09:30:00Z',
+  updated_at: '2026-01-06T10:00:00Z',
+};
+
+const REQUIRED = ['--given-names', 'Ana Maria', '--surname', 'Silva', '--date-of-birth', '1990-04-12', '--nationality', 'PT'];
+
+let server: TestServer;
+let env: Record<string, string>;
+beforeAll(async () => {
+  server = await startServer((request, response) => {
+    if (request.path === '/v1/applicants/app_missing') return apiError(response, 404, 'not_found', "No such applicant 'app_missing'.");
+    if (request.method === 'GET') return json(response, 200, APPLICANT);
+    json(response, JSON.parse(request.body).id ? 200 : 201, APPLICANT);
+  });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+  env = isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY });
+});
+
+function svc(args: string[]) {
+  return runSvc(args, { env });
+}
+
+/** Writes a profile file in this test's home and returns its path. */
+function profileFile(content: unknown): string {
+  const path = join(env.HOME!, 'profile.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+function sentBody(): unknown {
+  expect(server.requests).toHaveLength(1);
+  expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/applicants' });
+  return JSON.parse(server.requests[0]!.body);
+}
+
+describe('svc applicants create', () => {
+  it('sends the flags as an ApplicantInput body and prints the applicant as answered with --json', async () => {
+    const result = await svc([
+      'applicants', 'create', ...REQUIRED,
+      '--passport-number', 'X1234567', '--passport-expiry', '2031-05-01', '--occupation', 'Engineer',
+      '--employment-status', 'employed', '--monthly-income', '3200.50', '--savings', '15000', '--currency', 'EUR',
+      '--previous-refusals', '1', '--travel', 'DE:2023', '--travel', 'US:2019:overstayed',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(APPLICANT);
+    expect(sentBody()).toEqual({
+      given_names: 'Ana Maria',
+      surname: 'Silva',
+      date_of_birth: '1990-04-12',
+      nationality: 'PT',
+      passport_number: 'X1234567',
+      passport_expiry: '2031-05-01',
+      occupation: 'Engineer',
+      employment_status: 'employed',
+      monthly_income: 3200.5,
+      savings: 15000,
+      currency: 'EUR',
+      previous_refusals: 1,
+      travel_history: [
+        { country: 'DE', year: 2023, overstayed: false },
+        { country: 'US', year: 2019, overstayed: true },
+      ],
+    });
+  });
+
+  it('merges a --file profile with the flags, the flags winning', async () => {
+    const file = profileFile({
+      given_names: 'Ana',
+      surname: 'Silva',
+      date_of_birth: '1990-04-12',
+      nationality: 'PT',
+      occupation: 'Nurse',
+      savings: 900,
+      travel_history: [{ country: 'ES', year: 2020, overstayed: false }],
+    });
+    const result = await svc(['applicants', 'create', '--file', file, '--given-names', 'Ana Maria', '--occupation', 'Engineer', '--travel', 'FR:2022']);
+    expect(result.code).toBe(0);
+    expect(sentBody()).toEqual({
+      given_names: 'Ana Maria',
+      surname: 'Silva',
+      date_of_birth: '1990-04-12',
+      nationality: 'PT',
+      occupation: 'Engineer',
+      savings: 900,
+      travel_history: [{ country: 'FR', year: 2022, overstayed: false }],
+    });
+  });
+
+  it('shows the applicant to people as a table of fields', async () => {
+    const result = await svc(['applicants', 'create', ...REQUIRED]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('id\tapp_4Jd92kQz');
+    expect(result.stdout).toContain('monthly income\t3200 EUR');
+    expect(result.stdout).toContain('US\t2019\tyes');
+  });
+
+  it.each([
+    [['--nationality', 'pt'], 'nationality: must match ^[A-Z]{2}$ (field nationality)'],
+    [['--date-of-birth', '1990-02-30'], 'date_of_birth: must be a date as YYYY-MM-DD (field date_of_birth)'],
+    [['--monthly-income', 'lots'], 'monthly_income: must be number (field monthly_income)'],
+    [['--previous-refusals', '1.5'], 'previous_refusals: must be integer (field previous_refusals)'],
+    [['--passport-number', 'x-1'], 'passport_number: must match ^[A-Z0-9]{5,20}$ (field passport_number)'],
+    [['--travel', 'de:2023'], 'travel_history[0].country: must match ^[A-Z]{2}$ (field travel_history[0].country)'],
+    [['--travel', 'DE:1850'], 'travel_history[0].year: must be >= 1900 (field travel_history[0].year)'],
+    [['--travel', 'DE:2023:overstayd'], '--travel DE:2023:overstayd: expected COUNTRY:YEAR or COUNTRY:YEAR:overstayed'],
+  ])('refuses %j before sending, naming the field (exit 6)', async (flag, message) => {
+    const args = REQUIRED.includes(flag[0]!) ? REQUIRED.map((item, index) => (REQUIRED[index - 1] === flag[0] ? flag[1]! : item)) : [...REQUIRED, ...flag];
+    const result = await svc(['applicants', 'create', ...args]);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('names every required field that is missing', async () => {
+    const result = await svc(['applicants', 'create', '--given-names', 'Ana', '--json']);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    const { error } = JSON.parse(result.stdout);
+    expect(error).toMatchObject({ code: 'invalid_input', exit_code: ExitCode.invalidInput });
+    expect(error.message).toBe('surname: is required; date_of_birth: is required; nationality: is required (fields surname, date_of_birth, nationality)');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a field of the file that ApplicantInput does not have', async () => {
+    const result = await svc(['applicants', 'create', ...REQUIRED, '--file', profileFile({ nickname: 'Ana' })]);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('nickname: is not a known field (field nickname)');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a file with an id: that is an update', async () => {
+    const result = await svc(['applicants', 'create', ...REQUIRED, '--file', profileFile({ id: 'app_4Jd92kQz' })]);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('svc applicants update');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['{"given_names": "Ana",', 'is not valid JSON'],
+    ['["Ana"]', 'does not hold a JSON object'],
+  ])('refuses a profile file %j that is not a JSON object', async (content, message) => {
+    const result = await svc(['applicants', 'create', '--file', profileFile(content)]);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a profile file that does not exist', async () => {
+    const result = await svc(['applicants', 'create', '--file', join(env.HOME!, 'nope.json')]);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('ENOENT');
+  });
+
+  it('offers only the employment statuses of the contract', async () => {
+    const result = await svc(['applicants', 'create', ...REQUIRED, '--employment-status', 'busy']);
+    expect(result.code).toBe(ExitCode.usage);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('svc applicants update', () => {
+  it('sends only the fields given, with the id in the body', async () => {
+    const result = await svc(['applicants', 'update', 'app_4Jd92kQz', '--passport-number', 'X1234567', '--travel', 'US:2019:overstayed', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(APPLICANT);
+    expect(sentBody()).toEqual({ id: 'app_4Jd92kQz', passport_number: 'X1234567', travel_history: [{ country: 'US', year: 2019, overstayed: true }] });
+  });
+
+  it('takes the changes from a file, the flags winning, the argument giving the id', async () => {
+    const file = profileFile({ id: 'app_other1', occupation: 'Nurse', savings: 100 });
+    const result = await svc(['applicants', 'update', 'app_4Jd92kQz', '--file', file, '--savings', '250.75']);
+    expect(result.code).toBe(0);
+    expect(sentBody()).toEqual({ id: 'app_4Jd92kQz', occupation: 'Nurse', savings: 250.75 });
+  });
+
+  it('refuses an update without any field (exit 2)', async () => {
+    const result = await svc(['applicants', 'update', 'app_4Jd92kQz']);
+    expect(result.code).toBe(ExitCode.usage);
+    expect(result.stderr).toContain('no field of applicant app_4Jd92kQz was given');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('validates the id', async () => {
+    const result = await svc(['applicants', 'update', 'bob', '--occupation', 'Pilot']);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('id: must match ^app_[A-Za-z0-9]+$ (field id)');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('svc applicants get', () => {
+  it('reads GET /v1/applicants/{id} and prints the applicant as answered with --json', async () => {
+    const result = await svc(['applicants', 'get', 'app_4Jd92kQz', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(APPLICANT);
+    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/applicants/app_4Jd92kQz']);
+  });
+
+  it('shows the fields and the travel history to people', async () => {
+    const result = await svc(['applicants', 'get', 'app_4Jd92kQz']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('given names\tAna Maria');
+    expect(result.stdout).toContain('passport expiry\t2031-05-01');
+    expect(result.stdout).toContain('Travel history');
+    expect(result.stdout).toContain('DE\t2023\tno');
+  });
+
+  it('exits 5 for an unknown applicant', async () => {
+    const result = await svc(['applicants', 'get', 'app_missing', '--retries', '0']);
+    expect(result.code).toBe(ExitCode.notFound);
+  });
+});
