@@ -13,6 +13,7 @@ export function clientAddress(remoteAddress: string | undefined): string {
  * cached, and the cache is told of every change, so a revocation takes effect on the next request.
  */
 export class Authenticator {
+  /** By Authorization header: the hash is computed once per key, not once per request. */
   private readonly cache = new Map<string, StoredKey | null>();
 
   constructor(private readonly store: SandboxStore) {}
@@ -26,11 +27,11 @@ export class Authenticator {
     if (!match) {
       throw new HttpError(401, 'unauthorized', 'the Authorization header is missing or malformed; send "Authorization: Bearer <API_KEY>"');
     }
-    const hash = hashSecret(match[1]!);
-    let stored = this.cache.get(hash);
+    let stored = this.cache.get(match[0]);
     if (stored === undefined) {
-      stored = this.store.keyByHash(hash) ?? null;
-      this.cache.set(hash, stored);
+      stored = this.store.keyByHash(hashSecret(match[1]!)) ?? null;
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(match[0], stored);
     }
     if (!stored || stored.key.status !== 'active') {
       throw new HttpError(401, 'invalid_key', 'the key is revoked, expired or does not exist');

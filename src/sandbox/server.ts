@@ -48,6 +48,19 @@ export interface Sandbox {
 }
 
 const ROUTES: Route[] = [...reportRoutes, ...applicantRoutes, ...documentRoutes, ...keyRoutes];
+
+/** The route for a request, or 404 for an unknown path and 405 for a known path with another method. */
+function findRoute(method: string, path: string): { route: Route; params: string[] } {
+  const allowed: string[] = [];
+  for (const route of ROUTES) {
+    const match = route.path.exec(path);
+    if (!match) continue;
+    if (route.method === method) return { route, params: match.slice(1) };
+    allowed.push(route.method);
+  }
+  if (allowed.length > 0) throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, undefined, { allow: allowed.join(', ') });
+  throw new HttpError(404, 'not_found', `no such resource: ${path}`);
+}
 const TLS_HANDSHAKE = 0x16;
 const KEY_USE_FLUSH_MS = 500;
 
@@ -89,10 +102,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limiter = new RateLimiter(PLAN_LIMITS[plan].perMinute);
 
   // Last use of each key (part 5.6), written in batches rather than once per request.
-  const keyUses = new Map<string, { id: string; at: string; ip: string }>();
+  const keyUses = new Map<string, { id: string; at: number; ip: string }>();
   const flushKeyUses = () => {
     if (keyUses.size === 0) return;
-    store.markKeysUsed(keyUses.values());
+    store.markKeysUsed([...keyUses.values()].map((use) => ({ ...use, at: new Date(use.at).toISOString() })));
     keyUses.clear();
   };
   const flushTimer = setInterval(flushKeyUses, KEY_USE_FLUSH_MS);
@@ -100,7 +113,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const started = performance.now();
     const ip = clientAddress(request.socket.remoteAddress);
-    const url = new URL(request.url ?? '/', 'https://sandbox.invalid');
+    const target = request.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const path = queryAt < 0 ? target : target.slice(0, queryAt);
     let remaining = 0;
     let keyId = '-';
     try {
@@ -112,24 +127,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         throw error;
       }
       keyId = caller.key.id;
-      const decision = limiter.take(`workspace:${caller.workspaceId}`);
+      const decision = limiter.take(caller.workspaceId);
       remaining = decision.remaining;
       if (!decision.allowed) {
         throw new HttpError(429, 'rate_limited', `the ${plan} plan allows ${PLAN_LIMITS[plan].perMinute} requests per minute`, undefined, { 'retry-after': String(decision.retryAfterSeconds) });
       }
-      keyUses.set(caller.key.id, { id: caller.key.id, at: new Date().toISOString(), ip });
-      const candidates = ROUTES.filter((route) => route.path.test(url.pathname));
-      const route = candidates.find((candidate) => candidate.method === request.method);
-      if (!route) {
-        if (candidates.length > 0) {
-          throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed on ${url.pathname}`, undefined, { allow: candidates.map((c) => c.method).join(', ') });
-        }
-        throw new HttpError(404, 'not_found', `no such resource: ${url.pathname}`);
-      }
+      keyUses.set(caller.key.id, { id: caller.key.id, at: Date.now(), ip });
+      const { route, params } = findRoute(request.method ?? '', path);
       authorise(caller, route.scope);
       if (route.scope === 'admin') flushKeyUses();
-      const params = (route.path.exec(url.pathname) ?? []).slice(1);
-      const answer = await route.handle({ app, request, params, query: url.searchParams, caller, workspaceId: caller.workspaceId });
+      const query = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1));
+      const answer = await route.handle({ app, request, params, query, caller, workspaceId: caller.workspaceId });
       sendJson(response, answer.status, answer.body, { 'x-ratelimit-remaining': remaining });
     } catch (caught) {
       const error = caught instanceof HttpError ? caught : new HttpError(500, 'internal_error', 'the sandbox failed to handle the request');
@@ -137,7 +145,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       if (!response.headersSent) sendJson(response, error.status, errorBody(error), { ...error.headers, 'x-ratelimit-remaining': remaining });
       else response.destroy();
     }
-    options.log?.(`${request.method} ${url.pathname} ${response.statusCode} ${(performance.now() - started).toFixed(1)} ms ${keyId}`);
+    options.log?.(`${request.method} ${path} ${response.statusCode} ${(performance.now() - started).toFixed(1)} ms ${keyId}`);
   }
 
   // The HTTPS server never listens itself, so Node does not track its connections: this does,
