@@ -66,7 +66,7 @@ export async function resolveConnection(input: ConnectionInput, env = process.en
     throw new ConfigError(
       'no_base_url',
       'no base URL is configured',
-      'pass --base-url, set SVC_BASE_URL, or save one with `svc config set base_url <url>`',
+      'start the embedded sandbox with `svc sandbox start` (it writes the "sandbox" profile), or pass --base-url, set SVC_BASE_URL, or save one with `svc config set base_url <url>`',
     );
   }
   const key = (name: 'api_key' | 'admin_key', flagValue: string | undefined): ResolvedKey | undefined => {

@@ -1,0 +1,19 @@
+import type { Report } from '../api/types.js';
+import { BaseCommand } from '../base-command.js';
+import { runDemo } from '../demo.js';
+import { renderReport } from '../ui/reports.js';
+
+export default class Demo extends BaseCommand {
+  static override summary = 'Run the whole API once on an embedded sandbox: applicant, passport, report, verified webhook';
+  static override description =
+    'Starts the sandbox in this process on a free port with a webhook subscriber beside it, creates an applicant, uploads a sample passport, creates a report, waits for its report.completed webhook and verifies the signature, then prints the report as `svc reports get` does. Everything it started is stopped, and its temporary files removed, before it exits.';
+
+  static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --json'];
+
+  public async run(): Promise<Report> {
+    await this.parse(Demo);
+    const report = await runDemo(({ step, detail }) => this.note(`✓ ${step.padEnd(9)} ${detail}`));
+    this.log(renderReport(report));
+    return report;
+  }
+}
