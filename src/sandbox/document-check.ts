@@ -1,9 +1,8 @@
 import type { Applicant, DocumentRejection, DocumentType, PassportExtract, RedFlag } from '../api/types.js';
+import { decodeText, type DocumentFormat, detectFormat, startsWith } from '../documents/format.js';
 import { findMrz, parseMrz, type MrzReading } from './mrz.js';
 import { applicantMismatchFlags, checkDigitFlags, expiryFlags } from './passport-flags.js';
 import { scanPdfForActiveContent } from './pdf-active-content.js';
-
-export type DocumentFormat = 'application/pdf' | 'image/jpeg' | 'image/png' | 'text/plain';
 
 export type DocumentCheck = { ok: true; contentType: DocumentFormat; text: string | undefined } | { ok: false; rejection: DocumentRejection };
 
@@ -23,9 +22,6 @@ export interface DocumentAnalysis {
 
 const ACCEPTED_FORMATS = 'only PDF, JPEG, PNG and UTF-8 text are accepted';
 
-const PDF_SIGNATURE = [...'%PDF-'].map((character) => character.charCodeAt(0));
-const JPEG_SIGNATURE = [0xff, 0xd8, 0xff];
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const PNG_END_CHUNK = Buffer.from([0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82]); // "IEND" and its CRC
 const JPEG_START_OF_SCAN = Buffer.from([0xff, 0xda]);
 const JPEG_END_OF_IMAGE = Buffer.from([0xff, 0xd9]);
@@ -48,20 +44,8 @@ const UNSUPPORTED_SIGNATURES: Array<{ signature: number[]; description: string }
   { signature: [0x47, 0x49, 0x46, 0x38], description: 'a GIF image' },
 ];
 
-/** C0 and C1 control characters and DEL, except tab, line feed, form feed and carriage return. */
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F]/;
-
 const MRZ_NOT_FOUND: RedFlag = { code: 'mrz_not_found', message: 'no machine-readable zone could be read; a person must check this passport' };
 const DOCUMENT_EMPTY: RedFlag = { code: 'document_empty', message: 'the document contains no text' };
-
-/** The media type of a file from its content alone; a file name is never consulted. */
-export function detectFormat(bytes: Uint8Array): DocumentFormat | undefined {
-  if (startsWith(bytes, PDF_SIGNATURE)) return 'application/pdf';
-  if (startsWith(bytes, JPEG_SIGNATURE)) return 'image/jpeg';
-  if (startsWith(bytes, PNG_SIGNATURE)) return 'image/png';
-  if (bytes.length > 0 && decodeText(bytes) !== undefined) return 'text/plain';
-  return undefined;
-}
 
 /**
  * The format and safety check of an upload: the format by content, PDFs free of active content, images
@@ -168,22 +152,8 @@ function describeUnsupported(bytes: Uint8Array): string | undefined {
 }
 
 /** The text of valid UTF-8 without control characters other than tab, line feed, form feed and carriage return. */
-function decodeText(bytes: Uint8Array): string | undefined {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-  return CONTROL_CHARACTERS.test(text) ? undefined : text;
-}
-
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function startsWith(bytes: Uint8Array, signature: number[]): boolean {
-  return bytes.length >= signature.length && signature.every((byte, index) => bytes[index] === byte);
 }
 
 function rejected(code: string, message: string): DocumentCheck {

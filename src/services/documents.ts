@@ -4,32 +4,11 @@ import type { ApiClient } from '../api/client.js';
 import { dataOf } from '../api/data.js';
 import { encodeMultipart, type FilePart, newBoundary } from '../api/multipart.js';
 import type { Document, DocumentType } from '../api/types.js';
+import { detectFormat } from '../documents/format.js';
 import { SvcError } from '../errors.js';
 
 /** The upload limit of POST /v1/documents: 10 MiB. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
-
-export type DocumentContentType = NonNullable<Document['content_type']>;
-
-const SIGNATURES: Array<[DocumentContentType, number[]]> = [
-  ['application/pdf', [0x25, 0x50, 0x44, 0x46, 0x2d]],
-  ['image/jpeg', [0xff, 0xd8, 0xff]],
-  ['image/png', [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]],
-];
-
-/** The media type of a file by its content, as the service recognises it: PDF, JPEG, PNG or UTF-8 text without NUL. */
-export function detectContentType(bytes: Uint8Array): DocumentContentType | undefined {
-  for (const [type, signature] of SIGNATURES) {
-    if (signature.every((byte, index) => bytes[index] === byte)) return type;
-  }
-  if (bytes.includes(0)) return undefined;
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return 'text/plain';
-  } catch {
-    return undefined;
-  }
-}
 
 function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
@@ -58,7 +37,7 @@ export async function readDocumentFile(path: string): Promise<FilePart> {
     throw invalid('file_unreadable', `cannot read ${path} (${code ?? (error as Error).message})`, 'check that the file exists and that you may read it');
   }
   if (bytes.length === 0) throw invalid('empty_file', `${path} is empty`, 'give the file that holds the document');
-  const contentType = detectContentType(bytes);
+  const contentType = detectFormat(bytes);
   if (!contentType) {
     const start = Buffer.from(bytes.subarray(0, 8)).toString('hex').replace(/(..)(?=.)/g, '$1 ');
     throw invalid(

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { analyseDocument, checkDocument, detectFormat, type DocumentCheck } from '../../src/sandbox/document-check.js';
+import { detectFormat } from '../../src/documents/format.js';
+import { analyseDocument, checkDocument, type DocumentCheck } from '../../src/sandbox/document-check.js';
 import { buildMrz, findMrz } from '../../src/sandbox/mrz.js';
 import { applicant, jpeg, passportFields, passportText, pdfWithLines, png, TODAY } from './fixtures.js';
 
