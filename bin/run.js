@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Kept to syntax every Node release parses, so that an old Node reaches the version check below.
-const major = Number(process.versions.node.split('.')[0]);
-if (major < 22) {
+// Plain syntax, so that an older Node reaches the version check below.
+const version = process.versions.node.split('.').map(Number);
+if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
   process.stderr.write(
-    'svc needs Node.js 22 or newer; this is Node ' + process.versions.node + '.\n' +
+    'svc needs Node.js 22.19 or newer; this is Node ' + process.versions.node + '.\n' +
     'Install a current Node.js (https://nodejs.org), or run svc through npm (npx svc), which uses the Node 24 the project pins.\n'
   );
   process.exit(1);

@@ -6,7 +6,7 @@ import { redactKey } from './config/keys.js';
 
 export const connectionFlags = {
   'base-url': Flags.string({ description: 'Base URL of the API (default: SVC_BASE_URL, then the profile)', helpGroup: 'CONNECTION' }),
-  'ca-cert': Flags.string({ description: 'PEM CA certificate to trust (default: SVC_CA_CERT, then the profile)', helpGroup: 'CONNECTION' }),
+  'ca-cert': Flags.string({ description: 'PEM CA certificate to trust instead of the system roots (default: SVC_CA_CERT, then the profile)', helpGroup: 'CONNECTION' }),
   'api-key': Flags.string({
     description: 'API key; visible to other local users in the process list, prefer SVC_API_KEY or the profile',
     helpGroup: 'CONNECTION',
@@ -51,15 +51,19 @@ export abstract class ApiCommand extends BaseCommand {
     if ((this.ctor as typeof ApiCommand).mutating && key.environment === 'live') {
       this.note(`LIVE  ${this.id} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
     }
+    return { session: await this.openSession(flags, connection, key.value), connection };
+  }
+
+  /** A client on the same connection with another key (rotation verifies the new key and probes the old one). */
+  protected async openSession(flags: ConnectionFlagValues, connection: Connection, key: string): Promise<ApiSession> {
     const { createApiClient } = await import('./api/client.js');
-    const session = createApiClient({
+    return createApiClient({
       baseUrl: connection.baseUrl,
-      key: key.value,
+      key,
       caCertPath: connection.caCertPath,
       timeoutMs: flags.timeout * 1000,
       retry: { retries: flags.retries },
       log: flags.verbose ? (line) => this.note(line) : undefined,
     });
-    return { session, connection };
   }
 }

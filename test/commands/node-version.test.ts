@@ -16,7 +16,7 @@ describe('bin/run.js on an old Node', () => {
   it.skipIf(!node)('refuses with a clear message and exit code 1', () => {
     const result = spawnSync(node!, [SVC_BIN, '--version'], { encoding: 'utf8' });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('svc needs Node.js 22 or newer');
+    expect(result.stderr).toContain('svc needs Node.js 22.19 or newer');
     expect(result.stdout).toBe('');
   });
 
