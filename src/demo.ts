@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +6,7 @@ import { join } from 'node:path';
 import { createApiClient } from './api/client.js';
 import type { ApplicantInput, Report } from './api/types.js';
 import { SvcError } from './errors.js';
+import { randomToken } from './sandbox/ids.js';
 import { buildMrz } from './sandbox/mrz.js';
 import { startSandbox } from './sandbox/server.js';
 import { upsertApplicant } from './services/applicants.js';
@@ -105,7 +105,7 @@ function samplePassport(): Uint8Array {
  */
 export async function runDemo(onStep: (step: DemoStep) => void): Promise<Report> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-demo-'));
-  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const secret = `whsec_${randomToken(32)}`;
   const subscriber = await startSubscriber(secret);
   let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {

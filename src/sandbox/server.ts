@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -7,6 +6,7 @@ import { Authenticator, authorise, clientAddress } from './auth.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
 import { errorBody, HttpError, sendJson } from './http.js';
+import { randomToken } from './ids.js';
 import { ensureSandboxKeys } from './keys.js';
 import { Processing } from './processing.js';
 import { type Plan, PLAN_LIMITS, RateLimiter } from './rate-limit.js';
@@ -87,7 +87,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const store = new SandboxStore(options.dataDir);
   const firstStart = ensureSandboxKeys(store);
 
-  const webhookSecret = options.webhookSecret ?? store.setting('webhook_secret') ?? `whsec_${randomBytes(24).toString('base64url')}`;
+  const webhookSecret = options.webhookSecret ?? store.setting('webhook_secret') ?? `whsec_${randomToken(32)}`;
   store.setSetting('webhook_secret', webhookSecret);
   const webhookUrls = options.webhookUrls ?? (JSON.parse(store.setting('webhook_urls') ?? '[]') as string[]);
   store.setSetting('webhook_urls', JSON.stringify(webhookUrls));
