@@ -16,6 +16,7 @@ export const ExitCode = {
   config: 10,
   reportFailed: 11,
   timedOut: 12,
+  verificationFailed: 16,
 } as const;
 
 export type ErrorKind = Exclude<keyof typeof ExitCode, 'ok'>;

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** Seconds a signature's timestamp may be off, either way (openapi.yaml, x-webhook-signature). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -11,8 +12,10 @@ export function computeSignature(secret: string, timestamp: number, body: Uint8A
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
 
-export function signatureHeader(secret: string, body: Uint8Array | string, timestamp = Math.floor(Date.now() / 1000)): string {
-  return `t=${timestamp},v1=${computeSignature(secret, timestamp, body)}`;
+/** `t=<t>,v1=<hex>`, with one v1 per secret when given several (as during a secret rotation). */
+export function signatureHeader(secret: string | readonly string[], body: Uint8Array | string, timestamp = Math.floor(Date.now() / 1000)): string {
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  return [`t=${timestamp}`, ...secrets.map((item) => `v1=${computeSignature(item, timestamp, body)}`)].join(',');
 }
 
 export type SignatureFailure = 'missing_header' | 'malformed_header' | 'no_v1' | 'timestamp_too_old' | 'timestamp_in_future' | 'signature_mismatch';
@@ -48,7 +51,21 @@ export function parseSignatureHeader(value: string): ParsedSignature | { reason:
   return { timestamp, signatures };
 }
 
-function sameHex(expected: string, given: string): boolean {
+/** Part 6 names the header `Service-Signature`, and `X-Service-Signature` as an alternative (lower case, as Node gives them). */
+export const SIGNATURE_HEADERS = ['service-signature', 'x-service-signature'] as const;
+
+/** The signature header of a delivery under either name, `Service-Signature` first. */
+export function signatureHeaderOf(headers: IncomingHttpHeaders): { name: (typeof SIGNATURE_HEADERS)[number]; value: string } | undefined {
+  for (const name of SIGNATURE_HEADERS) {
+    const value = headers[name];
+    // Node joins a repeated header with ", ", so its t= parts then show up twice (malformed).
+    if (value !== undefined) return { name, value: Array.isArray(value) ? value.join(', ') : value };
+  }
+  return undefined;
+}
+
+/** Compares a hex signature with an expected one in time independent of where they differ. */
+export function sameHex(expected: string, given: string): boolean {
   const a = Buffer.from(expected, 'utf8');
   const b = Buffer.from(given.toLowerCase(), 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);

@@ -1,0 +1,65 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../base-command.js';
+import { instantFlag } from '../../flags/duration.js';
+import { renderTable } from '../../ui/table.js';
+import { forwardCell, storedEventJson } from '../../ui/webhooks.js';
+import { storeFlag } from '../../webhook-command.js';
+import { EVENT_TYPES } from '../../webhooks/envelope.js';
+import { EventStore, type StoredStatus } from '../../webhooks/store.js';
+
+export default class WebhooksEvents extends BaseCommand {
+  static override summary = 'List the events `svc webhooks listen` received, newest first';
+  static override description =
+    'Accepted events appear once per event id, with the number of repeated deliveries; rejected deliveries appear each with the reason they were refused. With --json, each entry carries the headers and the body as received, so a rejected delivery can be checked again with `svc webhooks verify`.';
+
+  static override examples = [
+    '<%= config.bin %> webhooks events',
+    '<%= config.bin %> webhooks events --type report.completed --type report.failed --since 1h',
+    '<%= config.bin %> webhooks events --status rejected --json',
+    '<%= config.bin %> webhooks events --not-forwarded',
+  ];
+
+  static override flags = {
+    store: storeFlag,
+    type: Flags.string({ description: 'Only events of this kind (repeatable)', options: EVENT_TYPES, multiple: true }),
+    status: Flags.string({ description: 'Only accepted events, or only rejected deliveries', options: ['accepted', 'rejected'] }),
+    'not-forwarded': Flags.boolean({ description: 'Only accepted events whose forwarding got no 2xx answer or was cut off (replay them with `svc webhooks replay`)' }),
+    since: instantFlag({ description: 'Received at or after this time: ISO 8601, or a duration ago (30m, 2h, 7d)' }),
+    until: instantFlag({ description: 'Received before this time: ISO 8601, or a duration ago' }),
+    limit: Flags.integer({ description: 'At most this many', default: 50, min: 1 }),
+  };
+
+  public async run(): Promise<Array<Record<string, unknown>>> {
+    const { flags } = await this.parse(WebhooksEvents);
+    const store = new EventStore(flags.store);
+    try {
+      const events = store.events({
+        types: flags.type,
+        status: flags.status as StoredStatus | undefined,
+        notForwarded: flags['not-forwarded'],
+        since: flags.since,
+        until: flags.until,
+        limit: flags.limit,
+      });
+      if (events.length === 0) this.note('No events.');
+      else {
+        this.log(
+          renderTable(
+            ['received', 'event', 'type', 'resource', 'status', 'forward'],
+            events.map((event) => [
+              event.receivedAt,
+              event.eventId,
+              event.type,
+              event.resourceId,
+              event.status === 'rejected' ? `rejected: ${event.reason}` : event.duplicates > 0 ? `accepted, ${event.duplicates} ${event.duplicates === 1 ? 'repeat' : 'repeats'}` : 'accepted',
+              forwardCell(event),
+            ]),
+          ),
+        );
+      }
+      return events.map(storedEventJson);
+    } finally {
+      store.close();
+    }
+  }
+}

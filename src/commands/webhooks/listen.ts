@@ -1,0 +1,145 @@
+import { readFile } from 'node:fs/promises';
+import { Flags } from '@oclif/core';
+import { isLoopbackHost } from '../../api/base-url.js';
+import { redactKey } from '../../config/keys.js';
+import { SvcError } from '../../errors.js';
+import { durationFlag } from '../../flags/duration.js';
+import { secretFlag, storeFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
+import { EVENT_TYPES } from '../../webhooks/envelope.js';
+import { closePosting } from '../../webhooks/forward.js';
+import { DEFAULT_BODY_LIMIT, type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
+import { EventStore } from '../../webhooks/store.js';
+
+const fraction = Flags.custom<number>({
+  parse: async (input) => {
+    const value = Number(input);
+    if (!(value >= 0 && value <= 1)) throw new Error(`${input} is not a fraction between 0 and 1`);
+    return value;
+  },
+});
+
+function deliveryJson(report: DeliveryReport): Record<string, unknown> {
+  return {
+    kind: report.kind,
+    at: report.at,
+    result: report.result,
+    event_id: report.event.id ?? null,
+    type: report.event.type ?? null,
+    resource_id: report.event.resourceId ?? null,
+    reason: report.reason ?? null,
+    detail: report.detail ?? null,
+    status: report.status,
+    forward: report.forward && { url: report.forward.url, status: report.forward.status, error: report.forward.error, duration_ms: report.forward.durationMs },
+  };
+}
+
+function deliveryLine(report: DeliveryReport): string {
+  const { event } = report;
+  const what = [report.at, event.id ?? '-', event.type ?? '-', event.resourceId ?? '-'];
+  switch (report.result) {
+    case 'accepted': {
+      const forward = report.forward ? `  → ${report.forward.status ?? report.forward.error} (${report.forward.durationMs} ms)` : '';
+      return [...what, `verified, stored${forward}`].join('  ');
+    }
+    case 'duplicate':
+      return [...what, 'verified, duplicate: acknowledged, not forwarded again'].join('  ');
+    case 'rejected':
+      return [...what, `rejected ${report.reason}: ${report.detail} (answered ${report.status})`].join('  ');
+    case 'injected':
+    case 'store_failed':
+      return [...what, `${report.result === 'injected' ? 'fault injected' : 'NOT STORED'}: ${report.detail} (answered ${report.status})`].join('  ');
+  }
+}
+
+export default class WebhooksListen extends WebhookCommand {
+  static override summary = 'Receive, verify and store webhook deliveries, and forward them to a local application';
+  static override description = `Verifies every delivery (signature over the raw body, timestamp within --tolerance, body against openapi.yaml's event schemas) and commits each accepted event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
+With --forward-to, each new event is posted to the application with its raw body and original headers; the sender's answer reflects the storing, not the application.
+One line per delivery on stdout (time, event id, type, resource id, verification, forwarding), or one JSON object per line with --json: first {"kind":"ready","url",…}, then {"kind":"delivery",…} and {"kind":"refused",…}.
+Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsewhere.`;
+
+  static override examples = [
+    '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',
+    '<%= config.bin %> webhooks listen --port 0 --json --events report.completed,report.failed',
+    '<%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem',
+    '<%= config.bin %> webhooks listen --fail-rate 0.3 --delay 2s',
+  ];
+
+  static override flags = {
+    secret: secretFlag,
+    tolerance: toleranceFlag,
+    store: storeFlag,
+    port: Flags.integer({ description: 'Port to listen on (0: any free port)', default: 4000, min: 0, max: 65_535 }),
+    host: Flags.string({ description: 'Address to listen on; plain HTTP only on loopback', default: '127.0.0.1' }),
+    cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
+    key: Flags.string({ description: 'PEM private key for HTTPS', dependsOn: ['cert'] }),
+    'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to' }),
+    events: Flags.string({ description: 'Only forward and show these kinds, comma-separated (the others are still verified, stored and acknowledged)', options: EVENT_TYPES, multiple: true, delimiter: ',' }),
+    'max-body': Flags.integer({ description: 'Largest body accepted, in bytes; a larger one is answered 413 unread', default: DEFAULT_BODY_LIMIT, min: 1 }),
+    respond: Flags.integer({ description: 'Fault injection: answer with this status (300-599) instead, without storing; with --fail-rate, only that fraction', min: 300, max: 599, helpGroup: 'FAULTS' }),
+    'fail-rate': fraction({ description: 'Fault injection: answer this fraction of deliveries (0-1) with --respond, 500 by default, without storing', helpGroup: 'FAULTS' }),
+    delay: durationFlag({ description: 'Fault injection: hold every answer back this long (500ms, 2s; over 10s the sender times out)', helpGroup: 'FAULTS' }),
+  };
+
+  public async run(): Promise<void> {
+    const { flags } = await this.parse(WebhooksListen);
+    const secrets = this.webhookSecrets(flags.secret);
+    this.warnOfWhitespace(secrets);
+    const tls = flags.cert && flags.key ? { cert: await readFile(flags.cert, 'utf8'), key: await readFile(flags.key, 'utf8') } : undefined;
+    if (!tls && !isLoopbackHost(flags.host)) {
+      throw new SvcError('usage', 'plain_http_not_loopback', `plain HTTP on ${flags.host} would expose the deliveries`, 'give --cert and --key to listen with TLS, or listen on 127.0.0.1');
+    }
+    const store = new EventStore(flags.store);
+    const unfinished = store.unfinishedForwards();
+    if (unfinished > 0) {
+      this.warning(`${unfinished} stored events were being forwarded when an earlier run stopped; they are not forwarded again automatically (list them with \`svc webhooks events --not-forwarded\`, replay with \`svc webhooks replay\`)`);
+    }
+    const listener = new WebhookListener({
+      host: flags.host,
+      port: flags.port,
+      tls,
+      secrets,
+      toleranceSeconds: flags.tolerance,
+      store,
+      forwardTo: flags['forward-to'],
+      eventTypes: flags.events,
+      bodyLimitBytes: flags['max-body'],
+      faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
+    });
+    listener.on('report', (report) => this.render(report));
+    let url: string;
+    try {
+      url = await listener.start();
+    } catch (error) {
+      store.close();
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new SvcError('usage', 'cannot_listen', `cannot listen on ${flags.host}:${flags.port}: ${code ?? (error as Error).message}`, code === 'EADDRINUSE' ? 'another process uses the port: choose another with --port (0: any free port)' : undefined);
+    }
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify({ kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null })}\n`);
+    } else {
+      this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${flags.store}`);
+      if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
+      this.note('Press Ctrl-C to stop.');
+    }
+
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    this.note('Stopping: finishing the deliveries under way…');
+    await listener.stop();
+    await closePosting();
+    store.close();
+  }
+
+  private render(report: ListenerReport): void {
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify(report.kind === 'delivery' ? deliveryJson(report) : report)}\n`);
+    } else if (report.kind === 'delivery') {
+      process.stdout.write(`${deliveryLine(report)}\n`);
+    } else {
+      this.note(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`);
+    }
+  }
+}

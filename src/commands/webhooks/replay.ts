@@ -1,0 +1,57 @@
+import { Args, Flags } from '@oclif/core';
+import { ExitCode, SvcError } from '../../errors.js';
+import { secretFlag, storeFlag, WebhookCommand } from '../../webhook-command.js';
+import { closePosting, forwardedHeaders, postRaw } from '../../webhooks/forward.js';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf, parseSignatureHeader } from '../../webhooks/signature.js';
+import { EventStore } from '../../webhooks/store.js';
+
+export default class WebhooksReplay extends WebhookCommand {
+  static override summary = 'Send a stored event again to an application';
+  static override description = `Posts the event's body byte for byte with the headers it arrived with. With a webhook secret (--secret or SVC_WEBHOOK_SECRET) the signature is made afresh, so an application that checks the timestamp accepts the replay; without one the original signature is sent, which such an application refuses once it is older than ${DEFAULT_TOLERANCE_SECONDS} s.
+Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could not be reached.`;
+
+  static override examples = [
+    '<%= config.bin %> webhooks replay evt_123 --forward-to http://127.0.0.1:3000/hooks',
+    'SVC_WEBHOOK_SECRET=… <%= config.bin %> webhooks replay evt_123 --forward-to http://127.0.0.1:3000/hooks --json',
+  ];
+
+  static override args = {
+    event: Args.string({ description: 'Event id (evt_…)', required: true }),
+  };
+
+  static override flags = {
+    store: storeFlag,
+    secret: secretFlag,
+    'forward-to': Flags.string({ description: 'URL of the application', required: true }),
+  };
+
+  public async run(): Promise<{ event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean }> {
+    const { args, flags } = await this.parse(WebhooksReplay);
+    const secrets = this.webhookSecrets(flags.secret, false);
+    const store = new EventStore(flags.store);
+    try {
+      const event = store.event(args.event);
+      if (!event) throw new SvcError('notFound', 'not_found', `no accepted event ${args.event} in ${flags.store}`, 'list the stored events with `svc webhooks events`');
+      const headers = forwardedHeaders(event.headers);
+      if (secrets.length > 0) {
+        for (const name of SIGNATURE_HEADERS) delete headers[name];
+        headers['service-signature'] = signatureHeader(secrets, event.body);
+      } else {
+        const original = signatureHeaderOf(event.headers);
+        const parsed = original && parseSignatureHeader(original.value);
+        if (parsed && 'timestamp' in parsed && Date.now() / 1000 - parsed.timestamp > DEFAULT_TOLERANCE_SECONDS) {
+          this.warning('the original signature is older than 300 s; an application that checks the timestamp will refuse it (give the webhook secret to sign the replay afresh)');
+        }
+      }
+      const result = await postRaw(flags['forward-to'], headers, event.body);
+      store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, Date.now());
+      this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
+      if (result.status === null) process.exitCode = ExitCode.network;
+      else if (result.status < 200 || result.status >= 300) process.exitCode = ExitCode.verificationFailed;
+      return { event_id: args.event, url: flags['forward-to'], status: result.status, error: result.error, duration_ms: result.durationMs, resigned: secrets.length > 0 };
+    } finally {
+      store.close();
+      await closePosting();
+    }
+  }
+}

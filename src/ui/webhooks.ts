@@ -1,0 +1,34 @@
+import type { StoredEvent } from '../webhooks/store.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A stored event as --json shows it: snake_case like the API, the body as text (base64 when it is not UTF-8). */
+export function storedEventJson(event: StoredEvent): Record<string, unknown> {
+  let body: { body: string } | { body_base64: string };
+  try {
+    body = { body: utf8.decode(event.body) };
+  } catch {
+    body = { body_base64: event.body.toString('base64') };
+  }
+  return {
+    seq: event.seq,
+    event_id: event.eventId,
+    type: event.type,
+    resource_id: event.resourceId,
+    status: event.status,
+    reason: event.reason,
+    detail: event.detail,
+    received_at: event.receivedAt,
+    duplicates: event.duplicates,
+    forward: event.forwardUrl === null ? null : { url: event.forwardUrl, status: event.forwardStatus, error: event.forwardError, at: event.forwardedAt },
+    headers: event.headers,
+    ...body,
+  };
+}
+
+/** The forward column of a stored event: the application's answer, or why there is none. */
+export function forwardCell(event: StoredEvent): string {
+  if (event.forwardUrl === null) return '';
+  if (event.forwardedAt === null) return 'unfinished';
+  return String(event.forwardStatus ?? event.forwardError);
+}

@@ -1,0 +1,56 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from './base-command.js';
+import { ConfigError } from './errors.js';
+import { DEFAULT_TOLERANCE_SECONDS } from './webhooks/signature.js';
+import { defaultStorePath } from './webhooks/store.js';
+
+export const secretFlag = Flags.string({
+  description: 'Webhook secret (whsec_…); repeat it to try several during a rotation. Visible to other local users in the process list: prefer SVC_WEBHOOK_SECRET (several separated by commas)',
+  multiple: true,
+  helpGroup: 'WEBHOOK',
+});
+
+export const toleranceFlag = Flags.integer({
+  description: 'Seconds a signature timestamp may be off, either way',
+  default: DEFAULT_TOLERANCE_SECONDS,
+  min: 0,
+  helpGroup: 'WEBHOOK',
+});
+
+export const storeFlag = Flags.string({
+  description: 'SQLite file of the received events (default: $XDG_DATA_HOME/svc/webhooks/events.db)',
+  default: async () => defaultStorePath(),
+  helpGroup: 'WEBHOOK',
+});
+
+/** A `svc webhooks …` command that signs or verifies: takes the webhook secret from --secret or SVC_WEBHOOK_SECRET. */
+export abstract class WebhookCommand extends BaseCommand {
+  /** The secrets to sign or verify with (none, when not `required` and not given); redacted from everything this run prints. */
+  protected webhookSecrets(fromFlag: string[] | undefined, required = true): string[] {
+    let secrets: string[];
+    if (fromFlag?.length) {
+      this.warning('a secret given with --secret is visible to other local users in the process list; prefer SVC_WEBHOOK_SECRET');
+      secrets = fromFlag;
+    } else if (process.env.SVC_WEBHOOK_SECRET) {
+      // Spaces next to a comma are separators; those around the whole value are kept, so they can be reported.
+      secrets = process.env.SVC_WEBHOOK_SECRET.split(/ *, */).filter((secret) => secret !== '');
+    } else if (!required) {
+      return [];
+    } else {
+      throw new ConfigError(
+        'missing_webhook_secret',
+        'no webhook secret',
+        'set SVC_WEBHOOK_SECRET (several separated by commas during a rotation), or pass --secret',
+      );
+    }
+    this.secrets.push(...secrets);
+    return secrets;
+  }
+
+  /** Warns of a secret with white space around it: the sender's copy almost certainly has none. */
+  protected warnOfWhitespace(secrets: readonly string[]): void {
+    for (const [index, secret] of secrets.entries()) {
+      if (secret.trim() !== secret) this.warning(`webhook secret #${index + 1} has white space around it; signatures made with the secret itself will not match`);
+    }
+  }
+}

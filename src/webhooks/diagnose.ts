@@ -1,0 +1,228 @@
+import { createHmac } from 'node:crypto';
+import { redactKey } from '../config/keys.js';
+import { checkEnvelope } from './envelope.js';
+import { computeSignature, DEFAULT_TOLERANCE_SECONDS, type ParsedSignature, parseSignatureHeader, sameHex } from './signature.js';
+import type { RejectionReason } from './verify.js';
+
+export type StepName = 'header' | 'timestamp' | 'signature' | 'body' | 'envelope';
+
+export interface DiagnosisStep {
+  step: StepName;
+  status: 'ok' | 'failed' | 'skipped';
+  reason?: RejectionReason;
+  detail: string;
+  /** What probably went wrong and what to do, when svc can tell. */
+  hint?: string;
+}
+
+export interface Diagnosis {
+  ok: boolean;
+  /** The reason a receiver gives: that of the first failed step, in the order a receiver checks them. */
+  reason: RejectionReason | null;
+  /** Which secret (0-based, in the order given) and which v1 entry matched. */
+  matched: { secret: number; v1: number } | null;
+  steps: DiagnosisStep[];
+}
+
+export interface DiagnoseInput {
+  /** The header's value; a leading `Service-Signature:` or `X-Service-Signature:` is tolerated. */
+  header: string | undefined;
+  body: Uint8Array;
+  secrets: readonly string[];
+  toleranceSeconds?: number;
+  now?: number;
+  serviceEvent?: string;
+}
+
+const HEADER_NAME = /^\s*(?:x-)?service-signature\s*:\s*/i;
+
+function ago(seconds: number): string {
+  const units: Array<[number, string]> = [
+    [86_400, 'd'],
+    [3600, 'h'],
+    [60, 'min'],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size * 2) return `${Math.floor(seconds / size)} ${unit} (${seconds.toLocaleString('en')} s)`;
+  }
+  return `${seconds} s`;
+}
+
+function headerStep(value: string | undefined): { step: DiagnosisStep; parsed?: ParsedSignature } {
+  if (value === undefined || value.trim() === '') {
+    return { step: { step: 'header', status: 'failed', reason: 'missing_header', detail: 'no signature header value was given', hint: 'pass the value of the Service-Signature (or X-Service-Signature) header with --header' } };
+  }
+  const parsed = parseSignatureHeader(value.replace(HEADER_NAME, ''));
+  if ('reason' in parsed) {
+    let hint: string | undefined;
+    if (/^\s*["']/.test(value)) hint = 'the value is quoted: pass it without the quotes';
+    else if (/t=\d{13}\b/.test(value)) hint = 't= looks like milliseconds; part 6 signs unix seconds';
+    else if (parsed.detail.includes('twice')) hint = 'two signature headers were probably joined into one; keep a single Service-Signature header';
+    else if (parsed.reason === 'no_v1') hint = 'only v1 (HMAC-SHA256, hex) signatures are defined; the header must carry at least one v1=';
+    return { step: { step: 'header', status: 'failed', reason: parsed.reason, detail: parsed.detail, ...(hint && { hint }) } };
+  }
+  const odd = parsed.signatures.filter((signature) => !/^[0-9a-fA-F]{64}$/.test(signature));
+  const step: DiagnosisStep = { step: 'header', status: 'ok', detail: `t=${parsed.timestamp} with ${parsed.signatures.length} v1 ${parsed.signatures.length === 1 ? 'value' : 'values'}` };
+  if (odd.length > 0) step.hint = `${odd.length === 1 ? 'a v1 value is' : `${odd.length} v1 values are`} not 64 hex digits, the length of a hex HMAC-SHA256`;
+  return { step, parsed };
+}
+
+function timestampStep(parsed: ParsedSignature, tolerance: number, now: number): DiagnosisStep {
+  const skew = now - parsed.timestamp;
+  const when = skew >= 0 ? `${ago(skew)} ago` : `${ago(-skew)} in the future`;
+  if (Math.abs(skew) <= tolerance) return { step: 'timestamp', status: 'ok', detail: `signed ${when}, within the ${tolerance} s tolerance` };
+  const beyond = `${(Math.abs(skew) - tolerance).toLocaleString('en')} s beyond the ${tolerance} s tolerance`;
+  if (skew > 0) {
+    return {
+      step: 'timestamp',
+      status: 'failed',
+      reason: 'timestamp_too_old',
+      detail: `signed ${when}, ${beyond}`,
+      hint:
+        skew > 3600
+          ? 'a captured delivery ages: check it as of when it arrived with --at, or make a fresh header with `svc webhooks sign`'
+          : "the sender's clock is behind this machine's, or the delivery was held up; check both clocks (NTP)",
+    };
+  }
+  return {
+    step: 'timestamp',
+    status: 'failed',
+    reason: 'timestamp_in_future',
+    detail: `signed ${when}, ${beyond}`,
+    hint: "the sender's clock is ahead of this machine's (or this machine's is behind); check both clocks (NTP)",
+  };
+}
+
+interface Variant<T> {
+  value: T;
+  /** What differs from the delivery as given; empty for the delivery itself. */
+  change: string;
+}
+
+function secretVariants(secrets: readonly string[]): Array<Variant<string>> {
+  const variants: Array<Variant<string>> = [];
+  secrets.forEach((secret, index) => {
+    const name = secrets.length === 1 ? 'the secret' : `secret #${index + 1}`;
+    if (secret.trim() !== secret) variants.push({ value: secret.trim(), change: `${name} without the white space around it (your copy of it has some)` });
+    variants.push({ value: `${secret}\n`, change: `${name} followed by a line break (the sender's copy has one: read from a file with a final newline?)` });
+    if (secret.startsWith('whsec_')) variants.push({ value: secret.slice('whsec_'.length), change: `${name} without its whsec_ prefix (the sender drops it; the whole secret is the key)` });
+  });
+  return variants;
+}
+
+function bodyVariants(body: Uint8Array): Array<Variant<Uint8Array>> {
+  const text = Buffer.from(body).toString('utf8');
+  const variants: Array<Variant<string>> = [];
+  if (text.includes('\r\n')) variants.push({ value: text.replace(/\r\n/g, '\n'), change: 'the body with LF line endings: the copy checked here has CRLF (an editor or git autocrlf changed them)' });
+  else if (text.includes('\n')) variants.push({ value: text.replace(/\n/g, '\r\n'), change: 'the body with CRLF line endings: the copy checked here has LF (an editor or git changed them)' });
+  if (/\r?\n$/.test(text)) variants.push({ value: text.replace(/(\r?\n)+$/, ''), change: 'the body without its final line break (the file was saved with one that the delivery did not have)' });
+  else variants.push({ value: `${text}\n`, change: 'the body with a final line break (the delivery had one that the copy checked here lost)' });
+  try {
+    const value: unknown = JSON.parse(text);
+    for (const [indent, name] of [
+      [undefined, 'compact JSON'],
+      [2, 'JSON indented by 2 spaces'],
+      [4, 'JSON indented by 4 spaces'],
+      ['\t', 'JSON indented by tabs'],
+    ] as const) {
+      const serialised = JSON.stringify(value, null, indent);
+      if (serialised !== text) {
+        const change = `the body re-serialised as ${name}: the JSON is equal but the bytes differ, so something parsed and re-wrote it; verify the raw bytes as received`;
+        variants.push({ value: serialised, change }, { value: `${serialised}\n`, change });
+      }
+    }
+  } catch {
+    // Not JSON: only the byte-level variants apply.
+  }
+  return variants.map((variant) => ({ value: Buffer.from(variant.value, 'utf8'), change: variant.change }));
+}
+
+const SCHEMES: Array<Variant<(secret: string, t: number, body: Uint8Array) => Buffer>> = [
+  { value: (secret, t, body) => Buffer.from(computeSignature(secret, t, body), 'hex'), change: '' },
+  { value: (secret, _t, body) => createHmac('sha256', secret).update(body).digest(), change: 'the body alone signed, not `<t>.<body>` (the sender leaves out the timestamp)' },
+];
+
+/** Looks for the one change to the delivery that makes a v1 value match, to say what went wrong. */
+function explainMismatch(parsed: ParsedSignature, body: Uint8Array, secrets: readonly string[]): string | undefined {
+  const candidateSecrets = [...secrets.map((value) => ({ value, change: '' })), ...secretVariants(secrets)];
+  const candidateBodies = [{ value: body, change: '' }, ...bodyVariants(body)];
+  const given = parsed.signatures.map((signature) => signature.replace(/=+$/, ''));
+  for (const scheme of SCHEMES) {
+    for (const secret of candidateSecrets) {
+      for (const candidate of candidateBodies) {
+        const digest = scheme.value(secret.value, parsed.timestamp, candidate.value);
+        const changes = [scheme.change, secret.change, candidate.change].filter(Boolean);
+        const described = changes.length > 0 ? ` of ${changes.join(', and ')}` : '';
+        if (changes.length > 0 && given.some((signature) => sameHex(digest.toString('hex'), signature))) return `a v1 value is the signature${described}`;
+        const base64 = [digest.toString('base64').replace(/=+$/, ''), digest.toString('base64url')];
+        if (given.some((signature) => base64.includes(signature))) {
+          return `a v1 value is the base64-encoded signature${described}; part 6's scheme (openapi.yaml x-webhook-signature) encodes v1 as lower-case hex`;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function signatureStep(parsed: ParsedSignature, body: Uint8Array, secrets: readonly string[]): { step: DiagnosisStep; matched: Diagnosis['matched'] } {
+  for (const [secretIndex, secret] of secrets.entries()) {
+    const expected = computeSignature(secret, parsed.timestamp, body);
+    const v1 = parsed.signatures.findIndex((given) => sameHex(expected, given));
+    if (v1 >= 0) {
+      const which = secrets.length === 1 ? `the secret ${redactKey(secret)}` : `secret #${secretIndex + 1} of ${secrets.length} (${redactKey(secret)})`;
+      const entry = parsed.signatures.length === 1 ? 'the v1 value' : `v1 value #${v1 + 1} of ${parsed.signatures.length}`;
+      return { step: { step: 'signature', status: 'ok', detail: `${entry} matches ${which}` }, matched: { secret: secretIndex, v1 } };
+    }
+  }
+  const explanation = explainMismatch(parsed, body, secrets);
+  return {
+    step: {
+      step: 'signature',
+      status: 'failed',
+      reason: 'signature_mismatch',
+      detail: `no v1 value matches the body signed with ${secrets.length === 1 ? 'the secret' : `any of the ${secrets.length} secrets`}`,
+      hint:
+        explanation ??
+        'the secret is not the one the sender uses, or the body is not byte for byte what was sent (svc tried line endings, a final newline, JSON re-serialisation and white space in the secret)',
+    },
+    matched: null,
+  };
+}
+
+/**
+ * Checks a captured delivery step by step, as a receiver would, and says exactly which step fails
+ * and why: every step is run (the signature is checked even when the timestamp is stale), so one
+ * run tells everything that is wrong.
+ */
+export function diagnoseDelivery(input: DiagnoseInput): Diagnosis {
+  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const now = input.now ?? Math.floor(Date.now() / 1000);
+  const steps: DiagnosisStep[] = [];
+  let matched: Diagnosis['matched'] = null;
+
+  const header = headerStep(input.header);
+  steps.push(header.step);
+  if (header.parsed) {
+    steps.push(timestampStep(header.parsed, tolerance, now));
+    const signature = signatureStep(header.parsed, input.body, input.secrets);
+    steps.push(signature.step);
+    matched = signature.matched;
+  } else {
+    steps.push({ step: 'timestamp', status: 'skipped', detail: 'the header could not be read' }, { step: 'signature', status: 'skipped', detail: 'the header could not be read' });
+  }
+
+  const envelope = checkEnvelope(input.body, input.serviceEvent);
+  if (envelope.ok) {
+    steps.push({ step: 'body', status: 'ok', detail: `UTF-8 JSON, ${input.body.length} bytes` });
+    steps.push({ step: 'envelope', status: 'ok', detail: `a valid ${envelope.event.type} event (${envelope.event.id}) by openapi.yaml` });
+  } else if (envelope.reason === 'body_not_json') {
+    steps.push({ step: 'body', status: 'failed', reason: 'body_not_json', detail: envelope.detail });
+    steps.push({ step: 'envelope', status: 'skipped', detail: 'the body is not JSON' });
+  } else {
+    steps.push({ step: 'body', status: 'ok', detail: `UTF-8 JSON, ${input.body.length} bytes` });
+    steps.push({ step: 'envelope', status: 'failed', reason: 'envelope_invalid', detail: envelope.detail, hint: "openapi.yaml's webhooks section gives each event's schema" });
+  }
+
+  const failed = steps.find((step) => step.status === 'failed');
+  return { ok: failed === undefined, reason: failed?.reason ?? null, matched, steps };
+}

@@ -1,0 +1,47 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, request } from 'undici';
+import { ANSWER_TIMEOUT_MS, type AttemptResult } from '../sandbox/dispatcher.js';
+
+// Headers that belong to one connection (RFC 9110 §7.6.1) or that the new request recomputes.
+const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'expect']);
+
+/** The headers of a received delivery as they are passed on: all of them but the per-connection ones. */
+export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !NOT_FORWARDED.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+let shared: Agent | undefined;
+
+function agent(): Agent {
+  shared ??= new Agent({ connections: 32, headersTimeout: ANSWER_TIMEOUT_MS, bodyTimeout: ANSWER_TIMEOUT_MS });
+  return shared;
+}
+
+/** Closes the connections kept alive for posting, so the process can exit. */
+export async function closePosting(): Promise<void> {
+  await shared?.close();
+  shared = undefined;
+}
+
+/**
+ * POSTs a body with exactly the given headers (no fetch defaults added) and reports the answer's
+ * status within part 6's 10 s deadline, or why there was none.
+ */
+export async function postRaw(url: string, headers: Record<string, string | string[]>, body: Uint8Array): Promise<AttemptResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const response = await request(url, { method: 'POST', headers, body, dispatcher: agent(), signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    await response.body.dump();
+    return { status: response.statusCode, error: null, durationMs: elapsed() };
+  } catch (error) {
+    const failure = error as Error & { code?: string; cause?: { code?: string } };
+    const timedOut = failure.name === 'TimeoutError' || failure.code === 'UND_ERR_HEADERS_TIMEOUT' || failure.code === 'UND_ERR_BODY_TIMEOUT';
+    const reason = timedOut ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : (failure.code ?? failure.cause?.code ?? failure.message);
+    return { status: null, error: reason, durationMs: elapsed() };
+  }
+}

@@ -1,0 +1,269 @@
+import { EventEmitter } from 'node:events';
+import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { AttemptResult } from '../sandbox/dispatcher.js';
+import type { EventSummary } from './envelope.js';
+import { forwardedHeaders, postRaw } from './forward.js';
+import { GroupCommit } from './group-commit.js';
+import type { EventStore } from './store.js';
+import { type RejectionReason, verifyDelivery } from './verify.js';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_HEADERS = 100;
+/** A whole request must arrive within this; a slow client is cut off, not waited for. */
+const REQUEST_TIMEOUT_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 5_000;
+
+export interface Faults {
+  /** Status of the deliberately bad answers (default 500). */
+  status?: number;
+  /** Fraction of deliveries answered with `status`, 0 to 1. */
+  rate: number;
+  /** Milliseconds to hold every answer back. */
+  delayMs: number;
+}
+
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  tls?: { cert: string; key: string } | undefined;
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  store: EventStore;
+  forwardTo?: string | undefined;
+  /** Only these kinds are forwarded and reported; the others are still stored and acknowledged. */
+  eventTypes?: readonly string[] | undefined;
+  bodyLimitBytes: number;
+  faults: Faults;
+}
+
+/** What happened to one delivery, reported once it is answered (and forwarded, when it is). */
+export interface DeliveryReport {
+  kind: 'delivery';
+  at: string;
+  /**
+   * accepted: new and stored; duplicate: its id was stored before; rejected: failed verification
+   * (kept as such); injected: answered badly on purpose; store_failed: could not be written. The
+   * last two are not stored, and the sender's retry will find them new.
+   */
+  result: 'accepted' | 'duplicate' | 'rejected' | 'injected' | 'store_failed';
+  /** The event, verified when `result` is accepted or duplicate; otherwise what the body claims. */
+  event: Partial<EventSummary>;
+  reason?: RejectionReason;
+  detail?: string;
+  /** The status the sender got. */
+  status: number;
+  forward: (AttemptResult & { url: string }) | null;
+}
+
+/** A request that was no delivery at all: wrong method, too large, unparsable HTTP, too slow. */
+export interface RefusalReport {
+  kind: 'refused';
+  at: string;
+  status: number | null;
+  detail: string;
+  remote: string | undefined;
+}
+
+export type ListenerReport = DeliveryReport | RefusalReport;
+
+class BodyTooLarge extends Error {}
+
+/** Reads a body up to `limit` bytes, refusing a larger one as soon as it shows, without reading it whole. */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length']);
+    if (declared > limit) return reject(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.pause();
+        reject(new BodyTooLarge());
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks, size)));
+    request.on('error', reject);
+    request.on('close', () => {
+      if (!request.complete) reject(new Error('the client went away before the body was complete'));
+    });
+  });
+}
+
+const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+};
+
+/**
+ * The receiver behind `svc webhooks listen`: verifies every delivery, commits accepted events to
+ * the store before answering 2xx (grouped: see GroupCommit), answers each event id's first
+ * delivery once and acknowledges the repeats, and forwards new events to the application. It
+ * reports each delivery as a typed `report` event; rendering is the caller's.
+ */
+export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> {
+  private readonly server: Server;
+  private readonly writes: GroupCommit;
+  private readonly sockets = new Set<Socket>();
+  private readonly forwards = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: ListenerOptions) {
+    super();
+    this.writes = new GroupCommit((work) => options.store.transaction(work));
+    const serverOptions = {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      // Node checks the two timeouts above only this often (30 s by default).
+      connectionsCheckingInterval: 1000,
+    };
+    const handler = (request: IncomingMessage, response: ServerResponse) => void this.handle(request, response);
+    this.server = options.tls ? createHttpsServer({ ...serverOptions, ...options.tls }, handler) : createHttpServer(serverOptions, handler);
+    this.server.maxHeadersCount = MAX_HEADERS;
+    this.server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    this.server.on('clientError', (error: Error & { code?: string }, socket: Socket) => this.refuseConnection(error, socket));
+    this.server.on('tlsClientError', (error: Error, socket: Socket) => {
+      this.refused(null, `TLS handshake failed: ${error.message}`, socket.remoteAddress);
+      socket.destroy();
+    });
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = this.server.address() as AddressInfo;
+    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    return `${this.options.tls ? 'https' : 'http'}://${host}:${port}`;
+  }
+
+  /** Stops accepting, lets the deliveries under way finish, waits for their writes and forwards. */
+  async stop(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    const deadline = setTimeout(() => {
+      for (const socket of this.sockets) socket.destroy();
+    }, REQUEST_TIMEOUT_MS);
+    await closed;
+    clearTimeout(deadline);
+    await Promise.allSettled([...this.forwards]);
+    await this.writes.drained();
+  }
+
+  private refused(status: number | null, detail: string, remote: string | undefined): void {
+    this.emit('report', { kind: 'refused', at: new Date().toISOString(), status, detail, remote });
+  }
+
+  private refuseConnection(error: Error & { code?: string }, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, text] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Bad Request'];
+    this.refused(status, `${text} (${error.code ?? error.message})`, socket.remoteAddress);
+    socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  }
+
+  private answer(response: ServerResponse, status: number, body: object, close = false): void {
+    const text = JSON.stringify(body);
+    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
+    if (close) headers.connection = 'close';
+    response.writeHead(status, headers).end(text);
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const remote = request.socket.remoteAddress;
+    try {
+      if (request.method !== 'POST') {
+        response.setHeader('allow', 'POST');
+        this.answer(response, 405, { error: { code: 'method_not_allowed', message: 'webhook deliveries are POST requests' } }, true);
+        this.refused(405, `${request.method} ${request.url}: only POST is accepted`, remote);
+        return;
+      }
+      let body: Buffer;
+      try {
+        body = await readBody(request, this.options.bodyLimitBytes);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) return;
+        // Connection: close, since the rest of the body stays unread.
+        this.answer(response, 413, { error: { code: 'body_too_large', message: `bodies are limited to ${this.options.bodyLimitBytes} bytes` } }, true);
+        this.refused(413, `body larger than ${this.options.bodyLimitBytes} bytes`, remote);
+        return;
+      }
+      const { report, forwarding } = await this.deliver(request.headers, body);
+      const { delayMs } = this.options.faults;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const acknowledged = report.status >= 200 && report.status < 300;
+      this.answer(response, report.status, acknowledged ? { received: true, ...(report.result === 'duplicate' && { duplicate: true }) } : { error: { code: report.reason ?? report.result, message: report.detail } });
+      await forwarding;
+      this.report(report);
+    } catch (error) {
+      if (!response.headersSent) this.answer(response, 500, { error: { code: 'internal_error', message: 'the receiver failed; the delivery was not stored' } }, true);
+      this.refused(500, `internal error: ${(error as Error).message}`, remote);
+    }
+  }
+
+  private report(report: DeliveryReport): void {
+    const type = report.event.type;
+    if (this.options.eventTypes && type !== undefined && !this.options.eventTypes.includes(type)) return;
+    this.emit('report', report);
+  }
+
+  /**
+   * Verifies and stores one delivery. The status it returns is 2xx only once the event is durable;
+   * `forwarding` settles when the application has answered a new event.
+   */
+  private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
+    const receivedAt = Date.now();
+    const at = new Date(receivedAt).toISOString();
+    const verdict = verifyDelivery(headers, body, { secrets: this.options.secrets, toleranceSeconds: this.options.toleranceSeconds });
+    const { faults } = this.options;
+    if (faults.rate > 0 && Math.random() < faults.rate) {
+      const event = verdict.ok ? verdict.event : verdict.claimed;
+      const status = faults.status ?? 500;
+      return { report: { kind: 'delivery', at, result: 'injected', event, detail: `answered ${status} on purpose; not stored`, status, forward: null } };
+    }
+    if (!verdict.ok) {
+      try {
+        await this.writes.submit(() => this.options.store.reject(verdict.claimed, verdict, { headers, body, receivedAt }));
+      } catch {
+        // Kept for inspection only; the answer is the same without it.
+      }
+      return { report: { kind: 'delivery', at, result: 'rejected', event: verdict.claimed, reason: verdict.reason, detail: verdict.detail, status: 400, forward: null } };
+    }
+    const wanted = !this.options.eventTypes || this.options.eventTypes.includes(verdict.event.type);
+    const forwardUrl = this.options.forwardTo !== undefined && wanted ? this.options.forwardTo : null;
+    let stored: { seq: number; duplicate: boolean };
+    try {
+      stored = await this.writes.submit(() => this.options.store.accept(verdict.event, { headers, body, receivedAt, forwardUrl }));
+    } catch (error) {
+      // Not stored, so not acknowledged: the sender will retry it.
+      return { report: { kind: 'delivery', at, result: 'store_failed', event: verdict.event, detail: `could not store the event: ${(error as Error).message}`, status: 503, forward: null } };
+    }
+    const report: DeliveryReport = { kind: 'delivery', at, result: stored.duplicate ? 'duplicate' : 'accepted', event: verdict.event, status: 200, forward: null };
+    if (stored.duplicate || forwardUrl === null) return { report };
+    return { report, forwarding: this.forward(report, stored.seq, forwardUrl, headers, body) };
+  }
+
+  /** Passes a new event on to the application, after it is stored, and records the answer. */
+  private forward(report: DeliveryReport, seq: number, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<void> {
+    const done = postRaw(url, forwardedHeaders(headers), body)
+      .then(async (result) => {
+        report.forward = { url, ...result };
+        await this.writes.submit(() => this.options.store.recordForward(seq, { url, status: result.status, error: result.error }, Date.now())).catch(() => undefined);
+      })
+      .finally(() => this.forwards.delete(done));
+    this.forwards.add(done);
+    return done;
+  }
+}

@@ -1,0 +1,223 @@
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { dirname, join } from 'node:path';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { paths } from '../config/paths.js';
+import type { EventSummary } from './envelope.js';
+import type { RejectionReason } from './verify.js';
+
+export function defaultStorePath(): string {
+  return join(paths.dataDir, 'webhooks', 'events.db');
+}
+
+export type StoredStatus = 'accepted' | 'rejected';
+
+/** One delivery as kept: an accepted event (once per event id), or a refused delivery with its reason. */
+export interface StoredEvent {
+  seq: number;
+  eventId: string | null;
+  type: string | null;
+  resourceId: string | null;
+  status: StoredStatus;
+  reason: RejectionReason | null;
+  detail: string | null;
+  receivedAt: string;
+  /** Further deliveries of the same event id after it was accepted (the sender's retries). */
+  duplicates: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  forwardUrl: string | null;
+  forwardStatus: number | null;
+  forwardError: string | null;
+  forwardedAt: string | null;
+}
+
+export interface ForwardOutcome {
+  url: string;
+  status: number | null;
+  error: string | null;
+}
+
+export interface EventFilter {
+  types?: readonly string[];
+  status?: StoredStatus;
+  /** Accepted events whose forwarding got no 2xx answer: failed, or cut off by a stop. */
+  notForwarded?: boolean;
+  since?: number;
+  until?: number;
+  limit: number;
+}
+
+// One row per accepted event id (the partial unique index), any number of rejected rows: a forged
+// delivery carrying a real event's id must not stand in the way of the real one.
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  seq INTEGER PRIMARY KEY,
+  event_id TEXT,
+  type TEXT,
+  resource_id TEXT,
+  status TEXT NOT NULL CHECK (status IN ('accepted', 'rejected')),
+  reason TEXT,
+  detail TEXT,
+  received_at INTEGER NOT NULL,
+  duplicates INTEGER NOT NULL DEFAULT 0,
+  headers TEXT NOT NULL,
+  body BLOB NOT NULL,
+  forward_url TEXT,
+  forward_status INTEGER,
+  forward_error TEXT,
+  forwarded_at INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS accepted_event_id ON events (event_id) WHERE status = 'accepted';
+CREATE INDEX IF NOT EXISTS events_by_time ON events (received_at);
+`;
+
+type Row = Record<string, SQLInputValue>;
+
+function toStoredEvent(row: Row): StoredEvent {
+  const time = (value: SQLInputValue | undefined) => (value === null || value === undefined ? null : new Date(Number(value)).toISOString());
+  return {
+    seq: Number(row.seq),
+    eventId: row.event_id as string | null,
+    type: row.type as string | null,
+    resourceId: row.resource_id as string | null,
+    status: row.status as StoredStatus,
+    reason: row.reason as RejectionReason | null,
+    detail: row.detail as string | null,
+    receivedAt: time(row.received_at)!,
+    duplicates: Number(row.duplicates),
+    headers: JSON.parse(row.headers as string),
+    body: Buffer.from(row.body as Uint8Array),
+    forwardUrl: row.forward_url as string | null,
+    forwardStatus: row.forward_status === null ? null : Number(row.forward_status),
+    forwardError: row.forward_error as string | null,
+    forwardedAt: time(row.forwarded_at),
+  };
+}
+
+/**
+ * The receiver's durable record in one SQLite file (WAL, synchronous=FULL: a commit is on disk when
+ * it returns, so an acknowledged event survives kill -9 and power loss alike). Calls are
+ * synchronous; `GroupCommit` batches them into shared transactions.
+ */
+export class EventStore {
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Created 0600 before SQLite opens it: event bodies are the workspace's data.
+    closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
+    this.db = new DatabaseSync(file);
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+    this.db.exec(SCHEMA);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  transaction<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /**
+   * Records a verified event unless its id is already stored, in which case the duplicate is
+   * counted. `forwardUrl` marks the event as due for forwarding in the same write.
+   */
+  accept(event: EventSummary, delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number; forwardUrl: string | null }): { seq: number; duplicate: boolean } {
+    const row = this.statement(
+      `INSERT INTO events (event_id, type, resource_id, status, received_at, headers, body, forward_url)
+       VALUES (?, ?, ?, 'accepted', ?, ?, ?, ?)
+       ON CONFLICT (event_id) WHERE status = 'accepted' DO UPDATE SET duplicates = duplicates + 1
+       RETURNING seq, duplicates`,
+    ).get(event.id, event.type, event.resourceId ?? null, delivery.receivedAt, JSON.stringify(delivery.headers), delivery.body, delivery.forwardUrl) as Row;
+    return { seq: Number(row.seq), duplicate: Number(row.duplicates) > 0 };
+  }
+
+  /** Keeps a refused delivery for inspection, with what it claimed to be. */
+  reject(
+    claimed: Partial<EventSummary>,
+    rejection: { reason: RejectionReason; detail: string },
+    delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number },
+  ): number {
+    const row = this.statement(
+      `INSERT INTO events (event_id, type, resource_id, status, reason, detail, received_at, headers, body)
+       VALUES (?, ?, ?, 'rejected', ?, ?, ?, ?, ?) RETURNING seq`,
+    ).get(
+      claimed.id ?? null,
+      claimed.type ?? null,
+      claimed.resourceId ?? null,
+      rejection.reason,
+      rejection.detail,
+      delivery.receivedAt,
+      JSON.stringify(delivery.headers),
+      delivery.body,
+    ) as Row;
+    return Number(row.seq);
+  }
+
+  recordForward(seq: number, outcome: ForwardOutcome, at: number): void {
+    this.statement('UPDATE events SET forward_url = ?, forward_status = ?, forward_error = ?, forwarded_at = ? WHERE seq = ?').run(
+      outcome.url,
+      outcome.status,
+      outcome.error,
+      at,
+      seq,
+    );
+  }
+
+  /** The accepted event with this id. */
+  event(eventId: string): StoredEvent | undefined {
+    const row = this.statement("SELECT * FROM events WHERE event_id = ? AND status = 'accepted'").get(eventId) as Row | undefined;
+    return row && toStoredEvent(row);
+  }
+
+  /** Newest first. */
+  events(filter: EventFilter): StoredEvent[] {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (filter.types?.length) {
+      where.push(`type IN (${filter.types.map(() => '?').join(', ')})`);
+      params.push(...filter.types);
+    }
+    if (filter.status) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.notForwarded) where.push("status = 'accepted' AND forward_url IS NOT NULL AND (forward_status IS NULL OR forward_status NOT BETWEEN 200 AND 299)");
+    if (filter.since !== undefined) {
+      where.push('received_at >= ?');
+      params.push(filter.since);
+    }
+    if (filter.until !== undefined) {
+      where.push('received_at < ?');
+      params.push(filter.until);
+    }
+    const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...params, filter.limit) as Row[]).map(toStoredEvent);
+  }
+
+  /** Accepted events marked for forwarding whose forwarding never finished (the receiver stopped first). */
+  unfinishedForwards(): number {
+    return Number((this.statement("SELECT COUNT(*) AS n FROM events WHERE status = 'accepted' AND forward_url IS NOT NULL AND forwarded_at IS NULL").get() as Row).n);
+  }
+}
