@@ -17,6 +17,7 @@ export const ExitCode = {
   reportFailed: 11,
   timedOut: 12,
   verificationFailed: 16,
+  nonConformant: 17,
 } as const;
 
 export type ErrorKind = Exclude<keyof typeof ExitCode, 'ok'>;

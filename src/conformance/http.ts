@@ -1,0 +1,228 @@
+import { readFileSync } from 'node:fs';
+import { request as plainRequest } from 'node:http';
+import { rootCertificates } from 'node:tls';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import { redactText } from '../config/keys.js';
+import { ConfigError } from '../errors.js';
+
+/** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
+export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'created' | 'none';
+
+/** One request to the implementation and its answer, as every check sees it. */
+export interface Exchange {
+  method: string;
+  /** Path and query, relative to the base URL. */
+  path: string;
+  role: Role;
+  /** Which part of the kit sent it (a check id, `fixture`, `pact`). */
+  purpose: string;
+  /** The request body as text, for the checks that need to know what was asked (an update, a creation). */
+  requestBody: string | undefined;
+  status: number;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed as JSON; undefined when it is not JSON. */
+  json: unknown;
+  at: number;
+}
+
+export interface SendOptions {
+  method: string;
+  path: string;
+  /** The whole Authorization header, or null to send none. */
+  authorization: string | null;
+  role: Role;
+  purpose: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export interface ImplementationClientOptions {
+  baseUrl: URL;
+  caCertPath?: string | undefined;
+  insecure?: boolean;
+  timeoutMs?: number;
+  /** Lines for people (waits for the rate limit), on stderr. */
+  log?: (line: string) => void;
+  /** Secrets to redact from anything logged. */
+  secrets?: string[];
+}
+
+const WINDOW_MS = 60_000;
+const MAX_RATE_LIMIT_RETRIES = 20;
+const DEFAULT_RETRY_AFTER_S = 5;
+const MAX_WAIT_S = 120;
+
+interface Bucket {
+  /** The last X-RateLimit-Remaining the implementation sent for this credential. */
+  remaining: number | undefined;
+  /** When the requests of the last minute were sent. */
+  sent: number[];
+  /** Requests of one credential go one after another, so the count the implementation reports stays meaningful. */
+  queue: Promise<unknown>;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+/** Seconds to wait after a 429: Retry-After in seconds or as an HTTP date, else a short default. */
+export function retryAfterSeconds(headers: Record<string, string>): number | undefined {
+  const value = headers['retry-after']?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/**
+ * The kit's only way to the implementation: HTTPS with the operator's CA (or none checked with
+ * `--insecure`), paced by X-RateLimit-Remaining per credential, waiting out 429 Retry-After, and
+ * recording every exchange for the checks that look at all answers (X-RateLimit-Remaining, strict).
+ */
+export class ImplementationClient {
+  readonly exchanges: Exchange[] = [];
+  private readonly dispatcher: Agent;
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly prefix: string;
+
+  constructor(private readonly options: ImplementationClientOptions) {
+    let ca: string[] | undefined;
+    if (options.caCertPath) {
+      let pem: string;
+      try {
+        pem = readFileSync(options.caCertPath, 'utf8');
+      } catch (error) {
+        throw new ConfigError('ca_cert_unreadable', `cannot read the CA certificate ${options.caCertPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'check the path given by --ca-cert');
+      }
+      if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError('ca_cert_invalid', `${options.caCertPath} holds no PEM certificate`, 'give a PEM file (-----BEGIN CERTIFICATE-----)');
+      ca = [...rootCertificates, pem];
+    }
+    this.dispatcher = new Agent({ connect: { ...(ca ? { ca } : {}), rejectUnauthorized: !options.insecure }, keepAliveTimeout: 4_000 });
+    this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
+  }
+
+  get baseUrl(): URL {
+    return this.options.baseUrl;
+  }
+
+  private bucket(authorization: string | null): Bucket {
+    const name = authorization ?? '';
+    let bucket = this.buckets.get(name);
+    if (!bucket) {
+      bucket = { remaining: undefined, sent: [], queue: Promise.resolve() };
+      this.buckets.set(name, bucket);
+    }
+    return bucket;
+  }
+
+  private log(line: string): void {
+    this.options.log?.(redactText(line, this.options.secrets ?? []));
+  }
+
+  /** Sends one request, after the credential's earlier ones, and returns its final answer (a 429 is waited out and sent again). */
+  send(options: SendOptions): Promise<Exchange> {
+    const bucket = this.bucket(options.authorization);
+    const run = bucket.queue.then(() => this.sendPaced(options, bucket));
+    bucket.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async pace(bucket: Bucket): Promise<void> {
+    const now = Date.now();
+    bucket.sent = bucket.sent.filter((at) => now - at < WINDOW_MS);
+    if (bucket.remaining === 0 && bucket.sent.length > 0) {
+      // Part 8 counts requests per minute: a slot frees up at the latest a minute after the oldest request of the window.
+      const waitMs = bucket.sent[0]! + WINDOW_MS - now + 100;
+      this.log(`X-RateLimit-Remaining is 0: waiting ${(waitMs / 1000).toFixed(0)} s before the next request`);
+      await sleep(waitMs);
+      bucket.remaining = undefined;
+    }
+  }
+
+  private async sendPaced(options: SendOptions, bucket: Bucket): Promise<Exchange> {
+    for (let attempt = 0; ; attempt++) {
+      await this.pace(bucket);
+      bucket.sent.push(Date.now());
+      const exchange = await this.sendOnce(options);
+      const remaining = exchange.headers['x-ratelimit-remaining'];
+      bucket.remaining = remaining !== undefined && /^\d+$/.test(remaining.trim()) ? Number(remaining.trim()) : undefined;
+      if (exchange.status !== 429 || attempt >= MAX_RATE_LIMIT_RETRIES) return exchange;
+      const waitS = Math.min(MAX_WAIT_S, retryAfterSeconds(exchange.headers) ?? DEFAULT_RETRY_AFTER_S * 2 ** Math.min(attempt, 3));
+      this.log(`429 on ${options.method} ${options.path}: waiting ${waitS} s (Retry-After) before sending it again`);
+      await sleep(waitS * 1000);
+      bucket.remaining = undefined;
+    }
+  }
+
+  private async sendOnce(options: SendOptions): Promise<Exchange> {
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    if (options.authorization !== null) headers.authorization = options.authorization;
+    const url = new URL(this.prefix + options.path, this.options.baseUrl.origin);
+    const response = await request(url, {
+      method: options.method as 'GET',
+      headers,
+      body: options.body,
+      dispatcher: this.dispatcher,
+      headersTimeout: this.options.timeoutMs ?? 30_000,
+      bodyTimeout: this.options.timeoutMs ?? 30_000,
+    });
+    const body = await response.body.text();
+    const exchange: Exchange = {
+      method: options.method,
+      path: options.path,
+      role: options.role,
+      purpose: options.purpose,
+      requestBody: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : Buffer.from(options.body).toString('latin1'),
+      status: response.statusCode,
+      headers: flatHeaders(response.headers as Record<string, string | string[] | undefined>),
+      body,
+      json: parseJson(body),
+      at: Date.now(),
+    };
+    this.exchanges.push(exchange);
+    return exchange;
+  }
+
+  /**
+   * One request in plain HTTP to the implementation's host: on the base URL's port when it names
+   * one, else on port 80 (or 443, the HTTPS port itself, with `onHttpsPort`). A refused or reset
+   * connection is `{ refused }`.
+   */
+  plainHttp(path: string, authorization: string, onHttpsPort = false): Promise<{ status: number; headers: Record<string, string>; body: string; url: string } | { refused: string; url: string }> {
+    const base = this.options.baseUrl;
+    // A deployment's plain HTTP is on port 80 when its HTTPS is on the default port; else on the same port, as the sandbox's is.
+    const port = Number(base.port || (onHttpsPort ? 443 : 80));
+    const url = `http://${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${port}${this.prefix}${path}`;
+    return new Promise((resolve) => {
+      const outgoing = plainRequest(url, { method: 'GET', headers: { authorization, accept: 'application/json' }, timeout: 10_000 }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: flatHeaders(response.headers), body: Buffer.concat(chunks).toString('utf8'), url }));
+        response.on('error', (error) => resolve({ refused: error.message, url }));
+      });
+      outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 10 s')));
+      outgoing.on('error', (error) => resolve({ refused: (error as NodeJS.ErrnoException).code ?? error.message, url }));
+      outgoing.end();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+}

@@ -1,0 +1,113 @@
+import type { Exchange } from './http.js';
+
+export type Status = 'passed' | 'failed' | 'skipped';
+
+export interface Outcome {
+  status: Status;
+  detail: string;
+}
+
+/** One thing a check found wrong: what the specification expects, what came back, and the request that showed it. */
+export interface Finding {
+  expected: string;
+  got: string;
+  request?: string | undefined;
+}
+
+export function describeFinding(finding: Finding): string {
+  return `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}`;
+}
+
+const MAX_FINDINGS = 5;
+
+/** A check found the implementation at fault. */
+export class CheckFailure extends Error {
+  constructor(readonly findings: Finding[]) {
+    const shownFindings = findings.slice(0, MAX_FINDINGS).map(describeFinding);
+    if (findings.length > MAX_FINDINGS) shownFindings.push(`and ${findings.length - MAX_FINDINGS} more`);
+    super(shownFindings.join('; '));
+    this.name = 'CheckFailure';
+  }
+}
+
+/** A check cannot run here (an input is missing, the implementation does not offer an unstated operation it needs). */
+export class CheckSkipped extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'CheckSkipped';
+  }
+}
+
+/** The kit's shared setup failed; every check that needs it fails with the same reason. */
+export class FixtureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FixtureError';
+  }
+}
+
+const ROLE_NAMES: Record<Exchange['role'], string> = {
+  api: 'test key',
+  admin: 'admin key',
+  readOnly: 'read-only key',
+  ipLocked: 'IP-locked key',
+  other: "other workspace's key",
+  created: 'key made by the kit',
+  none: 'no valid key',
+};
+
+export function requestLine(exchange: Pick<Exchange, 'method' | 'path' | 'role'>): string {
+  return `${exchange.method} ${exchange.path} with the ${ROLE_NAMES[exchange.role]}`;
+}
+
+const MAX_SHOWN = 160;
+
+/** A response as a failure shows it: the status and the start of the body. */
+export function shown(exchange: Pick<Exchange, 'status' | 'body'>): string {
+  const body = exchange.body.replace(/\s+/g, ' ').trim();
+  return `${exchange.status}${body ? ` ${body.length > MAX_SHOWN ? `${body.slice(0, MAX_SHOWN)}…` : body}` : ' with an empty body'}`;
+}
+
+export function shownValue(value: unknown): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
+}
+
+/** Collects the findings of one check, then fails it once with all of them. */
+export class Findings {
+  readonly list: Finding[] = [];
+
+  /** Records a finding unless `ok`; returns `ok`. */
+  expect(ok: boolean, expected: string, got: string, exchange?: Pick<Exchange, 'method' | 'path' | 'role'>): boolean {
+    if (!ok) this.list.push({ expected, got, request: exchange && requestLine(exchange) });
+    return ok;
+  }
+
+  add(finding: Finding): void {
+    this.list.push(finding);
+  }
+
+  /** Throws a CheckFailure if anything was found. */
+  done(): void {
+    if (this.list.length > 0) throw new CheckFailure(this.list);
+  }
+}
+
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** Whether an error body names `code`: as any string value anywhere in the JSON, as the spec shows no shape (part 7). */
+export function bodyNamesCode(exchange: Pick<Exchange, 'json' | 'body'>, code: string): boolean {
+  const search = (value: unknown): boolean => {
+    if (typeof value === 'string') return value === code;
+    if (Array.isArray(value)) return value.some(search);
+    if (typeof value === 'object' && value !== null) return Object.values(value).some(search);
+    return false;
+  };
+  return exchange.json !== undefined && search(exchange.json);
+}
+
+/** An ISO 8601 timestamp in UTC: `Z` or a zero offset (`+00:00`, `+0000`, `-00:00`). */
+export const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]00:?00)$/;
+export const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;

@@ -1,0 +1,277 @@
+import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Check } from './catalogue.js';
+import { call, type KitContext } from './context.js';
+import { checkOfInteraction, STATES } from './contract-terms.js';
+import { Forwarder } from './forwarder.js';
+import { CheckSkipped, FixtureError, isSuccess, type Outcome, shown } from './outcome.js';
+import { type Delivery, eventOf, mentions } from './receiver.js';
+
+/** Sets up one provider state through the public API and answers the values the interaction's `fromProviderState` expressions take. */
+export type StateHandler = (params: Record<string, unknown>) => Promise<Record<string, string>>;
+
+export interface PactInteraction {
+  description: string;
+  type: string;
+  providerStates?: Array<{ name: string; params?: Record<string, unknown> }>;
+  request?: { method: string; path: string; generators?: { path?: { expression?: string } } };
+}
+
+interface PactFile {
+  interactions: PactInteraction[];
+  [key: string]: unknown;
+}
+
+interface InteractionResult {
+  description: string;
+  result: string;
+  pending?: boolean;
+  mismatch?: { type?: string; message?: string; mismatches?: Array<{ mismatch?: string; path?: string; expected?: unknown; actual?: unknown; type?: string; key?: string }> };
+}
+
+export interface PactRunOptions {
+  /** Where the contracts are: contracts/ of the package. */
+  contractsDir?: string;
+  applicantBody?: Record<string, unknown> | undefined;
+  /** Replaces the kit's state handlers (tests of the traps). */
+  states?: Partial<Record<string, StateHandler>>;
+  /** The provider the verifier talks to instead of the kit's forwarder (tests). */
+  providerBaseUrl?: string;
+  timeoutMs?: number;
+}
+
+export interface PactRunResult {
+  outcomes: Map<string, Outcome>;
+  /** Errors of state setups, by state: each fails (or skips) the checks of the interactions that need it. */
+  stateErrors: Map<string, Error>;
+  /** The verifier's own report, for a person to read when something went wrong. */
+  output: string;
+  /** What reached the forwarder: only the interactions' requests, never the verifier's state or message calls. */
+  forwarded: string[];
+}
+
+export const CONTRACTS_DIR = fileURLToPath(new URL('../../contracts/', import.meta.url));
+
+function childScript(): string {
+  const compiled = fileURLToPath(new URL('./pact-child.js', import.meta.url));
+  return existsSync(compiled) ? compiled : fileURLToPath(new URL('./pact-child.ts', import.meta.url));
+}
+
+export async function readContracts(dir = CONTRACTS_DIR): Promise<Array<{ name: string; pact: PactFile }>> {
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
+  return Promise.all(names.map(async (name) => ({ name, pact: JSON.parse(await readFile(join(dir, name), 'utf8')) as PactFile })));
+}
+
+function contentTypeOf(delivery: Delivery): string {
+  const header = delivery.headers['content-type'];
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && /^application\/json\b/i.test(value) ? 'application/json' : (value ?? '');
+}
+
+/**
+ * The provider states of the contracts, set up through the public API only: the shared fixtures
+ * of the run (made once), and for the events the deliveries the implementation really sent to the
+ * kit's receiver, kept for the message providers (which do not get the states' values).
+ */
+function kitStates(context: KitContext, deliveries: Map<string, Delivery>): Record<string, StateHandler> {
+  const { fixtures, timeouts } = context;
+  const receiver = () => {
+    if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
+    return context.receiver;
+  };
+  const awaitEvent = async (state: string, what: string, since: number, match: (delivery: Delivery) => boolean, fallback?: (delivery: Delivery) => boolean) => {
+    const found = (await receiver().waitFor(match, timeouts.eventMs, since)) ?? (fallback && receiver().deliveries.slice(since).find(fallback));
+    if (!found) throw new Error(`no ${what} arrived at the kit's webhook receiver within ${timeouts.eventMs / 1000} s`);
+    deliveries.set(state, found);
+  };
+  return {
+    [STATES.applicant]: async () => ({ applicantId: (await fixtures.applicant()).id }),
+    [STATES.completedReport]: async () => {
+      const report = await fixtures.completedReport();
+      return { reportId: report.id, applicantId: (await fixtures.applicant()).id };
+    },
+    [STATES.deletableReport]: async () => ({ reportId: (await fixtures.createReport('pact')).id }),
+    [STATES.deletedReport]: async () => {
+      const report = await fixtures.createReport('pact');
+      const deleted = await call(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'pact' });
+      if (!isSuccess(deleted.status)) throw new Error(`DELETE /v1/reports/${report.id} answered ${shown(deleted)}`);
+      fixtures.deleted.add(report.id);
+      return { reportId: report.id };
+    },
+    [STATES.revocableKey]: async () => ({ keyId: (await fixtures.createdKey('pact')).id }),
+    [STATES.document]: async () => ({ documentId: (await fixtures.document()).id }),
+    [STATES.reportCreated]: async () => {
+      const report = await fixtures.completedReport();
+      const isCreated = (delivery: Delivery) => eventOf(delivery).type === 'report.created';
+      // The payload of report.created is not shown: one that names the report, else the first after its creation.
+      await awaitEvent(STATES.reportCreated, `report.created for ${report.id}`, report.deliveriesBefore, (delivery) => isCreated(delivery) && mentions(delivery.json, report.id), isCreated);
+      return { reportId: report.id };
+    },
+    [STATES.reportCompleted]: async () => {
+      const report = await fixtures.completedReport();
+      await awaitEvent(STATES.reportCompleted, `report.completed for ${report.id}`, report.deliveriesBefore, (delivery) => eventOf(delivery).type === 'report.completed' && mentions(delivery.json, report.id));
+      return { reportId: report.id };
+    },
+    [STATES.documentAnalysed]: async () => {
+      const document = await fixtures.document();
+      const isSucceeded = (delivery: Delivery) => ['document.processed', 'document.parsed'].includes(eventOf(delivery).type ?? '');
+      await awaitEvent(
+        STATES.documentAnalysed,
+        `document.processed or document.parsed for ${document.id}`,
+        document.deliveriesBefore,
+        (delivery) => isSucceeded(delivery) && mentions(delivery.json, document.id),
+        (delivery) => eventOf(delivery).type === 'document.parsed',
+      );
+      return { documentId: document.id };
+    },
+  };
+}
+
+function describeMismatches(result: InteractionResult): string {
+  const mismatches = result.mismatch?.mismatches ?? [];
+  if (mismatches.length === 0) return result.mismatch?.message ?? `the verifier reported ${result.result}`;
+  return mismatches
+    .slice(0, 6)
+    .map((item) => {
+      const where = item.path ? `${item.path}: ` : item.key ? `${item.key}: ` : '';
+      return `${where}${(item.mismatch ?? `expected ${JSON.stringify(item.expected)}, got ${JSON.stringify(item.actual)}`).replace(/\s+/g, ' ')}`;
+    })
+    .join('; ');
+}
+
+function requestOf(interaction: PactInteraction, values: Map<string, Record<string, string>>): string {
+  if (!interaction.request) return `${interaction.description.split(': ')[1] ?? 'the event'}, as delivered to the kit's receiver`;
+  let path = interaction.request.path;
+  const expression = interaction.request.generators?.path?.expression;
+  if (expression) {
+    const injected = Object.assign({}, ...(interaction.providerStates ?? []).map((state) => values.get(state.name) ?? {})) as Record<string, string>;
+    path = expression.replace(/\$\{(\w+)\}/g, (whole, name: string) => injected[name] ?? whole);
+  }
+  return `${interaction.request.method} ${path}`;
+}
+
+/**
+ * Verifies the interactions of contracts/ that back the selected checks: the Pact verifier (in a
+ * child process) against the kit's forwarder, provider states through the public API, messages
+ * from the real deliveries. Three traps of Pact's JS verifier are designed around:
+ *
+ * - an exception in a state handler only gets logged, and the interaction then runs with the
+ *   contract's example values: the kit keeps each state's error and fails (or skips) the checks of
+ *   the interactions that needed it, whatever the verifier concluded;
+ * - a request filter also sees the verifier's own state-setup calls: the kit uses none; the real
+ *   keys are put in by the forwarder, which only the interactions' own requests reach;
+ * - message providers run in-process and do not receive the states' return values: the states keep
+ *   the delivery they found, and the message source looks it up by the interaction's state.
+ */
+export async function runPactVerification(context: KitContext, checks: readonly Check[], options: PactRunOptions = {}): Promise<PactRunResult> {
+  const outcomes = new Map<string, Outcome>();
+  const stateErrors = new Map<string, Error>();
+  const wanted = new Set(checks.map((entry) => entry.id));
+  const contracts = await readContracts(options.contractsDir);
+  const interactions = contracts.flatMap(({ pact }) => pact.interactions).filter((interaction) => wanted.has(checkOfInteraction(interaction.description)));
+  if (interactions.length === 0) return { outcomes, stateErrors, output: '', forwarded: [] };
+
+  const workDir = await mkdtemp(join(tmpdir(), 'svc-contract-'));
+  const pactFile = join(workDir, 'selected.json');
+  const [first] = contracts;
+  await writeFile(pactFile, JSON.stringify({ ...first!.pact, interactions }));
+
+  const deliveries = new Map<string, Delivery>();
+  const handlers: Record<string, StateHandler | undefined> = { ...kitStates(context, deliveries), ...options.states };
+  const stateValues = new Map<string, Record<string, string>>();
+  const states = [...new Set(interactions.flatMap((interaction) => (interaction.providerStates ?? []).map((state) => state.name)))];
+  const messages = interactions.filter((interaction) => !interaction.request).map((interaction) => interaction.description);
+
+  const forwarder = new Forwarder(context, options.applicantBody);
+  const providerBaseUrl = options.providerBaseUrl ?? (await forwarder.start());
+  let output = '';
+  let verdict: { ok: boolean; json: string } | undefined;
+  try {
+    const child = fork(childScript(), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, PACT_DO_NOT_TRACK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' } });
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('message', (message: { type: string; id: number; kind: string; payload: Record<string, unknown>; ok?: boolean; json?: string }) => {
+      if (message.type === 'result') {
+        verdict = { ok: Boolean(message.ok), json: String(message.json ?? '') };
+        return;
+      }
+      if (message.type !== 'ask') return;
+      const reply = (body: Record<string, unknown>) => child.connected && child.send({ type: 'reply', id: message.id, ...body });
+      if (message.kind === 'state') {
+        const state = String(message.payload.state);
+        if (message.payload.action !== 'setup') return void reply({ result: {} });
+        const handler = handlers[state];
+        const run = handler ? handler((message.payload.params as Record<string, unknown>) ?? {}) : Promise.reject(new Error(`the kit has no set-up for the provider state "${state}"`));
+        run.then(
+          (result) => {
+            stateValues.set(state, result);
+            reply({ result });
+          },
+          (error: Error) => {
+            stateErrors.set(state, error);
+            reply({ error: error.message });
+          },
+        );
+      } else {
+        const description = String(message.payload.description);
+        const interaction = interactions.find((item) => item.description === description);
+        const state = interaction?.providerStates?.[0]?.name ?? '';
+        const delivery = deliveries.get(state);
+        if (!delivery) return void reply({ error: stateErrors.get(state)?.message ?? `no delivery was found for "${description}"` });
+        reply({ content: delivery.json ?? delivery.text, metadata: { contentType: contentTypeOf(delivery) } });
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.send({ type: 'start', pactFile, providerBaseUrl, states, messages, timeoutMs: options.timeoutMs ?? 180_000 });
+    const code = await exited;
+    if (!verdict) verdict = { ok: false, json: `the Pact verifier stopped (exit code ${code}) before it reported: ${output.trim().split('\n').slice(-5).join(' ')}` };
+  } finally {
+    await forwarder.close();
+    await rm(workDir, { recursive: true, force: true });
+  }
+
+  let results: InteractionResult[] | undefined;
+  try {
+    results = (JSON.parse(verdict.json) as { interactionResults?: InteractionResult[] }).interactionResults;
+  } catch {
+    results = undefined;
+  }
+
+  const failures = new Map<string, string[]>();
+  const skips = new Map<string, string[]>();
+  const verified = new Set<string>();
+  for (const interaction of interactions) {
+    const id = checkOfInteraction(interaction.description);
+    const add = (map: Map<string, string[]>, line: string) => map.set(id, [...(map.get(id) ?? []), line]);
+    const request = requestOf(interaction, stateValues);
+    const stateError = (interaction.providerStates ?? []).map((state) => stateErrors.get(state.name)).find((error) => error !== undefined);
+    if (stateError instanceof CheckSkipped) {
+      add(skips, stateError.message);
+      continue;
+    }
+    if (stateError) {
+      // Trap 1: the verifier ran this interaction with the contract's example values; it proves nothing.
+      add(failures, `${stateError instanceof FixtureError ? '' : 'setting up the provider state failed: '}${stateError.message}`);
+      continue;
+    }
+    const result = results?.find((item) => item.description === interaction.description);
+    if (!result) {
+      add(failures, results ? `the verifier did not verify "${interaction.description}"` : verdict.json.slice(0, 400));
+      continue;
+    }
+    verified.add(id);
+    if (!/^ok$/i.test(result.result) && !result.pending) add(failures, `${describeMismatches(result)} (${request})`);
+  }
+  for (const id of wanted) {
+    const failed = failures.get(id);
+    const skipped = skips.get(id);
+    if (failed) outcomes.set(id, { status: 'failed', detail: failed.join('; ') });
+    else if (skipped) outcomes.set(id, { status: 'skipped', detail: skipped.join('; ') });
+    else if (verified.has(id)) outcomes.set(id, { status: 'passed', detail: 'the implementation answered as the contract says' });
+  }
+  return { outcomes, stateErrors, output, forwarded: forwarder.seen };
+}

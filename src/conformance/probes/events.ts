@@ -1,0 +1,233 @@
+import { parseSignatureHeader } from '../../webhooks/signature.js';
+import type { KitContext } from '../context.js';
+import { CheckFailure, CheckSkipped, Findings, isSuccess, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
+import { type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
+import { sampleUnsafeFile } from '../samples.js';
+import type { ProbeSet } from './types.js';
+
+function receiverOf(context: KitContext): WebhookReceiver {
+  if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
+  return context.receiver;
+}
+
+function header(delivery: Delivery, name: string): string | undefined {
+  const value = delivery.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+export function deliveryLine(delivery: Delivery): string {
+  const event = eventOf(delivery);
+  return `delivery #${delivery.seq + 1} (${event.type ?? 'no type'} ${event.id ?? 'without id'}) to the kit's receiver`;
+}
+
+function everyDelivery(context: KitContext): Delivery[] {
+  const deliveries = receiverOf(context).deliveries;
+  if (deliveries.length === 0) {
+    throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "is the implementation configured to deliver to http://<this host>:<--webhook-port>/?" }]);
+  }
+  return deliveries;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Canonical JSON: keys sorted, so the same event is recognised whatever the key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+  return JSON.stringify(value);
+}
+
+interface Redelivery {
+  reportId: string;
+  failed: Delivery;
+}
+
+const armed = new WeakMap<KitContext, Promise<Redelivery>>();
+
+/**
+ * The first half of the redelivery probe, run before anything else creates a report: answer 503
+ * to the first report.created that arrives, for a report made for the purpose.
+ */
+export function armRedelivery(context: KitContext): Promise<Redelivery> {
+  let promise = armed.get(context);
+  if (!promise) {
+    promise = (async () => {
+      const receiver = receiverOf(context);
+      await context.fixtures.applicant();
+      let failed: Delivery | undefined;
+      const disarm = receiver.answerWith((delivery) => {
+        if (failed || eventOf(delivery).type !== 'report.created') return undefined;
+        failed = delivery;
+        return 503;
+      });
+      try {
+        const report = await context.fixtures.createReport('events.redelivery');
+        await receiver.waitFor((delivery) => delivery === failed, context.timeouts.eventMs);
+        if (!failed) throw new CheckFailure([{ expected: `a report.created delivery after creating ${report.id}`, got: `none within ${context.timeouts.eventMs / 1000} s`, request: 'POST /v1/reports' }]);
+        return { reportId: report.id, failed };
+      } finally {
+        disarm();
+      }
+    })();
+    armed.set(context, promise);
+  }
+  return promise;
+}
+
+export const eventProbes: ProbeSet = {
+  probes: {
+    'events.redelivery': async (context) => {
+      const { failed, reportId } = await armRedelivery(context);
+      const receiver = receiverOf(context);
+      const { redeliveryEarliestMs: earliest, redeliveryLatestMs: latest } = context.timeouts;
+      const failedEvent = eventOf(failed);
+      const again = (delivery: Delivery) =>
+        delivery.seq > failed.seq && (failedEvent.id ? eventOf(delivery).id === failedEvent.id || (eventOf(delivery).type === 'report.created' && mentions(delivery.json, reportId)) : delivery.text === failed.text);
+      const wait = Math.max(0, failed.at + latest - Date.now());
+      const next = await receiver.waitFor(again, wait, failed.seq + 1);
+      const request = `the report.created of ${reportId}, answered 503 by the kit`;
+      if (!next) throw new CheckFailure([{ expected: `the event delivered again 30 s after the 503 (window ${earliest / 1000}-${latest / 1000} s)`, got: `no second delivery within ${latest / 1000} s`, request }]);
+      const after = next.at - failed.at;
+      const findings = new Findings();
+      findings.add({ expected: `the second delivery 30 s after the first (window ${earliest / 1000}-${latest / 1000} s)`, got: `${(after / 1000).toFixed(1)} s`, request });
+      if (after >= earliest && after <= latest) findings.list.pop();
+      if (failedEvent.id && eventOf(next).id !== failedEvent.id) findings.add({ expected: `the same event id ${failedEvent.id}`, got: shownValue(eventOf(next).id), request });
+      findings.done();
+      return `delivered again after ${(after / 1000).toFixed(1)} s`;
+    },
+
+    'events.report-completed-fields': async (context) => {
+      const receiver = receiverOf(context);
+      const report = await context.fixtures.completedReport();
+      const delivery = await receiver.waitFor((item) => eventOf(item).type === 'report.completed' && mentions(item.json, report.id), context.timeouts.eventMs, report.deliveriesBefore);
+      if (!delivery) throw new CheckFailure([{ expected: `a report.completed event naming ${report.id}`, got: `none within ${context.timeouts.eventMs / 1000} s of its completion`, request: 'the kit’s webhook receiver' }]);
+      const findings = new Findings();
+      const where = deliveryLine(delivery);
+      const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: where });
+      const body = delivery.json as Record<string, unknown>;
+      add(typeof body.created_at === 'string' && UTC_TIMESTAMP.test(body.created_at), 'created_at as an ISO 8601 UTC timestamp in the completed payload', body.created_at);
+      const data = eventOf(delivery).data;
+      if (!isObject(data)) {
+        add(false, 'data as an object', data);
+      } else if ('id' in data) {
+        add(data.id === report.id, `data.id ${report.id}`, data.id);
+        add(Number.isInteger(data.risk_score), 'data.risk_score as an integer', data.risk_score);
+        add(typeof data.risk_band === 'string', 'data.risk_band as a string', data.risk_band);
+        add(typeof data.completed_at === 'string' && UTC_TIMESTAMP.test(data.completed_at), 'data.completed_at as an ISO 8601 UTC timestamp', data.completed_at);
+      } else {
+        add(data.report_id === report.id, `data.id (or data.report_id, in the shorter variant) ${report.id}`, data.report_id);
+        add(Number.isInteger(data.risk_score), 'data.risk_score as an integer', data.risk_score);
+      }
+      findings.done();
+      return `${eventOf(delivery).id}: ${'id' in (data as object) ? 'the full variant' : 'the shorter variant'}`;
+    },
+
+    'events.document-processed-fields': async (context) => {
+      const receiver = receiverOf(context);
+      const document = await context.fixtures.document();
+      const succeeded = ['document.processed', 'document.parsed'];
+      await receiver.waitFor((item) => succeeded.includes(eventOf(item).type ?? '') && mentions(item.json, document.id), context.timeouts.eventMs, document.deliveriesBefore);
+      const processed = receiver.deliveries.slice(document.deliveriesBefore).find((item) => eventOf(item).type === 'document.processed' && mentions(item.json, document.id));
+      if (!processed) {
+        const parsed = receiver.deliveries.slice(document.deliveriesBefore).some((item) => eventOf(item).type === 'document.parsed');
+        if (parsed) throw new CheckSkipped('the implementation announces documents with document.parsed, whose payload is not shown');
+        throw new CheckFailure([{ expected: `document.processed (or document.parsed) for ${document.id}`, got: `none within ${context.timeouts.eventMs / 1000} s`, request: 'POST /v1/documents' }]);
+      }
+      const findings = new Findings();
+      const data = eventOf(processed).data;
+      const where = deliveryLine(processed);
+      const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: where });
+      if (!isObject(data)) add(false, 'data as an object', data);
+      else {
+        add(data.id === document.id, `data.id ${document.id}`, data.id);
+        add(typeof data.type === 'string', 'data.type as a string', data.type);
+        add(data.status === 'analysed', 'data.status analysed', data.status);
+        add(Array.isArray(data.red_flags), 'data.red_flags as an array', data.red_flags);
+      }
+      findings.done();
+    },
+
+    'documents.rejected': async (context) => {
+      const receiver = receiverOf(context);
+      // Not linked to the kit's applicant: a rejected document may fail its reports.
+      const upload = await context.fixtures.upload({ type: 'passport' }, { name: 'passport.exe', contentType: 'application/octet-stream', bytes: sampleUnsafeFile() }, 'documents.rejected');
+      if (upload.uploaded.status >= 400 && upload.uploaded.status < 500) return `refused at upload: ${upload.uploaded.status}`;
+      const findings = new Findings();
+      if (!findings.expect(isSuccess(upload.uploaded.status) && upload.id !== '', 'the upload refused (4xx), or taken (2xx, with an id) and then rejected', shown(upload.uploaded), upload.uploaded)) return findings.done();
+      const outcome = await receiver.waitFor(
+        (item) => ['document.rejected', 'document.processed', 'document.parsed'].includes(eventOf(item).type ?? '') && mentions(item.json, upload.id),
+        context.timeouts.eventMs,
+        upload.deliveriesBefore,
+      );
+      findings.expect(
+        eventOf(outcome ?? ({ json: undefined } as Delivery)).type === 'document.rejected',
+        `document.rejected for ${upload.id} (a Windows executable sent as a passport)`,
+        outcome ? `${eventOf(outcome).type} ${outcome.text.slice(0, 120)}` : `no event for it within ${context.timeouts.eventMs / 1000} s`,
+        upload.uploaded,
+      );
+      findings.done();
+    },
+  },
+
+  final: {
+    'events.envelope': async (context) => {
+      const findings = new Findings();
+      const deliveries = everyDelivery(context);
+      for (const delivery of deliveries) {
+        const where = deliveryLine(delivery);
+        const event = eventOf(delivery);
+        const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: typeof got === 'string' ? got : shownValue(got), request: where });
+        add(delivery.method === 'POST', 'method POST', delivery.method);
+        add(/^application\/json\b/i.test(header(delivery, 'content-type') ?? ''), 'Content-Type: application/json', header(delivery, 'content-type') ?? 'no Content-Type');
+        if (!add(isObject(delivery.json), 'a JSON object', delivery.text.slice(0, 120))) continue;
+        add(typeof event.id === 'string' && /^evt_./.test(event.id), 'an id with the prefix evt_', event.id);
+        add(typeof event.type === 'string' && event.type !== '', 'a type', event.type);
+        add(isObject(event.data), 'data as an object', event.data);
+      }
+      findings.done();
+      return `${deliveries.length} deliveries`;
+    },
+
+    'events.unique-ids': async (context) => {
+      const findings = new Findings();
+      const seen = new Map<string, Delivery>();
+      for (const delivery of everyDelivery(context)) {
+        const id = eventOf(delivery).id;
+        if (id === undefined) continue;
+        const earlier = seen.get(id);
+        if (!earlier) seen.set(id, delivery);
+        else if (canonical(earlier.json) !== canonical(delivery.json)) {
+          findings.add({ expected: `one event per id: the deliveries of ${id} to carry the same event`, got: `${eventOf(earlier).type} and ${eventOf(delivery).type} with different contents`, request: `${deliveryLine(earlier)} and ${deliveryLine(delivery)}` });
+        }
+      }
+      if (seen.size === 0) findings.add({ expected: 'events with ids', got: 'no delivery with an id', request: "the kit's webhook receiver" });
+      findings.done();
+      return `${seen.size} distinct events`;
+    },
+
+    'events.service-event-header': async (context) => {
+      const findings = new Findings();
+      for (const delivery of everyDelivery(context)) {
+        const type = eventOf(delivery).type;
+        const value = header(delivery, 'service-event');
+        if (value === undefined || value !== type) {
+          findings.add({ expected: `Service-Event: ${type ?? "(the body's type)"}`, got: value === undefined ? 'no Service-Event header' : `Service-Event: ${value}`, request: deliveryLine(delivery) });
+        }
+      }
+      findings.done();
+    },
+
+    'events.signature-form': async (context) => {
+      const findings = new Findings();
+      for (const delivery of everyDelivery(context)) {
+        const value = header(delivery, 'service-signature') ?? header(delivery, 'x-service-signature');
+        const parsed = value === undefined ? undefined : parseSignatureHeader(value);
+        const ok = parsed !== undefined && !('reason' in parsed) && /^t=\d+,/.test(value!.replace(/\s/g, '')) && parsed.signatures.every((signature) => signature !== '');
+        if (!ok) findings.add({ expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>', got: value === undefined ? 'no signature header' : value, request: deliveryLine(delivery) });
+      }
+      findings.done();
+    },
+  },
+};

@@ -1,0 +1,226 @@
+import { findProblems, type SchemaName } from '../../api/validate.js';
+import { verifySignature } from '../../webhooks/signature.js';
+import { call, type KitContext } from '../context.js';
+import type { Exchange } from '../http.js';
+import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
+import { type Delivery, eventOf } from '../receiver.js';
+import { sampleReportRequest } from '../samples.js';
+import { deliveryLine } from './events.js';
+import type { ProbeSet } from './types.js';
+
+/** The operations of openapi.yaml the kit calls, with their success status and schema (test/conformance checks this table against openapi.yaml). */
+export const OPERATIONS = [
+  { id: 'createReport', method: 'POST', path: /^\/v1\/reports$/, success: 201, schema: 'Report', resource: 'report' },
+  { id: 'listReports', method: 'GET', path: /^\/v1\/reports$/, success: 200, schema: 'ReportList', resource: 'report' },
+  { id: 'getReport', method: 'GET', path: /^\/v1\/reports\/[^/]+$/, success: 200, schema: 'Report', resource: 'report' },
+  { id: 'deleteReport', method: 'DELETE', path: /^\/v1\/reports\/[^/]+$/, success: 200, schema: 'DeletionResult', resource: 'report' },
+  { id: 'upsertApplicant', method: 'POST', path: /^\/v1\/applicants$/, success: 201, schema: 'Applicant', resource: 'applicant' },
+  { id: 'getApplicant', method: 'GET', path: /^\/v1\/applicants\/[^/]+$/, success: 200, schema: 'Applicant', resource: 'applicant' },
+  { id: 'uploadDocument', method: 'POST', path: /^\/v1\/documents$/, success: 201, schema: 'Document', resource: 'document' },
+  { id: 'getDocument', method: 'GET', path: /^\/v1\/documents\/[^/]+$/, success: 200, schema: 'Document', resource: 'document' },
+  { id: 'createKey', method: 'POST', path: /^\/v1\/keys$/, success: 201, schema: 'KeyWithSecret', resource: 'key' },
+  { id: 'listKeys', method: 'GET', path: /^\/v1\/keys$/, success: 200, schema: 'KeyList', resource: 'key' },
+  { id: 'getKey', method: 'GET', path: /^\/v1\/keys\/[^/]+$/, success: 200, schema: 'Key', resource: 'key' },
+  { id: 'revokeKey', method: 'DELETE', path: /^\/v1\/keys\/[^/]+$/, success: 200, schema: 'KeyRevocation', resource: 'key' },
+] as const satisfies ReadonlyArray<{ id: string; method: string; path: RegExp; success: number; schema: SchemaName; resource: string }>;
+
+export type Operation = (typeof OPERATIONS)[number];
+
+/** Error codes openapi.yaml gives each error status (components.responses). */
+export const ERROR_CODES: Record<number, string[]> = {
+  400: ['invalid_json'],
+  401: ['unauthorized', 'invalid_key'],
+  403: ['forbidden', 'ip_not_allowed'],
+  404: ['not_found'],
+  413: ['file_too_large'],
+  415: ['unsupported_media_type'],
+  422: ['invalid_request'],
+  429: ['rate_limited', 'quota_exceeded'],
+};
+
+export const EVENT_SCHEMAS: Record<string, SchemaName> = {
+  'report.created': 'ReportCreatedEvent',
+  'report.completed': 'ReportCompletedEvent',
+  'report.failed': 'ReportFailedEvent',
+  'document.parsed': 'DocumentParsedEvent',
+  'document.processed': 'DocumentProcessedEvent',
+  'document.rejected': 'DocumentRejectedEvent',
+};
+
+export function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): Operation | undefined {
+  const path = exchange.path.split('?')[0]!;
+  return OPERATIONS.find((operation) => operation.method === exchange.method && operation.path.test(path));
+}
+
+/** An update of an applicant (a body with an id) succeeds with 200, a creation with 201. */
+function expectedSuccess(exchange: Exchange, operation: Operation): number {
+  if (operation.id !== 'upsertApplicant') return operation.success;
+  try {
+    return (JSON.parse(exchange.requestBody ?? '{}') as { id?: unknown }).id === undefined ? 201 : 200;
+  } catch {
+    return 201;
+  }
+}
+
+function problemsOf(schema: SchemaName, value: unknown): string {
+  return findProblems(schema, value)
+    .slice(0, 4)
+    .map((problem) => `${problem.field || '(body)'} ${problem.message}`)
+    .join(', ');
+}
+
+function successesOf(context: KitContext, resource: string): Array<{ exchange: Exchange; operation: Operation }> {
+  return context.client.exchanges.flatMap((exchange) => {
+    const operation = operationOf(exchange);
+    return operation && operation.resource === resource && isSuccess(exchange.status) ? [{ exchange, operation }] : [];
+  });
+}
+
+/** Every success of a resource's operations against its openapi.yaml schema. */
+function resourceCheck(resource: string): (context: KitContext) => Promise<string> {
+  return async (context) => {
+    const findings = new Findings();
+    const answers = successesOf(context, resource);
+    if (answers.length === 0) throw new CheckSkipped(`no ${resource} was answered during the run`);
+    for (const { exchange, operation } of answers) {
+      const problems = problemsOf(operation.schema, exchange.json);
+      if (problems) findings.add({ expected: `openapi.yaml's ${operation.schema}`, got: problems, request: requestLine(exchange) });
+    }
+    findings.done();
+    return `${answers.length} answers`;
+  };
+}
+
+function signatureValue(delivery: Delivery): string | undefined {
+  const value = delivery.headers['service-signature'];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function deliveriesOf(context: KitContext): Delivery[] {
+  if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
+  if (context.receiver.deliveries.length === 0) throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "the kit's webhook receiver" }]);
+  return context.receiver.deliveries;
+}
+
+export const strictProbes: ProbeSet = {
+  probes: {
+    'strict.plain-http-answer': async (context) => {
+      const answer = await context.client.plainHttp('/v1/reports', `Bearer ${context.keys.api}`, true);
+      const request = `GET ${answer.url}`;
+      if ('refused' in answer) throw new CheckFailure([{ expected: '400 {"error": {"code": "https_required"}}', got: `no answer (${answer.refused})`, request }]);
+      let code: unknown;
+      try {
+        code = (JSON.parse(answer.body) as { error?: { code?: unknown } }).error?.code;
+      } catch {
+        code = undefined;
+      }
+      if (answer.status !== 400 || code !== 'https_required') throw new CheckFailure([{ expected: '400 {"error": {"code": "https_required"}}', got: shown({ status: answer.status, body: answer.body }), request }]);
+    },
+
+    'strict.validation-errors': async (context) => {
+      const applicant = await context.fixtures.applicant();
+      const findings = new Findings();
+      const notJson = await context.client.send({
+        method: 'POST',
+        path: '/v1/reports',
+        authorization: `Bearer ${context.keys.api}`,
+        role: 'api',
+        purpose: 'strict.validation-errors',
+        headers: { 'content-type': 'application/json' },
+        body: '{"applicant_id": ',
+      });
+      findings.expect(notJson.status === 400 && (notJson.json as { error?: { code?: unknown } })?.error?.code === 'invalid_json', '400 {"error": {"code": "invalid_json"}}', shown(notJson), notJson);
+      const invalid = await call(context, 'POST', '/v1/reports', { role: 'api', purpose: 'strict.validation-errors', json: { ...sampleReportRequest(applicant.id), destination: 'Germany' } });
+      const error = (invalid.json as { error?: { code?: unknown; param?: unknown } })?.error;
+      findings.expect(invalid.status === 422 && error?.code === 'invalid_request' && error?.param === 'destination', '422 {"error": {"code": "invalid_request", "param": "destination"}}', shown(invalid), invalid);
+      for (const exchange of [notJson, invalid]) {
+        const id = (exchange.json as { id?: unknown } | undefined)?.id;
+        if (isSuccess(exchange.status) && typeof id === 'string') context.fixtures.reports.add(id);
+      }
+      findings.done();
+    },
+  },
+
+  final: {
+    'strict.success-status': async (context) => {
+      const findings = new Findings();
+      let count = 0;
+      for (const exchange of context.client.exchanges) {
+        const operation = operationOf(exchange);
+        if (!operation || !isSuccess(exchange.status)) continue;
+        count++;
+        const expected = expectedSuccess(exchange, operation);
+        findings.expect(exchange.status === expected, `${expected} (${operation.id})`, String(exchange.status), exchange);
+      }
+      findings.done();
+      return `${count} successes`;
+    },
+    'strict.report-resource': resourceCheck('report'),
+    'strict.applicant-resource': resourceCheck('applicant'),
+    'strict.document-resource': resourceCheck('document'),
+    'strict.key-resources': resourceCheck('key'),
+
+    'strict.error-bodies': async (context) => {
+      const findings = new Findings();
+      const errors = context.client.exchanges.filter((exchange) => !isSuccess(exchange.status) && operationOf(exchange));
+      for (const exchange of errors) {
+        const codes = ERROR_CODES[exchange.status];
+        const problems = problemsOf('Error', exchange.json);
+        const code = (exchange.json as { error?: { code?: unknown } } | undefined)?.error?.code;
+        if (problems) findings.add({ expected: '{"error": {"code", "message"}}', got: `${problems} in ${shown(exchange)}`, request: requestLine(exchange) });
+        else if (!codes) findings.add({ expected: 'an error status openapi.yaml gives', got: String(exchange.status), request: requestLine(exchange) });
+        else if (!codes.includes(String(code))) findings.add({ expected: `a ${exchange.status} code of openapi.yaml (${codes.join(', ')})`, got: shownValue(code), request: requestLine(exchange) });
+      }
+      if (errors.length === 0) throw new CheckSkipped('no error was answered during the run');
+      findings.done();
+      return `${errors.length} error answers`;
+    },
+
+    'strict.ratelimit-value': async (context) => {
+      const findings = new Findings();
+      for (const exchange of context.client.exchanges) {
+        const value = exchange.headers['x-ratelimit-remaining'];
+        findings.expect(value !== undefined && /^\d+$/.test(value.trim()), 'X-RateLimit-Remaining as an integer of 0 or more', value === undefined ? 'no header' : JSON.stringify(value), exchange);
+      }
+      findings.done();
+    },
+
+    'strict.event-schemas': async (context) => {
+      const findings = new Findings();
+      for (const delivery of deliveriesOf(context)) {
+        const type = eventOf(delivery).type ?? '';
+        const schema = EVENT_SCHEMAS[type];
+        if (!schema) {
+          findings.add({ expected: `an event type of openapi.yaml (${Object.keys(EVENT_SCHEMAS).join(', ')})`, got: shownValue(type), request: deliveryLine(delivery) });
+          continue;
+        }
+        const problems = problemsOf(schema, delivery.json);
+        if (problems) findings.add({ expected: `openapi.yaml's ${schema}`, got: problems, request: deliveryLine(delivery) });
+      }
+      findings.done();
+    },
+
+    'strict.signature-header': async (context) => {
+      const findings = new Findings();
+      for (const delivery of deliveriesOf(context)) {
+        const value = signatureValue(delivery);
+        if (value === undefined || !/^t=\d+(,v1=[0-9a-f]{64})+$/.test(value)) {
+          findings.add({ expected: 'Service-Signature: t=<digits>,v1=<64 lower-case hex digits>', got: value ?? 'no Service-Signature header', request: deliveryLine(delivery) });
+        }
+      }
+      findings.done();
+    },
+
+    'strict.signature-valid': async (context) => {
+      const secret = context.webhookSecret;
+      if (!secret) throw new CheckSkipped('needs --webhook-secret');
+      const findings = new Findings();
+      for (const delivery of deliveriesOf(context)) {
+        const value = signatureValue(delivery) ?? (delivery.headers['x-service-signature'] as string | undefined);
+        const check = verifySignature(value, delivery.raw, { secrets: [secret], now: Math.floor(delivery.at / 1000) });
+        if (!check.ok) findings.add({ expected: "HMAC-SHA256 with the webhook secret over '<t>.<raw body>', lower-case hex, within 300 s", got: `${check.reason}: ${check.detail}`, request: deliveryLine(delivery) });
+      }
+      findings.done();
+    },
+  },
+};

@@ -1,0 +1,127 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SvcError } from '../errors.js';
+
+/** One webhook delivery as it arrived at the kit: the raw bytes (signatures are over them) and what the kit answered. */
+export interface Delivery {
+  seq: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  text: string;
+  /** The body parsed as JSON; undefined when it is not JSON. */
+  json: unknown;
+  /** The status the kit answered with. */
+  answered: number;
+}
+
+export interface EventView {
+  id: string | undefined;
+  type: string | undefined;
+  data: unknown;
+}
+
+/** The envelope fields of a delivery, whatever its shape. */
+export function eventOf(delivery: Delivery): EventView {
+  const body = delivery.json;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { id: undefined, type: undefined, data: undefined };
+  const record = body as Record<string, unknown>;
+  return {
+    id: typeof record.id === 'string' ? record.id : undefined,
+    type: typeof record.type === 'string' ? record.type : undefined,
+    data: record.data,
+  };
+}
+
+/** Whether `value` holds `needle` as a string anywhere inside it (payload shapes are not shown, so ids are looked for everywhere). */
+export function mentions(value: unknown, needle: string): boolean {
+  if (typeof value === 'string') return value === needle;
+  if (Array.isArray(value)) return value.some((item) => mentions(item, needle));
+  if (typeof value === 'object' && value !== null) return Object.values(value).some((item) => mentions(item, needle));
+  return false;
+}
+
+type Rule = (delivery: Delivery) => number | undefined;
+
+/**
+ * The kit's webhook subscriber on `--webhook-port`, on every interface: records each delivery and
+ * answers 200, unless a check asked for a non-2xx answer to one (the redelivery probe).
+ */
+export class WebhookReceiver {
+  readonly deliveries: Delivery[] = [];
+  private server: Server | undefined;
+  private readonly rules = new Set<Rule>();
+  private readonly waiters = new Set<() => void>();
+
+  async start(port: number): Promise<number> {
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const text = raw.toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const delivery: Delivery = { seq: this.deliveries.length, at: Date.now(), method: request.method ?? '', path: request.url ?? '/', headers: request.headers, raw, text, json, answered: 200 };
+        for (const rule of this.rules) {
+          const status = rule(delivery);
+          if (status !== undefined) delivery.answered = status;
+        }
+        this.deliveries.push(delivery);
+        response.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end(delivery.answered < 300 ? 'ok' : 'not now');
+        for (const wake of this.waiters) wake();
+      });
+    });
+    server.keepAliveTimeout = 1_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(new SvcError('config', 'webhook_port_unavailable', `cannot listen on the webhook port ${port}: ${error.code ?? error.message}`, 'give a free port with --webhook-port')),
+      );
+      server.listen(port, () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** Decides the answer to later deliveries; returns a function that removes the rule. */
+  answerWith(rule: Rule): () => void {
+    this.rules.add(rule);
+    return () => this.rules.delete(rule);
+  }
+
+  /** The first delivery from `since` on that satisfies `predicate`, waiting up to `timeoutMs`. */
+  async waitFor(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.deliveries.slice(since).find(predicate);
+      if (found) return found;
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.waiters.delete(wake);
+          resolve();
+        };
+        this.waiters.add(wake);
+        void sleep(Math.min(left, 1_000)).then(wake);
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Check, CLAUSES, type Level, PART_TITLES, partOf } from './catalogue.js';
+import type { Status } from './outcome.js';
+import { CONTRACTS_DIR } from './pact-runner.js';
+
+const PACKAGE_ROOT = new URL('../../', import.meta.url);
+
+export interface ClauseCoverage {
+  clause: string;
+  text: string;
+  checks: string[];
+  /** `checked` when a check of it passed or failed in this run; `skipped` when its checks were all skipped or not selected; `unchecked` when no check exists. */
+  state: 'checked' | 'skipped' | 'unchecked';
+  note?: string;
+}
+
+export interface PartCoverage {
+  part: string;
+  title: string;
+  stated_rules: number;
+  /** Stated rules with at least one check at the run's level. */
+  with_checks: number;
+  /** Stated rules with at least one check that passed or failed in this run. */
+  checked: number;
+  clauses: ClauseCoverage[];
+}
+
+/** What a run checked, for the JSON and JUnit outputs: which contract and kit, against what, when, and how much of the specification. */
+export interface RunRecord {
+  kit_version: string;
+  base_url: string;
+  level: Level;
+  fast: boolean;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  openapi_sha256: string;
+  contracts: Array<{ file: string; sha256: string }>;
+  coverage: PartCoverage[];
+}
+
+function sha256(bytes: Uint8Array | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export async function kitVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function coverage(level: Level, catalogue: readonly Check[], statuses: Map<string, Status>): PartCoverage[] {
+  const atLevel = new Set(catalogue.filter((check) => level === 'strict' || check.level === 'spec').map((check) => check.id));
+  const parts = [...new Set(CLAUSES.map(partOf))];
+  return parts.map((part) => {
+    const clauses: ClauseCoverage[] = CLAUSES.filter((clause) => partOf(clause) === part).map((clause) => {
+      const checks = clause.checks.filter((id) => atLevel.has(id));
+      const ran = checks.some((id) => statuses.get(id) === 'passed' || statuses.get(id) === 'failed');
+      const state = checks.length === 0 ? 'unchecked' : ran ? 'checked' : 'skipped';
+      const note = checks.length === 0 ? (clause.unchecked ?? (clause.checks.length > 0 ? 'checked at level strict only' : undefined)) : undefined;
+      return { clause: clause.id, text: clause.text, checks, state, ...(note ? { note } : {}) };
+    });
+    return {
+      part,
+      title: PART_TITLES[part] ?? '',
+      stated_rules: clauses.length,
+      with_checks: clauses.filter((clause) => clause.checks.length > 0).length,
+      checked: clauses.filter((clause) => clause.state === 'checked').length,
+      clauses,
+    };
+  });
+}
+
+export async function runRecord(input: {
+  baseUrl: URL;
+  level: Level;
+  fast: boolean;
+  started: Date;
+  checks: Array<{ id: string; status: Status }>;
+  catalogue: readonly Check[];
+  pactDir?: string | undefined;
+}): Promise<RunRecord> {
+  const finished = new Date();
+  const dir = input.pactDir ?? CONTRACTS_DIR;
+  const files = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
+  const base = new URL(input.baseUrl.href);
+  base.username = '';
+  base.password = '';
+  return {
+    kit_version: await kitVersion(),
+    base_url: base.href.replace(/\/$/, ''),
+    level: input.level,
+    fast: input.fast,
+    started_at: input.started.toISOString(),
+    finished_at: finished.toISOString(),
+    duration_ms: finished.getTime() - input.started.getTime(),
+    openapi_sha256: sha256(await readFile(fileURLToPath(new URL('openapi.yaml', PACKAGE_ROOT)))),
+    contracts: await Promise.all(files.map(async (file) => ({ file: `contracts/${file}`, sha256: sha256(await readFile(join(dir, file))) }))),
+    coverage: coverage(input.level, input.catalogue, new Map(input.checks.map((check) => [check.id, check.status]))),
+  };
+}

@@ -1,0 +1,137 @@
+import Table from 'cli-table3';
+import { PART_TITLES } from './catalogue.js';
+import type { CheckResult, RunResult } from './run.js';
+import { useColor } from '../ui/table.js';
+
+const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip' };
+
+function parts(result: RunResult): string[] {
+  return [...new Set(result.checks.map((check) => check.spec))].sort((a, b) => Number(a) - Number(b));
+}
+
+function partTitle(part: string): string {
+  return `Part ${part}: ${PART_TITLES[part] ?? ''}`;
+}
+
+/**
+ * For people: one table per part of the specification, each failure with its reason (expected,
+ * got, and the request that showed it), then the coverage by clause and the totals.
+ */
+export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = process.stdout): string {
+  const blocks: string[] = [];
+  const color = useColor(stream);
+  const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const width = Math.max(80, stream.columns ?? 120);
+  for (const part of parts(result)) {
+    const checks = result.checks.filter((check) => check.spec === part);
+    if (!stream.isTTY) {
+      blocks.push([partTitle(part), ...checks.map((check) => [MARK[check.status], check.id, check.level, check.status === 'passed' ? check.title : check.detail].join('\t'))].join('\n'));
+      continue;
+    }
+    const table = new Table({
+      head: ['', 'check', 'level', 'result'],
+      colWidths: [6, 32, 8, width - 6 - 32 - 8 - 6],
+      wordWrap: true,
+      style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
+    });
+    for (const check of checks) {
+      const mark = check.status === 'passed' ? paint(32, MARK.passed) : check.status === 'failed' ? paint(31, MARK.failed) : paint(33, MARK.skipped);
+      table.push([mark, check.id, check.level, check.status === 'passed' ? check.title : check.detail]);
+    }
+    blocks.push(`${partTitle(part)}\n${table.toString()}`);
+  }
+  const coverageLines = result.run.coverage.map(
+    (part) => `  part ${part.part} ${part.title}: ${part.with_checks}/${part.stated_rules} stated rules have checks at level ${result.level}, ${part.checked} checked in this run`,
+  );
+  blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
+  const verdict = result.failed === 0 ? paint(32, 'conforms') : paint(31, 'does not conform');
+  blocks.push(
+    `${result.run.base_url} ${verdict} at level ${result.level}: ${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`,
+  );
+  return blocks.join('\n\n');
+}
+
+/** The `--json` object: the counts, every check, and the run record. */
+export function toJson(result: RunResult): Record<string, unknown> {
+  return {
+    level: result.level,
+    passed: result.passed,
+    failed: result.failed,
+    skipped: result.skipped,
+    checks: result.checks.map(({ id, title, spec, level, verified_by, status, detail }) => ({ id, title, spec, level, status, detail, verified_by })),
+    run: result.run,
+  };
+}
+
+// XML 1.0 allows tab, line feed, carriage return and these ranges; anything else cannot appear even escaped.
+const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+export function escapeXml(text: string): string {
+  return text.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}
+
+function attributes(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([name, value]) => ` ${name}="${escapeXml(String(value))}"`)
+    .join('');
+}
+
+/**
+ * A JUnit XML report: one testsuite per part of the specification, one testcase per check; each
+ * testsuite carries the run record (kit version, base URL, time, hashes of openapi.yaml and the
+ * contracts) and the part's coverage by clause as properties.
+ */
+export function toJunit(result: RunResult): string {
+  const record = result.run;
+  const common: Array<[string, string]> = [
+    ['kit_version', record.kit_version],
+    ['base_url', record.base_url],
+    ['level', record.level],
+    ['fast', String(record.fast)],
+    ['started_at', record.started_at],
+    ['finished_at', record.finished_at],
+    ['openapi_sha256', record.openapi_sha256],
+    ...record.contracts.map(({ file, sha256 }): [string, string] => [`contract_sha256.${file}`, sha256]),
+  ];
+  const seconds = (record.duration_ms / 1000).toFixed(3);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: 0, skipped: result.skipped, time: seconds, timestamp: record.started_at })}>`,
+  ];
+  for (const part of parts(result)) {
+    const checks = result.checks.filter((check) => check.spec === part);
+    const partCoverage = record.coverage.find((item) => item.part === part);
+    lines.push(
+      `  <testsuite${attributes({
+        name: partTitle(part),
+        tests: checks.length,
+        failures: checks.filter((check) => check.status === 'failed').length,
+        errors: 0,
+        skipped: checks.filter((check) => check.status === 'skipped').length,
+        time: '0',
+        timestamp: record.started_at,
+      })}>`,
+      '    <properties>',
+    );
+    const properties: Array<[string, string]> = [...common];
+    if (partCoverage) {
+      properties.push(
+        ['coverage.stated_rules', String(partCoverage.stated_rules)],
+        ['coverage.with_checks', String(partCoverage.with_checks)],
+        ['coverage.checked', String(partCoverage.checked)],
+        ...partCoverage.clauses.map((clause): [string, string] => [`coverage.clause.${clause.clause}`, `${clause.state}${clause.checks.length ? `: ${clause.checks.join(', ')}` : clause.note ? `: ${clause.note}` : ''}`]),
+      );
+    }
+    for (const [name, value] of properties) lines.push(`      <property${attributes({ name, value })}/>`);
+    lines.push('    </properties>');
+    for (const check of checks) {
+      const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: '0' })}`;
+      if (check.status === 'passed') lines.push(`${open}/>`);
+      else if (check.status === 'skipped') lines.push(`${open}>`, `      <skipped${attributes({ message: check.detail })}/>`, '    </testcase>');
+      else lines.push(`${open}>`, `      <failure${attributes({ message: check.detail.slice(0, 500), type: 'nonconformant' })}>${escapeXml(check.detail)}</failure>`, '    </testcase>');
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}

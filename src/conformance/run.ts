@@ -1,0 +1,190 @@
+import { CATALOGUE, type Check, INPUT_FLAGS, type Input, type Level, selectChecks } from './catalogue.js';
+import { DEFAULT_TIMEOUTS, Fixtures, type KitContext, type KitKeys, type KitTimeouts } from './context.js';
+import { ImplementationClient } from './http.js';
+import { CheckFailure, CheckSkipped, FixtureError, type Outcome, type Status } from './outcome.js';
+import { type PactRunOptions, runPactVerification } from './pact-runner.js';
+import { authProbes } from './probes/auth.js';
+import { armRedelivery, eventProbes } from './probes/events.js';
+import { limitProbes } from './probes/limits.js';
+import { reportProbes } from './probes/reports.js';
+import { strictProbes } from './probes/strict.js';
+import type { Probe } from './probes/types.js';
+import { WebhookReceiver } from './receiver.js';
+import { type RunRecord, runRecord } from './record.js';
+import { ApiError, SvcError } from '../errors.js';
+
+export interface KitOptions {
+  baseUrl: URL;
+  keys: KitKeys;
+  webhookSecret?: string | undefined;
+  /** Where the kit listens for the implementation's webhook deliveries (0: any free port, for tests). */
+  webhookPort?: number | undefined;
+  level: Level;
+  caCertPath?: string | undefined;
+  insecure?: boolean;
+  /** Skips the checks that wait out the specification's own delays (the 30 s redelivery). */
+  fast?: boolean;
+  only?: string[] | undefined;
+  applicantBody?: Record<string, unknown> | undefined;
+  /** Lines for people, on stderr. */
+  log?: (line: string) => void;
+  timeouts?: Partial<KitTimeouts>;
+  pact?: PactRunOptions;
+  /** Called with the receiver's port once it listens (tests that start the implementation afterwards). */
+  onReceiverReady?: (port: number) => void | Promise<void>;
+}
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  spec: string;
+  level: Level;
+  verified_by: Check['verifiedBy'];
+  status: Status;
+  detail: string;
+}
+
+export interface RunResult {
+  level: Level;
+  passed: number;
+  failed: number;
+  skipped: number;
+  checks: CheckResult[];
+  run: RunRecord;
+}
+
+const PROBE_SETS = [reportProbes, authProbes, eventProbes, limitProbes, strictProbes];
+const PROBES: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.probes));
+const FINAL: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.final ?? {}));
+
+function missingInput(check: Check, options: KitOptions): Input | undefined {
+  const given: Record<Input, boolean> = {
+    adminKey: Boolean(options.keys.admin),
+    readOnlyKey: Boolean(options.keys.readOnly),
+    ipLockedKey: Boolean(options.keys.ipLocked),
+    otherWorkspaceKey: Boolean(options.keys.other),
+    webhookPort: options.webhookPort !== undefined,
+    webhookSecret: Boolean(options.webhookSecret),
+    slow: !options.fast,
+  };
+  return check.needs.find((input) => !given[input]);
+}
+
+async function settle(probe: Probe, context: KitContext): Promise<Outcome> {
+  try {
+    const note = await probe(context);
+    return { status: 'passed', detail: note || 'as the specification states' };
+  } catch (error) {
+    if (error instanceof CheckSkipped) return { status: 'skipped', detail: error.message };
+    if (error instanceof CheckFailure || error instanceof FixtureError) return { status: 'failed', detail: error.message };
+    const cause = (error as Error & { cause?: Error }).cause;
+    return { status: 'failed', detail: `the check could not complete: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}` };
+  }
+}
+
+/**
+ * One run of the contract kit against an implementation: the selected checks of the catalogue,
+ * the Pact verification and the probes side by side, feeding one result. Checks whose inputs were
+ * not given are skipped, never passed. The reports and keys the run made are removed at the end.
+ */
+export async function runConformance(options: KitOptions): Promise<RunResult> {
+  const started = new Date();
+  const log = options.log ?? (() => undefined);
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const { selected } = selectChecks(options.level, options.only);
+  const outcomes = new Map<string, Outcome>();
+  const runnable: Check[] = [];
+  for (const check of selected) {
+    const missing = missingInput(check, options);
+    if (missing) outcomes.set(check.id, { status: 'skipped', detail: missing === 'slow' ? `--fast skips it: ${INPUT_FLAGS.slow}` : `needs ${INPUT_FLAGS[missing]}` });
+    else runnable.push(check);
+  }
+
+  const secrets = [options.keys.api, options.keys.admin, options.keys.readOnly, options.keys.ipLocked, options.keys.other, options.webhookSecret].filter((value): value is string => Boolean(value));
+  const client = new ImplementationClient({ baseUrl: options.baseUrl, caCertPath: options.caCertPath, insecure: options.insecure, log, secrets });
+  let receiver: WebhookReceiver | undefined;
+  if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
+    receiver = new WebhookReceiver();
+    const port = await receiver.start(options.webhookPort);
+    log(`Listening for webhook deliveries on port ${port}`);
+    await options.onReceiverReady?.(port);
+  }
+  const base = { level: options.level, client, keys: options.keys, webhookSecret: options.webhookSecret, receiver, timeouts, log };
+  const fixtures = new Fixtures(base, options.applicantBody);
+  const context: KitContext = { ...base, fixtures };
+
+  try {
+    await preflight(context);
+    log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
+    const pending: Array<Promise<unknown>> = [];
+    const runnableIds = new Set(runnable.map((check) => check.id));
+    // Before anything else makes a report: the redelivery probe answers the first report.created with a 503.
+    if (runnableIds.has('events.redelivery')) await armRedelivery(context).catch(() => undefined);
+
+    const pactChecks = runnable.filter((check) => check.verifiedBy === 'pact');
+    if (pactChecks.length > 0) {
+      pending.push(
+        runPactVerification(context, pactChecks, { applicantBody: options.applicantBody, ...options.pact }).then(
+          (result) => {
+            for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
+          },
+          (error: Error) => {
+            for (const check of pactChecks) outcomes.set(check.id, { status: 'failed', detail: `the Pact verification could not run: ${error.message}` });
+          },
+        ),
+      );
+    }
+    for (const check of runnable) {
+      const probe = PROBES[check.id];
+      if (probe) pending.push(settle(probe, context).then((outcome) => outcomes.set(check.id, outcome)));
+    }
+    await Promise.all(pending);
+
+    const problems = await fixtures.cleanup();
+    for (const problem of problems) log(`Cleanup: ${problem}`);
+    for (const check of runnable) {
+      const probe = FINAL[check.id];
+      if (probe) outcomes.set(check.id, await settle(probe, context));
+    }
+  } finally {
+    await receiver?.close();
+    await client.close();
+  }
+
+  const checks: CheckResult[] = selected.map((check) => {
+    const outcome = outcomes.get(check.id) ?? { status: 'failed' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
+    return { id: check.id, title: check.title, spec: check.spec, level: check.level, verified_by: check.verifiedBy, status: outcome.status, detail: outcome.detail };
+  });
+  const count = (status: Status) => checks.filter((check) => check.status === status).length;
+  return {
+    level: options.level,
+    passed: count('passed'),
+    failed: count('failed'),
+    skipped: count('skipped'),
+    checks,
+    run: await runRecord({ baseUrl: options.baseUrl, level: options.level, fast: Boolean(options.fast), started, checks, catalogue: CATALOGUE, pactDir: options.pact?.contractsDir }),
+  };
+}
+
+/** One request first: a wrong address, certificate or key is a setup error (exit code 8, 10 or 3), not a list of failed checks. */
+async function preflight(context: KitContext): Promise<void> {
+  let exchange;
+  try {
+    exchange = await context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${context.keys.api}`, role: 'api', purpose: 'preflight' });
+  } catch (error) {
+    const cause = (error as Error & { cause?: { code?: string } }).cause;
+    const code = (error as { code?: string }).code ?? cause?.code ?? '';
+    const tls = /CERT|SELF_SIGNED|TLS|SSL/i.test(code);
+    throw new ApiError({
+      kind: 'network',
+      code: tls ? 'tls_untrusted' : 'network_error',
+      message: `cannot reach ${context.client.baseUrl.origin}: ${(error as Error).message}${code ? ` (${code})` : ''}`,
+      hint: tls ? "pass the implementation's CA certificate with --ca-cert (or, for a throwaway test deployment, --insecure)" : 'check --base-url and that the implementation is running',
+      method: 'GET',
+      url: `${context.client.baseUrl.origin}/v1/reports`,
+    });
+  }
+  if (exchange.status === 401) {
+    throw new SvcError('auth', 'api_key_refused', `the implementation refused --api-key: GET /v1/reports answered 401 ${exchange.body.slice(0, 200)}`, 'give a working svc_test_ key of the implementation (--api-key or SVC_API_KEY)');
+  }
+}
