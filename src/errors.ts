@@ -16,8 +16,12 @@ export const ExitCode = {
   config: 10,
   reportFailed: 11,
   timedOut: 12,
+  drainTimedOut: 13,
+  rotationStepFailed: 14,
+  refused: 15,
   verificationFailed: 16,
   nonConformant: 17,
+  interrupted: 130,
 } as const;
 
 export type ErrorKind = Exclude<keyof typeof ExitCode, 'ok'>;

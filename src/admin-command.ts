@@ -1,0 +1,23 @@
+import { Flags } from '@oclif/core';
+import { ApiCommand, type ConnectionFlagValues } from './api-command.js';
+import type { Key } from './api/types.js';
+
+/** A `svc keys …` command: key management authenticates with the admin key (spec part 5). */
+export abstract class AdminCommand extends ApiCommand {
+  static override baseFlags = {
+    ...ApiCommand.baseFlags,
+    'admin-key': Flags.string({
+      description: 'Admin key (svc_admin_…); visible to other local users in the process list, prefer SVC_ADMIN_KEY or the profile',
+      helpGroup: 'CONNECTION',
+    }),
+  };
+
+  protected connectAdmin(flags: ConnectionFlagValues) {
+    return this.connect(flags, 'admin_key');
+  }
+
+  /** The LIVE mark, for a change to a production key (the admin key itself is never a live key). */
+  protected markLive(environment: Key['environment'], what: string): void {
+    if (environment === 'live') this.note(`LIVE  ${this.id} ${what}`);
+  }
+}

@@ -1,0 +1,22 @@
+import { Args } from '@oclif/core';
+import { AdminCommand } from '../../admin-command.js';
+import type { Key } from '../../api/types.js';
+import { getKey } from '../../services/keys.js';
+import { renderKey } from '../../ui/keys.js';
+
+export default class KeysGet extends AdminCommand {
+  static override summary = 'Show a key: scope, status, and when and from where it was last used (admin key)';
+  static override examples = ['<%= config.bin %> keys get key_123', '<%= config.bin %> keys get key_123 --json'];
+
+  static override args = {
+    id: Args.string({ description: 'Key id (key_…)', required: true }),
+  };
+
+  public async run(): Promise<Key> {
+    const { args, flags } = await this.parse(KeysGet);
+    const { session } = await this.connectAdmin(flags);
+    const key = await getKey(session.client, args.id);
+    this.log(renderKey(key));
+    return key;
+  }
+}

@@ -1,0 +1,28 @@
+import { Flags } from '@oclif/core';
+import { AdminCommand } from '../../admin-command.js';
+import type { KeyList } from '../../api/types.js';
+import { listAllKeys, listKeys } from '../../services/keys.js';
+import { renderKeyRows } from '../../ui/keys.js';
+
+export default class KeysList extends AdminCommand {
+  static override summary = 'List the keys of the workspace with their last use, read-only limit and IP lock (admin key)';
+  static override examples = ['<%= config.bin %> keys list', '<%= config.bin %> keys list --all --json'];
+
+  static override flags = {
+    limit: Flags.integer({ description: 'Keys per page', min: 1, max: 100, default: 20 }),
+    'starting-after': Flags.string({ description: 'Start after this key id (the cursor of the previous page)' }),
+    all: Flags.boolean({ description: 'Follow the pages to the end' }),
+  };
+
+  public async run(): Promise<KeyList> {
+    const { flags } = await this.parse(KeysList);
+    const { session } = await this.connectAdmin(flags);
+    const list: KeyList = flags.all
+      ? { object: 'list', data: await listAllKeys(session.client), has_more: false }
+      : await listKeys(session.client, { limit: flags.limit, starting_after: flags['starting-after'] });
+    if (list.data.length === 0) this.note('No keys.');
+    else this.log(renderKeyRows(list.data));
+    if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
+    return list;
+  }
+}

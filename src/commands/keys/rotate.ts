@@ -1,0 +1,244 @@
+import { resolve } from 'node:path';
+import { Args, Flags, type Interfaces } from '@oclif/core';
+import { AdminCommand } from '../../admin-command.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Connection } from '../../config/connection.js';
+import { ConfigError, ExitCode, SvcError } from '../../errors.js';
+import { durationFlag } from '../../flags/duration.js';
+import { listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
+import { abortRotation, assertRotatable, describeSteps, newRotation, type RotationContext, type RotationQuestion, runRotation } from '../../keys/rotation.js';
+import { getKey } from '../../services/keys.js';
+import { formatDuration } from '../../ui/duration.js';
+import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { humanView, jsonLinesView, type RotationView } from '../../ui/rotation.js';
+
+const DEFAULT_QUIET_PERIOD_MS = 15 * 60_000;
+const DEFAULT_TIMEOUT_MS = 60 * 60_000;
+const DEFAULT_POLL_INTERVAL_MS = 30_000;
+/** Seconds to wait for each answer: `--timeout` here bounds the drain instead. */
+const ANSWER_TIMEOUT_S = 30;
+
+function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void {
+  if (record.base_url !== baseUrl) {
+    throw new ConfigError('other_base_url', `rotation ${record.id} was started against ${record.base_url}, and this run would talk to ${baseUrl}`, 'use the profile, SVC_BASE_URL or --base-url of that rotation');
+  }
+}
+
+type RotateFlags = Interfaces.InferredFlags<typeof KeysRotate.flags>;
+
+export default class KeysRotate extends AdminCommand {
+  static override summary = 'Replace a key without downtime: create, save, deploy, verify, drain, revoke, confirm (admin key)';
+  static override description = `Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope; (2) save its secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy command only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a person confirm the deploy; (4) make a read request with the new key; (5) wait until the old key has been silent for --quiet-period and the new key has been used since step 4, by the API's own clock; (6) revoke the old key; (7) check that the old key is refused.
+Each step is recorded in $XDG_STATE_HOME/svc/rotations/<rotation-id>.json (0600; never a secret) before the next begins. After a crash, a Ctrl-C or a failure, --resume (or running the same command again) continues from there without repeating an effect: no second key, no second deploy without asking.
+With --json, stdout carries one JSON object per line: started, step_done, drain_progress (each poll), new_key_replaced, notice, completed or aborted; a failure ends with {"error": …}.
+Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; --resume waits again), 14 when a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses, 130 on Ctrl-C. Here --timeout bounds the drain; each answer of the API is waited for ${ANSWER_TIMEOUT_S} s.`;
+
+  static override examples = [
+    '<%= config.bin %> keys rotate key_123 --new-key-file ./new.key',
+    `<%= config.bin %> keys rotate key_123 --new-key-file /run/secrets/svc.key --deploy-cmd './deploy-key.sh' --quiet-period 15m --timeout 2h --yes --json`,
+    '<%= config.bin %> keys rotate --resume',
+    '<%= config.bin %> keys rotate --abort rot_0123456789abcdef0123',
+    '<%= config.bin %> keys rotate key_123 --new-key-file ./new.key --dry-run',
+  ];
+
+  static override mutating = true;
+
+  static override args = {
+    id: Args.string({ description: 'Key to rotate (key_…); with --resume or --abort, a rotation id (rot_…) or the rotated key id (default: the one unfinished rotation)' }),
+  };
+
+  static override flags = {
+    'new-key-file': Flags.string({ description: 'File for the new secret, written 0600 and atomically before anything else happens; makes every step resumable' }),
+    'deploy-cmd': Flags.string({ description: 'Shell command that deploys the new key, given to it in SVC_NEW_API_KEY and on stdin (its id in SVC_NEW_KEY_ID); without it a person confirms the deploy' }),
+    'quiet-period': durationFlag({ description: `How long the old key must have been silent before it is revoked, e.g. 90s, 15m, 1h (default ${formatDuration(DEFAULT_QUIET_PERIOD_MS)})` }),
+    timeout: durationFlag({ description: `How long to wait for the drain before exit code 13, nothing revoked (default ${formatDuration(DEFAULT_TIMEOUT_MS)})` }),
+    'poll-interval': durationFlag({ description: `Time between two looks at the keys' last use during the drain (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})` }),
+    resume: Flags.boolean({ description: 'Continue an unfinished rotation from its last recorded step', exclusive: ['abort'] }),
+    abort: Flags.boolean({ description: 'End an unfinished rotation: revoke the new key if it was never deployed; the old key stays active', exclusive: ['resume', 'dry-run'] }),
+    force: Flags.boolean({ description: 'Revoke the old key although it still shows traffic inside the quiet period (asks again on a terminal)' }),
+    'dry-run': Flags.boolean({ description: 'Print the plan, keys redacted, and change nothing' }),
+    yes: Flags.boolean({ char: 'y', description: 'No prompts: --new-key-file is the deploy when there is no --deploy-cmd, an interrupted deploy command runs again, --force is not asked again' }),
+  };
+
+  private view: RotationView = humanView();
+
+  /** Every line of stdout is one JSON object, the final error included. */
+  protected override logJson(json: unknown): void {
+    this.view.pause();
+    process.stdout.write(`${JSON.stringify(json)}\n`);
+  }
+
+  public async run(): Promise<unknown> {
+    const { args, flags } = await this.parse(KeysRotate);
+    if (this.jsonEnabled()) this.view = jsonLinesView();
+    const connectionFlags = { ...flags, timeout: ANSWER_TIMEOUT_S };
+    const { session, connection } = await this.connectAdmin(connectionFlags);
+    const admin = session.client;
+    const baseUrl = connection.baseUrl.href;
+    const record = flags.resume || flags.abort ? await this.findRotation(args.id) : await this.rotationOf(args.id, flags, admin, connection);
+
+    if (flags.abort) {
+      if (record.status === 'aborted') {
+        this.note(`Rotation ${record.id} was already aborted at ${record.aborted?.at}.`);
+        return undefined;
+      }
+      assertSameBaseUrl(record, baseUrl);
+      return this.abort(record, admin);
+    }
+    if (record.status === 'completed') {
+      const newKey = record.steps.create!.new_key.id;
+      this.note(`Rotation ${record.id} is complete: ${record.old_key.id} was revoked and replaced by ${newKey}.`);
+      this.view.show({ event: 'completed', rotation: record.id, old_key: record.old_key.id, new_key: newKey, new_key_file: record.new_key_file });
+      return undefined;
+    }
+    if (record.status === 'aborted') {
+      throw new SvcError('refused', 'rotation_aborted', `rotation ${record.id} was aborted at ${record.aborted?.at}`, `start another with \`svc keys rotate ${record.old_key.id}\``);
+    }
+    assertSameBaseUrl(record, baseUrl);
+    this.applyChangedFlags(record, flags);
+    if (flags['dry-run']) return this.showPlan(record);
+    if (!record.steps.deploy && !record.deploy_cmd && !flags.yes && !canPrompt()) {
+      throw new SvcError(
+        'usage',
+        'confirmation_required',
+        'without --deploy-cmd a person confirms the deploy, and there is no terminal',
+        'pass --deploy-cmd, or --yes when --new-key-file is itself the deploy (the application reads that file)',
+      );
+    }
+    this.markLive(record.old_key.environment, `rotates the production key ${record.old_key.id}`);
+
+    await this.execute(record, flags, {
+      admin,
+      clientWith: async (secret) => {
+        this.secrets.push(secret);
+        return (await this.openSession(connectionFlags, connection, secret)).client;
+      },
+      oldKeySecret: connection.apiKey?.value,
+    });
+    const newKey = record.steps.create!.new_key;
+    this.log(`Rotated ${record.old_key.id} → ${newKey.id} (${newKey.prefix_hint})${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`);
+    return undefined;
+  }
+
+  /** The rotation of this key: the one under way or complete, if any (so that a rerun is safe), or a new one. */
+  private async rotationOf(keyId: string | undefined, flags: RotateFlags, admin: ApiClient, connection: Connection): Promise<RotationRecord> {
+    if (!keyId) throw new SvcError('usage', 'missing_key_id', 'name the key to rotate', 'svc keys rotate key_… --new-key-file …; `svc keys list` shows the keys, --resume continues a rotation');
+    const baseUrl = connection.baseUrl.href;
+    const earlier = (await listRotations()).find((rotation) => rotation.old_key.id === keyId && rotation.base_url === baseUrl && rotation.status !== 'aborted');
+    if (earlier) {
+      if (earlier.status === 'in_progress') this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${earlier.started_at}.`);
+      return earlier;
+    }
+    const oldKey = await getKey(admin, keyId);
+    assertRotatable(oldKey, connection.adminKey!.value);
+    if (!flags['new-key-file'] && !flags['deploy-cmd']) {
+      throw new SvcError('usage', 'no_destination', 'the new secret needs a destination, and svc never prints it', 'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both');
+    }
+    return newRotation({
+      oldKey,
+      newKeyFile: flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']),
+      deployCmd: flags['deploy-cmd'] ?? null,
+      quietPeriodMs: flags['quiet-period'] ?? DEFAULT_QUIET_PERIOD_MS,
+      baseUrl,
+    });
+  }
+
+  /** Runs the rotation under its lock; Ctrl-C (or SIGTERM) stops it at the next safe point, a second one at once. */
+  private async execute(record: RotationRecord, flags: RotateFlags, clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret'>): Promise<void> {
+    const controller = new AbortController();
+    const onSignal = () => {
+      if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+      this.view.pause();
+      this.note('Stopping at a safe point (again to quit at once)…');
+      controller.abort();
+    };
+    const ask = async (question: RotationQuestion): Promise<boolean> => {
+      if (flags.yes) return true;
+      if (!canPrompt()) {
+        // Without a terminal, --force is the operator's decision already.
+        if (question.kind === 'force_revoke') return true;
+        throw new SvcError('usage', 'confirmation_required', `${question.message.split('. ')[0]}: --yes is required when not running interactively`, 'add --yes to confirm from a script');
+      }
+      this.view.pause();
+      try {
+        return await inquirerPrompter.confirm(question.message, false);
+      } catch (error) {
+        if ((error as Error).name === 'ExitPromptError') controller.abort();
+        throw error;
+      }
+    };
+
+    const release = await lockRotation(record.id);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      await saveRotation(record);
+      await runRotation(record, {
+        ...clients,
+        ask,
+        emit: (event) => this.view.show(event),
+        signal: controller.signal,
+        pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
+        timeoutMs: flags.timeout ?? DEFAULT_TIMEOUT_MS,
+        force: flags.force,
+      });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      this.view.stop();
+      await release();
+    }
+  }
+
+  /** A rotation id, the rotated key's id, or nothing: the one unfinished rotation. */
+  private async findRotation(id: string | undefined): Promise<RotationRecord> {
+    if (id?.startsWith('rot_')) return loadRotation(id);
+    const unfinished = (await listRotations()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
+    if (unfinished.length === 1) return unfinished[0]!;
+    if (unfinished.length === 0) {
+      throw new SvcError('notFound', 'no_unfinished_rotation', `there is no unfinished rotation${id ? ` of ${id}` : ''}`, '`svc keys rotations` lists the rotations and their state');
+    }
+    throw new SvcError('usage', 'several_rotations', `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`, 'name one: svc keys rotate --resume rot_…');
+  }
+
+  /** On a rotation already under way: --deploy-cmd and --quiet-period replace the recorded ones; the key file cannot change. */
+  private applyChangedFlags(record: RotationRecord, flags: RotateFlags): void {
+    const file = flags['new-key-file'] === undefined ? undefined : resolve(flags['new-key-file']);
+    if (file !== undefined && file !== record.new_key_file) {
+      throw new SvcError('usage', 'key_file_changed', `rotation ${record.id} keeps its new secret in ${record.new_key_file ?? 'no file'}, not ${file}`, 'leave out --new-key-file, or give the same path');
+    }
+    if (flags['deploy-cmd'] !== undefined) record.deploy_cmd = flags['deploy-cmd'];
+    if (flags['quiet-period'] !== undefined) record.quiet_period_ms = flags['quiet-period'];
+  }
+
+  private showPlan(record: RotationRecord) {
+    const steps = describeSteps(record);
+    const saved = record.steps.create !== undefined || record.attempts.create !== undefined;
+    const plan = {
+      dry_run: true,
+      rotation: saved ? record.id : null,
+      old_key: record.old_key,
+      new_key_file: record.new_key_file,
+      deploy_cmd: record.deploy_cmd,
+      quiet_period_ms: record.quiet_period_ms,
+      steps,
+    };
+    this.log(`${saved ? `Rotation ${record.id} would continue` : `Rotating ${record.old_key.id} (${record.old_key.prefix_hint}) would`}:`);
+    this.log(steps.map((step) => `  ${step.number}. ${step.step.padEnd(7)} ${step.action}`).join('\n'));
+    this.note('Dry run: nothing was changed.');
+    return plan;
+  }
+
+  private async abort(record: RotationRecord, admin: ApiClient) {
+    const release = await lockRotation(record.id);
+    try {
+      const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
+      this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
+      const left = outcome.newKeyLeft ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it` : '';
+      this.log(`Aborted rotation ${record.id}: ${record.old_key.id} stays active${left}`);
+      return undefined;
+    } finally {
+      await release();
+    }
+  }
+}

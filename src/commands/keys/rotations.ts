@@ -1,0 +1,17 @@
+import { BaseCommand } from '../../base-command.js';
+import { listRotations, type RotationRecord } from '../../keys/journal.js';
+import { renderRotations } from '../../ui/rotation.js';
+
+export default class KeysRotations extends BaseCommand {
+  static override summary = 'List the key rotations started from this machine and where each stands';
+  static override description = 'Read from the rotation journals in $XDG_STATE_HOME/svc/rotations; an unfinished one continues with `svc keys rotate --resume <rotation-id>`.';
+  static override examples = ['<%= config.bin %> keys rotations', '<%= config.bin %> keys rotations --json'];
+
+  public async run(): Promise<RotationRecord[]> {
+    await this.parse(KeysRotations);
+    const records = await listRotations();
+    if (records.length === 0) this.note('No rotations.');
+    else this.log(renderRotations(records));
+    return records;
+  }
+}

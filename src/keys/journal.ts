@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Key } from '../api/types.js';
+import { paths } from '../config/paths.js';
+import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
+import { SvcError } from '../errors.js';
+
+/** The seven steps of a rotation (spec part 5, rule 7), in order. */
+export const STEPS = ['create', 'save', 'deploy', 'verify', 'drain', 'revoke', 'confirm'] as const;
+export type StepName = (typeof STEPS)[number];
+
+export interface KeyRef {
+  id: string;
+  prefix_hint: string;
+}
+
+/** What each step recorded when it was done; a step is done when its record exists. */
+export interface StepRecords {
+  create: { at: string; new_key: KeyRef };
+  save: { at: string; to: 'file' | 'deploy_cmd' };
+  deploy: { at: string; by: 'command' | 'operator' };
+  verify: { at: string; ip_locked: boolean; new_key_used_after: string };
+  drain: { at: string; forced: boolean; old_key_last_used_at: string | null; new_key_last_used_at: string | null };
+  revoke: { at: string; revoked_at: string };
+  confirm: { at: string; by: 'request' | 'key_status' };
+}
+
+/**
+ * One rotation, as kept in `$XDG_STATE_HOME/svc/rotations/<id>.json` (0600, replaced atomically).
+ * It never holds a secret: the new one lives in `new_key_file` or went to the deploy command.
+ */
+export interface RotationRecord {
+  version: 1;
+  id: string;
+  status: 'in_progress' | 'completed' | 'aborted';
+  started_at: string;
+  updated_at: string;
+  base_url: string;
+  old_key: Pick<Key, 'id' | 'name' | 'prefix_hint' | 'read_only' | 'allowed_ips'> & { environment: 'test' | 'live' };
+  /** The new key is created under this name, so that it can be found after a crash that lost the answer. */
+  new_key_name: string;
+  new_key_file: string | null;
+  deploy_cmd: string | null;
+  quiet_period_ms: number;
+  /** When an effect of a step not yet done was started: a key may exist, a deploy may have run. */
+  attempts: { create?: string; deploy?: string };
+  steps: Partial<StepRecords>;
+  aborted?: { at: string; new_key_revoked: boolean };
+}
+
+function rotationsDir(): string {
+  return join(paths.stateDir, 'rotations');
+}
+
+function journalPath(id: string): string {
+  return join(rotationsDir(), `${id}.json`);
+}
+
+export function newRotationId(): string {
+  return `rot_${randomBytes(10).toString('hex')}`;
+}
+
+export function nextStep(record: RotationRecord): StepName | undefined {
+  return STEPS.find((step) => !record.steps[step]);
+}
+
+export function stepNumber(step: StepName): number {
+  return STEPS.indexOf(step) + 1;
+}
+
+/** Records the rotation as it now stands; the file is replaced whole, so a crash leaves the previous state or this one. */
+export async function saveRotation(record: RotationRecord): Promise<void> {
+  record.updated_at = new Date().toISOString();
+  await writeSecretFile(journalPath(record.id), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+export async function loadRotation(id: string): Promise<RotationRecord> {
+  if (!/^rot_[0-9a-f]+$/.test(id)) throw new SvcError('usage', 'invalid_rotation_id', `${id} is not a rotation id (rot_…)`, '`svc keys rotations` lists them');
+  const text = await readSecretFile(journalPath(id));
+  if (text === undefined) throw new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${rotationsDir()}`, '`svc keys rotations` lists them');
+  return JSON.parse(text) as RotationRecord;
+}
+
+/** Every rotation journal of this user, newest first. */
+export async function listRotations(): Promise<RotationRecord[]> {
+  let names: string[];
+  try {
+    names = await readdir(rotationsDir());
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const ids = names.filter((name) => /^rot_[0-9a-f]+\.json$/.test(name)).map((name) => name.slice(0, -'.json'.length));
+  const records = await Promise.all(ids.map((id) => loadRotation(id)));
+  return records.sort((a, b) => b.started_at.localeCompare(a.started_at));
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Makes this process the only one working on a rotation: a second `--resume` while the first still
+ * runs would create or revoke twice. A lock left by a process that died (SIGKILL, reboot) is taken over.
+ */
+export async function lockRotation(id: string): Promise<() => Promise<void>> {
+  const path = join(rotationsDir(), `${id}.lock`);
+  await mkdir(rotationsDir(), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const handle = await open(path, 'wx', 0o600);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => unlink(path).catch(() => undefined);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(await readFile(path, 'utf8').catch(() => ''));
+      if (holder > 0 && isRunning(holder)) {
+        throw new SvcError('refused', 'rotation_in_progress', `rotation ${id} is being run by process ${holder}`, 'wait for it to finish, or stop it (Ctrl-C) and resume with --resume');
+      }
+      await unlink(path).catch(() => undefined);
+    }
+  }
+  throw new SvcError('failure', 'rotation_lock', `could not lock rotation ${id}`, `remove ${path} if no svc process is working on it`);
+}

@@ -1,0 +1,62 @@
+import type { ApiClient } from '../api/client.js';
+import { dataOf } from '../api/data.js';
+import type { Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
+
+/** A key as the API saw it, with the API's own clock at that moment (from the answer's Date header). */
+export interface ObservedKey {
+  key: Key;
+  serverTime: number;
+}
+
+/**
+ * The server's clock from an answer's Date header (RFC 9110 §6.6.1; whole seconds, rounded down),
+ * so that last-use times are compared with the clock that wrote them. The local clock when absent.
+ */
+function serverTimeOf(response: Response): number {
+  const date = Date.parse(response.headers.get('date') ?? '');
+  return Number.isNaN(date) ? Date.now() : date;
+}
+
+export async function createKey(client: ApiClient, input: KeyCreate): Promise<KeyWithSecret> {
+  return dataOf(await client.POST('/v1/keys', { body: input }));
+}
+
+export async function getKey(client: ApiClient, id: string): Promise<Key> {
+  return (await observeKey(client, id)).key;
+}
+
+export async function observeKey(client: ApiClient, id: string): Promise<ObservedKey> {
+  const result = await client.GET('/v1/keys/{id}', { params: { path: { id } } });
+  return { key: dataOf(result), serverTime: serverTimeOf(result.response) };
+}
+
+export async function listKeys(client: ApiClient, query: { limit?: number; starting_after?: string }): Promise<KeyList> {
+  return dataOf(await client.GET('/v1/keys', { params: { query } }));
+}
+
+/** Every key of the workspace, following `has_more`. */
+export async function listAllKeys(client: ApiClient): Promise<Key[]> {
+  const keys: Key[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await listKeys(client, { limit: 100, starting_after: cursor });
+    keys.push(...page.data);
+    const last = page.data.at(-1);
+    if (!page.has_more || !last) return keys;
+    cursor = last.id;
+  }
+}
+
+export async function revokeKey(client: ApiClient, id: string): Promise<KeyRevocation> {
+  return dataOf(await client.DELETE('/v1/keys/{id}', { params: { path: { id } } }));
+}
+
+/**
+ * One read request made with the client's own key (any key may read a page of reports); returns
+ * the server's time of the answer. A key that does not work throws its ApiError (401, 403).
+ */
+export async function probeKey(client: ApiClient): Promise<{ serverTime: number }> {
+  const result = await client.GET('/v1/reports', { params: { query: { limit: 1 } } });
+  dataOf(result);
+  return { serverTime: serverTimeOf(result.response) };
+}

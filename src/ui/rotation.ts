@@ -1,0 +1,120 @@
+import type { RotationRecord } from '../keys/journal.js';
+import { nextStep, stepNumber } from '../keys/journal.js';
+import type { DrainProgress, RotationEvent } from '../keys/rotation.js';
+import { formatDuration } from './duration.js';
+import { renderTable } from './table.js';
+
+/** Shows a rotation's events to people or scripts. */
+export interface RotationView {
+  show(event: RotationEvent): void;
+  /** Clears a live line before a prompt or an error is written. */
+  pause(): void;
+  stop(): void;
+}
+
+/** `--json`: one JSON object per line on stdout, each with the time it happened. */
+export function jsonLinesView(): RotationView {
+  return {
+    show: (event) => process.stdout.write(`${JSON.stringify({ ...event, at: new Date().toISOString() })}\n`),
+    pause: () => undefined,
+    stop: () => undefined,
+  };
+}
+
+/** m:ss, or h:mm:ss past an hour. */
+function clock(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, '0');
+  return hours ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+function drainLine(progress: DrainProgress, elapsedMs: number): string {
+  const quietFor = progress.old_key_quiet_for_ms;
+  const oldKey =
+    quietFor === null
+      ? 'old key never used'
+      : `old key silent ${clock(quietFor + elapsedMs)} of ${clock(progress.quiet_period_ms)}${progress.old_key_last_used_ip ? ` (last use from ${progress.old_key_last_used_ip})` : ''}`;
+  return `drain  ${oldKey} · new key used: ${progress.new_key_used ? 'yes' : 'not yet'} · gives up in ${clock(progress.timeout_in_ms - elapsedMs)}`;
+}
+
+const PROGRESS_LINE_EVERY_MS = 10_000;
+
+/**
+ * For people, on stderr: a line per step; during the drain a countdown rewritten every second on a
+ * terminal, and a progress line at most every 10 s elsewhere.
+ */
+export function humanView(stream: NodeJS.WriteStream = process.stderr): RotationView {
+  let live: { progress: DrainProgress; since: number } | undefined;
+  let lastLineAt = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  const write = (line: string) => stream.write(`${line}\n`);
+  const clearLive = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    if (live && stream.isTTY) stream.write('\r\x1b[2K');
+    live = undefined;
+  };
+  const drawLive = () => {
+    if (live) stream.write(`\r\x1b[2K${drainLine(live.progress, performance.now() - live.since)}`);
+  };
+
+  return {
+    show(event) {
+      if (event.event === 'drain_progress') {
+        if (stream.isTTY) {
+          live = { progress: event, since: performance.now() };
+          drawLive();
+          timer ??= setInterval(drawLive, 1000).unref();
+        } else if (performance.now() - lastLineAt >= PROGRESS_LINE_EVERY_MS) {
+          lastLineAt = performance.now();
+          write(drainLine(event, 0));
+        }
+        return;
+      }
+      clearLive();
+      switch (event.event) {
+        case 'started':
+          write(`Rotation ${event.rotation} of ${event.old_key.id} (${event.old_key.prefix_hint}): ${event.resumed ? 'resuming at' : 'starting with'} step ${stepNumber(event.next_step)}/7 (${event.next_step})`);
+          break;
+        case 'step_done':
+          write(`✓ ${event.number}/7 ${event.step.padEnd(7)} ${event.message}`);
+          break;
+        case 'new_key_replaced':
+          write(`! revoked ${event.revoked_key}: ${event.reason}; step 1 makes another`);
+          break;
+        case 'notice':
+          write(`  ${event.message}`);
+          break;
+        case 'completed':
+        case 'aborted':
+          break;
+      }
+    },
+    pause: clearLive,
+    stop: clearLive,
+  };
+}
+
+/** Where a rotation stands, in words: completed, aborted, or the step it continues with. */
+export function rotationState(record: RotationRecord): string {
+  if (record.status !== 'in_progress') return record.status;
+  const step = nextStep(record);
+  return step ? `at step ${stepNumber(step)}/7 (${step})` : 'finishing';
+}
+
+export function renderRotations(records: RotationRecord[]): string {
+  return renderTable(
+    ['rotation', 'old key', 'new key', 'state', 'quiet period', 'started', 'updated'],
+    records.map((record) => [
+      record.id,
+      `${record.old_key.id} (${record.old_key.prefix_hint})`,
+      record.steps.create ? `${record.steps.create.new_key.id} (${record.steps.create.new_key.prefix_hint})` : '',
+      rotationState(record),
+      formatDuration(record.quiet_period_ms),
+      record.started_at,
+      record.updated_at,
+    ]),
+  );
+}

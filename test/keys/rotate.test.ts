@@ -1,0 +1,257 @@
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redactKey } from '../../src/config/keys.js';
+import { ExitCode } from '../../src/errors.js';
+import type { RotationRecord } from '../../src/keys/journal.js';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { runSvc } from '../helpers/svc.js';
+import { allKeys, createKeyWithAdmin, FAST, hasScript, keyById, type RotationLine, runSvcOnTerminal, spawnSvc, startBackgroundClient } from './fixtures.js';
+
+let sandbox: RunningSandbox;
+let home: string;
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
+  home = sandbox.env.HOME!;
+});
+afterAll(() => sandbox.stop());
+
+function svc(args: string[], extra: Record<string, string> = {}) {
+  return runSvc(args, { env: { ...sandbox.env, ...extra } });
+}
+
+function jsonLines(stdout: string): RotationLine[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RotationLine);
+}
+
+function journal(id: string): RotationRecord {
+  return JSON.parse(readFileSync(join(home, 'state', 'svc', 'rotations', `${id}.json`), 'utf8')) as RotationRecord;
+}
+
+async function appKey(name: string) {
+  const key = await createKeyWithAdmin(sandbox, { name });
+  const file = join(home, `${name}.key`);
+  writeFileSync(file, `${key.secret}\n`, { mode: 0o600 });
+  return { key, file };
+}
+
+describe('svc keys rotate', () => {
+  it('rotates a key in use without a single failed request, the deploy command handing the new key to the application', async () => {
+    const { key: old, file: appFile } = await appKey('checkout service');
+    const app = startBackgroundClient(sandbox, appFile);
+    // The deploy reads the key from stdin and replaces the application's key file in one rename.
+    const deploy = `umask 077 && cat > "${appFile}.new" && mv "${appFile}.new" "${appFile}"`;
+    const result = await svc(['keys', 'rotate', old.id, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], { SVC_API_KEY: old.secret });
+    await app.stop();
+
+    expect(result.code, result.stderr).toBe(0);
+    const lines = jsonLines(result.stdout);
+    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual(['create', 'save', 'deploy', 'verify', 'drain', 'revoke', 'confirm']);
+    expect(lines.some((line) => line.event === 'drain_progress')).toBe(true);
+    const completed = lines.at(-1)!;
+    expect(completed).toMatchObject({ event: 'completed', old_key: old.id });
+
+    expect(app.authFailures()).toEqual([]);
+    const newSecret = readFileSync(appFile, 'utf8').trim();
+    expect(app.usedKeys()).toEqual([old.secret, newSecret]);
+    expect((await keyById(sandbox, old.id)).status).toBe('revoked');
+    expect((await keyById(sandbox, completed.new_key as string)).status).toBe('active');
+    expect((await sandbox.fetch('/v1/reports?limit=1', { key: old.secret })).status).toBe(401);
+
+    const record = journal(completed.rotation as string);
+    expect(record.status).toBe('completed');
+    expect(record.steps.confirm?.by).toBe('request');
+    expect(record.steps.save?.to).toBe('deploy_cmd');
+    const everything = JSON.stringify(record) + result.stdout + result.stderr;
+    expect(everything).not.toContain(newSecret);
+    expect(everything).not.toContain(old.secret);
+    expect(statSync(join(home, 'state', 'svc', 'rotations', `${record.id}.json`)).mode & 0o777).toBe(0o600);
+  });
+
+  it('gives the deploy command the new key in SVC_NEW_API_KEY and its id in SVC_NEW_KEY_ID, and keeps its stdout off the JSON lines', async () => {
+    const { key: old, file } = await appKey('env deploy');
+    const app = startBackgroundClient(sandbox, file);
+    const deploy = `echo "deploying $SVC_NEW_KEY_ID"; umask 077; printf '%s\\n' "$SVC_NEW_API_KEY" > "${file}.new" && mv "${file}.new" "${file}"`;
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'env-deploy.new.key'), '--deploy-cmd', deploy, ...FAST, '--yes', '--json']);
+    await app.stop();
+    expect(result.code, result.stderr).toBe(0);
+    const completed = jsonLines(result.stdout).at(-1)!;
+    expect(result.stderr).toContain(`deploying ${completed.new_key}`);
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(join(home, 'env-deploy.new.key'), 'utf8'));
+    expect(app.authFailures()).toEqual([]);
+  });
+
+  it('is safe to run again once complete: it reports the same rotation and changes nothing', async () => {
+    const { key: old, file } = await appKey('rerun');
+    const app = startBackgroundClient(sandbox, file);
+    const args = ['keys', 'rotate', old.id, '--new-key-file', file, ...FAST, '--yes', '--json'];
+    const first = await svc(args);
+    await app.stop();
+    expect(first.code, first.stderr).toBe(0);
+    const statuses = async () => (await allKeys(sandbox)).map((key) => `${key.id} ${key.status}`);
+    const keysBefore = await statuses();
+    const again = await svc(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(jsonLines(again.stdout)).toEqual([expect.objectContaining({ event: 'completed', rotation: jsonLines(first.stdout).at(-1)!.rotation })]);
+    expect(await statuses()).toEqual(keysBefore);
+  });
+
+  it('prints the plan with --dry-run, keys redacted, and creates nothing', async () => {
+    const { key: old, file } = await appKey('dry run');
+    const before = (await allKeys(sandbox)).length;
+    const human = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--dry-run']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`Rotating ${old.id} (${redactKey(old.secret)}) would:`);
+    expect(human.stdout).toMatch(/7\. confirm/);
+    const plan = JSON.parse((await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--dry-run', '--json'])).stdout);
+    expect(plan.steps).toHaveLength(7);
+    expect(plan.old_key.prefix_hint).toBe(redactKey(old.secret));
+    expect(JSON.stringify(plan) + human.stdout + human.stderr).not.toContain(old.secret);
+    expect((await allKeys(sandbox)).length).toBe(before);
+    expect((await svc(['keys', 'rotations', '--json'])).stdout).not.toContain(old.id);
+  });
+});
+
+describe('the safety rails of svc keys rotate', () => {
+  it('refuses a non-admin key, saying an admin key is needed', async () => {
+    const { key: old, file } = await appKey('not admin');
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--yes'], { SVC_ADMIN_KEY: sandbox.keys.test });
+    expect(result.code).toBe(ExitCode.config);
+    expect(result.stderr).toContain('is a test key');
+    expect(result.stderr).toContain('key management needs an admin key');
+  });
+
+  it('refuses to rotate the admin key doing the revoking, before anything is created', async () => {
+    const admin = (await allKeys(sandbox)).find((key) => key.prefix_hint === redactKey(sandbox.keys.admin))!;
+    const before = (await allKeys(sandbox)).length;
+    const result = await svc(['keys', 'rotate', admin.id, '--new-key-file', join(home, 'admin.key'), '--yes', '--json']);
+    expect(result.code).toBe(ExitCode.refused);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'revoking_own_key' });
+    expect((await allKeys(sandbox)).length).toBe(before);
+  });
+
+  it('refuses without a destination for the new secret, and without --yes or a deploy command when there is no terminal', async () => {
+    const { key: old, file } = await appKey('no destination');
+    const before = (await allKeys(sandbox)).length;
+    const nowhere = await svc(['keys', 'rotate', old.id, '--yes']);
+    expect(nowhere.code).toBe(ExitCode.usage);
+    expect(nowhere.stderr).toContain('the new secret needs a destination');
+    const unattended = await svc(['keys', 'rotate', old.id, '--new-key-file', file]);
+    expect(unattended.code).toBe(ExitCode.usage);
+    expect(unattended.stderr).toContain('there is no terminal');
+    expect((await allKeys(sandbox)).length).toBe(before);
+  });
+
+  it('does not revoke while the old key still has traffic: exit 13 when --timeout passes, then --resume --force revokes', async () => {
+    const { key: old, file } = await appKey('still busy');
+    const busy = startBackgroundClient(sandbox, file);
+    const newFile = join(home, 'still-busy.new.key');
+    const timedOut = await svc(['keys', 'rotate', old.id, '--new-key-file', newFile, '--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '2s', '--yes', '--json']);
+    expect(timedOut.code, timedOut.stderr).toBe(ExitCode.drainTimedOut);
+    const lines = jsonLines(timedOut.stdout);
+    expect(lines.at(-1)!.error).toMatchObject({ code: 'drain_timed_out', exit_code: 13 });
+    expect(timedOut.stderr).toContain(`${old.id} was used`);
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+    expect(busy.authFailures()).toEqual([]);
+
+    const rotation = lines[0]!.rotation as string;
+    expect(journal(rotation).steps.drain).toBeUndefined();
+    const forced = await svc(['keys', 'rotate', '--resume', rotation, '--force', ...FAST, '--json']);
+    await busy.stop();
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(journal(rotation).steps.drain?.forced).toBe(true);
+    expect((await keyById(sandbox, old.id)).status).toBe('revoked');
+  });
+
+  it('does not go on when the new key fails verification: exit 14, the old key untouched', async () => {
+    const { key: old, file } = await appKey('fails verification');
+    // A deploy that breaks the new key: it revokes it.
+    const deploy = `"${process.execPath}" "${join(process.cwd(), 'bin', 'run.js')}" keys revoke "$SVC_NEW_KEY_ID" --yes`;
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'fails.new.key'), '--deploy-cmd', deploy, ...FAST, '--yes', '--json']);
+    expect(result.code, result.stderr).toBe(ExitCode.rotationStepFailed);
+    const lines = jsonLines(result.stdout);
+    expect(lines.at(-1)!.error).toMatchObject({ code: 'verification_failed' });
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+    expect(journal(lines[0]!.rotation as string).steps.verify).toBeUndefined();
+    expect(readFileSync(file, 'utf8').trim()).toBe(old.secret);
+  });
+
+  it('passes verification for a key locked to other addresses, the API having recognised it', async () => {
+    const locked = await createKeyWithAdmin(sandbox, { name: 'locked', allowed_ips: ['192.0.2.77'] });
+    const result = await svc(['keys', 'rotate', locked.id, '--new-key-file', join(home, 'locked.new.key'), '--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '1s', '--yes', '--json']);
+    // Nothing can use the new key from 127.0.0.1, so the drain waits in vain: verified, not revoked.
+    expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
+    const lines = jsonLines(result.stdout);
+    const record = journal(lines[0]!.rotation as string);
+    expect(record.steps.verify?.ip_locked).toBe(true);
+    const newKey = await keyById(sandbox, record.steps.create!.new_key.id);
+    expect(newKey.allowed_ips).toEqual(['192.0.2.77']);
+    expect((await keyById(sandbox, locked.id)).status).toBe('active');
+  });
+
+  it('does not count the verification request as the application using the new key', async () => {
+    const { key: old, file } = await appKey('verify only');
+    // Nobody uses the new key: the old key is silent (never used), but the verification alone must not end the drain.
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'verify-only.new.key'), '--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '3s', '--yes', '--json']);
+    expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
+    const progress = jsonLines(result.stdout).filter((line) => line.event === 'drain_progress');
+    expect(progress.length).toBeGreaterThan(3);
+    expect(progress.every((line) => line.new_key_used === false && line.old_key_quiet_for_ms === null)).toBe(true);
+    expect(result.stderr).toContain('the new key has not been used since the verification');
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+    expect(readFileSync(file, 'utf8').trim()).toBe(old.secret);
+  });
+});
+
+describe('svc keys rotate, interrupted or on a terminal', () => {
+  it('stops cleanly on Ctrl-C during the drain (exit 130, journal consistent), and --resume finishes', async () => {
+    const { key: old, file } = await appKey('interrupted');
+    const app = startBackgroundClient(sandbox, file);
+    const newFile = join(home, 'interrupted.new.key');
+    const run = spawnSvc(['keys', 'rotate', old.id, '--new-key-file', newFile, ...FAST, '--yes', '--json'], sandbox.env);
+    const waiting = await run.lineWhere((line) => line.event === 'drain_progress');
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(ExitCode.interrupted);
+    const rotation = waiting!.rotation as string;
+    expect(run.lines.at(-1)!.error).toMatchObject({ code: 'interrupted' });
+    expect(run.stderr()).toContain(`svc keys rotate --resume ${rotation}`);
+    const record = journal(rotation);
+    expect(record.steps.verify).toBeDefined();
+    expect(record.steps.drain).toBeUndefined();
+    expect(existsSync(join(home, 'state', 'svc', 'rotations', `${rotation}.lock`))).toBe(false);
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+
+    copyFileSync(newFile, file);
+    const resumed = await svc(['keys', 'rotate', '--resume', old.id, ...FAST, '--json']);
+    await app.stop();
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(jsonLines(resumed.stdout)[0]).toMatchObject({ event: 'started', rotation, resumed: true, next_step: 'drain' });
+    expect((await keyById(sandbox, old.id)).status).toBe('revoked');
+    expect(app.authFailures()).toEqual([]);
+  });
+
+  it.skipIf(!hasScript)('asks a person to confirm the deploy, counts the drain down live, and asks again before a --force revocation', async () => {
+    const { key: old, file } = await appKey('on a terminal');
+    const busy = startBackgroundClient(sandbox, file);
+    const newFile = join(home, 'terminal.new.key');
+    const first = await runSvcOnTerminal(['keys', 'rotate', old.id, '--new-key-file', newFile, '--quiet-period', '1m', '--poll-interval', '200ms', '--timeout', '2500ms'], sandbox.env, [
+      ['Is it deployed?', 'y\r'],
+    ]);
+    expect(first.code, first.screen).toBe(ExitCode.drainTimedOut);
+    for (const left of ['0:03', '0:02', '0:01']) {
+      expect(first.screen).toMatch(new RegExp(`\\r\\x1b\\[2Kdrain {2}old key silent 0:0\\d of 1:00 \\(last use from 127\\.0\\.0\\.1\\) · new key used: not yet · gives up in ${left}`));
+    }
+
+    const forced = await runSvcOnTerminal(['keys', 'rotate', '--resume', old.id, '--poll-interval', '200ms', '--force'], sandbox.env, [['anyway?', 'n\r']]);
+    await busy.stop();
+    expect(forced.code, forced.screen).toBe(ExitCode.failure);
+    expect(forced.screen).toContain(`Not drained: ${old.id} was used`);
+    expect(forced.screen).toContain('stopped at your answer');
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+  });
+});
