@@ -3,10 +3,9 @@ import { createServer as createHttpServer, type IncomingHttpHeaders, type Incomi
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { AttemptResult } from '../sandbox/dispatcher.js';
-import type { EventSummary } from './envelope.js';
+import { claimedEvent, type EventSummary } from './envelope.js';
 import { forwardedHeaders, postRaw } from './forward.js';
-import { GroupCommit } from './group-commit.js';
-import type { EventStore } from './store.js';
+import { Intake, type IntakeResult } from './intake.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -31,7 +30,8 @@ export interface ListenerOptions {
   tls?: { cert: string; key: string } | undefined;
   secrets: readonly string[];
   toleranceSeconds: number;
-  store: EventStore;
+  /** The SQLite file of the event store. */
+  store: string;
   forwardTo?: string | undefined;
   /** Only these kinds are forwarded and reported; the others are still stored and acknowledged. */
   eventTypes?: readonly string[] | undefined;
@@ -69,6 +69,9 @@ export interface RefusalReport {
 
 export type ListenerReport = DeliveryReport | RefusalReport;
 
+const ACCEPTED_ANSWER = JSON.stringify({ received: true });
+const DUPLICATE_ANSWER = JSON.stringify({ received: true, duplicate: true });
+
 class BodyTooLarge extends Error {}
 
 /** Reads a body up to `limit` bytes, refusing a larger one as soon as it shows, without reading it whole. */
@@ -85,7 +88,7 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
         reject(new BodyTooLarge());
       } else chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks, size)));
+    request.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     request.on('error', reject);
     request.on('close', () => {
       if (!request.complete) reject(new Error('the client went away before the body was complete'));
@@ -100,19 +103,18 @@ const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
 
 /**
  * The receiver behind `svc webhooks listen`: verifies every delivery, commits accepted events to
- * the store before answering 2xx (grouped: see GroupCommit), answers each event id's first
+ * the store before answering 2xx (verified and grouped on a worker thread: see Intake), answers each event id's first
  * delivery once and acknowledges the repeats, and forwards new events to the application. It
  * reports each delivery as a typed `report` event; rendering is the caller's.
  */
 export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> {
   private readonly server: Server;
-  private readonly writes: GroupCommit;
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
+  private intake: Intake | undefined;
 
   constructor(private readonly options: ListenerOptions) {
     super();
-    this.writes = new GroupCommit((work) => options.store.transaction(work));
     const serverOptions = {
       maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -135,19 +137,26 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   }
 
   async start(): Promise<string> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port, this.options.host, () => {
-        this.server.off('error', reject);
-        resolve();
+    const { options } = this;
+    this.intake = await Intake.open({ file: options.store, secrets: options.secrets, toleranceSeconds: options.toleranceSeconds, forwardTo: options.forwardTo, eventTypes: options.eventTypes });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(options.port, options.host, () => {
+          this.server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (error) {
+      await this.intake.close();
+      throw error;
+    }
     const { port } = this.server.address() as AddressInfo;
-    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-    return `${this.options.tls ? 'https' : 'http'}://${host}:${port}`;
+    const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+    return `${options.tls ? 'https' : 'http'}://${host}:${port}`;
   }
 
-  /** Stops accepting, lets the deliveries under way finish, waits for their writes and forwards. */
+  /** Stops accepting, lets the deliveries under way finish, waits for their forwards, closes the store. */
   async stop(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
@@ -157,7 +166,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     await closed;
     clearTimeout(deadline);
     await Promise.allSettled([...this.forwards]);
-    await this.writes.drained();
+    await this.intake?.close();
   }
 
   private refused(status: number | null, detail: string, remote: string | undefined): void {
@@ -174,8 +183,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   }
 
-  private answer(response: ServerResponse, status: number, body: object, close = false): void {
-    const text = JSON.stringify(body);
+  private answer(response: ServerResponse, status: number, body: object | string, close = false): void {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
     const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
     if (close) headers.connection = 'close';
     response.writeHead(status, headers).end(text);
@@ -204,7 +213,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       const { delayMs } = this.options.faults;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const acknowledged = report.status >= 200 && report.status < 300;
-      this.answer(response, report.status, acknowledged ? { received: true, ...(report.result === 'duplicate' && { duplicate: true }) } : { error: { code: report.reason ?? report.result, message: report.detail } });
+      this.answer(response, report.status, acknowledged ? (report.result === 'duplicate' ? DUPLICATE_ANSWER : ACCEPTED_ANSWER) : { error: { code: report.reason ?? report.result, message: report.detail } });
       await forwarding;
       this.report(report);
     } catch (error) {
@@ -220,39 +229,31 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   }
 
   /**
-   * Verifies and stores one delivery. The status it returns is 2xx only once the event is durable;
+   * Verifies and records one delivery. The status it returns is 2xx only once the event is durable;
    * `forwarding` settles when the application has answered a new event.
    */
   private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
     const receivedAt = Date.now();
     const at = new Date(receivedAt).toISOString();
-    const verdict = verifyDelivery(headers, body, { secrets: this.options.secrets, toleranceSeconds: this.options.toleranceSeconds });
-    const { faults } = this.options;
+    const { faults, secrets, toleranceSeconds } = this.options;
     if (faults.rate > 0 && Math.random() < faults.rate) {
-      const event = verdict.ok ? verdict.event : verdict.claimed;
+      const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds });
       const status = faults.status ?? 500;
-      return { report: { kind: 'delivery', at, result: 'injected', event, detail: `answered ${status} on purpose; not stored`, status, forward: null } };
+      return { report: { kind: 'delivery', at, result: 'injected', event: verdict.ok ? verdict.event : verdict.claimed, detail: `answered ${status} on purpose; not stored`, status, forward: null } };
     }
-    if (!verdict.ok) {
-      try {
-        await this.writes.submit(() => this.options.store.reject(verdict.claimed, verdict, { headers, body, receivedAt }));
-      } catch {
-        // Kept for inspection only; the answer is the same without it.
-      }
-      return { report: { kind: 'delivery', at, result: 'rejected', event: verdict.claimed, reason: verdict.reason, detail: verdict.detail, status: 400, forward: null } };
-    }
-    const wanted = !this.options.eventTypes || this.options.eventTypes.includes(verdict.event.type);
-    const forwardUrl = this.options.forwardTo !== undefined && wanted ? this.options.forwardTo : null;
-    let stored: { seq: number; duplicate: boolean };
+    let received: IntakeResult;
     try {
-      stored = await this.writes.submit(() => this.options.store.accept(verdict.event, { headers, body, receivedAt, forwardUrl }));
+      received = await this.intake!.receive({ headers, body, receivedAt });
     } catch (error) {
       // Not stored, so not acknowledged: the sender will retry it.
-      return { report: { kind: 'delivery', at, result: 'store_failed', event: verdict.event, detail: `could not store the event: ${(error as Error).message}`, status: 503, forward: null } };
+      return { report: { kind: 'delivery', at, result: 'store_failed', event: claimedEvent(body), detail: `could not store the delivery: ${(error as Error).message}`, status: 503, forward: null } };
     }
-    const report: DeliveryReport = { kind: 'delivery', at, result: stored.duplicate ? 'duplicate' : 'accepted', event: verdict.event, status: 200, forward: null };
-    if (stored.duplicate || forwardUrl === null) return { report };
-    return { report, forwarding: this.forward(report, stored.seq, forwardUrl, headers, body) };
+    if (received.result === 'rejected') {
+      return { report: { kind: 'delivery', at, result: 'rejected', event: received.claimed, reason: received.reason, detail: received.detail, status: 400, forward: null } };
+    }
+    const report: DeliveryReport = { kind: 'delivery', at, result: received.result, event: received.event, status: 200, forward: null };
+    if (received.result === 'duplicate' || received.forwardUrl === null) return { report };
+    return { report, forwarding: this.forward(report, received.seq, received.forwardUrl, headers, body) };
   }
 
   /** Passes a new event on to the application, after it is stored, and records the answer. */
@@ -260,7 +261,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     const done = postRaw(url, forwardedHeaders(headers), body)
       .then(async (result) => {
         report.forward = { url, ...result };
-        await this.writes.submit(() => this.options.store.recordForward(seq, { url, status: result.status, error: result.error }, Date.now())).catch(() => undefined);
+        await this.intake!.recordForward(seq, { url, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
       })
       .finally(() => this.forwards.delete(done));
     this.forwards.add(done);

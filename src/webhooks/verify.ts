@@ -5,17 +5,6 @@ import { type SignatureFailure, signatureHeaderOf, verifySignature } from './sig
 /** Why a delivery was refused: one code per failing step. */
 export type RejectionReason = SignatureFailure | 'body_not_json' | 'envelope_invalid';
 
-export const REJECTION_REASONS: readonly RejectionReason[] = [
-  'missing_header',
-  'malformed_header',
-  'no_v1',
-  'timestamp_too_old',
-  'timestamp_in_future',
-  'signature_mismatch',
-  'body_not_json',
-  'envelope_invalid',
-];
-
 export interface VerifyOptions {
   secrets: readonly string[];
   toleranceSeconds?: number;

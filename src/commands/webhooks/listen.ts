@@ -89,8 +89,9 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     if (!tls && !isLoopbackHost(flags.host)) {
       throw new SvcError('usage', 'plain_http_not_loopback', `plain HTTP on ${flags.host} would expose the deliveries`, 'give --cert and --key to listen with TLS, or listen on 127.0.0.1');
     }
-    const store = new EventStore(flags.store);
-    const unfinished = store.unfinishedForwards();
+    const opened = new EventStore(flags.store);
+    const unfinished = opened.unfinishedForwards();
+    opened.close();
     if (unfinished > 0) {
       this.warning(`${unfinished} stored events were being forwarded when an earlier run stopped; they are not forwarded again automatically (list them with \`svc webhooks events --not-forwarded\`, replay with \`svc webhooks replay\`)`);
     }
@@ -100,7 +101,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       tls,
       secrets,
       toleranceSeconds: flags.tolerance,
-      store,
+      store: flags.store,
       forwardTo: flags['forward-to'],
       eventTypes: flags.events,
       bodyLimitBytes: flags['max-body'],
@@ -111,7 +112,6 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     try {
       url = await listener.start();
     } catch (error) {
-      store.close();
       const code = (error as NodeJS.ErrnoException).code;
       throw new SvcError('usage', 'cannot_listen', `cannot listen on ${flags.host}:${flags.port}: ${code ?? (error as Error).message}`, code === 'EADDRINUSE' ? 'another process uses the port: choose another with --port (0: any free port)' : undefined);
     }
@@ -129,15 +129,26 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     });
     this.note('Stopping: finishing the deliveries under way…');
     await listener.stop();
+    this.flushLines();
     await closePosting();
-    store.close();
+  }
+
+  private lines: string[] = [];
+
+  /** Writes stdout lines once per turn of the event loop: one write for a burst of deliveries, not one each. */
+  private print(line: string): void {
+    if (this.lines.push(line) === 1) setImmediate(() => this.flushLines());
+  }
+
+  private flushLines(): void {
+    if (this.lines.length > 0) process.stdout.write(`${this.lines.splice(0).join('\n')}\n`);
   }
 
   private render(report: ListenerReport): void {
     if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify(report.kind === 'delivery' ? deliveryJson(report) : report)}\n`);
+      this.print(JSON.stringify(report.kind === 'delivery' ? deliveryJson(report) : report));
     } else if (report.kind === 'delivery') {
-      process.stdout.write(`${deliveryLine(report)}\n`);
+      this.print(deliveryLine(report));
     } else {
       this.note(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`);
     }

@@ -1,0 +1,142 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Worker } from 'node:worker_threads';
+import type { EventSummary } from './envelope.js';
+import type { ForwardOutcome } from './store.js';
+import type { RejectionReason } from './verify.js';
+
+export interface IntakeOptions {
+  /** The SQLite file of the event store. */
+  file: string;
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  forwardTo?: string | undefined;
+  /** Kinds to forward; the others are stored but not marked for forwarding. */
+  eventTypes?: readonly string[] | undefined;
+}
+
+export interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: Uint8Array;
+  receivedAt: number;
+}
+
+export type IntakeResult =
+  | { result: 'accepted' | 'duplicate'; event: EventSummary; seq: number; forwardUrl: string | null }
+  | { result: 'rejected'; claimed: Partial<EventSummary>; reason: RejectionReason; detail: string };
+
+export type Job = { op: 'receive'; delivery: Delivery } | { op: 'forwarded'; seq: number; outcome: ForwardOutcome; at: number };
+
+export type JobOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** What the worker answers for a batch of jobs: one outcome each, or why the whole transaction failed. */
+export type BatchReply = { outcomes: JobOutcome[] } | { error: string };
+
+/**
+ * The bytes in a buffer of their own: posting a view into one of Node's shared buffers (its 8 KiB
+ * pool, a socket's read buffer) would copy that whole buffer to the worker.
+ */
+function ownBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
+interface Pending {
+  job: Job;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Verifies deliveries and records them durably, on a worker thread (intake-worker.ts), so that the
+ * receiver's event loop only does HTTP. Group commit: the jobs submitted while a batch is being
+ * committed wait and then all go in the next batch, one transaction; each promise settles only
+ * after that COMMIT returned. Nothing is acknowledged before it is on disk, and concurrent
+ * deliveries share one disk sync instead of paying one each.
+ */
+export class Intake {
+  private queue: Pending[] = [];
+  private inFlight: Pending[] | undefined;
+  private scheduled = false;
+  private failure: Error | undefined;
+  private drainWaiters: Array<() => void> = [];
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: BatchReply) => this.settle(reply));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', () => this.fail(new Error('the intake worker stopped')));
+  }
+
+  /** Starts the worker and opens the store; rejects when it cannot be opened. */
+  static async open(options: IntakeOptions): Promise<Intake> {
+    const worker = new Worker(new URL('./intake-worker.js', import.meta.url), { workerData: options });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', () => resolve());
+      worker.once('error', reject);
+    });
+    return new Intake(worker);
+  }
+
+  /** Resolves once the delivery is verified and, accepted or rejected, committed to the store. */
+  receive(delivery: Delivery): Promise<IntakeResult> {
+    return this.submit({ op: 'receive', delivery: { ...delivery, body: ownBytes(delivery.body) } }) as Promise<IntakeResult>;
+  }
+
+  recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {
+    return this.submit({ op: 'forwarded', seq, outcome, at }) as Promise<void>;
+  }
+
+  /** Commits what is queued, then stops the worker, which closes the store. */
+  async close(): Promise<void> {
+    if (this.queue.length > 0 || this.inFlight) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    if (this.failure) return;
+    this.failure = new Error('the store is closed');
+    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
+    this.worker.postMessage('close');
+    await exited;
+  }
+
+  private submit(job: Job): Promise<unknown> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, resolve, reject });
+      if (!this.inFlight && !this.scheduled) {
+        this.scheduled = true;
+        // After the poll phase, so that every delivery read in this turn of the loop joins the batch.
+        setImmediate(() => {
+          this.scheduled = false;
+          this.flush();
+        });
+      }
+    });
+  }
+
+  private flush(): void {
+    if (this.inFlight) return;
+    if (this.queue.length === 0) {
+      for (const done of this.drainWaiters.splice(0)) done();
+      return;
+    }
+    this.inFlight = this.queue;
+    this.queue = [];
+    this.worker.postMessage(this.inFlight.map((pending) => pending.job));
+  }
+
+  private settle(reply: BatchReply): void {
+    const batch = this.inFlight ?? [];
+    this.inFlight = undefined;
+    batch.forEach((pending, index) => {
+      if ('error' in reply) return pending.reject(new Error(reply.error));
+      const outcome = reply.outcomes[index]!;
+      if (outcome.ok) pending.resolve(outcome.value);
+      else pending.reject(new Error(outcome.error));
+    });
+    this.flush();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const pending of [...(this.inFlight ?? []), ...this.queue]) pending.reject(error);
+    this.inFlight = undefined;
+    this.queue = [];
+    for (const done of this.drainWaiters.splice(0)) done();
+  }
+}

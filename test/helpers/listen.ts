@@ -1,0 +1,66 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { SVC_BIN } from './svc.js';
+
+export interface ListenLine {
+  kind: 'delivery' | 'refused';
+  result?: 'accepted' | 'duplicate' | 'rejected' | 'injected' | 'store_failed';
+  event_id?: string | null;
+  type?: string | null;
+  resource_id?: string | null;
+  reason?: string | null;
+  status: number | null;
+  forward?: { url: string; status: number | null; error: string | null } | null;
+  detail?: string | null;
+}
+
+export interface RunningListen {
+  url: string;
+  store: string;
+  process: ChildProcessWithoutNullStreams;
+  /** Every JSON line after the ready line, as printed so far. */
+  lines: ListenLine[];
+  stderr: () => string;
+  waitFor(predicate: (lines: ListenLine[]) => boolean, timeoutMs?: number): Promise<void>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the real `svc webhooks listen --json` on a free port of 127.0.0.1 and waits for its ready line. */
+export async function startListen(args: string[], env: Record<string, string>, store = join(env.HOME!, 'events.db')): Promise<RunningListen> {
+  const child = spawn(process.execPath, [SVC_BIN, 'webhooks', 'listen', '--port', '0', '--json', '--store', store, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const lines: ListenLine[] = [];
+  const reader = createInterface({ input: child.stdout });
+  const ready = await new Promise<{ url: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc webhooks listen did not start: ${stderr}`)), 20_000);
+    reader.once('line', (line) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`svc webhooks listen exited ${code}: ${stderr}`)));
+  });
+  reader.on('line', (line) => lines.push(JSON.parse(line)));
+  return {
+    url: ready.url,
+    store,
+    process: child,
+    lines,
+    stderr: () => stderr,
+    async waitFor(predicate, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(lines)) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for listen; ${lines.length} lines; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    stop(signal = 'SIGTERM') {
+      return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      });
+    },
+  };
+}
