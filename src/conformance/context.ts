@@ -199,12 +199,19 @@ export class Fixtures {
     return { id, created, deliveriesBefore };
   }
 
-  /** The report every check of a finished report looks at. */
-  completedReport(): Promise<FinishedReport> {
-    return this.once('completed', async () => {
+  /** The report every check of a report looks at, as created. */
+  firstReport(): Promise<CreatedReport> {
+    return this.once('first', async () => {
       // The passport goes first, as an applicant's documents come before their report.
       if (this.context.receiver) await this.document();
-      const report = await this.createReport('fixture');
+      return this.createReport('fixture');
+    });
+  }
+
+  /** The same report once completed. */
+  completedReport(): Promise<FinishedReport> {
+    return this.once('completed', async () => {
+      const report = await this.firstReport();
       return { ...report, finished: await this.waitFinished(report) };
     });
   }

@@ -84,7 +84,7 @@ export const authProbes: ProbeSet = {
     },
 
     'auth.read-only-can-read': async (context) => {
-      const report = await context.fixtures.completedReport();
+      const report = await context.fixtures.firstReport();
       const findings = new Findings();
       const read = await call(context, 'GET', `/v1/reports/${report.id}`, { role: 'readOnly', purpose: 'auth.read-only-can-read' });
       findings.expect(isSuccess(read.status), 'a 2xx answer with the report', shown(read), read);

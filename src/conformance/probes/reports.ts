@@ -69,7 +69,7 @@ export const reportProbes: ProbeSet = {
     },
 
     'reports.list': async (context) => {
-      const report = await context.fixtures.completedReport();
+      const report = await context.fixtures.firstReport();
       const { found, first, items } = await listHolds(context, report.id, 'api', 'reports.list');
       const findings = new Findings();
       if (findings.expect(isSuccess(first.status), 'a 2xx answer', shown(first), first) && findings.expect(items !== undefined, 'a list: an array, bare or as the one array of an object', shown(first), first)) {

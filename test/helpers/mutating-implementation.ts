@@ -1,0 +1,250 @@
+/**
+ * A test implementation for the contract kit's accuracy test: the real sandbox behind an HTTPS
+ * proxy (with its own certificate) that breaks exactly one stated rule, or makes other choices
+ * where the specification says "not shown", and a webhook hub that relays the sandbox's events to
+ * each kit under test, changed the same way and signed again.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { signatureHeader } from '../../src/webhooks/signature.js';
+import type { RunningSandbox } from './sandbox.js';
+import { makeCertificate } from './tls.js';
+
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface ProxiedResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as JSON when it is JSON; set `json` to change it (undefined: no body). */
+  json: unknown;
+  text: string;
+}
+
+export interface RelayedEvent {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** What the proxy and the hub know of the sandbox's keys, and learn on the way. */
+export interface ProxyState {
+  keys: RunningSandbox['keys'];
+  /** Secrets of keys made through POST /v1/keys, by key id. */
+  created: Map<string, string>;
+  revoked: Set<string>;
+  secret: string;
+}
+
+export interface Variant {
+  name: string;
+  /** What it changes, for the matrix. */
+  change: string;
+  /** The checks that must fail at level spec, exactly; empty for a variant that makes other "not shown" choices and must pass. */
+  breaks: string[];
+  /** Needs a run without --fast (the 30 s redelivery). */
+  slow?: boolean;
+  /** Plain HTTP on the port is served instead of refused. */
+  plainHttp?: boolean;
+  /** Changes the request, or answers it without the sandbox. */
+  request?(request: ProxiedRequest, state: ProxyState): void | { status: number; headers?: Record<string, string>; json?: unknown };
+  response?(response: ProxiedResponse, request: ProxiedRequest, state: ProxyState): void;
+  /** Changes an event before it reaches the kit; 'drop' keeps it from the kit. */
+  event?(event: RelayedEvent, state: ProxyState): void | 'drop';
+  /** Signs an event body in another way than the sandbox's. */
+  sign?(secret: string, body: string): Record<string, string>;
+  /** Delivers the event to the kit and returns the status the sandbox is told (default: the kit's). */
+  deliver?(send: () => Promise<number>): Promise<number>;
+}
+
+function bearer(headers: Record<string, string>): string | undefined {
+  const match = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
+  return match?.[1];
+}
+
+export function keyRole(state: ProxyState, headers: Record<string, string>): string | undefined {
+  const key = bearer(headers);
+  if (!key) return undefined;
+  for (const [role, secret] of Object.entries(state.keys)) if (secret === key) return role;
+  for (const [id, secret] of state.created) if (secret === key) return `created:${id}`;
+  return 'unknown';
+}
+
+function readBody(incoming: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => resolve(Buffer.concat(chunks)));
+    incoming.on('error', reject);
+  });
+}
+
+function flat(headers: IncomingMessage['headers'] | Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
+
+export interface MutatingImplementation {
+  baseUrl: string;
+  caCertPath: string;
+  close(): Promise<void>;
+}
+
+/** The sandbox behind an HTTPS proxy that applies `variant`; plain HTTP on the same port is refused (400 https_required) unless the variant serves it. */
+export async function startMutatingImplementation(sandbox: RunningSandbox, variant: Variant, state: ProxyState): Promise<MutatingImplementation> {
+  const certificate = await makeCertificate();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-mutating-'));
+  const caCertPath = join(dir, 'ca.pem');
+  writeFileSync(caCertPath, certificate.cert);
+  const upstream = new Agent({ connect: { ca: readFileSync(sandbox.caCert, 'utf8') } });
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const proxied: ProxiedRequest = { method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: flat(incoming.headers), body: await readBody(incoming) };
+    const answered = variant.request?.(proxied, state);
+    if (answered) {
+      const body = answered.json === undefined ? '' : JSON.stringify(answered.json);
+      outgoing.writeHead(answered.status, { 'content-type': 'application/json', 'x-ratelimit-remaining': '999', ...answered.headers }).end(body);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(proxied.headers)) if (!HOP.has(name)) headers[name] = value;
+    const answer = await request(`${sandbox.url}${proxied.path}`, { method: proxied.method as 'GET', headers, body: proxied.body.length > 0 ? proxied.body : undefined, dispatcher: upstream });
+    const text = await answer.body.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    const response: ProxiedResponse = { status: answer.statusCode, headers: flat(answer.headers as Record<string, string | string[] | undefined>), json, text };
+    learn(proxied, response, state);
+    const before = JSON.stringify(response.json);
+    variant.response?.(response, proxied, state);
+    const changed = JSON.stringify(response.json) !== before;
+    const body = changed ? (response.json === undefined ? '' : JSON.stringify(response.json)) : response.text;
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (!HOP.has(name)) out[name] = value;
+    outgoing.writeHead(response.status, out).end(body);
+  }
+  const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    handle(incoming, outgoing).catch((error: Error) => outgoing.writeHead(502, { 'content-type': 'text/plain' }).end(error.message));
+  };
+  const https = createHttpsServer({ key: certificate.key, cert: certificate.cert }, listener);
+  const plain = createHttpServer(listener);
+  const sockets = new Set<Socket>();
+  const front = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      socket.unshift(first);
+      if (first[0] === 0x16) https.emit('connection', socket);
+      else if (variant.plainHttp) {
+        plain.emit('connection', socket);
+        socket.resume();
+      }
+      else {
+        const body = JSON.stringify({ error: { code: 'https_required', message: 'use https://' } });
+        socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-RateLimit-Remaining: 999\r\nConnection: close\r\n\r\n${body}`);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `https://127.0.0.1:${(front.address() as AddressInfo).port}`,
+    caCertPath,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+      await upstream.close();
+    },
+  };
+}
+
+/** Keeps the secrets of keys made through the API, and which were revoked, for the variants that misuse them. */
+function learn(request: ProxiedRequest, response: ProxiedResponse, state: ProxyState): void {
+  if (response.status >= 300) return;
+  const body = response.json as { id?: string; secret?: string } | undefined;
+  if (request.method === 'POST' && request.path === '/v1/keys' && body?.id && body.secret) state.created.set(body.id, body.secret);
+  const revoked = /^\/v1\/keys\/(key_\w+)$/.exec(request.path);
+  if (request.method === 'DELETE' && revoked) state.revoked.add(revoked[1]!);
+}
+
+interface HubTarget {
+  port: number;
+  variant: Variant;
+  state: ProxyState;
+}
+
+export interface WebhookHub {
+  url: string;
+  /** Relays every event from now on to the kit listening on `port`, changed by the variant; returns the unsubscribe function. */
+  add(target: HubTarget): () => void;
+  close(): Promise<void>;
+}
+
+/** The sandbox's one subscriber: it relays each event to every kit under test, through its variant, signed again. */
+export async function startWebhookHub(): Promise<WebhookHub> {
+  const targets = new Set<HubTarget>();
+  const server: Server = createHttpServer((incoming, outgoing) => {
+    void (async () => {
+      const raw = await readBody(incoming);
+      const headers = flat(incoming.headers);
+      await Promise.all([...targets].map((target) => relay(target, raw, headers)));
+      // The hub itself always accepts: redelivery is each variant's business (see Variant.deliver).
+      outgoing.writeHead(200).end();
+    })().catch(() => outgoing.writeHead(500).end());
+  });
+  async function relay(target: HubTarget, raw: Buffer, headers: Record<string, string>): Promise<void> {
+    const event: RelayedEvent = { body: JSON.parse(raw.toString('utf8')), headers: { 'content-type': headers['content-type'] ?? 'application/json', 'service-event': headers['service-event'] ?? '' } };
+    const before = JSON.stringify(event.body);
+    if (target.variant.event?.(event, target.state) === 'drop') return;
+    const body = JSON.stringify(event.body) === before ? raw.toString('utf8') : JSON.stringify(event.body);
+    const signature = target.variant.sign ? target.variant.sign(target.state.secret, body) : { 'service-signature': signatureHeader(target.state.secret, body) };
+    const send = async () => {
+      try {
+        const answer = await request(`http://127.0.0.1:${target.port}/`, { method: 'POST', headers: { ...event.headers, ...signature }, body });
+        await answer.body.dump();
+        return answer.statusCode;
+      } catch {
+        return 599;
+      }
+    };
+    await (target.variant.deliver ? target.variant.deliver(send) : send());
+  }
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    add(target) {
+      targets.add(target);
+      return () => targets.delete(target);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A stable small number per id, for deterministic "non-determinism". */
+export function hashOf(text: string): number {
+  return createHash('sha256').update(text).digest()[0]!;
+}
+
+export function hmacBase64(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text).digest('base64');
+}
