@@ -37,7 +37,8 @@ export async function startListen(args: string[], env: Record<string, string>, s
     const timer = setTimeout(() => reject(new Error(`svc webhooks listen did not start: ${stderr}`)), 20_000);
     reader.once('line', (line) => {
       clearTimeout(timer);
-      resolve(JSON.parse(line));
+      // Anything but the ready line is the start of a pretty-printed error: report it on exit.
+      if (line.startsWith('{"kind":"ready"')) resolve(JSON.parse(line));
     });
     child.once('exit', (code) => reject(new Error(`svc webhooks listen exited ${code}: ${stderr}`)));
   });
