@@ -48,6 +48,8 @@ export interface ImplementationClientOptions {
   log?: (line: string) => void;
   /** Secrets to redact from anything logged. */
   secrets?: string[];
+  /** The rate-limit window: part 8 counts requests per minute (tests shorten it). */
+  windowMs?: number;
 }
 
 const WINDOW_MS = 60_000;
@@ -145,10 +147,11 @@ export class ImplementationClient {
 
   private async pace(bucket: Bucket): Promise<void> {
     const now = Date.now();
-    bucket.sent = bucket.sent.filter((at) => now - at < WINDOW_MS);
+    const windowMs = this.options.windowMs ?? WINDOW_MS;
+    bucket.sent = bucket.sent.filter((at) => now - at < windowMs);
     if (bucket.remaining === 0 && bucket.sent.length > 0) {
       // Part 8 counts requests per minute: a slot frees up at the latest a minute after the oldest request of the window.
-      const waitMs = bucket.sent[0]! + WINDOW_MS - now + 100;
+      const waitMs = bucket.sent[0]! + windowMs - now + 100;
       this.log(`X-RateLimit-Remaining is 0: waiting ${(waitMs / 1000).toFixed(0)} s before the next request`);
       await sleep(waitMs);
       bucket.remaining = undefined;

@@ -47,17 +47,17 @@ export class FixtureError extends Error {
 }
 
 const ROLE_NAMES: Record<Exchange['role'], string> = {
-  api: 'test key',
-  admin: 'admin key',
-  readOnly: 'read-only key',
-  ipLocked: 'IP-locked key',
-  other: "other workspace's key",
-  created: 'key made by the kit',
-  none: 'no valid key',
+  api: 'with the test key',
+  admin: 'with the admin key',
+  readOnly: 'with the read-only key',
+  ipLocked: 'with the IP-locked key',
+  other: "with the other workspace's key",
+  created: 'with the key made by the kit',
+  none: 'without a valid key',
 };
 
 export function requestLine(exchange: Pick<Exchange, 'method' | 'path' | 'role'>): string {
-  return `${exchange.method} ${exchange.path} with the ${ROLE_NAMES[exchange.role]}`;
+  return `${exchange.method} ${exchange.path} ${ROLE_NAMES[exchange.role]}`;
 }
 
 const MAX_SHOWN = 160;

@@ -52,6 +52,8 @@ export interface PactRunResult {
   output: string;
   /** What reached the forwarder: only the interactions' requests, never the verifier's state or message calls. */
   forwarded: string[];
+  /** The verifier's own verdict per interaction (`OK`, `Error`…), before the kit's state errors are applied. */
+  verdicts: Map<string, string>;
 }
 
 export const CONTRACTS_DIR = fileURLToPath(new URL('../../contracts/', import.meta.url));
@@ -173,7 +175,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
   const wanted = new Set(checks.map((entry) => entry.id));
   const contracts = await readContracts(options.contractsDir);
   const interactions = contracts.flatMap(({ pact }) => pact.interactions).filter((interaction) => wanted.has(checkOfInteraction(interaction.description)));
-  if (interactions.length === 0) return { outcomes, stateErrors, output: '', forwarded: [] };
+  if (interactions.length === 0) return { outcomes, stateErrors, output: '', forwarded: [], verdicts: new Map() };
 
   const workDir = await mkdtemp(join(tmpdir(), 'svc-contract-'));
   const pactFile = join(workDir, 'selected.json');
@@ -183,6 +185,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
   const deliveries = new Map<string, Delivery>();
   const handlers: Record<string, StateHandler | undefined> = { ...kitStates(context, deliveries), ...options.states };
   const stateValues = new Map<string, Record<string, string>>();
+  const messageErrors = new Map<string, string>();
   const states = [...new Set(interactions.flatMap((interaction) => (interaction.providerStates ?? []).map((state) => state.name)))];
   const messages = interactions.filter((interaction) => !interaction.request).map((interaction) => interaction.description);
 
@@ -221,7 +224,12 @@ export async function runPactVerification(context: KitContext, checks: readonly 
         const interaction = interactions.find((item) => item.description === description);
         const state = interaction?.providerStates?.[0]?.name ?? '';
         const delivery = deliveries.get(state);
-        if (!delivery) return void reply({ error: stateErrors.get(state)?.message ?? `no delivery was found for "${description}"` });
+        if (!delivery) {
+          // Pact would answer its own 500 and report the empty message; the kit keeps why there was none.
+          const reason = stateErrors.get(state)?.message ?? `no delivery was found for "${description}": the kit verifies the events the implementation sent to its receiver, never values handed over by a state`;
+          messageErrors.set(description, reason);
+          return void reply({ error: reason });
+        }
         reply({ content: delivery.json ?? delivery.text, metadata: { contentType: contentTypeOf(delivery) } });
       }
     });
@@ -258,6 +266,11 @@ export async function runPactVerification(context: KitContext, checks: readonly 
       add(failures, `${stateError instanceof FixtureError ? '' : 'setting up the provider state failed: '}${stateError.message}`);
       continue;
     }
+    const messageError = messageErrors.get(interaction.description);
+    if (messageError) {
+      add(failures, messageError);
+      continue;
+    }
     const result = results?.find((item) => item.description === interaction.description);
     if (!result) {
       add(failures, results ? `the verifier did not verify "${interaction.description}"` : verdict.json.slice(0, 400));
@@ -273,5 +286,6 @@ export async function runPactVerification(context: KitContext, checks: readonly 
     else if (skipped) outcomes.set(id, { status: 'skipped', detail: skipped.join('; ') });
     else if (verified.has(id)) outcomes.set(id, { status: 'passed', detail: 'the implementation answered as the contract says' });
   }
-  return { outcomes, stateErrors, output, forwarded: forwarder.seen };
+  const verdicts = new Map((results ?? []).map((result) => [result.description, result.result]));
+  return { outcomes, stateErrors, output, forwarded: forwarder.seen, verdicts };
 }

@@ -54,8 +54,8 @@ export interface RunResult {
 }
 
 const PROBE_SETS = [reportProbes, authProbes, eventProbes, limitProbes, strictProbes];
-const PROBES: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.probes));
-const FINAL: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.final ?? {}));
+export const PROBES: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.probes));
+export const FINAL: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.final ?? {}));
 
 function missingInput(check: Check, options: KitOptions): Input | undefined {
   const given: Record<Input, boolean> = {

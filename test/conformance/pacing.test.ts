@@ -1,0 +1,66 @@
+/**
+ * The kit paces itself by X-RateLimit-Remaining and waits out 429 Retry-After, so that a key of a
+ * small plan (Free: 10 requests a minute) completes a run, slowly. The window is shortened here.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { ImplementationClient } from '../../src/conformance/http.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+import { makeCertificate } from '../helpers/tls.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function client(server: TestServer, certificate: { cert: string }, windowMs: number): Promise<{ client: ImplementationClient; lines: string[] }> {
+  const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-pacing-')), 'ca.pem');
+  writeFileSync(caCertPath, certificate.cert);
+  const lines: string[] = [];
+  const made = new ImplementationClient({ baseUrl: new URL(server.url), caCertPath, windowMs, log: (line) => lines.push(line) });
+  closers.push(() => made.close(), () => server.close());
+  return { client: made, lines };
+}
+
+const get = (made: ImplementationClient) => made.send({ method: 'GET', path: '/v1/reports', authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl', role: 'api', purpose: 'test' });
+
+it('waits when X-RateLimit-Remaining reaches 0, so a fixed window of 3 requests is never exceeded', async () => {
+  const certificate = await makeCertificate();
+  const LIMIT = 3;
+  const WINDOW_MS = 600;
+  let window = { startedAt: 0, used: 0 };
+  const server = await startServer((_request, response) => {
+    const now = Date.now();
+    if (now - window.startedAt >= WINDOW_MS) window = { startedAt: now, used: 0 };
+    if (window.used >= LIMIT) return json(response, 429, { error: { code: 'rate_limited' } }, { 'x-ratelimit-remaining': '0', 'retry-after': '1' });
+    window.used++;
+    json(response, 200, { data: [] }, { 'x-ratelimit-remaining': String(LIMIT - window.used) });
+  }, certificate);
+  const { client: made, lines } = await client(server, certificate, WINDOW_MS);
+  const started = performance.now();
+  const answers = await Promise.all(Array.from({ length: 8 }, () => get(made)));
+  expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+  expect(made.exchanges.filter((exchange) => exchange.status === 429)).toEqual([]);
+  expect(performance.now() - started).toBeGreaterThan(2 * WINDOW_MS);
+  expect(lines.some((line) => line.includes('X-RateLimit-Remaining is 0'))).toBe(true);
+});
+
+it('on 429 waits Retry-After and sends the request again, a POST included (a 429 was not processed)', async () => {
+  const certificate = await makeCertificate();
+  const server = await startServer((request, response, index) => {
+    if (index === 0) return json(response, 429, { error: { code: 'rate_limited' } }, { 'x-ratelimit-remaining': '0', 'retry-after': '1' });
+    json(response, 201, { id: 'rep_1', method: request.method }, { 'x-ratelimit-remaining': '5' });
+  }, certificate);
+  const { client: made, lines } = await client(server, certificate, 60_000);
+  const started = performance.now();
+  const answer = await made.send({ method: 'POST', path: '/v1/reports', authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl', role: 'api', purpose: 'test', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(answer.status).toBe(201);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+  expect(server.requests).toHaveLength(2);
+  expect(server.requests[1]!.body).toBe('{}');
+  // The 429 is recorded too: the checks on every answer (X-RateLimit-Remaining on errors) see it.
+  expect(made.exchanges.map((exchange) => exchange.status)).toEqual([429, 201]);
+  expect(lines.join('\n')).toContain('429 on POST /v1/reports: waiting 1 s (Retry-After)');
+});

@@ -1,0 +1,206 @@
+/**
+ * `svc contract verify` through the real binary against the real sandbox: it passes --level strict
+ * with every input given (the real 30 s redelivery included, on an unscaled sandbox), a --fast run
+ * takes seconds, and the run record, the JUnit report and the cleanup are what the kit promises.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CATALOGUE } from '../../src/conformance/catalogue.js';
+import { ExitCode } from '../../src/errors.js';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { json, startServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { makeCertificate } from '../helpers/tls.js';
+
+const SECRET = 'whsec_contractkit0123456789abcdefghijklmnop';
+const root = new URL('../../', import.meta.url);
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(new URL(path, root))).digest('hex');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const sandboxes: RunningSandbox[] = [];
+afterAll(async () => {
+  for (const sandbox of sandboxes) await sandbox.stop();
+});
+
+async function sandboxDelivering(): Promise<{ sandbox: RunningSandbox; port: number }> {
+  const port = await freePort();
+  const sandbox = await startSandboxProcess(['--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', SECRET, '--quiet'], isolatedEnv());
+  sandboxes.push(sandbox);
+  return { sandbox, port };
+}
+
+/** The kit's environment: every key in a variable, none on argv. */
+function kitEnv(sandbox: RunningSandbox, extra: Record<string, string> = {}): Record<string, string> {
+  return isolatedEnv({
+    SVC_API_KEY: sandbox.keys.test,
+    SVC_ADMIN_KEY: sandbox.keys.admin,
+    SVC_READ_ONLY_KEY: sandbox.keys.read_only,
+    SVC_IP_LOCKED_KEY: sandbox.keys.ip_locked,
+    SVC_OTHER_WORKSPACE_KEY: sandbox.keys.other_workspace,
+    SVC_WEBHOOK_SECRET: SECRET,
+    ...extra,
+  });
+}
+
+describe('svc contract verify against the sandbox', () => {
+  it('passes --level strict with every input given, the 30 s redelivery included; records the run; cleans up', async () => {
+    const { sandbox, port } = await sandboxDelivering();
+    const junit = join(mkdtempSync(join(tmpdir(), 'svc-junit-')), 'contract.xml');
+    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--webhook-port', String(port), '--level', 'strict', '--json', '--junit', junit], {
+      env: kitEnv(sandbox),
+    });
+    const output = JSON.parse(result.stdout);
+    const failures = output.checks.filter((check: { status: string }) => check.status !== 'passed');
+    expect(failures, result.stderr).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(output).toMatchObject({ level: 'strict', passed: CATALOGUE.length, failed: 0, skipped: 0 });
+    expect(output.checks.find((check: { id: string }) => check.id === 'events.redelivery').detail).toMatch(/^delivered again after (29|3\d)\.\d s$/);
+
+    // The run record: what was checked, with which contract and kit, against what, when, and how much of the specification.
+    const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+    expect(output.run).toMatchObject({
+      kit_version: pkg.version,
+      base_url: sandbox.url,
+      level: 'strict',
+      fast: false,
+      openapi_sha256: sha256('openapi.yaml'),
+      contracts: [{ file: 'contracts/svc-visa-report-service.json', sha256: sha256('contracts/svc-visa-report-service.json') }],
+    });
+    expect(Date.parse(output.run.finished_at) - Date.parse(output.run.started_at)).toBe(output.run.duration_ms);
+    const part4 = output.run.coverage.find((part: { part: string }) => part.part === '4');
+    expect(part4).toMatchObject({ stated_rules: part4.clauses.length, checked: part4.with_checks });
+
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="svc contract verify" tests="\d+" failures="0" errors="0" skipped="0"/);
+    expect(xml.match(/<testcase /g)).toHaveLength(CATALOGUE.length);
+    expect(xml).toContain(`<property name="openapi_sha256" value="${sha256('openapi.yaml')}"/>`);
+    expect(xml).toContain('<property name="coverage.clause.5.2" value="checked: transport.https-only, strict.plain-http-answer"/>');
+
+    // Nothing on stdout but the JSON, no key anywhere.
+    for (const key of Object.values(sandbox.keys)) {
+      expect(result.stdout).not.toContain(key);
+      expect(result.stderr).not.toContain(key);
+      expect(xml).not.toContain(key);
+    }
+    // The kit deleted every report it made: the workspace it started empty is empty again.
+    const list = (await (await sandbox.fetch('/v1/reports')).json()) as { data: unknown[] };
+    expect(list.data).toEqual([]);
+  }, 120_000);
+
+  it('with --fast, for people: a table per part, every spec check passing, in a few seconds', async () => {
+    const { sandbox, port } = await sandboxDelivering();
+    const started = performance.now();
+    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--webhook-port', String(port), '--fast'], { env: kitEnv(sandbox) });
+    const seconds = (performance.now() - started) / 1000;
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(seconds).toBeLessThan(60);
+    expect(result.stdout).toContain('\n\nPart 4: Endpoints\n');
+    expect(result.stdout).toMatch(/^pass\treports\.create\tspec\tPOST \/v1\/reports answers 2xx/m);
+    expect(result.stdout).toMatch(/^skip\tevents\.redelivery\tspec\t--fast skips it/m);
+    expect(result.stdout).not.toMatch(/^FAIL/m);
+    expect(result.stdout).not.toContain('strict.');
+    expect(result.stdout).toMatch(/conforms at level spec: \d+ passed, 0 failed, 1 skipped/);
+  }, 60_000);
+
+  it('skips, never passes, a check whose input was not given; warns about keys on argv and never prints them', async () => {
+    const { sandbox } = await sandboxDelivering();
+    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--api-key', sandbox.keys.test, '--fast', '--json'], { env: isolatedEnv() });
+    expect(result.code, result.stderr).toBe(0);
+    const output = JSON.parse(result.stdout);
+    const byId = Object.fromEntries(output.checks.map((check: { id: string }) => [check.id, check]));
+    for (const check of CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0)) {
+      expect(byId[check.id].status, check.id).toBe('skipped');
+    }
+    expect(byId['auth.read-only-can-read'].detail).toBe('needs --read-only-key (or SVC_READ_ONLY_KEY)');
+    expect(byId['events.envelope'].detail).toMatch(/^needs --webhook-port/);
+    expect(byId['reports.get'].status).toBe('passed');
+    expect(output.skipped).toBe(CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0).length);
+    expect(result.stderr).toContain('a secret given with --api-key is visible to other local users in the process list; prefer SVC_API_KEY');
+    expect(result.stderr + result.stdout).not.toContain(sandbox.keys.test);
+  }, 60_000);
+});
+
+describe('svc contract verify: usage', () => {
+  const env = () => isolatedEnv({ SVC_API_KEY: 'svc_test_usage0123456789abcdefghijklmno' });
+
+  it('refuses a key that is not a svc_test_ key (the kit creates reports)', async () => {
+    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--json'], { env: isolatedEnv({ SVC_API_KEY: 'svc_live_usage0123456789abcdefghijklmno' }) });
+    expect(result.code).toBe(ExitCode.config);
+    expect(JSON.parse(result.stdout).error.code).toBe('not_a_test_key');
+  });
+
+  it('refuses an --only that names no check, and strict checks at level spec', async () => {
+    const unknown = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--only', 'auth.nothing', '--json'], { env: env() });
+    expect(unknown.code).toBe(ExitCode.usage);
+    expect(JSON.parse(unknown.stdout).error.message).toBe('--only names no check: auth.nothing');
+    const strict = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--only', 'strict.*', '--json'], { env: env() });
+    expect(strict.code).toBe(ExitCode.usage);
+    expect(JSON.parse(strict.stdout).error.hint).toBe('strict checks need --level strict');
+  });
+
+  it('reports an unreachable implementation as a network error, not as failed checks', async () => {
+    const result = await runSvc(['contract', 'verify', '--base-url', `https://127.0.0.1:${await freePort()}`, '--json'], { env: env() });
+    expect(result.code).toBe(ExitCode.network);
+  });
+
+  it('exits 17 when a check fails, with the reason (expected, got, request) in the JSON, the table and the JUnit report', async () => {
+    const certificate = await makeCertificate();
+    const server = await startServer((_request, response) => json(response, 200, {}), certificate);
+    const dir = mkdtempSync(join(tmpdir(), 'svc-failing-'));
+    writeFileSync(join(dir, 'ca.pem'), certificate.cert);
+    const args = ['contract', 'verify', '--base-url', server.url, '--ca-cert', join(dir, 'ca.pem'), '--only', 'auth.missing-header,auth.unknown-key', '--junit', join(dir, 'report.xml')];
+    try {
+      const result = await runSvc([...args, '--json'], { env: env() });
+      expect(result.code).toBe(ExitCode.nonConformant);
+      const output = JSON.parse(result.stdout);
+      expect(output).toMatchObject({ level: 'spec', passed: 0, failed: 2, skipped: 0 });
+      expect(output.checks[0]).toEqual({
+        id: 'auth.missing-header',
+        title: 'a request without Authorization gets 401 with the code unauthorized',
+        spec: '7',
+        level: 'spec',
+        status: 'failed',
+        detail: 'expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)',
+        verified_by: 'probe',
+      });
+      const xml = readFileSync(join(dir, 'report.xml'), 'utf8');
+      expect(xml).toContain('<testsuite name="Part 7: Errors" tests="2" failures="2" errors="0" skipped="0"');
+      expect(xml).toContain('<failure message="expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)" type="nonconformant">');
+      const people = await runSvc(args, { env: env() });
+      expect(people.code).toBe(ExitCode.nonConformant);
+      expect(people.stdout).toContain('FAIL\tauth.unknown-key\tspec\texpected 401 with the code invalid_key; got 200 {} (GET /v1/reports without a valid key)');
+      expect(people.stdout).toContain('does not conform at level spec: 0 passed, 2 failed, 0 skipped');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('--insecure and --ca-cert exclude each other', async () => {
+    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--insecure', '--ca-cert', 'x.pem'], { env: env() });
+    expect(result.code).toBe(ExitCode.usage);
+  });
+});
+
+describe('svc contract list', () => {
+  it('prints the catalogue: id, level, part, how it is verified, what it needs, title', async () => {
+    const result = await runSvc(['contract', 'list'], { env: isolatedEnv() });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toBe('id\tlevel\tpart\tverified by\tneeds\ttitle');
+    expect(lines).toHaveLength(CATALOGUE.length + 1);
+    expect(lines).toContain('auth.read-only-cannot-write\tspec\t4\tprobe\treadOnlyKey\ta read-only key that writes gets 403 with the code forbidden, and nothing changes');
+    const json = JSON.parse((await runSvc(['contract', 'list', '--json'], { env: isolatedEnv() })).stdout);
+    expect(json.map((check: { id: string }) => check.id)).toEqual(CATALOGUE.map((check) => check.id));
+  });
+});
