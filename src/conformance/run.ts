@@ -4,7 +4,7 @@ import { ImplementationClient } from './http.js';
 import { CheckFailure, CheckSkipped, FixtureError, type Outcome, type Status } from './outcome.js';
 import { type PactRunOptions, runPactVerification } from './pact-runner.js';
 import { authProbes } from './probes/auth.js';
-import { armRedelivery, eventProbes } from './probes/events.js';
+import { eventProbes } from './probes/events.js';
 import { limitProbes } from './probes/limits.js';
 import { reportProbes } from './probes/reports.js';
 import { strictProbes } from './probes/strict.js';
@@ -117,9 +117,6 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     await preflight(context);
     log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
     const pending: Array<Promise<unknown>> = [];
-    const runnableIds = new Set(runnable.map((check) => check.id));
-    // Before anything else makes a report: the redelivery probe answers the first report.created with a 503.
-    if (runnableIds.has('events.redelivery')) await armRedelivery(context).catch(() => undefined);
 
     const pactChecks = runnable.filter((check) => check.verifiedBy === 'pact');
     if (pactChecks.length > 0) {
