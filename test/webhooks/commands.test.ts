@@ -1,0 +1,230 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { findProblems } from '../../src/api/validate.js';
+import { EVENT_SCHEMAS, EVENT_TYPES } from '../../src/webhooks/envelope.js';
+import { sampleEvent } from '../../src/webhooks/samples.js';
+import { signatureHeader, verifySignature } from '../../src/webhooks/signature.js';
+import { type RunningListen, startListen } from '../helpers/listen.js';
+import { eventsOf, type Receiver, startReceiver } from '../helpers/receiver.js';
+import { startServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { makeCertificate } from '../helpers/tls.js';
+
+const SECRET = 'whsec_commands0123456789abcdefghijklmnop';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function listen(args: string[] = [], env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET })): Promise<RunningListen> {
+  const running = await startListen(args, env);
+  cleanups.push(() => running.stop());
+  return running;
+}
+
+async function recorder(): Promise<Receiver> {
+  const started = await startReceiver();
+  cleanups.push(() => started.close());
+  return started;
+}
+
+describe('svc webhooks trigger', () => {
+  it('sends a signed, schema-valid sample of each of the six kinds, with the headers of part 6', async () => {
+    const receiver = await recorder();
+    const result = await runSvc(['webhooks', 'trigger', 'all', '--to', receiver.url, '--json'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).map((sent: { status: number }) => sent.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const events = eventsOf(receiver.received);
+    expect(events.map((event) => event.type)).toEqual(EVENT_TYPES);
+    for (const [index, delivery] of receiver.received.entries()) {
+      const event = events[index]!;
+      expect(findProblems(EVENT_SCHEMAS[event.type as keyof typeof EVENT_SCHEMAS], event)).toEqual([]);
+      expect(delivery.headers).toMatchObject({ 'content-type': 'application/json', 'service-event': event.type });
+      expect(verifySignature(delivery.headers['service-signature'] as string, delivery.body, { secrets: [SECRET] })).toMatchObject({ ok: true });
+    }
+  });
+
+  it('warns that --secret is visible in the process list and never prints the secret', async () => {
+    const receiver = await recorder();
+    receiver.answer = (_delivery, response) => response.writeHead(500).end();
+    const result = await runSvc(['webhooks', 'trigger', 'report.failed', '--to', receiver.url, '--secret', SECRET], { env: isolatedEnv() });
+    expect(result.code).toBe(ExitCode.verificationFailed);
+    expect(result.stderr).toMatch(/visible to other local users in the process list; prefer SVC_WEBHOOK_SECRET/);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(SECRET);
+    expect(verifySignature(receiver.received[0]!.headers['service-signature'] as string, receiver.received[0]!.body, { secrets: [SECRET] }).ok).toBe(true);
+  });
+
+  it('exits 8 when the receiver cannot be reached, 10 without a secret', async () => {
+    const unreachable = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    expect(unreachable.code).toBe(ExitCode.network);
+    const noSecret = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], { env: isolatedEnv() });
+    expect(noSecret.code).toBe(ExitCode.config);
+    expect(noSecret.stderr).toMatch(/SVC_WEBHOOK_SECRET/);
+  });
+});
+
+describe('svc webhooks listen with trigger, events and replay', () => {
+  it('verifies, stores and forwards what trigger sends; --events filters what is forwarded and shown', async () => {
+    const app = await recorder();
+    const running = await listen(['--forward-to', app.url, '--events', 'report.completed,report.failed']);
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    expect((await runSvc(['webhooks', 'trigger', 'all', '--to', `${running.url}/hooks`], { env })).code).toBe(0);
+    await app.waitFor((received) => received.length === 2);
+    await running.waitFor((lines) => lines.length === 2);
+    expect(eventsOf(app.received).map((event) => event.type).sort()).toEqual(['report.completed', 'report.failed']);
+    expect(running.lines.map((line) => [line.type, line.result, line.forward?.status])).toEqual(
+      expect.arrayContaining([
+        ['report.completed', 'accepted', 200],
+        ['report.failed', 'accepted', 200],
+      ]),
+    );
+    const stored = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout);
+    expect(stored.map((event: { type: string }) => event.type).sort()).toEqual([...EVENT_TYPES].sort());
+    const filtered = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--type', 'report.failed', '--since', '5m', '--json'], { env })).stdout);
+    expect(filtered).toHaveLength(1);
+    expect(filtered[0]).toMatchObject({ type: 'report.failed', status: 'accepted', forward: { status: 200 } });
+    expect(JSON.parse(filtered[0].body)).toMatchObject({ type: 'report.failed' });
+    const future = await runSvc(['webhooks', 'events', '--store', running.store, '--since', '2999-01-01T00:00:00Z', '--json'], { env });
+    expect(JSON.parse(future.stdout)).toEqual([]);
+  });
+
+  it('replays a stored event to --forward-to: raw body, original headers, re-signed when a secret is given', async () => {
+    const running = await listen();
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const sent = JSON.parse((await runSvc(['webhooks', 'trigger', 'document.rejected', '--to', `${running.url}/hooks`, '--json'], { env })).stdout)[0];
+    await running.waitFor((lines) => lines.length === 1);
+    const app = await recorder();
+    const replayed = await runSvc(['webhooks', 'replay', sent.event.id, '--store', running.store, '--forward-to', app.url, '--json'], { env });
+    expect(replayed.code).toBe(0);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ event_id: sent.event.id, status: 200, resigned: true });
+    expect(JSON.parse(app.received[0]!.body)).toEqual(sent.event);
+    expect(app.received[0]!.headers['service-event']).toBe('document.rejected');
+    expect(verifySignature(app.received[0]!.headers['service-signature'] as string, app.received[0]!.body, { secrets: [SECRET] }).ok).toBe(true);
+
+    const unsigned = await runSvc(['webhooks', 'replay', sent.event.id, '--store', running.store, '--forward-to', app.url, '--json'], { env: isolatedEnv() });
+    expect(JSON.parse(unsigned.stdout)).toMatchObject({ status: 200, resigned: false });
+    const missing = await runSvc(['webhooks', 'replay', 'evt_nothere', '--store', running.store, '--forward-to', app.url], { env });
+    expect(missing.code).toBe(ExitCode.notFound);
+  });
+
+  it('injects faults: --respond answers that status and stores nothing; --delay holds every answer back', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const failing = await listen(['--respond', '503']);
+    const refused = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${failing.url}/hooks`, '--json'], { env });
+    expect(refused.code).toBe(ExitCode.verificationFailed);
+    expect(JSON.parse(refused.stdout)[0].status).toBe(503);
+    await failing.waitFor((lines) => lines.length === 1);
+    expect(failing.lines[0]).toMatchObject({ result: 'injected', status: 503 });
+    expect(JSON.parse((await runSvc(['webhooks', 'events', '--store', failing.store, '--json'], { env })).stdout)).toEqual([]);
+
+    const slow = await listen(['--delay', '400ms']);
+    const delayed = JSON.parse((await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${slow.url}/hooks`, '--json'], { env })).stdout)[0];
+    expect(delayed.status).toBe(200);
+    expect(delayed.durationMs).toBeGreaterThanOrEqual(400);
+  });
+
+  it('listens with TLS when given --cert and --key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+    const { cert, key } = await makeCertificate();
+    writeFileSync(join(dir, 'cert.pem'), cert);
+    writeFileSync(join(dir, 'key.pem'), key);
+    const running = await listen(['--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')]);
+    expect(running.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const result = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }) });
+    expect(result.code).toBe(0);
+    await running.waitFor((lines) => lines.some((line) => line.result === 'accepted'));
+  });
+});
+
+describe('svc webhooks check', () => {
+  it('passes svc webhooks listen, one line per verdict', async () => {
+    const running = await listen();
+    const result = await runSvc(['webhooks', 'check', `${running.url}/hooks`], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    expect(result.code).toBe(0);
+    const verdicts = result.stdout.trim().split('\n');
+    expect(verdicts.map((line) => line.split(/\s+/).slice(0, 2).join(' '))).toEqual([
+      'PASS accepts_valid_event',
+      'PASS accepts_several_v1',
+      'PASS rejects_bad_signature',
+      'PASS rejects_missing_signature',
+      'PASS rejects_stale_timestamp',
+      'PASS rejects_future_timestamp',
+      'PASS acknowledges_duplicate',
+    ]);
+  });
+
+  it('fails an endpoint that accepts everything, and one that only looks at the first v1', async () => {
+    const lax = await startServer((_request, response) => response.writeHead(200).end());
+    cleanups.push(() => lax.close());
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const result = await runSvc(['webhooks', 'check', lax.url, '--json'], { env });
+    expect(result.code).toBe(ExitCode.verificationFailed);
+    const graded = JSON.parse(result.stdout);
+    expect(graded.passed).toBe(false);
+    expect(Object.fromEntries(graded.verdicts.map((verdict: { check: string; passed: boolean }) => [verdict.check, verdict.passed]))).toEqual({
+      accepts_valid_event: true,
+      accepts_several_v1: true,
+      rejects_bad_signature: false,
+      rejects_missing_signature: false,
+      rejects_stale_timestamp: false,
+      rejects_future_timestamp: false,
+      acknowledges_duplicate: true,
+    });
+
+    // Checks the timestamp and the first v1 only.
+    const firstOnly = await startServer((request, response) => {
+      const [t = '', v1 = ''] = String(request.headers['service-signature'] ?? '').split(',');
+      const timestamp = Number(t.slice(2));
+      const fresh = Math.abs(Date.now() / 1000 - timestamp) <= 300;
+      response.writeHead(fresh && signatureHeader(SECRET, request.raw, timestamp).endsWith(v1.slice(3)) && v1 !== '' ? 200 : 400).end();
+    });
+    cleanups.push(() => firstOnly.close());
+    const rotation = JSON.parse((await runSvc(['webhooks', 'check', firstOnly.url, '--json'], { env })).stdout);
+    expect(rotation.verdicts.find((verdict: { check: string }) => verdict.check === 'accepts_several_v1')).toMatchObject({ passed: false });
+  });
+
+  it('skips the refusal checks when the endpoint does not accept a valid event', async () => {
+    const down = await startServer((_request, response) => response.writeHead(500).end());
+    cleanups.push(() => down.close());
+    const result = await runSvc(['webhooks', 'check', down.url], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    expect(result.code).toBe(ExitCode.verificationFailed);
+    expect(result.stdout).toMatch(/^FAIL {2}accepts_valid_event +answered 500/m);
+    expect(result.stdout.match(/^SKIP/gm)).toHaveLength(6);
+  });
+});
+
+describe('svc webhooks sign and verify', () => {
+  it('signs a file and verifies it back, and exits 16 with a diagnosis when the body changed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-sign-'));
+    const file = join(dir, 'event.json');
+    const body = JSON.stringify(sampleEvent('report.completed'));
+    writeFileSync(file, body);
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const header = (await runSvc(['webhooks', 'sign', '--payload-file', file], { env })).stdout.trim();
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    const valid = await runSvc(['webhooks', 'verify', '--header', header, '--payload-file', file], { env });
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toMatch(/^signature +ok +the v1 value matches the secret whsec_…mnop$/m);
+    expect(valid.stdout.trim().split('\n').at(-1)).toBe('valid');
+
+    writeFileSync(file, `${JSON.stringify(JSON.parse(body), null, 2)}\n`);
+    const changed = await runSvc(['webhooks', 'verify', '--header', header, '--payload-file', file], { env });
+    expect(changed.code).toBe(ExitCode.verificationFailed);
+    expect(changed.stdout).toMatch(/re-serialised as compact JSON/);
+    expect(changed.stdout.trim().split('\n').at(-1)).toBe('invalid: signature_mismatch');
+  });
+
+  it('checks an old capture as of when it arrived with --at', async () => {
+    const body = JSON.stringify(sampleEvent('report.created'));
+    const header = signatureHeader(SECRET, body, 1_767_225_600);
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const now = await runSvc(['webhooks', 'verify', '--header', header, '--json'], { env, input: body });
+    expect(JSON.parse(now.stdout)).toMatchObject({ ok: false, reason: 'timestamp_too_old' });
+    const then = await runSvc(['webhooks', 'verify', '--header', header, '--at', '2026-01-01T00:01:00Z', '--json'], { env, input: body });
+    expect(JSON.parse(then.stdout)).toMatchObject({ ok: true });
+  });
+});
