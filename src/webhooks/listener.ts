@@ -33,7 +33,7 @@ export interface ListenerOptions {
   /** The SQLite file of the event store. */
   store: string;
   forwardTo?: string | undefined;
-  /** Only these kinds are forwarded and reported; the others are still stored and acknowledged. */
+  /** Only verified events of these kinds are forwarded and reported; the others are still stored and acknowledged. */
   eventTypes?: readonly string[] | undefined;
   bodyLimitBytes: number;
   faults: Faults;
@@ -102,10 +102,10 @@ const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
 };
 
 /**
- * The receiver behind `svc webhooks listen`: verifies every delivery, commits accepted events to
- * the store before answering 2xx (verified and grouped on a worker thread: see Intake), answers each event id's first
- * delivery once and acknowledges the repeats, and forwards new events to the application. It
- * reports each delivery as a typed `report` event; rendering is the caller's.
+ * The receiver behind `svc webhooks listen`: verifies every delivery and commits it to the store
+ * before answering 2xx (both on a worker thread, grouped: see Intake), acknowledges repeats of an
+ * event id without storing or forwarding them again, and forwards new events to the application.
+ * It reports each delivery as a typed `report` event; rendering is the caller's.
  */
 export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> {
   private readonly server: Server;
@@ -191,12 +191,12 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const remote = request.socket.remoteAddress;
+    const remote = () => request.socket.remoteAddress;
     try {
       if (request.method !== 'POST') {
         response.setHeader('allow', 'POST');
         this.answer(response, 405, { error: { code: 'method_not_allowed', message: 'webhook deliveries are POST requests' } }, true);
-        this.refused(405, `${request.method} ${request.url}: only POST is accepted`, remote);
+        this.refused(405, `${request.method} ${request.url}: only POST is accepted`, remote());
         return;
       }
       let body: Buffer;
@@ -206,7 +206,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
         if (!(error instanceof BodyTooLarge)) return;
         // Connection: close, since the rest of the body stays unread.
         this.answer(response, 413, { error: { code: 'body_too_large', message: `bodies are limited to ${this.options.bodyLimitBytes} bytes` } }, true);
-        this.refused(413, `body larger than ${this.options.bodyLimitBytes} bytes`, remote);
+        this.refused(413, `body larger than ${this.options.bodyLimitBytes} bytes`, remote());
         return;
       }
       const { report, forwarding } = await this.deliver(request.headers, body);
@@ -218,13 +218,14 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       this.report(report);
     } catch (error) {
       if (!response.headersSent) this.answer(response, 500, { error: { code: 'internal_error', message: 'the receiver failed; the delivery was not stored' } }, true);
-      this.refused(500, `internal error: ${(error as Error).message}`, remote);
+      this.refused(500, `internal error: ${(error as Error).message}`, remote());
     }
   }
 
   private report(report: DeliveryReport): void {
-    const type = report.event.type;
-    if (this.options.eventTypes && type !== undefined && !this.options.eventTypes.includes(type)) return;
+    // Refused deliveries are always reported: what a forged body claims to be is no reason to hide it.
+    const verified = report.result === 'accepted' || report.result === 'duplicate';
+    if (verified && this.options.eventTypes && !this.options.eventTypes.includes(report.event.type!)) return;
     this.emit('report', report);
   }
 

@@ -90,6 +90,12 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     expect(JSON.parse(filtered[0].body)).toMatchObject({ type: 'report.failed' });
     const future = await runSvc(['webhooks', 'events', '--store', running.store, '--since', '2999-01-01T00:00:00Z', '--json'], { env });
     expect(JSON.parse(future.stdout)).toEqual([]);
+
+    // A forged delivery is shown whatever kind it claims to be.
+    const forged = JSON.stringify(sampleEvent('document.parsed'));
+    const refused = await fetch(`${running.url}/hooks`, { method: 'POST', headers: { 'service-signature': signatureHeader('whsec_forged0123456789abcdefghijklmnopqr', forged) }, body: forged });
+    expect(refused.status).toBe(400);
+    await running.waitFor((lines) => lines.some((line) => line.result === 'rejected' && line.type === 'document.parsed'));
   });
 
   it('replays a stored event to --forward-to: raw body, original headers, re-signed when a secret is given', async () => {

@@ -11,7 +11,7 @@ const EVENT = sampleEvent('document.processed', NOW * 1000);
 const COMPACT = JSON.stringify(EVENT);
 const PRETTY = JSON.stringify(EVENT, null, 2);
 
-function diagnose(input: Partial<DiagnoseInput> & { body: string | Buffer }) {
+function diagnose(input: Omit<Partial<DiagnoseInput>, 'body'> & { body: string | Buffer }) {
   return diagnoseDelivery({ header: undefined, secrets: [SECRET], now: NOW, ...input, body: Buffer.from(input.body) });
 }
 

@@ -74,7 +74,12 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
     key: Flags.string({ description: 'PEM private key for HTTPS', dependsOn: ['cert'] }),
     'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to' }),
-    events: Flags.string({ description: 'Only forward and show these kinds, comma-separated (the others are still verified, stored and acknowledged)', options: EVENT_TYPES, multiple: true, delimiter: ',' }),
+    events: Flags.string({
+      description: 'Only forward and show events of these kinds, comma-separated (the others are still verified, stored and acknowledged; refused deliveries are always shown)',
+      options: EVENT_TYPES,
+      multiple: true,
+      delimiter: ',',
+    }),
     'max-body': Flags.integer({ description: 'Largest body accepted, in bytes; a larger one is answered 413 unread', default: DEFAULT_BODY_LIMIT, min: 1 }),
     respond: Flags.integer({ description: 'Fault injection: answer with this status (300-599) instead, without storing; with --fail-rate, only that fraction', min: 300, max: 599, helpGroup: 'FAULTS' }),
     'fail-rate': fraction({ description: 'Fault injection: answer this fraction of deliveries (0-1) with --respond, 500 by default, without storing', helpGroup: 'FAULTS' }),
@@ -131,6 +136,11 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     await listener.stop();
     this.flushLines();
     await closePosting();
+  }
+
+  /** One line, so that with --json even a failure to start keeps stdout to JSON lines. */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${JSON.stringify(json)}\n`);
   }
 
   private lines: string[] = [];
