@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { dirname, join } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { paths } from '../config/paths.js';
+import { SvcError } from '../errors.js';
 import type { EventSummary } from './envelope.js';
 import type { RejectionReason } from './verify.js';
 
@@ -113,6 +114,15 @@ export class EventStore {
     // A larger WAL between checkpoints: fewer of the checkpoint's extra syncs under a burst.
     this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 10000;');
     this.db.exec(SCHEMA);
+  }
+
+  /** Opens (or creates) the store, with an error that says which file could not be opened. */
+  static open(file: string): EventStore {
+    try {
+      return new EventStore(file);
+    } catch (error) {
+      throw new SvcError('config', 'store_unavailable', `cannot open the event store ${file}: ${(error as Error).message}`, 'check the file given with --store, its directory and their permissions');
+    }
   }
 
   close(): void {

@@ -31,7 +31,7 @@ export default class WebhooksEvents extends BaseCommand {
 
   public async run(): Promise<Array<Record<string, unknown>>> {
     const { flags } = await this.parse(WebhooksEvents);
-    const store = new EventStore(flags.store);
+    const store = EventStore.open(flags.store);
     try {
       const events = store.events({
         types: flags.type,

@@ -52,6 +52,8 @@ function deliveryLine(report: DeliveryReport): string {
 }
 
 export default class WebhooksListen extends WebhookCommand {
+  private readonly lines: string[] = [];
+
   static override summary = 'Receive, verify and store webhook deliveries, and forward them to a local application';
   static override description = `Verifies every delivery (signature over the raw body, timestamp within --tolerance, body against openapi.yaml's event schemas) and commits each accepted event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
 With --forward-to, each new event is posted to the application with its raw body and original headers; the sender's answer reflects the storing, not the application.
@@ -94,7 +96,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     if (!tls && !isLoopbackHost(flags.host)) {
       throw new SvcError('usage', 'plain_http_not_loopback', `plain HTTP on ${flags.host} would expose the deliveries`, 'give --cert and --key to listen with TLS, or listen on 127.0.0.1');
     }
-    const opened = new EventStore(flags.store);
+    const opened = EventStore.open(flags.store);
     const unfinished = opened.unfinishedForwards();
     opened.close();
     if (unfinished > 0) {
@@ -142,8 +144,6 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
   protected override logJson(json: unknown): void {
     process.stdout.write(`${JSON.stringify(json)}\n`);
   }
-
-  private lines: string[] = [];
 
   /** Writes stdout lines once per turn of the event loop: one write for a burst of deliveries, not one each. */
   private print(line: string): void {

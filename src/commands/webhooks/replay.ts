@@ -28,7 +28,7 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
   public async run(): Promise<{ event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean }> {
     const { args, flags } = await this.parse(WebhooksReplay);
     const secrets = this.webhookSecrets(flags.secret, false);
-    const store = new EventStore(flags.store);
+    const store = EventStore.open(flags.store);
     try {
       const event = store.event(args.event);
       if (!event) throw new SvcError('notFound', 'not_found', `no accepted event ${args.event} in ${flags.store}`, 'list the stored events with `svc webhooks events`');
