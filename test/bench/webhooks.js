@@ -2,7 +2,7 @@
 // Node HTTP server that only answers 200, with the same sender (its own process) in the same run.
 // After each listen run the listener is killed with SIGKILL and the store is read back: every
 // acknowledged event must be in it. Needs `npm run build` first.
-// Usage: npm run bench:webhooks [-- --count 20000 --connections 64 --rounds 2]
+// Usage: npm run bench:webhooks [-- --count 20000 --connections 64 --rounds 3]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '2' } } });
+const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' } } });
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const secret = `whsec_${'b'.repeat(32)}`;
