@@ -11,6 +11,7 @@ import { strictProbes } from './probes/strict.js';
 import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
+import { redactText } from '../config/keys.js';
 import { ApiError, SvcError } from '../errors.js';
 
 export interface KitOptions {
@@ -150,7 +151,8 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
 
   const checks: CheckResult[] = selected.map((check) => {
     const outcome = outcomes.get(check.id) ?? { status: 'failed' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
-    return { id: check.id, title: check.title, spec: check.spec, level: check.level, verified_by: check.verifiedBy, status: outcome.status, detail: outcome.detail };
+    // An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report.
+    return { id: check.id, title: check.title, spec: check.spec, level: check.level, verified_by: check.verifiedBy, status: outcome.status, detail: redactText(outcome.detail, secrets) };
   });
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {

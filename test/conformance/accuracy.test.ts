@@ -52,7 +52,8 @@ async function run(variant: Variant): Promise<Row> {
       level: 'spec',
       fast: !variant.slow,
       only: variant.slow ? ['events.*'] : undefined,
-      timeouts: { completionMs: 8_000, eventMs: 6_000 },
+      // Shorter than a real run's waits (a deployment may be slow), long enough for a loaded CI machine.
+      timeouts: { completionMs: 15_000, eventMs: 10_000 },
     });
     const failed = result.checks.filter((check) => check.status === 'failed');
     return { variant, failed: failed.map((check) => check.id), details: Object.fromEntries(failed.map((check) => [check.id, check.detail])), seconds: (performance.now() - started) / 1000 };
