@@ -97,3 +97,9 @@ it('fails every implementation that breaks a stated rule, and passes one that ch
     }
   }
 }, 300_000);
+
+it('has a switch for every check of level spec', () => {
+  const switched = new Set(BROKEN.flatMap((variant) => variant.breaks));
+  const spec = [...CHECKS_BY_ID.values()].filter((check) => check.level === 'spec').map((check) => check.id);
+  expect(spec.filter((id) => !switched.has(id))).toEqual([]);
+});
