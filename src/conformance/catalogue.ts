@@ -42,7 +42,7 @@ export const CATALOGUE: readonly Check[] = [
   check('reports.criteria-weights', '2', 'spec', 'probe', 'every criterion weight is a fraction of 1 (0 to 1)'),
   check('reports.list', '4', 'spec', 'probe', "GET /v1/reports answers 2xx with the workspace's reports (an array, bare or in an object), the kit's report among them"),
   check('reports.delete', '4', 'spec', 'probe', 'DELETE /v1/reports/:id answers 2xx'),
-  check('reports.delete-permanent', '4', 'spec', 'probe', 'a deleted report stays deleted: not found by id, absent from the list, a second DELETE fails'),
+  check('reports.delete-permanent', '4', 'spec', 'probe', 'a deleted report stays deleted: not found by id and absent from the list, then and later in the run'),
   check('documents.upload', '4', 'spec', 'pact', 'POST /v1/documents answers 2xx with a document: doc_ id, type, status, red_flags array'),
   check('keys.revoke', '5', 'spec', 'pact', 'DELETE /v1/keys/:id with the admin key answers 2xx', ['adminKey']),
   check('keys.id-prefix', '2', 'spec', 'probe', 'a key made through the API has an id with the prefix key_', ['adminKey']),

@@ -229,8 +229,8 @@ export const BROKEN: Variant[] = [
   {
     name: 'delete-not-permanent',
     change: 'answers DELETE /v1/reports/:id without deleting',
-    // A DELETE that answers 200 whatever the key also lets the read-only key and another workspace delete.
-    breaks: ['reports.delete-permanent', 'auth.read-only-cannot-write', 'auth.workspace-isolation'],
+    // A DELETE that answers 200 whatever the key also answers the read-only key 200 instead of 403 forbidden.
+    breaks: ['reports.delete-permanent', 'auth.read-only-cannot-write'],
     request: (request) => (request.method === 'DELETE' && request.path.startsWith('/v1/reports/') ? { status: 200, json: { id: request.path.split('/').at(-1), object: 'report', deleted: true } } : undefined),
   },
   {
