@@ -885,6 +885,36 @@ export interface components {
                 };
             };
         };
+        /** @description The JSON body exceeds 1 MiB. */
+        JsonBodyTooLarge: {
+            headers: {
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: components["schemas"]["ErrorDetail"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+        };
+        /** @description The request body is not `application/json` (part 4 states that requests with a body use it). */
+        JsonRequired: {
+            headers: {
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: components["schemas"]["ErrorDetail"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+        };
         /** @description The request body is not `multipart/form-data`. (The file's own format is checked after the upload; a file that fails it is rejected with `document.rejected`.) */
         UnsupportedMediaType: {
             headers: {
@@ -1040,6 +1070,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["JsonBodyTooLarge"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
         };
@@ -1137,6 +1169,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["JsonBodyTooLarge"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
         };
@@ -1284,6 +1318,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["JsonBodyTooLarge"];
+            415: components["responses"]["JsonRequired"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
         };

@@ -28,7 +28,7 @@ export function errorBody(error: HttpError): string {
 export async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
   const type = request.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) {
-    throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
+    throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json (part 4)');
   }
   const declared = Number(request.headers['content-length'] ?? 0);
   if (declared > MAX_JSON_BYTES) throw new HttpError(413, 'payload_too_large', 'the JSON body exceeds 1 MiB');
