@@ -32,7 +32,7 @@ export const ERROR_CODES: Record<number, string[]> = {
   401: ['unauthorized', 'invalid_key'],
   403: ['forbidden', 'ip_not_allowed'],
   404: ['not_found'],
-  413: ['file_too_large'],
+  413: ['file_too_large', 'payload_too_large'],
   415: ['unsupported_media_type'],
   422: ['invalid_request'],
   429: ['rate_limited', 'quota_exceeded'],
