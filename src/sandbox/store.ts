@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Applicant, Document, EventType, Key, Report } from '../api/types.js';
+import { openPrivateDatabase, StatementCache } from '../sqlite.js';
 
 export type KeyRole = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace';
 
@@ -78,17 +78,13 @@ type Row = Record<string, SQLInputValue>;
 /** The sandbox's state in one SQLite file (WAL): every resource as the JSON the API returns. */
 export class SandboxStore {
   readonly db: DatabaseSync;
-  private readonly statements = new Map<string, StatementSync>();
+  private readonly statements: StatementCache;
 
   constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const file = join(dataDir, 'sandbox.db');
-    // Created 0600 before SQLite opens it: it holds the sandbox's keys and webhook secret.
-    closeSync(openSync(file, 'a', 0o600));
-    chmodSync(file, 0o600);
-    this.db = new DatabaseSync(file);
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    // It holds the sandbox's keys and webhook secret.
+    this.db = openPrivateDatabase(join(dataDir, 'sandbox.db'), 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
     this.db.exec(SCHEMA);
+    this.statements = new StatementCache(this.db);
   }
 
   close(): void {
@@ -96,12 +92,7 @@ export class SandboxStore {
   }
 
   private statement(sql: string): StatementSync {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return this.statements.get(sql);
   }
 
   private get(sql: string, ...params: SQLInputValue[]): Row | undefined {

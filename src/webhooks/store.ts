@@ -1,7 +1,7 @@
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { dirname, join } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { join } from 'node:path';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { openPrivateDatabase, StatementCache } from '../sqlite.js';
 import { paths } from '../config/paths.js';
 import { SvcError } from '../errors.js';
 import type { EventSummary } from './envelope.js';
@@ -103,17 +103,14 @@ function toStoredEvent(row: Row): StoredEvent {
  */
 export class EventStore {
   private readonly db: DatabaseSync;
-  private readonly statements = new Map<string, StatementSync>();
+  private readonly statements: StatementCache;
 
   constructor(readonly file: string) {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    // Created 0600 before SQLite opens it: event bodies are the workspace's data.
-    closeSync(openSync(file, 'a', 0o600));
-    chmodSync(file, 0o600);
-    this.db = new DatabaseSync(file);
-    // A larger WAL between checkpoints: fewer of the checkpoint's extra syncs under a burst.
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 10000;');
+    // Event bodies are the workspace's data. A larger WAL between checkpoints: fewer of the
+    // checkpoint's extra syncs under a burst.
+    this.db = openPrivateDatabase(file, 'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 10000;');
     this.db.exec(SCHEMA);
+    this.statements = new StatementCache(this.db);
   }
 
   /** Opens (or creates) the store, with an error that says which file could not be opened. */
@@ -130,12 +127,7 @@ export class EventStore {
   }
 
   private statement(sql: string): StatementSync {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+    return this.statements.get(sql);
   }
 
   transaction<T>(work: () => T): T {

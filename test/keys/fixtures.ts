@@ -98,8 +98,11 @@ export const hasScript = spawnSync('script', ['--version']).status === 0;
  */
 export function runSvcOnTerminal(args: string[], env: Record<string, string>, answers: Array<[prompt: string, answer: string]>): Promise<{ code: number | null; screen: string }> {
   const quoted = [process.execPath, SVC_BIN, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
+  // A person at a terminal: not CI, where svc never prompts, whatever the terminal.
+  const personal: Record<string, string> = { ...env, TERM: 'xterm' };
+  delete personal.CI;
   // A wide terminal, so that no prompt is wrapped in the middle of the words a test waits for.
-  const child = spawn('script', ['-qfec', `stty cols 400; exec ${quoted}`, '/dev/null'], { env: { ...env, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', `stty cols 400; exec ${quoted}`, '/dev/null'], { env: personal, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   let answered = 0;
   let searchFrom = 0;

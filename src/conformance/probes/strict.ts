@@ -1,4 +1,5 @@
 import { findProblems, type SchemaName } from '../../api/validate.js';
+import { EVENT_SCHEMAS } from '../../webhooks/envelope.js';
 import { verifySignature } from '../../webhooks/signature.js';
 import { call, type KitContext } from '../context.js';
 import type { Exchange } from '../http.js';
@@ -36,15 +37,6 @@ export const ERROR_CODES: Record<number, string[]> = {
   415: ['unsupported_media_type'],
   422: ['invalid_request'],
   429: ['rate_limited', 'quota_exceeded'],
-};
-
-export const EVENT_SCHEMAS: Record<string, SchemaName> = {
-  'report.created': 'ReportCreatedEvent',
-  'report.completed': 'ReportCompletedEvent',
-  'report.failed': 'ReportFailedEvent',
-  'document.parsed': 'DocumentParsedEvent',
-  'document.processed': 'DocumentProcessedEvent',
-  'document.rejected': 'DocumentRejectedEvent',
 };
 
 export function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): Operation | undefined {
@@ -189,7 +181,7 @@ export const strictProbes: ProbeSet = {
       const findings = new Findings();
       for (const delivery of deliveriesOf(context)) {
         const type = eventOf(delivery).type ?? '';
-        const schema = EVENT_SCHEMAS[type];
+        const schema = EVENT_SCHEMAS[type as keyof typeof EVENT_SCHEMAS];
         if (!schema) {
           findings.add({ expected: `an event type of openapi.yaml (${Object.keys(EVENT_SCHEMAS).join(', ')})`, got: shownValue(type), request: deliveryLine(delivery) });
           continue;

@@ -1,5 +1,4 @@
 import { Args, Flags } from '@oclif/core';
-import { SvcError } from '../../../errors.js';
 import { SandboxCommand } from '../../../sandbox-command.js';
 import { replayEvent } from '../../../sandbox/dispatcher.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';

@@ -1,0 +1,32 @@
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+
+/**
+ * Opens a SQLite file that holds private data (keys, secrets, event bodies): the file is created
+ * 0600 in a 0700 directory before SQLite touches it, then the pragmas are applied.
+ */
+export function openPrivateDatabase(file: string, pragmas: string): DatabaseSync {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+  const db = new DatabaseSync(file);
+  db.exec(pragmas);
+  return db;
+}
+
+/** Each statement prepared once, on first use. */
+export class StatementCache {
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(private readonly db: DatabaseSync) {}
+
+  get(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
