@@ -5,9 +5,9 @@
 
 /** Example keys in the contracts; the kit's forwarder puts the real key in their place. A key nobody has stays as it is. */
 export const CONTRACT_KEYS = {
-  api: 'svc_test_contractApiKey0000000000000000',
-  admin: 'svc_admin_contractAdminKey000000000000000',
-  unknown: 'svc_test_contractUnknownKey000000000000',
+  api: 'svc_test_contract_example_api_key',
+  admin: 'svc_admin_contract_example_admin_key',
+  unknown: 'svc_test_contract_example_unknown_key',
 } as const;
 
 /** Provider states: each is set up through the public API only, and answers the ids the interaction needs. */

@@ -6,7 +6,7 @@ import { json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 
 const KEY = 'svc_test_configkey0123456789abcdefghij';
-const ADMIN = 'svc_admin_configadmin0123456789abcdefgh';
+const ADMIN = 'svc_admin_config_admin_0123456789_abcdefgh';
 
 let server: TestServer;
 beforeAll(async () => {

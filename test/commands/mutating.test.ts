@@ -4,7 +4,7 @@ import { json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 
 const TEST_KEY = 'svc_test_mutating0123456789abcdefghijk';
-const LIVE_KEY = 'svc_live_mutating0123456789abcdefghijk';
+const LIVE_KEY = 'svc_live_mutating_0123456789_abcdefghijk';
 
 let server: TestServer;
 beforeAll(async () => {

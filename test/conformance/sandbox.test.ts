@@ -135,7 +135,7 @@ describe('svc contract verify: usage', () => {
   const env = () => isolatedEnv({ SVC_API_KEY: 'svc_test_usage0123456789abcdefghijklmno' });
 
   it('refuses a key that is not a svc_test_ key (the kit creates reports)', async () => {
-    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--json'], { env: isolatedEnv({ SVC_API_KEY: 'svc_live_usage0123456789abcdefghijklmno' }) });
+    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--json'], { env: isolatedEnv({ SVC_API_KEY: 'svc_live_usage_0123456789_abcdefghijklmno' }) });
     expect(result.code).toBe(ExitCode.config);
     expect(JSON.parse(result.stdout).error.code).toBe('not_a_test_key');
   });
