@@ -90,7 +90,8 @@ describe('a rotation killed with SIGKILL after each step, then resumed', () => {
     const app = await application('killed while deploying');
     const run = spawnSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.file, '--deploy-cmd', 'kill -KILL $PPID', ...FAST, '--json'], sandbox.env);
     const started = await run.lineWhere((line) => line.event === 'started');
-    await run.exited;
+    const exit = await run.exited;
+    expect(started, `exit ${exit}; stdout ${JSON.stringify(run.lines)}; stderr ${run.stderr()}`).toBeDefined();
     const rotation = started!.rotation as string;
     expect(journal(rotation).attempts.deploy).toBeDefined();
     expect(journal(rotation).steps.deploy).toBeUndefined();
