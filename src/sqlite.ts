@@ -30,3 +30,16 @@ export class StatementCache {
     return statement;
   }
 }
+
+/** Runs `work` in one IMMEDIATE transaction: committed if it returns, rolled back if it throws. */
+export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}

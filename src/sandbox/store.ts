@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Applicant, Document, EventType, Key, Report } from '../api/types.js';
-import { openPrivateDatabase, StatementCache } from '../sqlite.js';
+import { inTransaction, openPrivateDatabase, StatementCache } from '../sqlite.js';
 
 export type KeyRole = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace';
 
@@ -109,15 +109,7 @@ export class SandboxStore {
 
   /** Runs `work` in one transaction: the state change and the events it emits commit together. */
   transaction<T>(work: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      this.db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      this.db.exec('ROLLBACK');
-      throw error;
-    }
+    return inTransaction(this.db, work);
   }
 
   // ---------------------------------------------------------------- settings

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { openPrivateDatabase, StatementCache } from '../sqlite.js';
+import { inTransaction, openPrivateDatabase, StatementCache } from '../sqlite.js';
 import { paths } from '../config/paths.js';
 import { SvcError } from '../errors.js';
 import type { EventSummary } from './envelope.js';
@@ -131,15 +131,7 @@ export class EventStore {
   }
 
   transaction<T>(work: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      this.db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      throw error;
-    }
+    return inTransaction(this.db, work);
   }
 
   /**
