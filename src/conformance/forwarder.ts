@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTRACT_KEYS } from './contract-terms.js';
 import type { KitContext } from './context.js';
-import type { Role } from './http.js';
+import { closeServer, type Role } from './http.js';
 import { isSuccess } from './outcome.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
@@ -93,12 +93,7 @@ export class Forwarder {
     if (method === 'DELETE' && revoked) fixtures.revoked.add(decodeURIComponent(revoked[1]!));
   }
 
-  async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 }

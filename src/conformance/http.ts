@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { request as plainRequest } from 'node:http';
+import { request as plainRequest, type Server } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
@@ -228,4 +228,13 @@ export class ImplementationClient {
   async close(): Promise<void> {
     await this.dispatcher.close();
   }
+}
+
+/** Stops a server and drops its open (keep-alive) connections. */
+export function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
 }

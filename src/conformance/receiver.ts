@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SvcError } from '../errors.js';
+import { closeServer } from './http.js';
 
 /** One webhook delivery as it arrived at the kit: the raw bytes (signatures are over them) and what the kit answered. */
 export interface Delivery {
@@ -116,12 +117,7 @@ export class WebhookReceiver {
     }
   }
 
-  async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  close(): Promise<void> {
+    return closeServer(this.server);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildMrz, checkDigit, findMrz, mrzNameField, parseMrz, type MrzFields, type MrzLines } from '../../src/sandbox/mrz.js';
+import { passportFields } from './fixtures.js';
 
 // The specimen passport of ICAO Doc 9303 part 4 (Utopia).
 const SPECIMEN: MrzLines = {
@@ -179,15 +180,7 @@ describe('buildMrz', () => {
   });
 
   it('round-trips through parseMrz with valid check digits', () => {
-    const fields: MrzFields = {
-      document_number: 'C01X00T47',
-      nationality: 'DE',
-      surname: 'Mustermann',
-      given_names: 'Erika',
-      date_of_birth: '1983-08-12',
-      expiry_date: '2031-10-31',
-      sex: 'F',
-    };
+    const fields = passportFields();
     const lines = buildMrz(fields);
     expect(lines.line1).toBe('P<D<<MUSTERMANN<<ERIKA<<<<<<<<<<<<<<<<<<<<<<');
     expect(lines.line1).toHaveLength(44);
