@@ -1,51 +1,57 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import type { BatchReply, Delivery, IntakeOptions, IntakeResult, Job, JobOutcome } from './intake.js';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import type { BatchReply, Job, JobOutcome } from './intake.js';
 import { EventStore } from './store.js';
-import { verifyDelivery } from './verify.js';
 
-// Verification and the store's writes run on this thread: a commit's disk sync never stalls the
-// receiver's event loop, which keeps reading deliveries while the previous batch is synced.
-const options = workerData as IntakeOptions;
-const store = new EventStore(options.file);
+// The store's writes run on this thread: a commit's disk sync never stalls the receiver's event
+// loop, which keeps reading and verifying deliveries while the previous transaction is synced.
+const store = new EventStore((workerData as { file: string }).file);
 const port = parentPort!;
 
-function receive(delivery: Delivery): IntakeResult {
-  const verdict = verifyDelivery(delivery.headers, delivery.body, { secrets: options.secrets, toleranceSeconds: options.toleranceSeconds });
-  if (!verdict.ok) {
-    try {
-      store.reject(verdict.claimed, verdict, delivery);
-    } catch {
-      // Kept for inspection only; the delivery is refused all the same.
+/** A transaction takes at most this many jobs, so that a steady stream still gets its answers. */
+const MAX_JOBS_PER_TRANSACTION = 1024;
+
+function run(job: Job): JobOutcome {
+  try {
+    switch (job.op) {
+      case 'accept':
+        return { ok: true, value: store.accept(job.event, { ...job.delivery, forwardUrl: job.forwardUrl }) };
+      case 'reject':
+        return { ok: true, value: store.reject(job.claimed, job.rejection, job.delivery) };
+      case 'forwarded':
+        return { ok: true, value: store.recordForward(job.seq, job.outcome, job.at) };
     }
-    return { result: 'rejected', claimed: verdict.claimed, reason: verdict.reason, detail: verdict.detail };
+  } catch (error) {
+    // A failing statement undoes only itself; the rest of the transaction still commits.
+    return { ok: false, error: (error as Error).message };
   }
-  const wanted = !options.eventTypes || options.eventTypes.includes(verdict.event.type);
-  const forwardUrl = options.forwardTo !== undefined && wanted ? options.forwardTo : null;
-  const stored = store.accept(verdict.event, { ...delivery, forwardUrl });
-  return { result: stored.duplicate ? 'duplicate' : 'accepted', event: verdict.event, seq: stored.seq, forwardUrl };
 }
 
-port.on('message', (batch: Job[] | 'close') => {
-  if (batch === 'close') {
-    store.close();
-    port.close();
-    return;
+function close(): void {
+  store.close();
+  port.close();
+}
+
+/** The job that woke the worker and those waiting behind it in the inbox, up to the limit. */
+function takeWaiting(first: Job): { jobs: Job[]; closeAfter: boolean } {
+  const jobs = [first];
+  while (jobs.length < MAX_JOBS_PER_TRANSACTION) {
+    const next = receiveMessageOnPort(port)?.message as Job | 'close' | undefined;
+    if (next === undefined) break;
+    if (next === 'close') return { jobs, closeAfter: true };
+    jobs.push(next);
   }
-  const outcomes: JobOutcome[] = [];
+  return { jobs, closeAfter: false };
+}
+
+// Group commit: the jobs that arrived while the previous COMMIT was syncing share the next one.
+port.on('message', (first: Job | 'close') => {
+  if (first === 'close') return close();
+  const { jobs, closeAfter } = takeWaiting(first);
   try {
-    store.transaction(() => {
-      // A failing statement undoes only itself; the rest of the batch still commits.
-      for (const job of batch) {
-        try {
-          outcomes.push({ ok: true, value: job.op === 'receive' ? receive(job.delivery) : store.recordForward(job.seq, job.outcome, job.at) });
-        } catch (error) {
-          outcomes.push({ ok: false, error: (error as Error).message });
-        }
-      }
-    });
-    port.postMessage({ outcomes } satisfies BatchReply);
+    port.postMessage({ outcomes: store.transaction(() => jobs.map(run)) } satisfies BatchReply);
   } catch (error) {
-    port.postMessage({ error: (error as Error).message } satisfies BatchReply);
+    port.postMessage({ count: jobs.length, error: (error as Error).message } satisfies BatchReply);
   }
+  if (closeAfter) close();
 });
 port.postMessage('ready');

@@ -4,32 +4,22 @@ import type { EventSummary } from './envelope.js';
 import type { ForwardOutcome } from './store.js';
 import type { RejectionReason } from './verify.js';
 
-export interface IntakeOptions {
-  /** The SQLite file of the event store. */
-  file: string;
-  secrets: readonly string[];
-  toleranceSeconds: number;
-  forwardTo?: string | undefined;
-  /** Kinds to forward; the others are stored but not marked for forwarding. */
-  eventTypes?: readonly string[] | undefined;
-}
-
+/** A delivery as the store keeps it. */
 export interface Delivery {
   headers: IncomingHttpHeaders;
   body: Uint8Array;
   receivedAt: number;
 }
 
-export type IntakeResult =
-  | { result: 'accepted' | 'duplicate'; event: EventSummary; seq: number; forwardUrl: string | null }
-  | { result: 'rejected'; claimed: Partial<EventSummary>; reason: RejectionReason; detail: string };
-
-export type Job = { op: 'receive'; delivery: Delivery } | { op: 'forwarded'; seq: number; outcome: ForwardOutcome; at: number };
+export type Job =
+  | { op: 'accept'; event: EventSummary; delivery: Delivery; forwardUrl: string | null }
+  | { op: 'reject'; claimed: Partial<EventSummary>; rejection: { reason: RejectionReason; detail: string }; delivery: Delivery }
+  | { op: 'forwarded'; seq: number; outcome: ForwardOutcome; at: number };
 
 export type JobOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 
-/** What the worker answers for a batch of jobs: one outcome each, or why the whole transaction failed. */
-export type BatchReply = { outcomes: JobOutcome[] } | { error: string };
+/** What the worker answers for the jobs of one transaction, in the order they were sent: one outcome each, or why the whole transaction failed. */
+export type BatchReply = { outcomes: JobOutcome[] } | { count: number; error: string };
 
 /**
  * The bytes in a buffer of their own: posting a view into one of Node's shared buffers (its 8 KiB
@@ -40,22 +30,21 @@ function ownBytes(bytes: Uint8Array): Uint8Array {
 }
 
 interface Pending {
-  job: Job;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
 
 /**
- * Verifies deliveries and records them durably, on a worker thread (intake-worker.ts), so that the
- * receiver's event loop only does HTTP. Group commit: the jobs submitted while a batch is being
- * committed wait and then all go in the next batch, one transaction; each promise settles only
- * after that COMMIT returned. Nothing is acknowledged before it is on disk, and concurrent
- * deliveries share one disk sync instead of paying one each.
+ * The receiver's writes to the event store, made on a worker thread (intake-worker.ts) so that a
+ * commit's disk sync never stalls the event loop that answers deliveries. Each write goes to the
+ * worker as soon as it is submitted, so that the worker stores while this thread reads and verifies
+ * the next deliveries. Group commit happens in the worker: it takes every write waiting in its inbox into one
+ * transaction, and each promise settles only after that COMMIT returned. Nothing is acknowledged
+ * before it is on disk, and concurrent deliveries share one disk sync instead of paying one each.
  */
 export class Intake {
-  private queue: Pending[] = [];
-  private inFlight: Pending[] | undefined;
-  private scheduled = false;
+  /** Jobs sent and not answered yet, in the order the worker answers them. */
+  private readonly pending: Pending[] = [];
   private failure: Error | undefined;
   private drainWaiters: Array<() => void> = [];
 
@@ -65,9 +54,9 @@ export class Intake {
     worker.on('exit', () => this.fail(new Error('the intake worker stopped')));
   }
 
-  /** Starts the worker and opens the store; rejects when it cannot be opened. */
-  static async open(options: IntakeOptions): Promise<Intake> {
-    const worker = new Worker(new URL('./intake-worker.js', import.meta.url), { workerData: options });
+  /** Starts the worker and opens the store (the SQLite file); rejects when it cannot be opened. */
+  static async open(file: string): Promise<Intake> {
+    const worker = new Worker(new URL('./intake-worker.js', import.meta.url), { workerData: { file } });
     await new Promise<void>((resolve, reject) => {
       worker.once('message', () => resolve());
       worker.once('error', reject);
@@ -75,18 +64,23 @@ export class Intake {
     return new Intake(worker);
   }
 
-  /** Resolves once the delivery is verified and, accepted or rejected, committed to the store. */
-  receive(delivery: Delivery): Promise<IntakeResult> {
-    return this.submit({ op: 'receive', delivery: { ...delivery, body: ownBytes(delivery.body) } }) as Promise<IntakeResult>;
+  /** Stores a verified event unless its id is stored already; resolves once committed. */
+  accept(event: EventSummary, delivery: Delivery, forwardUrl: string | null): Promise<{ seq: number; duplicate: boolean }> {
+    return this.submit({ op: 'accept', event, delivery: { ...delivery, body: ownBytes(delivery.body) }, forwardUrl }) as Promise<{ seq: number; duplicate: boolean }>;
+  }
+
+  /** Keeps a delivery that failed verification, with its reason; resolves once committed. */
+  reject(claimed: Partial<EventSummary>, rejection: { reason: RejectionReason; detail: string }, delivery: Delivery): Promise<number> {
+    return this.submit({ op: 'reject', claimed, rejection, delivery: { ...delivery, body: ownBytes(delivery.body) } }) as Promise<number>;
   }
 
   recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {
     return this.submit({ op: 'forwarded', seq, outcome, at }) as Promise<void>;
   }
 
-  /** Commits what is queued, then stops the worker, which closes the store. */
+  /** Waits for every job submitted to be answered, then stops the worker, which closes the store. */
   async close(): Promise<void> {
-    if (this.queue.length > 0 || this.inFlight) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    if (this.pending.length > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     if (this.failure) return;
     this.failure = new Error('the store is closed');
     const exited = new Promise((resolve) => this.worker.once('exit', resolve));
@@ -97,46 +91,25 @@ export class Intake {
   private submit(job: Job): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
-      if (!this.inFlight && !this.scheduled) {
-        this.scheduled = true;
-        // After the poll phase, so that every delivery read in this turn of the loop joins the batch.
-        setImmediate(() => {
-          this.scheduled = false;
-          this.flush();
-        });
-      }
+      this.pending.push({ resolve, reject });
+      this.worker.postMessage(job);
     });
   }
 
-  private flush(): void {
-    if (this.inFlight) return;
-    if (this.queue.length === 0) {
-      for (const done of this.drainWaiters.splice(0)) done();
-      return;
-    }
-    this.inFlight = this.queue;
-    this.queue = [];
-    this.worker.postMessage(this.inFlight.map((pending) => pending.job));
-  }
-
   private settle(reply: BatchReply): void {
-    const batch = this.inFlight ?? [];
-    this.inFlight = undefined;
-    batch.forEach((pending, index) => {
+    const answered = this.pending.splice(0, 'outcomes' in reply ? reply.outcomes.length : reply.count);
+    answered.forEach((pending, index) => {
       if ('error' in reply) return pending.reject(new Error(reply.error));
       const outcome = reply.outcomes[index]!;
       if (outcome.ok) pending.resolve(outcome.value);
       else pending.reject(new Error(outcome.error));
     });
-    this.flush();
+    if (this.pending.length === 0) for (const done of this.drainWaiters.splice(0)) done();
   }
 
   private fail(error: Error): void {
     this.failure ??= error;
-    for (const pending of [...(this.inFlight ?? []), ...this.queue]) pending.reject(error);
-    this.inFlight = undefined;
-    this.queue = [];
+    for (const pending of this.pending.splice(0)) pending.reject(error);
     for (const done of this.drainWaiters.splice(0)) done();
   }
 }
