@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -112,9 +113,11 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
   private intake: Intake | undefined;
+  private readonly keys: KeyObject[];
 
   constructor(private readonly options: ListenerOptions) {
     super();
+    this.keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
     const serverOptions = {
       maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -236,8 +239,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
     const receivedAt = Date.now();
     const at = new Date(receivedAt).toISOString();
-    const { faults, secrets, toleranceSeconds, forwardTo, eventTypes } = this.options;
-    const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds });
+    const { faults, toleranceSeconds, forwardTo, eventTypes } = this.options;
+    const verdict = verifyDelivery(headers, body, { secrets: this.keys, toleranceSeconds });
     if (faults.rate > 0 && Math.random() < faults.rate) {
       const status = faults.status ?? 500;
       return { report: { kind: 'delivery', at, result: 'injected', event: verdict.ok ? verdict.event : verdict.claimed, detail: `answered ${status} on purpose; not stored`, status, forward: null } };

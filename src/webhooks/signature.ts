@@ -1,14 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** Seconds a signature's timestamp may be off, either way (openapi.yaml, x-webhook-signature). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
+/** A webhook secret, or the same as a KeyObject, which a receiver makes once rather than on every delivery. */
+export type SigningKey = string | KeyObject;
+
 /**
  * The signature of spec part 6 as openapi.yaml's x-webhook-signature records it:
  * HMAC-SHA256 with the webhook secret over `<t>.<raw body>`, hex-encoded, sent as `t=<t>,v1=<hex>`.
  */
-export function computeSignature(secret: string, timestamp: number, body: Uint8Array | string): string {
+export function computeSignature(secret: SigningKey, timestamp: number, body: Uint8Array | string): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
 
@@ -78,7 +81,7 @@ export function sameHex(expected: string, given: string): boolean {
 export function verifySignature(
   header: string | undefined,
   body: Uint8Array | string,
-  options: { secrets: readonly string[]; toleranceSeconds?: number; now?: number },
+  options: { secrets: readonly SigningKey[]; toleranceSeconds?: number; now?: number },
 ): SignatureCheck {
   if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing_header', detail: 'no Service-Signature (or X-Service-Signature) header' };
   const parsed = parseSignatureHeader(header);

@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { checkEnvelope, claimedEvent, type EventSummary } from './envelope.js';
-import { type SignatureFailure, signatureHeaderOf, verifySignature } from './signature.js';
+import { type SignatureFailure, type SigningKey, signatureHeaderOf, verifySignature } from './signature.js';
 
 /** Why a delivery was refused: one code per failing step. */
 export type RejectionReason = SignatureFailure | 'body_not_json' | 'envelope_invalid';
 
 export interface VerifyOptions {
-  secrets: readonly string[];
+  secrets: readonly SigningKey[];
   toleranceSeconds?: number;
   now?: number;
 }

@@ -114,7 +114,8 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       bodyLimitBytes: flags['max-body'],
       faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
     });
-    listener.on('report', (report) => this.render(report));
+    const json = this.jsonEnabled();
+    listener.on('report', (report) => this.render(report, json));
     let url: string;
     try {
       url = await listener.start();
@@ -154,8 +155,8 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     if (this.lines.length > 0) process.stdout.write(`${this.lines.splice(0).join('\n')}\n`);
   }
 
-  private render(report: ListenerReport): void {
-    if (this.jsonEnabled()) {
+  private render(report: ListenerReport, json: boolean): void {
+    if (json) {
       this.print(JSON.stringify(report.kind === 'delivery' ? deliveryJson(report) : report));
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report));
