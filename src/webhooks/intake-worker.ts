@@ -31,20 +31,20 @@ function close(): void {
   port.close();
 }
 
-/** The job that woke the worker and those waiting behind it in the inbox, up to the limit. */
-function takeWaiting(first: Job): { jobs: Job[]; closeAfter: boolean } {
-  const jobs = [first];
+/** The jobs that woke the worker and those waiting behind them in the inbox, up to the limit. */
+function takeWaiting(first: Job[]): { jobs: Job[]; closeAfter: boolean } {
+  const jobs = [...first];
   while (jobs.length < MAX_JOBS_PER_TRANSACTION) {
-    const next = receiveMessageOnPort(port)?.message as Job | 'close' | undefined;
+    const next = receiveMessageOnPort(port)?.message as Job[] | 'close' | undefined;
     if (next === undefined) break;
     if (next === 'close') return { jobs, closeAfter: true };
-    jobs.push(next);
+    jobs.push(...next);
   }
   return { jobs, closeAfter: false };
 }
 
 // Group commit: the jobs that arrived while the previous COMMIT was syncing share the next one.
-port.on('message', (first: Job | 'close') => {
+port.on('message', (first: Job[] | 'close') => {
   if (first === 'close') return close();
   const { jobs, closeAfter } = takeWaiting(first);
   try {

@@ -29,6 +29,13 @@ function ownBytes(bytes: Uint8Array): Uint8Array {
   return bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
+/**
+ * Writes go to the worker in groups of this many, the rest at the end of the event loop's turn: soon
+ * enough that the worker stores while this thread reads the next deliveries, and without paying a
+ * message for each.
+ */
+const SEND_EVERY = 16;
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -36,15 +43,14 @@ interface Pending {
 
 /**
  * The receiver's writes to the event store, made on a worker thread (intake-worker.ts) so that a
- * commit's disk sync never stalls the event loop that answers deliveries. Each write goes to the
- * worker as soon as it is submitted, so that the worker stores while this thread reads and verifies
- * the next deliveries. Group commit happens in the worker: it takes every write waiting in its inbox into one
+ * commit's disk sync never stalls the event loop that answers deliveries. Group commit happens in the worker: it takes every write waiting in its inbox into one
  * transaction, and each promise settles only after that COMMIT returned. Nothing is acknowledged
  * before it is on disk, and concurrent deliveries share one disk sync instead of paying one each.
  */
 export class Intake {
-  /** Jobs sent and not answered yet, in the order the worker answers them. */
+  /** Jobs submitted and not answered yet, in the order the worker answers them. */
   private readonly pending: Pending[] = [];
+  private unsent: Job[] = [];
   private failure: Error | undefined;
   private drainWaiters: Array<() => void> = [];
 
@@ -92,8 +98,15 @@ export class Intake {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
-      this.worker.postMessage(job);
+      if (this.unsent.push(job) >= SEND_EVERY) this.send();
+      else if (this.unsent.length === 1) setImmediate(() => this.send());
     });
+  }
+
+  private send(): void {
+    if (this.unsent.length === 0 || this.failure) return;
+    this.worker.postMessage(this.unsent);
+    this.unsent = [];
   }
 
   private settle(reply: BatchReply): void {
@@ -110,6 +123,7 @@ export class Intake {
   private fail(error: Error): void {
     this.failure ??= error;
     for (const pending of this.pending.splice(0)) pending.reject(error);
+    this.unsent = [];
     for (const done of this.drainWaiters.splice(0)) done();
   }
 }
