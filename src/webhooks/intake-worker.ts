@@ -1,25 +1,38 @@
+import { createSecretKey } from 'node:crypto';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import type { BatchReply, Job, JobOutcome } from './intake.js';
+import type { BatchReply, Delivery, IntakeOptions, IntakeResult, Job, JobOutcome } from './intake.js';
 import { EventStore } from './store.js';
+import { verifyDelivery } from './verify.js';
 
-// The store's writes run on this thread: a commit's disk sync never stalls the receiver's event
-// loop, which keeps reading and verifying deliveries while the previous transaction is synced.
-const store = new EventStore((workerData as { file: string }).file);
+// Verification and the store's writes run on this thread: a commit's disk sync never stalls the
+// receiver's event loop, which keeps reading deliveries while the previous transaction is synced.
+const options = workerData as IntakeOptions;
+const store = new EventStore(options.file);
 const port = parentPort!;
+const keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
 
 /** A transaction takes at most this many jobs, so that a steady stream still gets its answers. */
 const MAX_JOBS_PER_TRANSACTION = 1024;
 
+function receive(delivery: Delivery): IntakeResult {
+  const verdict = verifyDelivery(delivery.headers, delivery.body, { secrets: keys, toleranceSeconds: options.toleranceSeconds });
+  if (!verdict.ok) {
+    try {
+      store.reject(verdict.claimed, verdict, delivery);
+    } catch {
+      // Kept for inspection only; the delivery is refused all the same.
+    }
+    return { result: 'rejected', claimed: verdict.claimed, reason: verdict.reason, detail: verdict.detail };
+  }
+  const wanted = !options.eventTypes || options.eventTypes.includes(verdict.event.type);
+  const forwardUrl = options.forwardTo !== undefined && wanted ? options.forwardTo : null;
+  const stored = store.accept(verdict.event, { ...delivery, forwardUrl });
+  return { result: stored.duplicate ? 'duplicate' : 'accepted', event: verdict.event, seq: stored.seq, forwardUrl };
+}
+
 function run(job: Job): JobOutcome {
   try {
-    switch (job.op) {
-      case 'accept':
-        return { ok: true, value: store.accept(job.event, { ...job.delivery, forwardUrl: job.forwardUrl }) };
-      case 'reject':
-        return { ok: true, value: store.reject(job.claimed, job.rejection, job.delivery) };
-      case 'forwarded':
-        return { ok: true, value: store.recordForward(job.seq, job.outcome, job.at) };
-    }
+    return { ok: true, value: job.op === 'receive' ? receive(job.delivery) : store.recordForward(job.seq, job.outcome, job.at) };
   } catch (error) {
     // A failing statement undoes only itself; the rest of the transaction still commits.
     return { ok: false, error: (error as Error).message };

@@ -4,17 +4,27 @@ import type { EventSummary } from './envelope.js';
 import type { ForwardOutcome } from './store.js';
 import type { RejectionReason } from './verify.js';
 
-/** A delivery as the store keeps it. */
+export interface IntakeOptions {
+  /** The SQLite file of the event store. */
+  file: string;
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  forwardTo?: string | undefined;
+  /** Kinds to forward; the others are stored but not marked for forwarding. */
+  eventTypes?: readonly string[] | undefined;
+}
+
 export interface Delivery {
   headers: IncomingHttpHeaders;
   body: Uint8Array;
   receivedAt: number;
 }
 
-export type Job =
-  | { op: 'accept'; event: EventSummary; delivery: Delivery; forwardUrl: string | null }
-  | { op: 'reject'; claimed: Partial<EventSummary>; rejection: { reason: RejectionReason; detail: string }; delivery: Delivery }
-  | { op: 'forwarded'; seq: number; outcome: ForwardOutcome; at: number };
+export type IntakeResult =
+  | { result: 'accepted' | 'duplicate'; event: EventSummary; seq: number; forwardUrl: string | null }
+  | { result: 'rejected'; claimed: Partial<EventSummary>; reason: RejectionReason; detail: string };
+
+export type Job = { op: 'receive'; delivery: Delivery } | { op: 'forwarded'; seq: number; outcome: ForwardOutcome; at: number };
 
 export type JobOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -30,8 +40,8 @@ function ownBytes(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * Writes go to the worker in groups of this many, the rest at the end of the event loop's turn: soon
- * enough that the worker stores while this thread reads the next deliveries, and without paying a
+ * Jobs go to the worker in groups of this many, the rest at the end of the event loop's turn: soon
+ * enough that the worker stores while this thread reads the next deliveries, without paying a
  * message for each.
  */
 const SEND_EVERY = 16;
@@ -42,10 +52,11 @@ interface Pending {
 }
 
 /**
- * The receiver's writes to the event store, made on a worker thread (intake-worker.ts) so that a
- * commit's disk sync never stalls the event loop that answers deliveries. Group commit happens in the worker: it takes every write waiting in its inbox into one
- * transaction, and each promise settles only after that COMMIT returned. Nothing is acknowledged
- * before it is on disk, and concurrent deliveries share one disk sync instead of paying one each.
+ * Verifies deliveries and records them durably, on a worker thread (intake-worker.ts), so that the
+ * receiver's event loop only does HTTP. Group commit happens in the worker: it takes every job
+ * waiting in its inbox into one transaction, and each promise settles only after that COMMIT
+ * returned. Nothing is acknowledged before it is on disk, and concurrent deliveries share one disk
+ * sync instead of paying one each.
  */
 export class Intake {
   /** Jobs submitted and not answered yet, in the order the worker answers them. */
@@ -60,9 +71,9 @@ export class Intake {
     worker.on('exit', () => this.fail(new Error('the intake worker stopped')));
   }
 
-  /** Starts the worker and opens the store (the SQLite file); rejects when it cannot be opened. */
-  static async open(file: string): Promise<Intake> {
-    const worker = new Worker(new URL('./intake-worker.js', import.meta.url), { workerData: { file } });
+  /** Starts the worker and opens the store; rejects when it cannot be opened. */
+  static async open(options: IntakeOptions): Promise<Intake> {
+    const worker = new Worker(new URL('./intake-worker.js', import.meta.url), { workerData: options });
     await new Promise<void>((resolve, reject) => {
       worker.once('message', () => resolve());
       worker.once('error', reject);
@@ -70,14 +81,9 @@ export class Intake {
     return new Intake(worker);
   }
 
-  /** Stores a verified event unless its id is stored already; resolves once committed. */
-  accept(event: EventSummary, delivery: Delivery, forwardUrl: string | null): Promise<{ seq: number; duplicate: boolean }> {
-    return this.submit({ op: 'accept', event, delivery: { ...delivery, body: ownBytes(delivery.body) }, forwardUrl }) as Promise<{ seq: number; duplicate: boolean }>;
-  }
-
-  /** Keeps a delivery that failed verification, with its reason; resolves once committed. */
-  reject(claimed: Partial<EventSummary>, rejection: { reason: RejectionReason; detail: string }, delivery: Delivery): Promise<number> {
-    return this.submit({ op: 'reject', claimed, rejection, delivery: { ...delivery, body: ownBytes(delivery.body) } }) as Promise<number>;
+  /** Resolves once the delivery is verified and, accepted or rejected, committed to the store. */
+  receive(delivery: Delivery): Promise<IntakeResult> {
+    return this.submit({ op: 'receive', delivery: { ...delivery, body: ownBytes(delivery.body) } }) as Promise<IntakeResult>;
   }
 
   recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {

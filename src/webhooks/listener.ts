@@ -1,12 +1,11 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { AttemptResult } from '../sandbox/dispatcher.js';
-import type { EventSummary } from './envelope.js';
+import { claimedEvent, type EventSummary } from './envelope.js';
 import { forwardedHeaders, postRaw } from './forward.js';
-import { Intake } from './intake.js';
+import { Intake, type IntakeResult } from './intake.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -104,7 +103,7 @@ const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
 
 /**
  * The receiver behind `svc webhooks listen`: verifies every delivery and commits it to the store
- * before answering 2xx (on a worker thread, in shared transactions: see Intake), acknowledges repeats of an
+ * before answering 2xx (both on a worker thread, grouped: see Intake), acknowledges repeats of an
  * event id without storing or forwarding them again, and forwards new events to the application.
  * It reports each delivery as a typed `report` event; rendering is the caller's.
  */
@@ -113,11 +112,9 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
   private intake: Intake | undefined;
-  private readonly keys: KeyObject[];
 
   constructor(private readonly options: ListenerOptions) {
     super();
-    this.keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
     const serverOptions = {
       maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -141,7 +138,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   async start(): Promise<string> {
     const { options } = this;
-    this.intake = await Intake.open(options.store);
+    this.intake = await Intake.open({ file: options.store, secrets: options.secrets, toleranceSeconds: options.toleranceSeconds, forwardTo: options.forwardTo, eventTypes: options.eventTypes });
     try {
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -239,31 +236,25 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
     const receivedAt = Date.now();
     const at = new Date(receivedAt).toISOString();
-    const { faults, toleranceSeconds, forwardTo, eventTypes } = this.options;
-    const verdict = verifyDelivery(headers, body, { secrets: this.keys, toleranceSeconds });
+    const { faults, secrets, toleranceSeconds } = this.options;
     if (faults.rate > 0 && Math.random() < faults.rate) {
+      const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds });
       const status = faults.status ?? 500;
       return { report: { kind: 'delivery', at, result: 'injected', event: verdict.ok ? verdict.event : verdict.claimed, detail: `answered ${status} on purpose; not stored`, status, forward: null } };
     }
-    const delivery = { headers, body, receivedAt };
-    if (!verdict.ok) {
-      const { reason, detail, claimed } = verdict;
-      // Kept for inspection only: the delivery is refused all the same when it cannot be stored.
-      await this.intake!.reject(claimed, { reason, detail }, delivery).catch(() => undefined);
-      return { report: { kind: 'delivery', at, result: 'rejected', event: claimed, reason, detail, status: 400, forward: null } };
-    }
-    const { event } = verdict;
-    const forwardUrl = forwardTo !== undefined && (!eventTypes || eventTypes.includes(event.type)) ? forwardTo : null;
-    let stored: { seq: number; duplicate: boolean };
+    let received: IntakeResult;
     try {
-      stored = await this.intake!.accept(event, delivery, forwardUrl);
+      received = await this.intake!.receive({ headers, body, receivedAt });
     } catch (error) {
       // Not stored, so not acknowledged: the sender will retry it.
-      return { report: { kind: 'delivery', at, result: 'store_failed', event, detail: `could not store the delivery: ${(error as Error).message}`, status: 503, forward: null } };
+      return { report: { kind: 'delivery', at, result: 'store_failed', event: claimedEvent(body), detail: `could not store the delivery: ${(error as Error).message}`, status: 503, forward: null } };
     }
-    const report: DeliveryReport = { kind: 'delivery', at, result: stored.duplicate ? 'duplicate' : 'accepted', event, status: 200, forward: null };
-    if (stored.duplicate || forwardUrl === null) return { report };
-    return { report, forwarding: this.forward(report, stored.seq, forwardUrl, headers, body) };
+    if (received.result === 'rejected') {
+      return { report: { kind: 'delivery', at, result: 'rejected', event: received.claimed, reason: received.reason, detail: received.detail, status: 400, forward: null } };
+    }
+    const report: DeliveryReport = { kind: 'delivery', at, result: received.result, event: received.event, status: 200, forward: null };
+    if (received.result === 'duplicate' || received.forwardUrl === null) return { report };
+    return { report, forwarding: this.forward(report, received.seq, received.forwardUrl, headers, body) };
   }
 
   /** Passes a new event on to the application, after it is stored, and records the answer. */
