@@ -1,10 +1,12 @@
 // Throughput and p99 latency of `svc webhooks listen` (verify + store before the 200), next to a bare
-// Node HTTP server that only answers 200, with the same sender (its own process) in the same run.
-// After each listen run the listener is killed with SIGKILL and the store is read back: every
-// acknowledged event must be in it. Needs `npm run build` first.
-// Usage: npm run bench:webhooks [-- --count 20000 --connections 64 --rounds 3]
+// Node HTTP server that only answers 200 and to the least a verifying, storing receiver does
+// (single-thread-receiver.js), with the same sender (its own process) in the same run, and the CPU
+// time each server's threads spend per request (Linux: /proc). After each listen run
+// the listener is killed with SIGKILL and the store is read back: every acknowledged event must be
+// in it. Needs `npm run build` first.
+// Usage: npm run bench:webhooks [-- --count 100000 --connections 64 --rounds 3]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,7 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '20000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { count: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' } } });
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const secret = `whsec_${'b'.repeat(32)}`;
@@ -25,17 +27,48 @@ function firstLine(child) {
   ]);
 }
 
-function send(url, ackedFile) {
-  const result = spawnSync(process.execPath, [here('webhook-sender.js'), url, values.count, values.connections, ackedFile], { env, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout);
+const WARMUP = 5000;
+const clockTicksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** CPU ticks (user + system) so far of each thread of a process, by thread name; empty where /proc is not there. */
+function threadTicks(pid) {
+  const ticks = new Map();
+  const tasks = `/proc/${pid}/task`;
+  if (!existsSync(tasks)) return ticks;
+  for (const tid of readdirSync(tasks)) {
+    try {
+      const name = readFileSync(`${tasks}/${tid}/comm`, 'utf8').trim();
+      const fields = readFileSync(`${tasks}/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      ticks.set(name, (ticks.get(name) ?? 0) + Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return ticks;
 }
 
-async function bare() {
-  const child = spawn(process.execPath, [here('bare-http.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Sends the events to `url`, served by process `pid`, and measures that process's CPU per request, by thread, warm-up included. */
+function send(url, ackedFile, pid) {
+  const before = threadTicks(pid);
+  const result = spawnSync(process.execPath, [here('webhook-sender.js'), url, values.count, values.connections, ackedFile, String(WARMUP)], { env, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(result.stderr);
+  const after = threadTicks(pid);
+  const requests = Number(values.count) + WARMUP;
+  result.cpu = Object.fromEntries([...after].map(([name, ticks]) => [name, ((ticks - (before.get(name) ?? 0)) / clockTicksPerSecond / requests) * 1e6]).filter(([, micros]) => micros >= 0.5));
+  return Object.assign(JSON.parse(result.stdout), { cpu: result.cpu });
+}
+
+const cpuLine = (cpu) => {
+  const total = Object.values(cpu).reduce((sum, micros) => sum + micros, 0);
+  return `${total.toFixed(1)} µs (${Object.entries(cpu).map(([name, micros]) => `${name} ${micros.toFixed(1)}`).join(', ')})`;
+};
+
+/** Runs a baseline server script (it prints its port) and sends it the events. */
+async function baseline(script, ...args) {
+  const child = spawn(process.execPath, [here(script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = Number(await firstLine(child));
   try {
-    return send(`http://127.0.0.1:${port}/hooks`, join(home, 'acked-bare'));
+    return send(`http://127.0.0.1:${port}/hooks`, join(home, 'acked-baseline'), child.pid);
   } finally {
     child.kill('SIGTERM');
   }
@@ -54,7 +87,7 @@ async function listen(round) {
     if (line) ready = JSON.parse(line);
     if (child.exitCode !== null) throw new Error(`listen exited ${child.exitCode}`);
   }
-  const result = send(`${ready.url}/hooks`, acked);
+  const result = send(`${ready.url}/hooks`, acked, child.pid);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
@@ -68,18 +101,27 @@ async function listen(round) {
 }
 
 try {
-  const runs = { bare: [], listen: [] };
+  const runs = { bare: [], singleThread: [], listen: [] };
   for (let round = 0; round < Number(values.rounds); round++) {
-    runs.bare.push(await bare());
+    runs.bare.push(await baseline('bare-http.js'));
+    runs.singleThread.push(await baseline('single-thread-receiver.js', join(home, `single-thread-${round}.db`)));
     runs.listen.push(await listen(round));
   }
   const best = (list) => list.reduce((a, b) => (b.rate > a.rate ? b : a));
-  const [b, l] = [best(runs.bare), best(runs.listen)];
+  const [b, s, l] = [best(runs.bare), best(runs.singleThread), best(runs.listen)];
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
   console.log(`POST of signed report.completed events, ${values.count} per run, ${values.connections} keep-alive connections, best of ${values.rounds} (Node ${process.version}, ${cores} cores)`);
-  console.log(`bare HTTP 200      ${String(b.rate).padStart(7)} req/s     p50 ${b.p50_ms} ms  p99 ${b.p99_ms} ms  errors ${b.errors}`);
-  console.log(`svc webhooks listen ${String(l.rate).padStart(6)} events/s  p50 ${l.p50_ms} ms  p99 ${l.p99_ms} ms  errors ${l.errors}`);
-  console.log(`ratio              ${(l.rate / b.rate).toFixed(2)} of the bare server (target ≥ 0.50)`);
+  const row = (name, run, unit) => console.log(`${name.padEnd(30)} ${String(run.rate).padStart(6)} ${unit}  p50 ${run.p50_ms} ms  p99 ${run.p99_ms} ms  errors ${run.errors}`);
+  row('bare HTTP 200', b, 'req/s   ');
+  row('verify + store on one thread', s, 'events/s');
+  row('svc webhooks listen', l, 'events/s');
+  console.log(`ratio: listen ${(l.rate / b.rate).toFixed(2)} of the bare server (target ≥ 0.50); one-thread verify + store ${(s.rate / b.rate).toFixed(2)}`);
+  if (Object.keys(b.cpu).length > 0) {
+    console.log('server CPU per request, by thread (best runs, warm-up included):');
+    console.log(`  bare HTTP 200                 ${cpuLine(b.cpu)}`);
+    console.log(`  verify + store on one thread  ${cpuLine(s.cpu)}`);
+    console.log(`  svc webhooks listen           ${cpuLine(l.cpu)}`);
+  }
   for (const [round, run] of runs.listen.entries()) {
     console.log(`durability, run ${round + 1}: ${run.durable} of ${run.acknowledgedInAll} acknowledged events (warm-up included) in the store after kill -9${run.durable === run.acknowledgedInAll ? '' : '  LOST EVENTS'}`);
   }
