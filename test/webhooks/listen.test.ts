@@ -259,6 +259,29 @@ describe('svc webhooks listen against bad input', () => {
     expect(app.received).toEqual([]);
   });
 
+  it('answers 503 and acknowledges nothing while another writer holds the store, then takes the retry once', { timeout: 30_000 }, async () => {
+    const app = await recorder();
+    const running = await listen(['--forward-to', app.url]);
+    const event = delivery('valid', 'report.completed');
+    const other = new DatabaseSync(running.store);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const refused = await fetch(`${running.url}/hooks`, { method: 'POST', headers: event.headers, body: event.body });
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: { code: 'store_failed' } });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await running.waitFor((lines) => lines.some((line) => line.result === 'store_failed'));
+    expect(running.lines[0]).toMatchObject({ kind: 'delivery', result: 'store_failed', event_id: event.id, status: 503, forward: null });
+    const retried = await fetch(`${running.url}/hooks`, { method: 'POST', headers: event.headers, body: event.body });
+    expect(retried.status).toBe(200);
+    await running.waitFor((lines) => lines.some((line) => line.result === 'accepted' && line.forward !== null));
+    expect(storedRows(running.store)).toEqual([{ event_id: event.id, status: 'accepted', reason: null, duplicates: 0 }]);
+    expect(eventsOf(app.received).map((received) => received.id)).toEqual([event.id]);
+  });
+
   it('refuses plain HTTP on a non-loopback address', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     await expect(startListen(['--host', '0.0.0.0'], env)).rejects.toThrow(/exited 2[\s\S]*--cert and --key/);
