@@ -11,7 +11,7 @@ const store = new EventStore(options.file);
 const port = parentPort!;
 const keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
 
-/** A transaction takes at most this many jobs, so that a steady stream still gets its answers. */
+/** A transaction stops taking jobs from the inbox at this many, so that a steady stream still gets its answers. */
 const MAX_JOBS_PER_TRANSACTION = 1024;
 
 function receive(delivery: Delivery): IntakeResult {

@@ -1,9 +1,9 @@
 // Throughput and p99 latency of `svc webhooks listen` (verify + store before the 200), next to a bare
 // Node HTTP server that only answers 200 and to the least a verifying, storing receiver does
 // (single-thread-receiver.js), with the same sender (its own process) in the same run, and the CPU
-// time each server's threads spend per request (Linux: /proc). After each listen run
-// the listener is killed with SIGKILL and the store is read back: every acknowledged event must be
-// in it. Needs `npm run build` first.
+// time each server's threads spend per request (Linux: /proc). After each listen run the listener
+// is killed with SIGKILL and the store is read back: every acknowledged event must be in it.
+// Needs `npm run build` first.
 // Usage: npm run bench:webhooks [-- --count 100000 --connections 64 --rounds 3]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -52,10 +52,9 @@ function send(url, ackedFile, pid) {
   const before = threadTicks(pid);
   const result = spawnSync(process.execPath, [here('webhook-sender.js'), url, values.count, values.connections, ackedFile, String(WARMUP)], { env, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(result.stderr);
-  const after = threadTicks(pid);
   const requests = Number(values.count) + WARMUP;
-  result.cpu = Object.fromEntries([...after].map(([name, ticks]) => [name, ((ticks - (before.get(name) ?? 0)) / clockTicksPerSecond / requests) * 1e6]).filter(([, micros]) => micros >= 0.5));
-  return Object.assign(JSON.parse(result.stdout), { cpu: result.cpu });
+  const perRequest = [...threadTicks(pid)].map(([name, ticks]) => [name, ((ticks - (before.get(name) ?? 0)) / clockTicksPerSecond / requests) * 1e6]);
+  return { ...JSON.parse(result.stdout), cpu: Object.fromEntries(perRequest.filter(([, micros]) => micros >= 0.5)) };
 }
 
 const cpuLine = (cpu) => {
