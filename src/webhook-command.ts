@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { trustOnly } from './api/transport.js';
 import { BaseCommand } from './base-command.js';
 import { ConfigError } from './errors.js';
 import { DEFAULT_TOLERANCE_SECONDS } from './webhooks/signature.js';
@@ -20,6 +21,11 @@ export const toleranceFlag = Flags.integer({
 export const storeFlag = Flags.string({
   description: 'SQLite file of the received events (default: $XDG_DATA_HOME/svc/webhooks/events.db)',
   default: async () => defaultStorePath(),
+  helpGroup: 'WEBHOOK',
+});
+
+export const caCertFlag = Flags.string({
+  description: 'PEM CA certificate to trust, instead of the system roots, when sending to an https:// receiver (one with a certificate of its own)',
   helpGroup: 'WEBHOOK',
 });
 
@@ -45,6 +51,11 @@ export abstract class WebhookCommand extends BaseCommand {
     }
     this.secrets.push(...secrets);
     return secrets;
+  }
+
+  /** With --ca-cert, the receivers this command sends to are trusted by that CA alone. */
+  protected trustReceiverCa(caCertPath: string | undefined): void {
+    if (caCertPath) trustOnly(caCertPath);
   }
 
   /** Warns of a secret with white space around it: the sender's copy almost certainly has none. */

@@ -92,6 +92,11 @@ const TLS_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
+/** True for the codes of a TLS certificate this process does not trust. */
+export function isUntrustedCertificate(code: string | undefined): boolean {
+  return TLS_CODES.has(code ?? '');
+}
+
 function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
@@ -111,7 +116,7 @@ function innermostMessage(error: unknown): string {
 /** True for failures where no answer came: worth another attempt for an idempotent request. */
 export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof ApiError) return false;
-  return !TLS_CODES.has(causeCode(error) ?? '');
+  return !isUntrustedCertificate(causeCode(error));
 }
 
 export function errorFromFailure(request: Request, error: unknown, timeoutMs: number): ApiError {
@@ -122,7 +127,7 @@ export function errorFromFailure(request: Request, error: unknown, timeoutMs: nu
   if ((error as Error)?.name === 'TimeoutError') {
     return new ApiError({ ...base, code: 'timeout', message: `no answer from ${origin} within ${timeoutMs / 1000} s`, hint: 'raise --timeout, or check the network and the service' });
   }
-  if (code && TLS_CODES.has(code)) {
+  if (isUntrustedCertificate(code)) {
     return new ApiError({
       ...base,
       code: 'tls_untrusted',

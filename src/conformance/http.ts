@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { request as plainRequest, type Server } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { readCaCertificate } from '../api/transport.js';
 import { redactText } from '../config/keys.js';
-import { ConfigError } from '../errors.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
 export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'created' | 'none';
@@ -104,17 +103,7 @@ export class ImplementationClient {
   private readonly prefix: string;
 
   constructor(private readonly options: ImplementationClientOptions) {
-    let ca: string[] | undefined;
-    if (options.caCertPath) {
-      let pem: string;
-      try {
-        pem = readFileSync(options.caCertPath, 'utf8');
-      } catch (error) {
-        throw new ConfigError('ca_cert_unreadable', `cannot read the CA certificate ${options.caCertPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'check the path given by --ca-cert');
-      }
-      if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError('ca_cert_invalid', `${options.caCertPath} holds no PEM certificate`, 'give a PEM file (-----BEGIN CERTIFICATE-----)');
-      ca = [...rootCertificates, pem];
-    }
+    const ca = options.caCertPath ? [...rootCertificates, readCaCertificate(options.caCertPath)] : undefined;
     this.dispatcher = new Agent({ connect: { ...(ca ? { ca } : {}), rejectUnauthorized: !options.insecure }, keepAliveTimeout: 4_000 });
     this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
   }

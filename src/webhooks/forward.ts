@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request } from 'undici';
+import { isUntrustedCertificate } from '../api/errors.js';
 import { ANSWER_TIMEOUT_MS, type AttemptResult } from '../sandbox/dispatcher.js';
 
 // Headers that belong to one connection (RFC 9110 §7.6.1) or that the new request recomputes.
@@ -41,7 +42,12 @@ export async function postRaw(url: string, headers: Record<string, string | stri
   } catch (error) {
     const failure = error as Error & { code?: string; cause?: { code?: string } };
     const timedOut = failure.name === 'TimeoutError' || failure.code === 'UND_ERR_HEADERS_TIMEOUT' || failure.code === 'UND_ERR_BODY_TIMEOUT';
-    const reason = timedOut ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : (failure.code ?? failure.cause?.code ?? failure.message);
+    const code = failure.code ?? failure.cause?.code;
+    const reason = timedOut
+      ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`
+      : isUntrustedCertificate(code)
+        ? `its TLS certificate is not trusted (${code}): give its CA certificate with --ca-cert`
+        : (code ?? failure.message);
     return { status: null, error: reason, durationMs: elapsed() };
   }
 }

@@ -133,16 +133,31 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     expect(delayed.durationMs).toBeGreaterThanOrEqual(400);
   });
 
-  it('listens with TLS when given --cert and --key', async () => {
+  it('listens with TLS when given --cert and --key; trigger and check trust that certificate only with --ca-cert', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
     const { cert, key } = await makeCertificate();
     writeFileSync(join(dir, 'cert.pem'), cert);
     writeFileSync(join(dir, 'key.pem'), key);
     const running = await listen(['--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')]);
     expect(running.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const result = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem') }) });
-    expect(result.code).toBe(0);
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const untrusted = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`], { env });
+    expect(untrusted.code).toBe(ExitCode.network);
+    expect(untrusted.stdout).toMatch(/its TLS certificate is not trusted \(\w+\): give its CA certificate with --ca-cert/);
+    const trusted = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem')], { env });
+    expect(trusted.code).toBe(0);
     await running.waitFor((lines) => lines.some((line) => line.result === 'accepted'));
+    const checked = await runSvc(['webhooks', 'check', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem'), '--json'], { env });
+    expect(checked.code).toBe(0);
+    expect(JSON.parse(checked.stdout).passed).toBe(true);
+  });
+
+  it('says which file is wrong when --ca-cert is no certificate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+    writeFileSync(join(dir, 'not-a-cert.pem'), 'hello');
+    const result = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'https://127.0.0.1:9/hooks', '--ca-cert', join(dir, 'not-a-cert.pem')], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    expect(result.code).toBe(ExitCode.config);
+    expect(result.stderr).toContain(`${join(dir, 'not-a-cert.pem')} holds no PEM certificate`);
   });
 });
 

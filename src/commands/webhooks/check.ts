@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import type { EventType } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
-import { secretFlag, WebhookCommand } from '../../webhook-command.js';
+import { caCertFlag, secretFlag, WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { closePosting } from '../../webhooks/forward.js';
 import { checkSubscriber, type Verdict } from '../../webhooks/subscriber-check.js';
@@ -21,12 +21,14 @@ Exit code 0 when every check passes, 16 otherwise.`;
   static override flags = {
     secret: secretFlag,
     'event-type': Flags.string({ description: 'Kind of the sample events', options: EVENT_TYPES, default: 'report.completed' }),
+    'ca-cert': caCertFlag,
   };
 
   public async run(): Promise<{ url: string; passed: boolean; verdicts: Verdict[] }> {
     const { args, flags } = await this.parse(WebhooksCheck);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
+    this.trustReceiverCa(flags['ca-cert']);
     let verdicts: Verdict[];
     try {
       verdicts = await checkSubscriber(args.url, {

@@ -4,7 +4,7 @@ import { isLoopbackHost } from '../../api/base-url.js';
 import { redactKey } from '../../config/keys.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { secretFlag, storeFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
+import { caCertFlag, secretFlag, storeFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { closePosting } from '../../webhooks/forward.js';
 import { DEFAULT_BODY_LIMIT, type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
@@ -76,6 +76,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
     key: Flags.string({ description: 'PEM private key for HTTPS', dependsOn: ['cert'] }),
     'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to' }),
+    'ca-cert': caCertFlag,
     events: Flags.string({
       description: 'Only forward and show events of these kinds, comma-separated (the others are still verified, stored and acknowledged; refused deliveries are always shown)',
       options: EVENT_TYPES,
@@ -92,6 +93,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     const { flags } = await this.parse(WebhooksListen);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
+    this.trustReceiverCa(flags['ca-cert']);
     const tls = flags.cert && flags.key ? { cert: await readFile(flags.cert, 'utf8'), key: await readFile(flags.key, 'utf8') } : undefined;
     if (!tls && !isLoopbackHost(flags.host)) {
       throw new SvcError('usage', 'plain_http_not_loopback', `plain HTTP on ${flags.host} would expose the deliveries`, 'give --cert and --key to listen with TLS, or listen on 127.0.0.1');

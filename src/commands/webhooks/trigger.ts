@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import type { EventType } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
 import type { AttemptResult } from '../../sandbox/dispatcher.js';
-import { secretFlag, WebhookCommand } from '../../webhook-command.js';
+import { caCertFlag, secretFlag, WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { closePosting, postRaw } from '../../webhooks/forward.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
@@ -26,12 +26,14 @@ Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when t
   static override flags = {
     secret: secretFlag,
     to: Flags.string({ description: 'URL of the receiver', required: true }),
+    'ca-cert': caCertFlag,
   };
 
   public async run(): Promise<Array<{ event: EventBody; url: string } & AttemptResult>> {
     const { args, flags } = await this.parse(WebhooksTrigger);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
+    this.trustReceiverCa(flags['ca-cert']);
     const types = args['event-type'] === 'all' ? EVENT_TYPES : [args['event-type'] as EventType];
     const sent: Array<{ event: EventBody; url: string } & AttemptResult> = [];
     try {
