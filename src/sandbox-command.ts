@@ -7,9 +7,11 @@ export abstract class SandboxCommand extends BaseCommand {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
     'data-dir': Flags.string({
-      description: 'Data directory of the sandbox (default: $XDG_DATA_HOME/svc/sandbox)',
+      description: 'Data directory of the sandbox',
       env: 'SVC_SANDBOX_DIR',
       default: async () => defaultSandboxDir(),
+      // What help shows (and the generated README): the rule, not this machine's path.
+      defaultHelp: async () => '$XDG_DATA_HOME/svc/sandbox',
       helpGroup: 'SANDBOX',
     }),
   };

@@ -19,8 +19,10 @@ export const toleranceFlag = Flags.integer({
 });
 
 export const storeFlag = Flags.string({
-  description: 'SQLite file of the received events (default: $XDG_DATA_HOME/svc/webhooks/events.db)',
+  description: 'SQLite file of the received events',
   default: async () => defaultStorePath(),
+  // What help shows (and the generated README): the rule, not this machine's path.
+  defaultHelp: async () => '$XDG_DATA_HOME/svc/webhooks/events.db',
   helpGroup: 'WEBHOOK',
 });
 
