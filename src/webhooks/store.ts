@@ -75,6 +75,19 @@ CREATE INDEX IF NOT EXISTS events_by_time ON events (received_at);
 
 type Row = Record<string, SQLInputValue>;
 
+/** Accepted events due for forwarding that got no 2xx answer: failed, or cut off by a stop. */
+const NOT_FORWARDED = "status = 'accepted' AND forward_url IS NOT NULL AND (forward_status IS NULL OR forward_status NOT BETWEEN 200 AND 299)";
+
+/** Rows deleted per transaction when pruning, so that a running listener is never kept waiting for long. */
+const PRUNE_CHUNK = 1000;
+
+export interface PruneResult {
+  /** Deleted (or, on a dry run, to delete). */
+  deleted: number;
+  /** Accepted events old enough, kept because their application never took them. */
+  keptNotForwarded: number;
+}
+
 function toStoredEvent(row: Row): StoredEvent {
   const time = (value: SQLInputValue | undefined) => (value === null || value === undefined ? null : new Date(Number(value)).toISOString());
   return {
@@ -198,7 +211,7 @@ export class EventStore {
       where.push('status = ?');
       params.push(filter.status);
     }
-    if (filter.notForwarded) where.push("status = 'accepted' AND forward_url IS NOT NULL AND (forward_status IS NULL OR forward_status NOT BETWEEN 200 AND 299)");
+    if (filter.notForwarded) where.push(NOT_FORWARDED);
     if (filter.since !== undefined) {
       where.push('received_at >= ?');
       params.push(filter.since);
@@ -209,6 +222,26 @@ export class EventStore {
     }
     const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
     return (this.db.prepare(sql).all(...params, filter.limit) as Row[]).map(toStoredEvent);
+  }
+
+  /**
+   * Deletes what was received before `before` (unix ms), but for accepted events the application
+   * never took, unless `includeNotForwarded`. With `dryRun`, only counts.
+   */
+  prune(before: number, options: { includeNotForwarded: boolean; dryRun: boolean }): PruneResult {
+    const old = 'received_at < ?';
+    const count = (where: string) => Number((this.statement(`SELECT COUNT(*) AS n FROM events WHERE ${where}`).get(before) as Row).n);
+    const keptNotForwarded = options.includeNotForwarded ? 0 : count(`${old} AND ${NOT_FORWARDED}`);
+    const doomed = options.includeNotForwarded ? old : `${old} AND NOT (${NOT_FORWARDED})`;
+    if (options.dryRun) return { deleted: count(doomed), keptNotForwarded };
+    const chunk = this.statement(`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE ${doomed} LIMIT ${PRUNE_CHUNK})`);
+    let deleted = 0;
+    let changes: number;
+    do {
+      changes = Number(chunk.run(before).changes);
+      deleted += changes;
+    } while (changes > 0);
+    return { deleted, keptNotForwarded };
   }
 
   /** Accepted events marked for forwarding whose forwarding never finished (the receiver stopped first). */
