@@ -150,6 +150,13 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     const checked = await runSvc(['webhooks', 'check', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem'), '--json'], { env });
     expect(checked.code).toBe(0);
     expect(JSON.parse(checked.stdout).passed).toBe(true);
+
+    // A second listener forwards to the first over TLS, trusting it through --ca-cert.
+    const front = await listen(['--forward-to', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem')]);
+    const sent = JSON.parse((await runSvc(['webhooks', 'trigger', 'report.failed', '--to', `${front.url}/hooks`, '--json'], { env })).stdout)[0];
+    await front.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
+    expect(front.lines.find((line) => line.event_id === sent.event.id)).toMatchObject({ result: 'accepted', forward: { status: 200, error: null } });
+    await running.waitFor((lines) => lines.some((line) => line.event_id === sent.event.id && line.result === 'accepted'));
   });
 
   it('says which file is wrong when --ca-cert is no certificate', async () => {
