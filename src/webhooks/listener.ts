@@ -112,6 +112,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
   private intake: Intake | undefined;
+  private stopping = false;
 
   constructor(private readonly options: ListenerOptions) {
     super();
@@ -156,8 +157,13 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     return `${options.tls ? 'https' : 'http'}://${host}:${port}`;
   }
 
-  /** Stops accepting, lets the deliveries under way finish, waits for their forwards, closes the store. */
+  /**
+   * Stops accepting, lets the deliveries under way finish, waits for their forwards, closes the
+   * store. Their answers close their connections, so that a sender that keeps its connections
+   * busy does not keep the listener running.
+   */
   async stop(): Promise<void> {
+    this.stopping = true;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     const deadline = setTimeout(() => {
@@ -213,7 +219,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       const { delayMs } = this.options.faults;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const acknowledged = report.status >= 200 && report.status < 300;
-      this.answer(response, report.status, acknowledged ? (report.result === 'duplicate' ? DUPLICATE_ANSWER : ACCEPTED_ANSWER) : { error: { code: report.reason ?? report.result, message: report.detail } });
+      const answer = acknowledged ? (report.result === 'duplicate' ? DUPLICATE_ANSWER : ACCEPTED_ANSWER) : { error: { code: report.reason ?? report.result, message: report.detail } };
+      this.answer(response, report.status, answer, this.stopping);
       await forwarding;
       this.report(report);
     } catch (error) {

@@ -282,6 +282,21 @@ describe('svc webhooks listen against bad input', () => {
     expect(eventsOf(app.received).map((received) => received.id)).toEqual([event.id]);
   });
 
+  it('on SIGTERM answers the delivery under way, closing its connection, so that a busy sender does not keep it running', { timeout: 30_000 }, async () => {
+    const running = await listen(['--delay', '2s']);
+    const item = delivery('valid', 'report.completed');
+    const headers = Object.entries(item.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const answered = raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\n${headers}content-length: ${Buffer.byteLength(item.body)}\r\n\r\n${item.body}`, 20_000);
+    // Stored, then held back by --delay: the delivery is under way.
+    while (storedRows(running.store).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const exited = running.stop('SIGTERM');
+    const answer = await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(await exited).toBe(0);
+    expect(storedRows(running.store)).toEqual([{ event_id: item.id, status: 'accepted', reason: null, duplicates: 0 }]);
+  });
+
   it('refuses plain HTTP on a non-loopback address', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     await expect(startListen(['--host', '0.0.0.0'], env)).rejects.toThrow(/exited 2[\s\S]*--cert and --key/);
