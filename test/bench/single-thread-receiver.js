@@ -3,12 +3,14 @@
 // verifyDelivery and EventStore (synchronous=FULL), in one transaction per turn of the event loop,
 // then the turn's answers. Needs `npm run build` first.
 // Usage: SVC_WEBHOOK_SECRET=… node test/bench/single-thread-receiver.js <store file>   (prints its port)
+import { createSecretKey } from 'node:crypto';
 import { createServer } from 'node:http';
 import { EventStore } from '../../dist/webhooks/store.js';
 import { verifyDelivery } from '../../dist/webhooks/verify.js';
 
 const store = new EventStore(process.argv[2]);
-const secrets = [process.env.SVC_WEBHOOK_SECRET];
+// The key made once, as the listener does.
+const secrets = [createSecretKey(process.env.SVC_WEBHOOK_SECRET, 'utf8')];
 /** This turn's verified deliveries: what to store, and how to answer once stored. */
 let turn = [];
 
