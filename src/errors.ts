@@ -21,6 +21,7 @@ export const ExitCode = {
   refused: 15,
   verificationFailed: 16,
   nonConformant: 17,
+  inconclusive: 18,
   interrupted: 130,
 } as const;
 

@@ -64,12 +64,16 @@ function messageOf(error: ErrorObject): string {
   }
 }
 
+/** Ajv's errors as problems named by field. */
+export function problemsOf(errors: readonly ErrorObject[] | null | undefined): Problem[] {
+  // `if` only reports that its `then` failed, which the `then` errors already say.
+  return (errors ?? []).filter((error) => error.keyword !== 'if').map((error) => ({ field: fieldOf(error), message: messageOf(error) }));
+}
+
 /** Everything `value` breaks of the named component schema of openapi.yaml; empty when it is valid. */
 export function findProblems(name: SchemaName, value: unknown): Problem[] {
   const validate = validatorFor(name);
-  if (validate(value)) return [];
-  // `if` only reports that its `then` failed, which the `then` errors already say.
-  return (validate.errors ?? []).filter((error) => error.keyword !== 'if').map((error) => ({ field: fieldOf(error), message: messageOf(error) }));
+  return validate(value) ? [] : problemsOf(validate.errors);
 }
 
 /** Throws an invalid-input error naming each field at fault, before anything is sent. */

@@ -1,10 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Level } from './catalogue.js';
+import { describeEncoding, documentRequest, type KitFixtures, passportFile, reportBody, type UploadFile } from './fixtures.js';
 import type { Exchange, ImplementationClient, Role } from './http.js';
-import { CheckSkipped, FixtureError, isSuccess, shown } from './outcome.js';
+import { CheckSkipped, isSuccess, SetupError, shown } from './outcome.js';
 import { eventOf, mentions, type WebhookReceiver } from './receiver.js';
-import { SAMPLE_APPLICANT, samplePassportPdf, sampleReportRequest } from './samples.js';
+
+/** A key of the implementation's workspace that the kit may revoke (made in its dashboard). */
+export interface RevocableKey {
+  id: string;
+  secret: string;
+}
 
 export interface KitKeys {
   api: string;
@@ -12,24 +17,29 @@ export interface KitKeys {
   readOnly?: string | undefined;
   ipLocked?: string | undefined;
   other?: string | undefined;
+  otherAdmin?: string | undefined;
+  revocable?: RevocableKey | undefined;
 }
 
-/** How long the kit waits for the implementation; tests shorten them. */
+/** How long the kit waits for the implementation; `--report-timeout` and `--event-timeout` set the first two. */
 export interface KitTimeouts {
   /** For a report to finish. */
   completionMs: number;
   /** For a webhook event after what triggers it. */
   eventMs: number;
-  /** The redelivery window around the spec's 30 s: from `redeliveryEarliestMs` to `redeliveryLatestMs` after the failed attempt. */
+  /** The window of a first redelivery, around the spec's 30 s: from `redeliveryEarliestMs` to `redeliveryLatestMs` after the failed attempt. */
   redeliveryEarliestMs: number;
   redeliveryLatestMs: number;
+  /** How long the kit holds back its answer to make a delivery time out (the spec gives the subscriber 10 s). */
+  holdMs: number;
 }
 
 export const DEFAULT_TIMEOUTS: KitTimeouts = {
   completionMs: 120_000,
   eventMs: 30_000,
-  redeliveryEarliestMs: 28_000,
+  redeliveryEarliestMs: 24_000,
   redeliveryLatestMs: 45_000,
+  holdMs: 15_000,
 };
 
 export interface KitContext {
@@ -38,15 +48,18 @@ export interface KitContext {
   keys: KitKeys;
   webhookSecret?: string | undefined;
   receiver?: WebhookReceiver | undefined;
-  fixtures: Fixtures;
+  fixtures: KitFixtures;
+  setup: SharedSetup;
   timeouts: KitTimeouts;
   log: (line: string) => void;
 }
 
-const KEY_OF: Record<Exclude<Role, 'created' | 'none'>, keyof KitKeys> = { api: 'api', admin: 'admin', readOnly: 'readOnly', ipLocked: 'ipLocked', other: 'other' };
+type KeyRole = Exclude<Role, 'revocable' | 'none'>;
+
+const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = { api: 'api', admin: 'admin', readOnly: 'readOnly', ipLocked: 'ipLocked', other: 'other', otherAdmin: 'otherAdmin' };
 
 export interface CallOptions {
-  role: Exclude<Role, 'created' | 'none'>;
+  role: KeyRole;
   purpose: string;
   json?: unknown;
   body?: Uint8Array;
@@ -79,25 +92,6 @@ export function field(exchange: Pick<Exchange, 'json'>, name: string): unknown {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
 }
 
-/** The reports of a list answer: a bare array, or the one array an object holds (the shape is not shown, part 4). */
-export function listItems(exchange: Pick<Exchange, 'json'>): unknown[] | undefined {
-  const body = exchange.json;
-  if (Array.isArray(body)) return body;
-  if (typeof body !== 'object' || body === null) return undefined;
-  const arrays = Object.values(body).filter(Array.isArray);
-  return arrays.length === 1 ? arrays[0] : undefined;
-}
-
-/** A multipart/form-data body (RFC 7578) of text fields and one file. */
-export function multipartBody(fields: Record<string, string | undefined>, file: { name: string; contentType: string; bytes: Uint8Array }, boundary: string): Uint8Array {
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  }
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.contentType}\r\n\r\n`), Buffer.from(file.bytes), Buffer.from(`\r\n--${boundary}--\r\n`));
-  return new Uint8Array(Buffer.concat(parts));
-}
-
 export interface CreatedReport {
   id: string;
   created: Exchange;
@@ -111,33 +105,33 @@ export interface FinishedReport extends CreatedReport {
 }
 
 export interface UploadedDocument {
+  /** The id of the answer; empty when it gave none (the answer to an upload is not shown). */
   id: string;
   uploaded: Exchange;
   deliveriesBefore: number;
 }
 
-export interface CreatedKey {
-  id: string;
-  secret: string;
-  created: Exchange;
+export interface KeyToRevoke extends RevocableKey {
+  /** The answer that made it, for a key made through the API; none for a key of the dashboard. */
+  created: Exchange | undefined;
 }
 
+/** The kit's report did not finish in time: a failure of reports.completes, and for every other check a setup that could not be done. */
+export class ReportUnfinished extends SetupError {}
+
 /**
- * What the checks share, made once through the public API only: an applicant, a passport, reports
- * (one finished, one twin for determinism), a key made by the admin key. The kit deletes the
- * reports and revokes the keys it made when the run ends.
+ * What the checks share, made once through the public API only, from the fixtures: an applicant,
+ * a passport, reports (one finished, one twin for determinism), a key to revoke. The kit deletes
+ * the reports and revokes the keys it made when the run ends.
  */
-export class Fixtures {
+export class SharedSetup {
   private readonly memo = new Map<string, Promise<unknown>>();
   readonly reports = new Set<string>();
   readonly deleted = new Set<string>();
   readonly keys = new Map<string, string>();
   readonly revoked = new Set<string>();
 
-  constructor(
-    private readonly context: Omit<KitContext, 'fixtures'>,
-    private readonly applicantBody: Record<string, unknown> = SAMPLE_APPLICANT,
-  ) {}
+  constructor(private readonly context: Omit<KitContext, 'setup'>) {}
 
   private once<T>(name: string, make: () => Promise<T>): Promise<T> {
     let promise = this.memo.get(name) as Promise<T> | undefined;
@@ -152,49 +146,53 @@ export class Fixtures {
     return this.context.receiver?.deliveries.length ?? 0;
   }
 
-  applicant(): Promise<{ id: string; created: Exchange }> {
-    return this.once('applicant', async () => {
-      const created = await call(this.context, 'POST', '/v1/applicants', { role: 'api', purpose: 'fixture', json: this.applicantBody });
+  /** An applicant made from the fixtures' body; `name` tells apart the kit's applicants. */
+  applicant(name = 'main'): Promise<{ id: string; created: Exchange }> {
+    return this.once(`applicant ${name}`, async () => {
+      const created = await call(this.context, 'POST', '/v1/applicants', { role: 'api', purpose: 'fixture', json: this.context.fixtures.applicant });
       const id = idOf(created);
       if (!isSuccess(created.status) || !id) {
-        throw new FixtureError(
-          `the kit could not create its applicant: POST /v1/applicants answered ${shown(created)}; if the implementation takes other applicant fields (they are not shown by the specification), give a body it accepts with --applicant-file`,
-        );
+        throw new SetupError(`the kit could not create an applicant: POST /v1/applicants answered ${shown(created)}`, 'give a body the implementation takes as "applicant" in --fixtures (applicant fields are not shown by the specification)');
       }
       return { id, created };
     });
   }
 
-  /** A passport, as a PDF with a text layer, uploaded for the applicant. */
+  /** The request that uploads `file` for `applicantId`, in the fixtures' encoding. */
+  documentRequest(applicantId: string, file: UploadFile): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+    return documentRequest(this.context.fixtures.document, applicantId, file);
+  }
+
+  /** The passport of the fixtures (or the kit's sample), uploaded for the applicant. */
   document(): Promise<UploadedDocument> {
     return this.once('document', async () => {
       const applicant = await this.applicant();
-      return this.upload({ type: 'passport', applicant_id: applicant.id }, { name: 'passport.pdf', contentType: 'application/pdf', bytes: samplePassportPdf() }, 'fixture');
+      const upload = await this.upload(applicant.id, passportFile(this.context.fixtures), 'fixture');
+      if (!isSuccess(upload.uploaded.status) || !upload.id) {
+        throw new SetupError(
+          `the kit could not upload its passport (${describeEncoding(this.context.fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`,
+          'give the encoding the implementation takes as "document" in --fixtures (the upload encoding is not shown by the specification)',
+        );
+      }
+      return upload;
     });
   }
 
-  async upload(fields: Record<string, string | undefined>, file: { name: string; contentType: string; bytes: Uint8Array }, purpose: string): Promise<UploadedDocument> {
-    const boundary = `svc-kit-${randomBytes(12).toString('hex')}`;
+  async upload(applicantId: string, file: UploadFile, purpose: string, role: 'api' | 'readOnly' = 'api'): Promise<UploadedDocument> {
+    const request = await this.documentRequest(applicantId, file);
     const deliveriesBefore = this.deliveries;
-    const uploaded = await call(this.context, 'POST', '/v1/documents', {
-      role: 'api',
-      purpose,
-      body: multipartBody(fields, file, boundary),
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-    });
-    const id = idOf(uploaded);
-    if (purpose === 'fixture' && (!isSuccess(uploaded.status) || !id)) {
-      throw new FixtureError(`the kit could not upload its passport (a PDF, as multipart/form-data with the fields type and file): POST /v1/documents answered ${shown(uploaded)}`);
-    }
-    return { id: id ?? '', uploaded, deliveriesBefore };
+    const uploaded = await call(this.context, 'POST', '/v1/documents', { role, purpose, body: request.body, headers: request.headers });
+    return { id: idOf(uploaded) ?? '', uploaded, deliveriesBefore };
   }
 
   async createReport(purpose: string): Promise<CreatedReport> {
     const applicant = await this.applicant();
     const deliveriesBefore = this.deliveries;
-    const created = await call(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: sampleReportRequest(applicant.id) });
+    const created = await call(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant.id) });
     const id = idOf(created);
-    if (!isSuccess(created.status) || !id) throw new FixtureError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`);
+    if (!isSuccess(created.status) || !id) {
+      throw new SetupError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`, 'give the fields the implementation takes as "report" in --fixtures (destination, visa_type, purpose; their values are not shown by the specification)');
+    }
     this.reports.add(id);
     return { id, created, deliveriesBefore };
   }
@@ -227,18 +225,19 @@ export class Fixtures {
 
   /** Waits until the report is completed: on its report.completed event when webhooks arrive, polling GET in any case. */
   async waitFinished(report: CreatedReport): Promise<Exchange> {
-    const deadline = Date.now() + this.context.timeouts.completionMs;
+    const { completionMs } = this.context.timeouts;
+    const deadline = Date.now() + completionMs;
     const receiver = this.context.receiver;
     for (let interval = 250; ; interval = Math.min(interval * 2, receiver ? 4_000 : 5_000)) {
       const got = await call(this.context, 'GET', `/v1/reports/${report.id}`, { role: 'api', purpose: 'fixture' });
       const status = field(got, 'status');
       if (isSuccess(got.status) && status === 'completed') return got;
-      if (!isSuccess(got.status)) throw new FixtureError(`the kit's report ${report.id} could not be read back: GET /v1/reports/${report.id} answered ${shown(got)}`);
+      if (!isSuccess(got.status)) throw new SetupError(`the kit's report ${report.id} could not be read back: GET /v1/reports/${report.id} answered ${shown(got)}`);
       if (typeof status === 'string' && /fail|error|reject/i.test(status)) {
-        throw new FixtureError(`the kit's report ${report.id} ended ${status} (${JSON.stringify(field(got, 'error') ?? null)}); if the sample applicant does not suit the implementation, give one with --applicant-file`);
+        throw new SetupError(`the kit's report ${report.id} ended ${status} (${JSON.stringify(field(got, 'error') ?? null)})`, 'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures');
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new FixtureError(`the kit's report ${report.id} was still ${JSON.stringify(status)} ${this.context.timeouts.completionMs / 1000} s after its creation`);
+      if (left <= 0) throw new ReportUnfinished(`the kit's report ${report.id} was still ${JSON.stringify(status)} ${completionMs / 1000} s after its creation`, 'for a slow implementation, give a longer --report-timeout');
       if (receiver) {
         await receiver.waitFor((delivery) => eventOf(delivery).type?.startsWith('report.') === true && eventOf(delivery).type !== 'report.created' && mentions(delivery.json, report.id), Math.min(interval, left), report.deliveriesBefore);
       } else {
@@ -247,15 +246,21 @@ export class Fixtures {
     }
   }
 
-  /** A key made with the admin key through POST /v1/keys, an operation the specification does not show: skipped where it is missing. */
-  createdKey(purpose: string): Promise<CreatedKey> {
+  /**
+   * The key the revocation checks revoke: the one of `--revocable-key-id` (made in the dashboard,
+   * part 5), else one made with the admin key through POST /v1/keys, an operation the
+   * specification does not show (skipped where it is missing).
+   */
+  keyToRevoke(purpose: string): Promise<KeyToRevoke> {
     return this.once(`key ${purpose}`, async () => {
+      const given = this.context.keys.revocable;
+      if (given) return { ...given, created: undefined };
       const created = await call(this.context, 'POST', '/v1/keys', { role: 'admin', purpose: 'fixture', json: { name: `svc contract verify ${purpose}` } });
       const id = idOf(created);
       const secret = findSecret(created.json);
       if (!isSuccess(created.status) || !id || !secret) {
         throw new CheckSkipped(
-          `needs a key to revoke, made through POST /v1/keys with the admin key (key creation through the API is not shown by the specification), and the implementation answered ${shown(created)}`,
+          `needs a key to revoke: give one made in the dashboard with --revocable-key-id and --revocable-key (key creation through the API is not shown by the specification; POST /v1/keys answered ${shown(created)})`,
         );
       }
       this.keys.set(id, secret);

@@ -3,7 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { CONTRACT_KEYS } from './contract-terms.js';
 import type { KitContext } from './context.js';
 import { closeServer, type Role } from './http.js';
+import { passportFile, reportBody } from './fixtures.js';
 import { isSuccess } from './outcome.js';
+
+function parsed(raw: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
@@ -21,11 +31,10 @@ export class Forwarder {
   private server: Server | undefined;
   /** Paths of every request forwarded, for tests. */
   readonly seen: string[] = [];
+  /** Requests whose body the kit could not make (the applicant it needs could not be created), by `METHOD path`. */
+  readonly setupErrors = new Map<string, Error>();
 
-  constructor(
-    private readonly context: KitContext,
-    private readonly applicantBody?: Record<string, unknown>,
-  ) {}
+  constructor(private readonly context: KitContext) {}
 
   private credentials(header: string | undefined): { authorization: string | null; role: Role } {
     if (header === undefined) return { authorization: null, role: 'none' };
@@ -35,16 +44,23 @@ export class Forwarder {
     return { authorization: header, role: 'none' };
   }
 
-  private body(method: string, path: string, raw: Buffer): Buffer {
-    // The applicant of --applicant-file replaces the contract's example applicant: its fields are not shown by the specification.
-    if (!this.applicantBody || method !== 'POST' || path !== '/v1/applicants') return raw;
-    try {
-      const sent = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-      if (sent.id === undefined) return Buffer.from(JSON.stringify(this.applicantBody));
-    } catch {
-      // not JSON: forwarded as it is
+  /**
+   * The request as the implementation takes it: the bodies of the fixtures replace the contract's
+   * examples of what the specification leaves open (applicant fields, the report's values, the
+   * upload's encoding), each only where the user gave one.
+   */
+  private async request(method: string, path: string, headers: Record<string, string>, raw: Buffer): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+    const { fixtures, setup } = this.context;
+    const json = (value: unknown) => ({ headers: { ...headers, 'content-type': 'application/json' }, body: new Uint8Array(Buffer.from(JSON.stringify(value))) });
+    if (method !== 'POST') return { headers, body: raw };
+    if (path === '/v1/applicants' && fixtures.given.applicant && parsed(raw)?.id === undefined) return json(fixtures.applicant);
+    const applicantId = parsed(raw)?.applicant_id;
+    if (path === '/v1/reports' && fixtures.given.report && typeof applicantId === 'string') return json(reportBody(fixtures, applicantId));
+    if (path === '/v1/documents' && fixtures.given.document) {
+      const upload = await setup.documentRequest((await setup.applicant()).id, passportFile(fixtures));
+      return { headers: { ...headers, ...upload.headers }, body: upload.body };
     }
-    return raw;
+    return { headers, body: raw };
   }
 
   async start(): Promise<string> {
@@ -61,10 +77,12 @@ export class Forwarder {
           if (value === undefined || HOP_BY_HOP.has(name) || name === 'authorization') continue;
           headers[name] = Array.isArray(value) ? value.join(', ') : value;
         }
-        const raw = Buffer.concat(chunks);
-        const body = this.body(method, path, raw);
-        this.context.client
-          .send({ method, path, authorization, role, purpose: 'pact', headers, body: body.length > 0 ? new Uint8Array(body) : undefined })
+        this.request(method, path, headers, Buffer.concat(chunks))
+          .catch((error: Error) => {
+            this.setupErrors.set(`${method} ${path}`, error);
+            throw error;
+          })
+          .then((outgoing) => this.context.client.send({ method, path, authorization, role, purpose: 'pact', headers: outgoing.headers, body: outgoing.body.length > 0 ? outgoing.body : undefined }))
           .then((exchange) => {
             this.note(method, path, exchange.status, exchange.json);
             const out: Record<string, string> = {};
@@ -83,7 +101,7 @@ export class Forwarder {
 
   private note(method: string, path: string, status: number, json: unknown): void {
     if (!isSuccess(status)) return;
-    const fixtures = this.context.fixtures;
+    const fixtures = this.context.setup;
     if (method === 'POST' && path === '/v1/reports' && typeof json === 'object' && json !== null && typeof (json as { id?: unknown }).id === 'string') {
       fixtures.reports.add((json as { id: string }).id);
     }

@@ -6,7 +6,7 @@ import { readCaCertificate } from '../api/transport.js';
 import { redactText } from '../config/keys.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
-export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'created' | 'none';
+export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'otherAdmin' | 'revocable' | 'none';
 
 /** One request to the implementation and its answer, as every check sees it. */
 export interface Exchange {
@@ -81,6 +81,9 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
   }
   return flat;
 }
+
+/** The answer to a plain HTTP request, or why there was none. */
+export type PlainAnswer = { status: number; headers: Record<string, string>; body: string; url: string } | { refused: string; url: string };
 
 /** Seconds to wait after a 429: Retry-After in seconds or as an HTTP date, else a short default. */
 export function retryAfterSeconds(headers: Record<string, string>): number | undefined {
@@ -196,7 +199,7 @@ export class ImplementationClient {
    * one, else on port 80 (or 443, the HTTPS port itself, with `onHttpsPort`). A refused or reset
    * connection is `{ refused }`.
    */
-  plainHttp(path: string, authorization: string, onHttpsPort = false): Promise<{ status: number; headers: Record<string, string>; body: string; url: string } | { refused: string; url: string }> {
+  plainHttp(path: string, authorization: string, onHttpsPort = false): Promise<PlainAnswer> {
     const base = this.options.baseUrl;
     // A deployment's plain HTTP is on port 80 when its HTTPS is on the default port; else on the same port, as the sandbox's is.
     const port = Number(base.port || (onHttpsPort ? 443 : 80));

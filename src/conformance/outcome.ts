@@ -1,6 +1,7 @@
 import type { Exchange } from './http.js';
 
-export type Status = 'passed' | 'failed' | 'skipped';
+/** `inconclusive`: the kit's own setup could not be done, so the check says nothing of the implementation. */
+export type Status = 'passed' | 'failed' | 'skipped' | 'inconclusive';
 
 export interface Outcome {
   status: Status;
@@ -38,11 +39,18 @@ export class CheckSkipped extends Error {
   }
 }
 
-/** The kit's shared setup failed; every check that needs it fails with the same reason. */
-export class FixtureError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FixtureError';
+/**
+ * The kit's own setup could not be done (an input it sends was refused, a report never finished):
+ * every check that needs it is inconclusive, with the reason and what to supply, never failed.
+ */
+export class SetupError extends Error {
+  constructor(
+    message: string,
+    /** What the user can give so that it works: a fixture, a flag. */
+    readonly supply?: string,
+  ) {
+    super(supply ? `${message}; ${supply}` : message);
+    this.name = 'SetupError';
   }
 }
 
@@ -52,7 +60,8 @@ const ROLE_NAMES: Record<Exchange['role'], string> = {
   readOnly: 'with the read-only key',
   ipLocked: 'with the IP-locked key',
   other: "with the other workspace's key",
-  created: 'with the key made by the kit',
+  otherAdmin: "with the other workspace's admin key",
+  revocable: 'with the key to revoke',
   none: 'without a valid key',
 };
 
@@ -97,10 +106,13 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** Whether an error body names `code`: as any string value anywhere in the JSON, as the spec shows no shape (part 7). */
+/**
+ * Whether an error body names `code`, as the spec shows no shape (part 7): as any string value
+ * anywhere in the JSON, or as the last segment of a URI there (an RFC 9457 problem `type`).
+ */
 export function bodyNamesCode(exchange: Pick<Exchange, 'json' | 'body'>, code: string): boolean {
   const search = (value: unknown): boolean => {
-    if (typeof value === 'string') return value === code;
+    if (typeof value === 'string') return value === code || (/^[a-z][a-z0-9+.-]*:/i.test(value) && new RegExp(`[/#:]${code}$`).test(value));
     if (Array.isArray(value)) return value.some(search);
     if (typeof value === 'object' && value !== null) return Object.values(value).some(search);
     return false;

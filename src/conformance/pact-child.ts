@@ -10,6 +10,7 @@ import { Verifier } from '@pact-foundation/pact';
 interface StartMessage {
   type: 'start';
   pactFile: string;
+  provider: string;
   providerBaseUrl: string;
   states: string[];
   messages: string[];
@@ -64,7 +65,7 @@ async function verify(start: StartMessage): Promise<void> {
     ]),
   );
   const verifier = new Verifier({
-    provider: 'visa-report-service',
+    provider: start.provider,
     providerBaseUrl: start.providerBaseUrl,
     pactUrls: [start.pactFile],
     logLevel: 'error',

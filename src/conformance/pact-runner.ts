@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Check } from './catalogue.js';
 import { call, type KitContext } from './context.js';
-import { checkOfInteraction, STATES } from './contract-terms.js';
+import { checkOfInteraction, PACT_PROVIDER, STATES } from './contract-terms.js';
 import { Forwarder } from './forwarder.js';
-import { CheckSkipped, FixtureError, isSuccess, type Outcome, shown } from './outcome.js';
+import { CheckFailure, CheckSkipped, isSuccess, type Outcome, SetupError, shown } from './outcome.js';
 import { type Delivery, eventOf, mentions } from './receiver.js';
 
 /** Sets up one provider state through the public API and answers the values the interaction's `fromProviderState` expressions take. */
@@ -36,7 +36,8 @@ interface InteractionResult {
 export interface PactRunOptions {
   /** Where the contracts are: contracts/ of the package. */
   contractsDir?: string;
-  applicantBody?: Record<string, unknown> | undefined;
+  /** The provider's name for the verifier (`--provider-name`). */
+  providerName?: string;
   /** Replaces the kit's state handlers (tests of the traps). */
   states?: Partial<Record<string, StateHandler>>;
   /** The provider the verifier talks to instead of the kit's forwarder (tests). */
@@ -80,54 +81,50 @@ function contentTypeOf(delivery: Delivery): string {
  * kit's receiver, kept for the message providers (which do not get the states' values).
  */
 function kitStates(context: KitContext, deliveries: Map<string, Delivery>): Record<string, StateHandler> {
-  const { fixtures, timeouts } = context;
+  const { setup, timeouts } = context;
   const receiver = () => {
     if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
     return context.receiver;
   };
-  const awaitEvent = async (state: string, what: string, since: number, match: (delivery: Delivery) => boolean, fallback?: (delivery: Delivery) => boolean) => {
-    const found = (await receiver().waitFor(match, timeouts.eventMs, since)) ?? (fallback && receiver().deliveries.slice(since).find(fallback));
-    if (!found) throw new Error(`no ${what} arrived at the kit's webhook receiver within ${timeouts.eventMs / 1000} s`);
+  const awaitEvent = async (state: string, what: string, since: number, match: (delivery: Delivery) => boolean) => {
+    const found = await receiver().waitFor(match, timeouts.eventMs, since);
+    // The event not sent is the check's verdict, not a setup the kit failed to make.
+    if (!found) throw new CheckFailure([{ expected: what, got: `none within ${timeouts.eventMs / 1000} s`, request: "the kit's webhook receiver" }]);
     deliveries.set(state, found);
   };
   return {
-    [STATES.applicant]: async () => ({ applicantId: (await fixtures.applicant()).id }),
+    [STATES.applicant]: async () => ({ applicantId: (await setup.applicant()).id }),
     [STATES.completedReport]: async () => {
-      const report = await fixtures.completedReport();
-      return { reportId: report.id, applicantId: (await fixtures.applicant()).id };
+      const report = await setup.completedReport();
+      return { reportId: report.id, applicantId: (await setup.applicant()).id };
     },
-    [STATES.deletableReport]: async () => ({ reportId: (await fixtures.createReport('pact')).id }),
+    [STATES.deletableReport]: async () => ({ reportId: (await setup.createReport('pact')).id }),
     [STATES.deletedReport]: async () => {
-      const report = await fixtures.createReport('pact');
+      const report = await setup.createReport('pact');
       const deleted = await call(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'pact' });
       if (!isSuccess(deleted.status)) throw new Error(`DELETE /v1/reports/${report.id} answered ${shown(deleted)}`);
-      fixtures.deleted.add(report.id);
+      setup.deleted.add(report.id);
       return { reportId: report.id };
     },
-    [STATES.revocableKey]: async () => ({ keyId: (await fixtures.createdKey('pact')).id }),
-    [STATES.document]: async () => ({ documentId: (await fixtures.document()).id }),
+    [STATES.revocableKey]: async () => ({ keyId: (await setup.keyToRevoke('pact')).id }),
+    [STATES.document]: async () => ({ documentId: (await setup.document()).id }),
     [STATES.reportCreated]: async () => {
-      const report = await fixtures.firstReport();
-      const isCreated = (delivery: Delivery) => eventOf(delivery).type === 'report.created';
-      // The payload of report.created is not shown: one that names the report, else the first after its creation.
-      await awaitEvent(STATES.reportCreated, `report.created for ${report.id}`, report.deliveriesBefore, (delivery) => isCreated(delivery) && mentions(delivery.json, report.id), isCreated);
+      const report = await setup.firstReport();
+      // The payload of report.created is not shown, so it may name no report: one that names this report, or
+      // none of the kit's others (any report.created after this creation is then one of the kit's own).
+      const aboutOther = (delivery: Delivery) => [...setup.reports].some((id) => id !== report.id && mentions(delivery.json, id));
+      await awaitEvent(STATES.reportCreated, `report.created for ${report.id}`, report.deliveriesBefore, (delivery) => eventOf(delivery).type === 'report.created' && (mentions(delivery.json, report.id) || !aboutOther(delivery)));
       return { reportId: report.id };
     },
     [STATES.reportCompleted]: async () => {
-      const report = await fixtures.completedReport();
+      const report = await setup.completedReport();
       await awaitEvent(STATES.reportCompleted, `report.completed for ${report.id}`, report.deliveriesBefore, (delivery) => eventOf(delivery).type === 'report.completed' && mentions(delivery.json, report.id));
       return { reportId: report.id };
     },
     [STATES.documentAnalysed]: async () => {
-      const document = await fixtures.document();
+      const document = await setup.document();
       const isSucceeded = (delivery: Delivery) => ['document.processed', 'document.parsed'].includes(eventOf(delivery).type ?? '');
-      await awaitEvent(
-        STATES.documentAnalysed,
-        `document.processed or document.parsed for ${document.id}`,
-        document.deliveriesBefore,
-        (delivery) => isSucceeded(delivery) && mentions(delivery.json, document.id),
-        (delivery) => eventOf(delivery).type === 'document.parsed',
-      );
+      await awaitEvent(STATES.documentAnalysed, `document.processed or document.parsed for ${document.id}`, document.deliveriesBefore, (delivery) => isSucceeded(delivery) && mentions(delivery.json, document.id));
       return { documentId: document.id };
     },
   };
@@ -180,7 +177,8 @@ export async function runPactVerification(context: KitContext, checks: readonly 
   const workDir = await mkdtemp(join(tmpdir(), 'svc-contract-'));
   const pactFile = join(workDir, 'selected.json');
   const [first] = contracts;
-  await writeFile(pactFile, JSON.stringify({ ...first!.pact, interactions }));
+  const provider = options.providerName ?? PACT_PROVIDER;
+  await writeFile(pactFile, JSON.stringify({ ...first!.pact, provider: { name: provider }, interactions }));
 
   const deliveries = new Map<string, Delivery>();
   const handlers: Record<string, StateHandler | undefined> = { ...kitStates(context, deliveries), ...options.states };
@@ -189,7 +187,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
   const states = [...new Set(interactions.flatMap((interaction) => (interaction.providerStates ?? []).map((state) => state.name)))];
   const messages = interactions.filter((interaction) => !interaction.request).map((interaction) => interaction.description);
 
-  const forwarder = new Forwarder(context, options.applicantBody);
+  const forwarder = new Forwarder(context);
   const providerBaseUrl = options.providerBaseUrl ?? (await forwarder.start());
   let output = '';
   let verdict: { ok: boolean; json: string } | undefined;
@@ -234,7 +232,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
       }
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.send({ type: 'start', pactFile, providerBaseUrl, states, messages, timeoutMs: options.timeoutMs ?? 180_000 });
+    child.send({ type: 'start', pactFile, provider, providerBaseUrl, states, messages, timeoutMs: options.timeoutMs ?? 180_000 });
     const code = await exited;
     if (!verdict) verdict = { ok: false, json: `the Pact verifier stopped (exit code ${code}) before it reported: ${output.trim().split('\n').slice(-5).join(' ')}` };
   } finally {
@@ -250,6 +248,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
   }
 
   const failures = new Map<string, string[]>();
+  const inconclusive = new Map<string, string[]>();
   const skips = new Map<string, string[]>();
   const verified = new Set<string>();
   for (const interaction of interactions) {
@@ -261,28 +260,40 @@ export async function runPactVerification(context: KitContext, checks: readonly 
       add(skips, stateError.message);
       continue;
     }
+    if (stateError instanceof CheckFailure) {
+      add(failures, stateError.message);
+      continue;
+    }
     if (stateError) {
       // Trap 1: the verifier ran this interaction with the contract's example values; it proves nothing.
-      add(failures, `${stateError instanceof FixtureError ? '' : 'setting up the provider state failed: '}${stateError.message}`);
+      add(inconclusive, `${stateError instanceof SetupError ? '' : 'setting up the provider state failed: '}${stateError.message}`);
+      continue;
+    }
+    const forwardError = forwarder.setupErrors.get(request);
+    if (forwardError) {
+      add(inconclusive, forwardError.message);
       continue;
     }
     const messageError = messageErrors.get(interaction.description);
     if (messageError) {
-      add(failures, messageError);
+      add(inconclusive, messageError);
       continue;
     }
     const result = results?.find((item) => item.description === interaction.description);
     if (!result) {
-      add(failures, results ? `the verifier did not verify "${interaction.description}"` : verdict.json.slice(0, 400));
+      add(inconclusive, results ? `the verifier did not verify "${interaction.description}"` : verdict.json.slice(0, 400));
       continue;
     }
     verified.add(id);
-    if (!/^ok$/i.test(result.result) && !result.pending) add(failures, `${describeMismatches(result)} (${request})`);
+    // A pending interaction that fails is still a failure here: the kit has no pending checks.
+    if (!/^ok$/i.test(result.result)) add(failures, `${describeMismatches(result)} (${request})`);
   }
   for (const id of wanted) {
     const failed = failures.get(id);
+    const unsure = inconclusive.get(id);
     const skipped = skips.get(id);
     if (failed) outcomes.set(id, { status: 'failed', detail: failed.join('; ') });
+    else if (unsure) outcomes.set(id, { status: 'inconclusive', detail: unsure.join('; ') });
     else if (skipped) outcomes.set(id, { status: 'skipped', detail: skipped.join('; ') });
     else if (verified.has(id)) outcomes.set(id, { status: 'passed', detail: 'the implementation answered as the contract says' });
   }

@@ -1,5 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { ensureSelfSignedCertificate } from '../certificate.js';
+import { paths } from '../config/paths.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SvcError } from '../errors.js';
 import { closeServer } from './http.js';
@@ -18,6 +23,8 @@ export interface Delivery {
   json: unknown;
   /** The status the kit answered with. */
   answered: number;
+  /** Milliseconds the kit held its answer back. */
+  heldMs: number;
 }
 
 export interface EventView {
@@ -46,41 +53,74 @@ export function mentions(value: unknown, needle: string): boolean {
   return false;
 }
 
-type Rule = (delivery: Delivery) => number | undefined;
+/** How to answer a delivery: a status, or a status given only after holding the answer back. */
+export type Answer = number | { status: number; holdMs: number };
+
+type Rule = (delivery: Delivery) => Answer | undefined;
+
+export interface ReceiverCertificate {
+  cert: string;
+  key: string;
+  /** Where the implementation finds the certificate to trust. */
+  certPath: string;
+}
 
 /**
- * The kit's webhook subscriber on `--webhook-port`, on every interface: records each delivery and
- * answers 200, unless a check asked for a non-2xx answer to one (the redelivery probe).
+ * The certificate of `--webhook-tls`: made by the kit for this machine's names and kept in the
+ * data directory, so that an implementation trusts it once for every later run.
+ */
+export async function kitReceiverCertificate(): Promise<ReceiverCertificate> {
+  const made = await ensureSelfSignedCertificate(join(paths.dataDir, 'contract', 'webhook-tls'), 'svc contract verify webhook receiver', ['localhost', '127.0.0.1', '::1', hostname()]);
+  return { cert: made.cert, key: made.key, certPath: made.certPath };
+}
+
+/**
+ * The kit's webhook subscriber on `--webhook-port`, on every interface, in plain HTTP or (with a
+ * certificate) HTTPS: records each delivery and answers 200, unless a check asked for another
+ * answer to one (the redelivery probes).
  */
 export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
+  scheme: 'http' | 'https' = 'http';
   private server: Server | undefined;
   private readonly rules = new Set<Rule>();
   private readonly waiters = new Set<() => void>();
+  private readonly held = new Set<NodeJS.Timeout>();
 
-  async start(port: number): Promise<number> {
-    const server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const text = raw.toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        const delivery: Delivery = { seq: this.deliveries.length, at: Date.now(), method: request.method ?? '', path: request.url ?? '/', headers: request.headers, raw, text, json, answered: 200 };
-        for (const rule of this.rules) {
-          const status = rule(delivery);
-          if (status !== undefined) delivery.answered = status;
-        }
-        this.deliveries.push(delivery);
-        response.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end(delivery.answered < 300 ? 'ok' : 'not now');
-        for (const wake of this.waiters) wake();
-      });
+  private receive(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      const delivery: Delivery = { seq: this.deliveries.length, at: Date.now(), method: request.method ?? '', path: request.url ?? '/', headers: request.headers, raw, text, json, answered: 200, heldMs: 0 };
+      for (const rule of this.rules) {
+        const answer = rule(delivery);
+        if (answer === undefined) continue;
+        delivery.answered = typeof answer === 'number' ? answer : answer.status;
+        delivery.heldMs = typeof answer === 'number' ? 0 : answer.holdMs;
+      }
+      this.deliveries.push(delivery);
+      const reply = () => {
+        if (!response.destroyed) response.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end(delivery.answered < 300 ? 'ok' : 'not now');
+      };
+      if (delivery.heldMs > 0) this.held.add(setTimeout(reply, delivery.heldMs));
+      else reply();
+      for (const wake of this.waiters) wake();
     });
+  }
+
+  /** Listens on `port` (0: any free port), with TLS when given a certificate and its key; returns the port. */
+  async start(port: number, tls?: { cert: string; key: string }): Promise<number> {
+    const handler = (request: IncomingMessage, response: ServerResponse) => this.receive(request, response);
+    const server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
+    this.scheme = tls ? 'https' : 'http';
     server.keepAliveTimeout = 1_000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
@@ -118,6 +158,7 @@ export class WebhookReceiver {
   }
 
   close(): Promise<void> {
+    for (const timer of this.held) clearTimeout(timer);
     return closeServer(this.server);
   }
 }

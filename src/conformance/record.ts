@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Check, CLAUSES, type Level, PART_TITLES, partOf } from './catalogue.js';
+import type { KitFixtures } from './fixtures.js';
 import type { Status } from './outcome.js';
 import { CONTRACTS_DIR } from './pact-runner.js';
 
@@ -12,7 +13,7 @@ export interface ClauseCoverage {
   clause: string;
   text: string;
   checks: string[];
-  /** `checked` when a check of it passed or failed in this run; `skipped` when its checks were all skipped or not selected; `unchecked` when no check exists. */
+  /** `checked` when a check of it passed or failed in this run; `skipped` when none did (skipped, inconclusive or not selected); `unchecked` when no check exists. */
   state: 'checked' | 'skipped' | 'unchecked';
   note?: string;
 }
@@ -39,6 +40,10 @@ export interface RunRecord {
   duration_ms: number;
   openapi_sha256: string;
   contracts: Array<{ file: string; sha256: string }>;
+  /** Which request bodies came from `--fixtures` (the others are openapi.yaml's), and the upload's encoding. */
+  fixtures: { applicant: boolean; report: boolean; document: boolean; document_encoding: string };
+  /** The kit's webhook receiver, when it listened: its scheme and the certificate the implementation had to trust. */
+  webhook_receiver: { scheme: 'http' | 'https'; certificate: string | null } | null;
   coverage: PartCoverage[];
 }
 
@@ -81,6 +86,8 @@ export async function runRecord(input: {
   checks: Array<{ id: string; status: Status }>;
   catalogue: readonly Check[];
   pactDir?: string | undefined;
+  fixtures: KitFixtures;
+  webhookReceiver: RunRecord['webhook_receiver'] | undefined;
 }): Promise<RunRecord> {
   const finished = new Date();
   const dir = input.pactDir ?? CONTRACTS_DIR;
@@ -98,6 +105,8 @@ export async function runRecord(input: {
     duration_ms: finished.getTime() - input.started.getTime(),
     openapi_sha256: sha256(await readFile(fileURLToPath(new URL('openapi.yaml', PACKAGE_ROOT)))),
     contracts: await Promise.all(files.map(async (file) => ({ file: `contracts/${file}`, sha256: sha256(await readFile(join(dir, file))) }))),
+    fixtures: { ...input.fixtures.given, document_encoding: input.fixtures.document.encoding },
+    webhook_receiver: input.webhookReceiver ?? null,
     coverage: coverage(input.level, input.catalogue, new Map(input.checks.map((check) => [check.id, check.status]))),
   };
 }

@@ -3,7 +3,13 @@ import { PART_TITLES } from './catalogue.js';
 import type { CheckResult, RunResult } from './run.js';
 import { useColor } from '../ui/table.js';
 
-const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip' };
+const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', inconclusive: 'INCONCLUSIVE' };
+
+/** The one-word verdict of a run: failures first; inconclusive checks leave it open. */
+export function verdictOf(result: Pick<RunResult, 'failed' | 'inconclusive'>): 'conforms' | 'does not conform' | 'inconclusive' {
+  if (result.failed > 0) return 'does not conform';
+  return result.inconclusive > 0 ? 'inconclusive' : 'conforms';
+}
 
 function parts(result: RunResult): string[] {
   return [...new Set(result.checks.map((check) => check.spec))].sort((a, b) => Number(a) - Number(b));
@@ -30,12 +36,13 @@ export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = 
     }
     const table = new Table({
       head: ['', 'check', 'level', 'result'],
-      colWidths: [6, 32, 8, width - 6 - 32 - 8 - 6],
+      colWidths: [14, 32, 8, width - 14 - 32 - 8 - 6],
       wordWrap: true,
       style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
     });
     for (const check of checks) {
-      const mark = check.status === 'passed' ? paint(32, MARK.passed) : check.status === 'failed' ? paint(31, MARK.failed) : paint(33, MARK.skipped);
+      const colour = { passed: 32, failed: 31, skipped: 33, inconclusive: 35 }[check.status];
+      const mark = paint(colour, MARK[check.status]);
       table.push([mark, check.id, check.level, check.status === 'passed' ? check.title : check.detail]);
     }
     blocks.push(`${partTitle(part)}\n${table.toString()}`);
@@ -44,10 +51,10 @@ export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = 
     (part) => `  part ${part.part} ${part.title}: ${part.with_checks}/${part.stated_rules} stated rules have checks at level ${result.level}, ${part.checked} checked in this run`,
   );
   blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
-  const verdict = result.failed === 0 ? paint(32, 'conforms') : paint(31, 'does not conform');
-  blocks.push(
-    `${result.run.base_url} ${verdict} at level ${result.level}: ${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`,
-  );
+  const verdict = verdictOf(result);
+  const painted = paint({ conforms: 32, 'does not conform': 31, inconclusive: 35 }[verdict], verdict === 'inconclusive' ? 'is not judged in full' : verdict);
+  const counts = `${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped${result.inconclusive > 0 ? `, ${result.inconclusive} inconclusive (the kit's own setup could not be done; see each for what to supply)` : ''}`;
+  blocks.push(`${result.run.base_url} ${painted} at level ${result.level}: ${counts} (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`);
   return blocks.join('\n\n');
 }
 
@@ -58,6 +65,8 @@ export function toJson(result: RunResult): Record<string, unknown> {
     passed: result.passed,
     failed: result.failed,
     skipped: result.skipped,
+    inconclusive: result.inconclusive,
+    verdict: verdictOf(result),
     checks: result.checks.map(({ id, title, spec, level, verified_by, status, detail }) => ({ id, title, spec, level, status, detail, verified_by })),
     run: result.run,
   };
@@ -96,7 +105,7 @@ export function toJunit(result: RunResult): string {
   const seconds = (record.duration_ms / 1000).toFixed(3);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: 0, skipped: result.skipped, time: seconds, timestamp: record.started_at })}>`,
+    `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: result.inconclusive, skipped: result.skipped, time: seconds, timestamp: record.started_at })}>`,
   ];
   for (const part of parts(result)) {
     const checks = result.checks.filter((check) => check.spec === part);
@@ -106,7 +115,7 @@ export function toJunit(result: RunResult): string {
         name: partTitle(part),
         tests: checks.length,
         failures: checks.filter((check) => check.status === 'failed').length,
-        errors: 0,
+        errors: checks.filter((check) => check.status === 'inconclusive').length,
         skipped: checks.filter((check) => check.status === 'skipped').length,
         time: '0',
         timestamp: record.started_at,
@@ -128,6 +137,8 @@ export function toJunit(result: RunResult): string {
       const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: '0' })}`;
       if (check.status === 'passed') lines.push(`${open}/>`);
       else if (check.status === 'skipped') lines.push(`${open}>`, `      <skipped${attributes({ message: check.detail })}/>`, '    </testcase>');
+      // Inconclusive: an error of the test run, not a failure of the implementation (JUnit's own distinction).
+      else if (check.status === 'inconclusive') lines.push(`${open}>`, `      <error${attributes({ message: check.detail.slice(0, 500), type: 'inconclusive' })}>${escapeXml(check.detail)}</error>`, '    </testcase>');
       else lines.push(`${open}>`, `      <failure${attributes({ message: check.detail.slice(0, 500), type: 'nonconformant' })}>${escapeXml(check.detail)}</failure>`, '    </testcase>');
     }
     lines.push('  </testsuite>');

@@ -1,7 +1,8 @@
 import { CATALOGUE, type Check, INPUT_FLAGS, type Input, type Level, selectChecks } from './catalogue.js';
-import { DEFAULT_TIMEOUTS, Fixtures, type KitContext, type KitKeys, type KitTimeouts } from './context.js';
+import { DEFAULT_TIMEOUTS, type KitContext, type KitKeys, type KitTimeouts, SharedSetup } from './context.js';
+import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
 import { ImplementationClient } from './http.js';
-import { CheckFailure, CheckSkipped, FixtureError, type Outcome, type Status } from './outcome.js';
+import { CheckFailure, CheckSkipped, type Outcome, SetupError, type Status } from './outcome.js';
 import { type PactRunOptions, runPactVerification } from './pact-runner.js';
 import { authProbes } from './probes/auth.js';
 import { eventProbes } from './probes/events.js';
@@ -26,7 +27,10 @@ export interface KitOptions {
   /** Skips the checks that wait out the specification's own delays (the 30 s redelivery). */
   fast?: boolean;
   only?: string[] | undefined;
-  applicantBody?: Record<string, unknown> | undefined;
+  /** The request bodies the specification leaves open (`--fixtures`); the kit's defaults otherwise. */
+  fixtures?: KitFixtures;
+  /** The receiver speaks HTTPS with this certificate; `certPath` is where the implementation finds it to trust. */
+  webhookTls?: { cert: string; key: string; certPath: string } | undefined;
   /** Lines for people, on stderr. */
   log?: (line: string) => void;
   timeouts?: Partial<KitTimeouts>;
@@ -50,6 +54,7 @@ export interface RunResult {
   passed: number;
   failed: number;
   skipped: number;
+  inconclusive: number;
   checks: CheckResult[];
   run: RunRecord;
 }
@@ -58,12 +63,17 @@ const PROBE_SETS = [reportProbes, authProbes, eventProbes, limitProbes, strictPr
 export const PROBES: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.probes));
 export const FINAL: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.final ?? {}));
 
-function missingInput(check: Check, options: KitOptions): Input | undefined {
+function missingInput(check: Check, options: KitOptions, fixtures: KitFixtures): Input | undefined {
+  const { keys } = options;
   const given: Record<Input, boolean> = {
-    adminKey: Boolean(options.keys.admin),
-    readOnlyKey: Boolean(options.keys.readOnly),
-    ipLockedKey: Boolean(options.keys.ipLocked),
-    otherWorkspaceKey: Boolean(options.keys.other),
+    adminKey: Boolean(keys.admin),
+    readOnlyKey: Boolean(keys.readOnly),
+    ipLockedKey: Boolean(keys.ipLocked),
+    otherWorkspaceKey: Boolean(keys.other),
+    otherWorkspaceAdminKey: Boolean(keys.otherAdmin),
+    revocableKey: Boolean(keys.revocable ?? keys.admin),
+    // At level strict the upload is checked in openapi.yaml's own encoding, which is an assumption.
+    documentFixture: fixtures.given.document || options.level === 'strict',
     webhookPort: options.webhookPort !== undefined,
     webhookSecret: Boolean(options.webhookSecret),
     slow: !options.fast,
@@ -77,10 +87,19 @@ async function settle(probe: Probe, context: KitContext): Promise<Outcome> {
     return { status: 'passed', detail: note || 'as the specification states' };
   } catch (error) {
     if (error instanceof CheckSkipped) return { status: 'skipped', detail: error.message };
-    if (error instanceof CheckFailure || error instanceof FixtureError) return { status: 'failed', detail: error.message };
+    if (error instanceof CheckFailure) return { status: 'failed', detail: error.message };
+    if (error instanceof SetupError) return { status: 'inconclusive', detail: error.message };
     const cause = (error as Error & { cause?: Error }).cause;
-    return { status: 'failed', detail: `the check could not complete: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}` };
+    return { status: 'inconclusive', detail: `the check could not complete: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}` };
   }
+}
+
+/**
+ * How a check is decided in this run. A key of the dashboard can be revoked only once, so then the
+ * revocation probe decides keys.revoke rather than a second revocation by Pact.
+ */
+function verifierOf(check: Check, keys: KitKeys): Check['verifiedBy'] {
+  return check.id === 'keys.revoke' && keys.revocable ? 'probe' : check.verifiedBy;
 }
 
 /**
@@ -92,53 +111,56 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const started = new Date();
   const log = options.log ?? (() => undefined);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const fixtures = options.fixtures ?? DEFAULT_FIXTURES;
+  const { keys } = options;
   const { selected } = selectChecks(options.level, options.only);
   const outcomes = new Map<string, Outcome>();
   const runnable: Check[] = [];
   for (const check of selected) {
-    const missing = missingInput(check, options);
+    const missing = missingInput(check, options, fixtures);
     if (missing) outcomes.set(check.id, { status: 'skipped', detail: missing === 'slow' ? `--fast skips it: ${INPUT_FLAGS.slow}` : `needs ${INPUT_FLAGS[missing]}` });
     else runnable.push(check);
   }
 
-  const secrets = [options.keys.api, options.keys.admin, options.keys.readOnly, options.keys.ipLocked, options.keys.other, options.webhookSecret].filter((value): value is string => Boolean(value));
+  const secrets = [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, options.webhookSecret].filter((value): value is string => Boolean(value));
   const client = new ImplementationClient({ baseUrl: options.baseUrl, caCertPath: options.caCertPath, insecure: options.insecure, log, secrets });
   let receiver: WebhookReceiver | undefined;
   if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
     receiver = new WebhookReceiver();
-    const port = await receiver.start(options.webhookPort);
-    log(`Listening for webhook deliveries on port ${port}`);
+    const port = await receiver.start(options.webhookPort, options.webhookTls);
+    log(`Listening for webhook deliveries on port ${port} (${receiver.scheme})`);
+    if (options.webhookTls) log(`The receiver's certificate, for the implementation to trust: ${options.webhookTls.certPath}`);
     await options.onReceiverReady?.(port);
   }
-  const base = { level: options.level, client, keys: options.keys, webhookSecret: options.webhookSecret, receiver, timeouts, log };
-  const fixtures = new Fixtures(base, options.applicantBody);
-  const context: KitContext = { ...base, fixtures };
+  const base = { level: options.level, client, keys, webhookSecret: options.webhookSecret, receiver, fixtures, timeouts, log };
+  const setup = new SharedSetup(base);
+  const context: KitContext = { ...base, setup };
 
   try {
     await preflight(context);
     log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
     const pending: Array<Promise<unknown>> = [];
 
-    const pactChecks = runnable.filter((check) => check.verifiedBy === 'pact');
+    const pactChecks = runnable.filter((check) => verifierOf(check, keys) === 'pact');
     if (pactChecks.length > 0) {
       pending.push(
-        runPactVerification(context, pactChecks, { applicantBody: options.applicantBody, ...options.pact }).then(
+        runPactVerification(context, pactChecks, options.pact).then(
           (result) => {
             for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
           },
           (error: Error) => {
-            for (const check of pactChecks) outcomes.set(check.id, { status: 'failed', detail: `the Pact verification could not run: ${error.message}` });
+            for (const check of pactChecks) outcomes.set(check.id, { status: 'inconclusive', detail: `the Pact verification could not run: ${error.message}` });
           },
         ),
       );
     }
     for (const check of runnable) {
       const probe = PROBES[check.id];
-      if (probe) pending.push(settle(probe, context).then((outcome) => outcomes.set(check.id, outcome)));
+      if (probe && verifierOf(check, keys) === 'probe') pending.push(settle(probe, context).then((outcome) => outcomes.set(check.id, outcome)));
     }
     await Promise.all(pending);
 
-    const problems = await fixtures.cleanup();
+    const problems = await setup.cleanup();
     for (const problem of problems) log(`Cleanup: ${problem}`);
     for (const check of runnable) {
       const probe = FINAL[check.id];
@@ -150,9 +172,9 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   }
 
   const checks: CheckResult[] = selected.map((check) => {
-    const outcome = outcomes.get(check.id) ?? { status: 'failed' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
+    const outcome = outcomes.get(check.id) ?? { status: 'inconclusive' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
     // An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report.
-    return { id: check.id, title: check.title, spec: check.spec, level: check.level, verified_by: check.verifiedBy, status: outcome.status, detail: redactText(outcome.detail, secrets) };
+    return { id: check.id, title: check.title, spec: check.spec, level: check.level, verified_by: verifierOf(check, keys), status: outcome.status, detail: redactText(outcome.detail, secrets) };
   });
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {
@@ -160,8 +182,19 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     passed: count('passed'),
     failed: count('failed'),
     skipped: count('skipped'),
+    inconclusive: count('inconclusive'),
     checks,
-    run: await runRecord({ baseUrl: options.baseUrl, level: options.level, fast: Boolean(options.fast), started, checks, catalogue: CATALOGUE, pactDir: options.pact?.contractsDir }),
+    run: await runRecord({
+      baseUrl: options.baseUrl,
+      level: options.level,
+      fast: Boolean(options.fast),
+      started,
+      checks,
+      catalogue: CATALOGUE,
+      pactDir: options.pact?.contractsDir,
+      fixtures,
+      webhookReceiver: receiver && { scheme: receiver.scheme, certificate: options.webhookTls?.certPath ?? null },
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
- * What the kit sends when it needs an applicant, a report and a document. The applicant fields are
- * not shown by the specification (part 2): these are openapi.yaml's, and `--applicant-file`
- * replaces them for an implementation that takes others.
+ * What the kit sends when it needs an applicant, a report and a document, unless `--fixtures`
+ * gives others: openapi.yaml's shapes (the applicant fields, visa types and upload encoding are not
+ * shown by the specification).
  */
 
 export const SAMPLE_APPLICANT: Record<string, unknown> = {
@@ -23,14 +23,16 @@ export const SAMPLE_APPLICANT: Record<string, unknown> = {
   previous_refusals: 0,
 };
 
-/** The report the kit asks for: the four fields of part 4, for an applicant from another country. */
+/** The report the kit asks for, but its applicant: destination, visa type and purpose, for an applicant from another country. */
+export const SAMPLE_REPORT = {
+  destination: 'DE',
+  visa_type: 'tourist',
+  purpose: 'Two weeks of holiday in Berlin and Munich, visiting museums',
+} as const;
+
+/** The four fields of part 4. */
 export function sampleReportRequest(applicantId: string): Record<string, string> {
-  return {
-    applicant_id: applicantId,
-    destination: 'DE',
-    visa_type: 'tourist',
-    purpose: 'Two weeks of holiday in Berlin and Munich, visiting museums',
-  };
+  return { applicant_id: applicantId, ...SAMPLE_REPORT };
 }
 
 /** The machine-readable zone (ICAO 9303 TD3) of the sample applicant's passport. */

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { Verifier } from '@pact-foundation/pact';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHECKS_BY_ID } from '../../src/conformance/catalogue.js';
-import { DEFAULT_TIMEOUTS, Fixtures, type KitContext } from '../../src/conformance/context.js';
+import { DEFAULT_TIMEOUTS, SharedSetup, type KitContext } from '../../src/conformance/context.js';
 import { CONTRACT_KEYS, STATES } from '../../src/conformance/contract-terms.js';
+import { DEFAULT_FIXTURES } from '../../src/conformance/fixtures.js';
 import { ImplementationClient } from '../../src/conformance/http.js';
 import { CheckSkipped } from '../../src/conformance/outcome.js';
 import { CONTRACTS_DIR, runPactVerification } from '../../src/conformance/pact-runner.js';
@@ -55,15 +56,15 @@ async function implementation(): Promise<{ server: TestServer; context: KitConte
   const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-traps-')), 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
   const client = new ImplementationClient({ baseUrl: new URL(server.url), caCertPath });
-  const base = { level: 'spec' as const, client, keys: { api: KEY }, receiver: undefined, timeouts: DEFAULT_TIMEOUTS, log: () => undefined };
+  const base = { level: 'spec' as const, client, keys: { api: KEY }, receiver: undefined, fixtures: DEFAULT_FIXTURES, timeouts: DEFAULT_TIMEOUTS, log: () => undefined };
   closers.push(() => server.close(), () => client.close());
-  return { server, context: { ...base, fixtures: new Fixtures(base) } };
+  return { server, context: { ...base, setup: new SharedSetup(base) } };
 }
 
 const check = (id: string) => CHECKS_BY_ID.get(id)!;
 
 describe('trap 1: an exception in a state handler does not fail verification by itself', () => {
-  it('the verifier passes the interaction with the example values; the kit fails the check with the state error', async () => {
+  it('the verifier passes the interaction with the example values; the kit reports the check inconclusive with the state error, never passed', async () => {
     const { server, context } = await implementation();
     const result = await runPactVerification(context, [check('reports.get')], {
       states: { [STATES.completedReport]: () => Promise.reject(new Error('creating the report failed: 503')) },
@@ -71,7 +72,7 @@ describe('trap 1: an exception in a state handler does not fail verification by 
     // The trap: Pact ran "GET /v1/reports/<example id>" and the implementation answered a report for it.
     expect(result.verdicts.get('reports.get: a completed report with its full risk breakdown')).toMatch(/^ok$/i);
     expect(server.requests.map((request) => request.path)).toEqual(['/v1/reports/rep_8f3kq2LmX9']);
-    expect(result.outcomes.get('reports.get')).toEqual({ status: 'failed', detail: 'setting up the provider state failed: creating the report failed: 503' });
+    expect(result.outcomes.get('reports.get')).toEqual({ status: 'inconclusive', detail: 'setting up the provider state failed: creating the report failed: 503' });
   });
 
   it('a state the implementation cannot offer (an operation the specification does not show) skips the check instead', async () => {
@@ -125,13 +126,13 @@ describe('trap 2: a request filter also sees the verifier\'s own state-setup cal
 });
 
 describe('trap 3: message providers run in-process and do not receive the states\' return values', () => {
-  it('a state that hands the event over as its return value leaves the message unverified: the check fails', async () => {
+  it('a state that hands the event over as its return value leaves the message unverified: the check is inconclusive, never passed', async () => {
     const { context } = await implementation();
     const event = { id: 'evt_1', type: 'report.completed', created_at: '2026-01-05T09:30:42Z', data: { id: 'rep_real1', risk_score: 27 } };
     const result = await runPactVerification({ ...context, receiver: undefined }, [check('events.report-completed')], {
       states: { [STATES.reportCompleted]: async () => ({ reportId: 'rep_real1', event: JSON.stringify(event) }) },
     });
-    expect(result.outcomes.get('events.report-completed')?.status).toBe('failed');
+    expect(result.outcomes.get('events.report-completed')?.status).toBe('inconclusive');
     expect(result.outcomes.get('events.report-completed')?.detail).toContain('no delivery was found');
   });
 });

@@ -4,9 +4,13 @@ import { parseBaseUrl } from '../../api/base-url.js';
 import { BaseCommand } from '../../base-command.js';
 import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
 import type { KitKeys } from '../../conformance/context.js';
+import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
+import { DEFAULT_FIXTURES, type KitFixtures, readFixtures } from '../../conformance/fixtures.js';
+import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { renderForPeople, toJson, toJunit } from '../../conformance/report.js';
 import { assertKey } from '../../config/keys.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
+import { durationFlag } from '../../flags/duration.js';
 
 const KEY_FLAGS = {
   'api-key': 'SVC_API_KEY',
@@ -14,6 +18,8 @@ const KEY_FLAGS = {
   'read-only-key': 'SVC_READ_ONLY_KEY',
   'ip-locked-key': 'SVC_IP_LOCKED_KEY',
   'other-workspace-key': 'SVC_OTHER_WORKSPACE_KEY',
+  'other-workspace-admin-key': 'SVC_OTHER_WORKSPACE_ADMIN_KEY',
+  'revocable-key': 'SVC_REVOCABLE_KEY',
   'webhook-secret': 'SVC_WEBHOOK_SECRET',
 } as const;
 
@@ -25,12 +31,14 @@ export default class ContractVerify extends BaseCommand {
 
   static override description = `Runs the Pact contracts of contracts/ (provider verification, with states set up through the public API) and probes for what Pact cannot express, against the implementation at --base-url, and reports one result: a table per part of the specification, --json, --junit.
 --level spec checks only what the specification states and accepts every choice it leaves open; --level strict also checks every assumption of openapi.yaml. A check whose input is not given (a read-only key, the webhook port…) is skipped, never passed. The kit deletes the reports and revokes the keys it made.
-Webhook checks need the implementation to deliver its events to http://<this host>:<--webhook-port>/, where the kit listens. The kit paces itself by X-RateLimit-Remaining and waits out 429 Retry-After: a Free plan key (10 requests a minute) completes, slowly.
-Exit code 0 when no selected check failed, ${ExitCode.nonConformant} when one did.`;
+What the specification leaves open in requests (applicant fields, the report's visa type and purpose, the upload's encoding) the kit takes from --fixtures, and sends openapi.yaml's shapes where it is not given. When the kit's own setup is refused (its applicant, its report, its upload), the checks that needed it are inconclusive, with what to supply: not a verdict on the implementation.
+Webhook checks need the implementation to deliver its events to http://<this host>:<--webhook-port>/ (https:// with --webhook-tls or --webhook-cert), where the kit listens. The kit paces itself by X-RateLimit-Remaining and waits out 429 Retry-After: a Free plan key (10 requests a minute) completes, slowly.
+Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant} when one failed, ${ExitCode.inconclusive} when none failed but some were inconclusive.`;
 
   static override examples = [
     'SVC_API_KEY=svc_test_… <%= config.bin %> contract verify --base-url https://staging.example.com --fast',
     '<%= config.bin %> contract verify --base-url https://127.0.0.1:8443 --ca-cert "$(svc sandbox cert)" --webhook-port 4010 --level strict --junit contract.xml',
+    '<%= config.bin %> contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json',
     '<%= config.bin %> contract verify --base-url https://staging.example.com --only "auth.*,reports.get" --json',
   ];
 
@@ -43,16 +51,26 @@ Exit code 0 when no selected check failed, ${ExitCode.nonConformant} when one di
     'admin-key': secretFlag('admin-key', 'Its admin key (svc_admin_…), for the revocation checks'),
     'read-only-key': secretFlag('read-only-key', 'A read-only key of the same workspace'),
     'ip-locked-key': secretFlag('ip-locked-key', "A key locked to addresses other than this machine's"),
-    'other-workspace-key': secretFlag('other-workspace-key', "A key of another workspace, for the isolation checks"),
+    'other-workspace-key': secretFlag('other-workspace-key', 'A key of another workspace, for the isolation checks'),
+    'other-workspace-admin-key': secretFlag('other-workspace-admin-key', "The admin key of that other workspace: it must not revoke this workspace's keys"),
+    'revocable-key-id': Flags.string({ description: 'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks use it when the implementation makes no keys through the API', helpGroup: 'KEY' }),
+    'revocable-key': secretFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
     'webhook-secret': secretFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
-    'webhook-port': Flags.integer({ description: 'Port the kit receives webhook deliveries on (the implementation delivers to http://<this host>:<port>/)', min: 1, max: 65_535, helpGroup: 'TARGET' }),
+    'webhook-port': Flags.integer({ description: 'Port the kit receives webhook deliveries on (the implementation delivers to http://<this host>:<port>/, or https:// with --webhook-tls)', min: 1, max: 65_535, helpGroup: 'TARGET' }),
+    'webhook-tls': Flags.boolean({ description: "The receiver speaks HTTPS with a certificate the kit makes and keeps (the implementation trusts it once); its path is printed and in the run record", exclusive: ['webhook-cert'], helpGroup: 'TARGET' }),
+    'webhook-cert': Flags.string({ description: 'PEM certificate (chain) for an HTTPS receiver, instead of the one --webhook-tls makes', dependsOn: ['webhook-key'], exclusive: ['webhook-tls'], helpGroup: 'TARGET' }),
+    'webhook-key': Flags.string({ description: 'PEM private key of --webhook-cert', dependsOn: ['webhook-cert'], helpGroup: 'TARGET' }),
     level: Flags.option({ description: 'spec: only what the specification states; strict: also every assumption of openapi.yaml', options: ['spec', 'strict'] as const, default: 'spec' })(),
     insecure: Flags.boolean({ description: "Do not check the implementation's TLS certificate (throwaway test deployments only)", exclusive: ['ca-cert'], helpGroup: 'TARGET' }),
     'ca-cert': Flags.string({ description: 'PEM CA certificate to trust for the implementation', env: 'SVC_CA_CERT', exclusive: ['insecure'], helpGroup: 'TARGET' }),
-    fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redelivery)" }),
+    fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redeliveries)" }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
-    'applicant-file': Flags.string({ description: 'JSON body for POST /v1/applicants, if the implementation takes other applicant fields than openapi.yaml' }),
-    junit: Flags.string({ description: 'Write a JUnit XML report to this file' }),
+    fixtures: Flags.string({ description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see the README)', helpGroup: 'INPUT' }),
+    'applicant-file': Flags.string({ description: 'JSON body for POST /v1/applicants (the same as "applicant" in --fixtures)', helpGroup: 'INPUT' }),
+    'report-timeout': durationFlag({ description: 'How long a report may take to finish (default 2m)', helpGroup: 'INPUT' }),
+    'event-timeout': durationFlag({ description: 'How long a webhook event may take to arrive after what triggers it (default 30s)', helpGroup: 'INPUT' }),
+    'provider-name': Flags.string({ description: 'Name of the provider in the Pact verification', default: PACT_PROVIDER, helpGroup: 'INPUT' }),
+    junit: Flags.string({ description: 'Write a JUnit XML report to this file (inconclusive checks are errors)' }),
   };
 
   public async run(): Promise<Record<string, unknown>> {
@@ -74,8 +92,13 @@ Exit code 0 when no selected check failed, ${ExitCode.nonConformant} when one di
     if (only && selected.length === 0) {
       throw new SvcError('usage', 'no_check_selected', `--only selects no check at level ${level}`, CATALOGUE.some((check) => check.level === 'strict' && only.some((item) => check.id.startsWith(item.replace(/\*$/, '')))) ? 'strict checks need --level strict' : 'list the checks with `svc contract list`');
     }
-    if (flags['webhook-secret'] && flags['webhook-port'] === undefined) this.warning('--webhook-secret without --webhook-port: the kit receives no webhook, so the event checks are skipped');
-    const applicantBody = flags['applicant-file'] ? await readApplicant(flags['applicant-file']) : undefined;
+    if (flags['webhook-port'] === undefined) {
+      for (const name of ['webhook-secret', 'webhook-tls', 'webhook-cert'] as const) {
+        if (flags[name]) this.warning(`--${name} without --webhook-port: the kit receives no webhook, so the event checks are skipped`);
+      }
+    }
+    const fixtures = await this.fixtures(flags.fixtures, flags['applicant-file']);
+    const webhookTls = await this.receiverCertificate(flags);
 
     const { runConformance } = await import('../../conformance/run.js');
     const result = await runConformance({
@@ -83,12 +106,15 @@ Exit code 0 when no selected check failed, ${ExitCode.nonConformant} when one di
       keys,
       webhookSecret: flags['webhook-secret'],
       webhookPort: flags['webhook-port'],
+      webhookTls,
       level,
       caCertPath: flags['ca-cert'],
       insecure: flags.insecure,
       fast: flags.fast,
       only,
-      applicantBody,
+      fixtures,
+      timeouts: { ...(flags['report-timeout'] !== undefined && { completionMs: flags['report-timeout'] }), ...(flags['event-timeout'] !== undefined && { eventMs: flags['event-timeout'] }) },
+      pact: { providerName: flags['provider-name'] },
       log: (line) => this.note(line),
     });
     if (flags.junit) {
@@ -97,21 +123,57 @@ Exit code 0 when no selected check failed, ${ExitCode.nonConformant} when one di
     }
     this.log(renderForPeople(result));
     if (result.failed > 0) process.exitCode = ExitCode.nonConformant;
+    else if (result.inconclusive > 0) process.exitCode = ExitCode.inconclusive;
     return toJson(result);
   }
 
-  private keys(flags: { 'api-key'?: string | undefined; 'admin-key'?: string | undefined; 'read-only-key'?: string | undefined; 'ip-locked-key'?: string | undefined; 'other-workspace-key'?: string | undefined }): KitKeys {
+  private keys(flags: Partial<Record<keyof typeof KEY_FLAGS | 'revocable-key-id', string>>): KitKeys {
     const apiKey = flags['api-key'];
     if (!apiKey) throw new ConfigError('no_api_key', 'no API key of the implementation', 'pass a svc_test_ key with --api-key, or better SVC_API_KEY');
     if (assertKey(apiKey, 'api_key', '--api-key') !== 'test') {
       throw new ConfigError('not_a_test_key', 'the kit needs a svc_test_ key: it creates reports (a live key would consume credits) and checks that test keys give deterministic results', 'pass a svc_test_ key with --api-key or SVC_API_KEY');
     }
-    if (flags['admin-key']) assertKey(flags['admin-key'], 'admin_key', '--admin-key');
-    for (const name of ['read-only-key', 'ip-locked-key', 'other-workspace-key'] as const) {
-      if (flags[name]) assertKey(flags[name], 'api_key', `--${name}`);
-    }
-    return { api: apiKey, admin: flags['admin-key'], readOnly: flags['read-only-key'], ipLocked: flags['ip-locked-key'], other: flags['other-workspace-key'] };
+    for (const name of ['admin-key', 'other-workspace-admin-key'] as const) if (flags[name]) assertKey(flags[name], 'admin_key', `--${name}`);
+    for (const name of ['read-only-key', 'ip-locked-key', 'other-workspace-key', 'revocable-key'] as const) if (flags[name]) assertKey(flags[name], 'api_key', `--${name}`);
+    if (flags['revocable-key'] && !flags['revocable-key-id']) throw new SvcError('usage', 'revocable_key_without_id', 'a key to revoke was given without its id', 'give its id (key_…) with --revocable-key-id');
+    if (flags['revocable-key-id'] && !flags['revocable-key']) throw new SvcError('usage', 'revocable_key_without_secret', `--revocable-key-id ${flags['revocable-key-id']} was given without the key's secret`, 'give the secret in SVC_REVOCABLE_KEY (or --revocable-key)');
+    return {
+      api: apiKey,
+      admin: flags['admin-key'],
+      readOnly: flags['read-only-key'],
+      ipLocked: flags['ip-locked-key'],
+      other: flags['other-workspace-key'],
+      otherAdmin: flags['other-workspace-admin-key'],
+      revocable: flags['revocable-key-id'] && flags['revocable-key'] ? { id: flags['revocable-key-id'], secret: flags['revocable-key'] } : undefined,
+    };
   }
+
+  private async fixtures(path: string | undefined, applicantFile: string | undefined): Promise<KitFixtures> {
+    const fixtures = path ? await readFixtures(path) : DEFAULT_FIXTURES;
+    if (!applicantFile) return fixtures;
+    if (fixtures.given.applicant) throw new SvcError('usage', 'applicant_given_twice', `--applicant-file and the "applicant" of ${path} both give the applicant`, 'keep one of them');
+    return { ...fixtures, applicant: await readApplicant(applicantFile), given: { ...fixtures.given, applicant: true } };
+  }
+
+  private async receiverCertificate(flags: { 'webhook-tls'?: boolean; 'webhook-cert'?: string | undefined; 'webhook-key'?: string | undefined }): Promise<ReceiverCertificate | undefined> {
+    if (flags['webhook-cert'] && flags['webhook-key']) {
+      return { cert: await readPem(flags['webhook-cert'], '--webhook-cert', 'CERTIFICATE'), key: await readPem(flags['webhook-key'], '--webhook-key', 'PRIVATE KEY'), certPath: flags['webhook-cert'] };
+    }
+    if (!flags['webhook-tls']) return undefined;
+    const { kitReceiverCertificate } = await import('../../conformance/receiver.js');
+    return kitReceiverCertificate();
+  }
+}
+
+async function readPem(path: string, flag: string, kind: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('pem_unreadable', `cannot read ${path} given with ${flag} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, `check the path given with ${flag}`);
+  }
+  if (!new RegExp(`-----BEGIN [A-Z ]*${kind}-----`).test(text)) throw new ConfigError('pem_invalid', `${path} given with ${flag} holds no PEM ${kind.toLowerCase()}`, `give a PEM file (-----BEGIN …${kind}-----)`);
+  return text;
 }
 
 async function readApplicant(path: string): Promise<Record<string, unknown>> {

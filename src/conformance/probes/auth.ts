@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { call, type KitContext } from '../context.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { call, field, idOf, type KitContext } from '../context.js';
+import { passportFile, reportBody } from '../fixtures.js';
 import type { Exchange } from '../http.js';
-import { bodyNamesCode, CheckFailure, CheckSkipped, Findings, isSuccess, shown } from '../outcome.js';
-import { listHolds, stillThere } from './reports.js';
+import { bodyNamesCode, CheckFailure, Findings, isSuccess, SetupError, shown } from '../outcome.js';
+import { plainHttpAnswer } from './plain-http.js';
+import { searchList, stillThere } from './reports.js';
 import type { ProbeSet } from './types.js';
 
 /** Expects an error status with the stated code anywhere in the body (its shape is not shown, part 7). */
@@ -19,29 +22,36 @@ interface RevocationScenario {
   before: Exchange;
   byNonAdmin: Exchange;
   afterNonAdmin: Exchange;
-  byAdmin: Exchange;
-  afterAdmin: Exchange;
+  /** With the other workspace's admin key, when given. */
+  byOtherAdmin: Exchange | undefined;
+  afterOtherAdmin: Exchange | undefined;
+  /** With the admin key, when given. */
+  byAdmin: Exchange | undefined;
+  afterAdmin: Exchange | undefined;
 }
 
 const scenarios = new WeakMap<KitContext, Promise<RevocationScenario>>();
 
 /**
- * A key made for the purpose, revoked first with the test key (which must be refused), then with
- * the admin key (after which the key must be refused at once).
+ * One key, revoked first with the test key and with the other workspace's admin key (both must be
+ * refused, the key still working), then with the admin key (after which it must be refused at once).
  */
 function revocation(context: KitContext): Promise<RevocationScenario> {
   let promise = scenarios.get(context);
   if (!promise) {
     promise = (async () => {
-      const key = await context.fixtures.createdKey('revocation');
-      const use = () => context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${key.secret}`, role: 'created', purpose: 'auth.revocation' });
+      const key = await context.setup.keyToRevoke('revocation');
+      const use = () => context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${key.secret}`, role: 'revocable', purpose: 'auth.revocation' });
+      const revoke = (role: 'api' | 'otherAdmin' | 'admin', purpose: string) => call(context, 'DELETE', `/v1/keys/${key.id}`, { role, purpose });
       const before = await use();
-      const byNonAdmin = await call(context, 'DELETE', `/v1/keys/${key.id}`, { role: 'api', purpose: 'auth.revocation-needs-admin' });
+      const byNonAdmin = await revoke('api', 'auth.revocation-needs-admin');
       const afterNonAdmin = await use();
-      const byAdmin = await call(context, 'DELETE', `/v1/keys/${key.id}`, { role: 'admin', purpose: 'auth.revocation-immediate' });
-      if (isSuccess(byAdmin.status)) context.fixtures.revoked.add(key.id);
-      const afterAdmin = await use();
-      return { keyId: key.id, before, byNonAdmin, afterNonAdmin, byAdmin, afterAdmin };
+      const byOtherAdmin = context.keys.otherAdmin ? await revoke('otherAdmin', 'auth.workspace-admin') : undefined;
+      const afterOtherAdmin = byOtherAdmin && (await use());
+      const byAdmin = context.keys.admin ? await revoke('admin', 'auth.revocation-immediate') : undefined;
+      if (byAdmin && isSuccess(byAdmin.status)) context.setup.revoked.add(key.id);
+      const afterAdmin = byAdmin && (await use());
+      return { keyId: key.id, before, byNonAdmin, afterNonAdmin, byOtherAdmin, afterOtherAdmin, byAdmin, afterAdmin };
     })();
     scenarios.set(context, promise);
   }
@@ -49,13 +59,24 @@ function revocation(context: KitContext): Promise<RevocationScenario> {
 }
 
 function randomKey(): string {
-  return `svc_test_${randomBytes(24).toString('hex').replace(/[^a-z0-9]/g, '')}`;
+  return `svc_test_${randomBytes(24).toString('hex')}`;
+}
+
+/** Polls a report until it completes or reads as failed; its last read when the report timeout passes first. */
+async function finishOf(context: KitContext, id: string, purpose: string): Promise<Exchange> {
+  const deadline = Date.now() + context.timeouts.completionMs;
+  for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
+    const read = await call(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
+    const status = field(read, 'status');
+    if (!isSuccess(read.status) || status === 'completed' || (typeof status === 'string' && /fail|error|reject/i.test(status)) || Date.now() >= deadline) return read;
+    await sleep(Math.min(interval, deadline - Date.now()));
+  }
 }
 
 export const authProbes: ProbeSet = {
   probes: {
     'transport.https-only': async (context) => {
-      const answer = await context.client.plainHttp('/v1/reports', `Bearer ${context.keys.api}`);
+      const answer = await plainHttpAnswer(context);
       if ('refused' in answer) return `${answer.url}: no plain HTTP connection (${answer.refused})`;
       if (isSuccess(answer.status)) {
         throw new CheckFailure([{ expected: 'the plain HTTP request rejected (no connection, or any answer but a success)', got: shown({ status: answer.status, body: answer.body }), request: `GET ${answer.url}` }]);
@@ -74,6 +95,9 @@ export const authProbes: ProbeSet = {
       expectError(findings, await anonymous(context, 'Basic c3ZjOnN2Yw==', 'auth.malformed-header'), 401, 'unauthorized');
       // The key itself, without the "Bearer " scheme: malformed, whatever the key.
       expectError(findings, await anonymous(context, context.keys.api, 'auth.malformed-header'), 401, 'unauthorized');
+      expectError(findings, await anonymous(context, 'Bearer', 'auth.malformed-header'), 401, 'unauthorized');
+      // A working key twice: an implementation that takes the first word would serve it.
+      expectError(findings, await anonymous(context, `Bearer ${context.keys.api} ${context.keys.api}`, 'auth.malformed-header'), 401, 'unauthorized');
       findings.done();
     },
 
@@ -84,7 +108,7 @@ export const authProbes: ProbeSet = {
     },
 
     'auth.read-only-can-read': async (context) => {
-      const report = await context.fixtures.firstReport();
+      const report = await context.setup.firstReport();
       const findings = new Findings();
       const read = await call(context, 'GET', `/v1/reports/${report.id}`, { role: 'readOnly', purpose: 'auth.read-only-can-read' });
       findings.expect(isSuccess(read.status), 'a 2xx answer with the report', shown(read), read);
@@ -94,14 +118,13 @@ export const authProbes: ProbeSet = {
     },
 
     'auth.read-only-cannot-write': async (context) => {
-      if (!context.keys.readOnly) throw new CheckSkipped('needs --read-only-key');
-      const applicant = await context.fixtures.applicant();
-      const target = await context.fixtures.createReport('auth.read-only-cannot-write');
+      const applicant = await context.setup.applicant();
+      const target = await context.setup.createReport('auth.read-only-cannot-write');
       const findings = new Findings();
       const created = await call(context, 'POST', '/v1/reports', { role: 'readOnly', purpose: 'auth.read-only-cannot-write', json: JSON.parse(target.created.requestBody ?? '{}') });
       expectError(findings, created, 403, 'forbidden');
-      const createdId = (created.json as { id?: unknown } | undefined)?.id;
-      if (isSuccess(created.status) && typeof createdId === 'string') context.fixtures.reports.add(createdId);
+      const createdId = idOf(created);
+      if (isSuccess(created.status) && createdId) context.setup.reports.add(createdId);
       // The applicant the kit made, once more: a valid write, so only the key's limit can refuse it.
       const applicantWrite = await call(context, 'POST', '/v1/applicants', { role: 'readOnly', purpose: 'auth.read-only-cannot-write', json: JSON.parse(applicant.created.requestBody ?? '{}') });
       expectError(findings, applicantWrite, 403, 'forbidden');
@@ -109,49 +132,107 @@ export const authProbes: ProbeSet = {
       expectError(findings, deleted, 403, 'forbidden');
       const still = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'api', purpose: 'auth.read-only-cannot-write' });
       findings.expect(isSuccess(still.status), `${target.id} still there after the read-only DELETE`, shown(still), still);
-      if (!isSuccess(still.status)) context.fixtures.deleted.add(target.id);
+      if (!isSuccess(still.status)) context.setup.deleted.add(target.id);
+      findings.done();
+    },
+
+    'auth.read-only-cannot-upload': async (context) => {
+      // The upload the test key made: a valid write, so only the key's limit can refuse it.
+      await context.setup.document();
+      const applicant = await context.setup.applicant();
+      const upload = await context.setup.upload(applicant.id, passportFile(context.fixtures), 'auth.read-only-cannot-upload', 'readOnly');
+      const findings = new Findings();
+      expectError(findings, upload.uploaded, 403, 'forbidden');
       findings.done();
     },
 
     'auth.ip-not-allowed': async (context) => {
+      const report = await context.setup.firstReport();
+      const applicant = await context.setup.applicant();
       const findings = new Findings();
       expectError(findings, await call(context, 'GET', '/v1/reports', { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }), 403, 'ip_not_allowed');
+      expectError(findings, await call(context, 'GET', `/v1/reports/${report.id}`, { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }), 403, 'ip_not_allowed');
+      const write = await call(context, 'POST', '/v1/reports', { role: 'ipLocked', purpose: 'auth.ip-not-allowed', json: reportBody(context.fixtures, applicant.id) });
+      expectError(findings, write, 403, 'ip_not_allowed');
+      const written = idOf(write);
+      if (isSuccess(write.status) && written) context.setup.reports.add(written);
       findings.done();
     },
 
     'auth.revocation-needs-admin': async (context) => {
       const scenario = await revocation(context);
       const findings = new Findings();
-      findings.expect(isSuccess(scenario.before.status), 'the new key to work before any revocation', shown(scenario.before), scenario.before);
-      expectError(findings, scenario.byNonAdmin, 403, 'forbidden');
+      findings.expect(isSuccess(scenario.before.status), 'the key to work before any revocation', shown(scenario.before), scenario.before);
+      findings.expect(!isSuccess(scenario.byNonAdmin.status), 'the revocation with the test key refused (any answer but a success)', shown(scenario.byNonAdmin), scenario.byNonAdmin);
       findings.expect(isSuccess(scenario.afterNonAdmin.status), 'the key to keep working after the refused revocation', shown(scenario.afterNonAdmin), scenario.afterNonAdmin);
+      findings.done();
+    },
+
+    'auth.workspace-admin': async (context) => {
+      const scenario = await revocation(context);
+      const findings = new Findings();
+      const by = scenario.byOtherAdmin!;
+      const after = scenario.afterOtherAdmin!;
+      findings.expect(isSuccess(scenario.before.status), 'the key to work before any revocation', shown(scenario.before), scenario.before);
+      findings.expect(!isSuccess(by.status), "the revocation with the other workspace's admin key refused (any answer but a success)", shown(by), by);
+      findings.expect(isSuccess(after.status), 'the key to keep working after the refused revocation', shown(after), after);
       findings.done();
     },
 
     'auth.revocation-immediate': async (context) => {
       const scenario = await revocation(context);
       const findings = new Findings();
-      findings.expect(isSuccess(scenario.before.status), 'the new key to work before its revocation', shown(scenario.before), scenario.before);
-      if (findings.expect(isSuccess(scenario.byAdmin.status), 'a 2xx answer to the revocation with the admin key', shown(scenario.byAdmin), scenario.byAdmin)) {
-        expectError(findings, scenario.afterAdmin, 401, 'invalid_key');
-      }
+      const by = scenario.byAdmin!;
+      findings.expect(isSuccess(scenario.before.status), 'the key to work before its revocation', shown(scenario.before), scenario.before);
+      if (findings.expect(isSuccess(by.status), 'a 2xx answer to the revocation with the admin key', shown(by), by)) expectError(findings, scenario.afterAdmin!, 401, 'invalid_key');
+      findings.done();
+    },
+
+    /** Decided by the revocation with the admin key, when the key is one of the dashboard: it can be revoked only once, so Pact does not revoke it too. */
+    'keys.revoke': async (context) => {
+      const scenario = await revocation(context);
+      const findings = new Findings();
+      findings.expect(isSuccess(scenario.byAdmin!.status), 'a 2xx answer', shown(scenario.byAdmin!), scenario.byAdmin!);
+      findings.done();
+    },
+
+    'strict.revocation-forbidden': async (context) => {
+      const scenario = await revocation(context);
+      const findings = new Findings();
+      expectError(findings, scenario.byNonAdmin, 403, 'forbidden');
       findings.done();
     },
 
     'auth.workspace-isolation': async (context) => {
-      if (!context.keys.other) throw new CheckSkipped('needs --other-workspace-key');
-      const target = await context.fixtures.createReport('auth.workspace-isolation');
+      const target = await context.setup.createReport('auth.workspace-isolation');
       const findings = new Findings();
       const read = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
       findings.expect(!stillThere(read, target.id), `no access to ${target.id} from another workspace`, shown(read), read);
-      const { found, first } = await listHolds(context, target.id, 'other', 'auth.workspace-isolation');
-      findings.expect(isSuccess(first.status) && !found, `the other workspace's list (2xx) without ${target.id}`, found ? `${target.id} in it` : shown(first), first);
+      const search = await searchList(context, target.id, 'other', 'auth.workspace-isolation');
+      findings.expect(isSuccess(search.first.status) && search.state !== 'found', `the other workspace's list (2xx) without ${target.id}`, search.state === 'found' ? `${target.id} in it (${search.paging})` : shown(search.first), search.first);
       // What a DELETE of another workspace's report answers is not shown; that the report survives it is stated.
       await call(context, 'DELETE', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
       const still = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'api', purpose: 'auth.workspace-isolation' });
       findings.expect(isSuccess(still.status), `${target.id} still there for its own workspace`, shown(still), still);
-      if (!isSuccess(still.status)) context.fixtures.deleted.add(target.id);
+      if (!isSuccess(still.status)) context.setup.deleted.add(target.id);
       findings.done();
+    },
+
+    'auth.workspace-applicant': async (context) => {
+      const theirs = await call(context, 'POST', '/v1/applicants', { role: 'other', purpose: 'auth.workspace-applicant', json: context.fixtures.applicant });
+      const applicantId = idOf(theirs);
+      if (!isSuccess(theirs.status) || !applicantId) throw new SetupError(`the other workspace's key could not create an applicant: POST /v1/applicants answered ${shown(theirs)}`);
+      const created = await call(context, 'POST', '/v1/reports', { role: 'api', purpose: 'auth.workspace-applicant', json: reportBody(context.fixtures, applicantId) });
+      const reportId = idOf(created);
+      if (!isSuccess(created.status)) return `refused: ${created.status}`;
+      if (!reportId) return `answered ${created.status} without a report id`;
+      // Accepted: the analysis must then fail, as it cannot read an applicant of another workspace.
+      context.setup.reports.add(reportId);
+      const finish = await finishOf(context, reportId, 'auth.workspace-applicant');
+      if (field(finish, 'status') === 'completed') {
+        throw new CheckFailure([{ expected: `the report refused, or failed, for ${applicantId} of another workspace`, got: `${reportId} completed: the other workspace's applicant was analysed`, request: 'POST /v1/reports with the test key' }]);
+      }
+      return `${reportId} accepted, then ${JSON.stringify(field(finish, 'status') ?? finish.status)}`;
     },
   },
 };

@@ -1,9 +1,9 @@
 import { parseSignatureHeader } from '../../webhooks/signature.js';
 import type { KitContext } from '../context.js';
-import { CheckFailure, CheckSkipped, Findings, isSuccess, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
-import { type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
+import { CheckFailure, CheckSkipped, Findings, isSuccess, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
+import { type Answer, type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
 import { sampleUnsafeFile } from '../samples.js';
-import type { ProbeSet } from './types.js';
+import type { Probe, ProbeSet } from './types.js';
 
 function receiverOf(context: KitContext): WebhookReceiver {
   if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
@@ -23,7 +23,7 @@ export function deliveryLine(delivery: Delivery): string {
 function everyDelivery(context: KitContext): Delivery[] {
   const deliveries = receiverOf(context).deliveries;
   if (deliveries.length === 0) {
-    throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "is the implementation configured to deliver to http://<this host>:<--webhook-port>/?" }]);
+    throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: `is the implementation configured to deliver to ${receiverOf(context).scheme}://<this host>:<--webhook-port>/?` }]);
   }
   return deliveries;
 }
@@ -40,75 +40,96 @@ function canonical(value: unknown): string {
 }
 
 const PROCESSED_GRACE_MS = 3_000;
+/** The subscriber's time to answer (part 6). */
+const ANSWER_WITHIN_MS = 10_000;
 
 interface Redelivery {
   reportId: string;
   failed: Delivery;
 }
 
-const armed = new WeakMap<KitContext, Promise<Redelivery>>();
+/** How each redelivery probe answers the first delivery of its report's report.completed. */
+const FIRST_ANSWERS: Record<string, (context: KitContext) => Answer> = {
+  'events.redelivery': () => 503,
+  'events.redelivery-4xx': () => 400,
+  'events.redelivery-timeout': (context) => ({ status: 200, holdMs: context.timeouts.holdMs }),
+};
+
+const armed = new WeakMap<KitContext, Map<string, Promise<Redelivery>>>();
 
 /**
- * The first half of the redelivery probe: the kit answers 503 to the report.completed of a report
- * made for the purpose (that event names its report, so other traffic cannot be mistaken for it).
- * Started before the rest of the run, so its 30 s wait runs beside the other checks.
+ * The first half of a redelivery probe: the kit answers the report.completed of a report made for
+ * the purpose badly (that event names its report, so other traffic cannot be mistaken for it).
+ * Started before the rest of the run, so its wait runs beside the other checks.
  */
-export function armRedelivery(context: KitContext): Promise<Redelivery> {
-  let promise = armed.get(context);
+export function armRedelivery(context: KitContext, check: string): Promise<Redelivery> {
+  let byCheck = armed.get(context);
+  if (!byCheck) armed.set(context, (byCheck = new Map()));
+  let promise = byCheck.get(check);
   if (!promise) {
     promise = (async () => {
       const receiver = receiverOf(context);
       const targets = new Set<string>();
       let failed: Delivery | undefined;
+      const answer = FIRST_ANSWERS[check]!(context);
       const disarm = receiver.answerWith((delivery) => {
         if (failed || eventOf(delivery).type !== 'report.completed' || ![...targets].some((id) => mentions(delivery.json, id))) return undefined;
         failed = delivery;
-        return 503;
+        return answer;
       });
       try {
         for (let attempt = 0; attempt < 2 && !failed; attempt++) {
-          const report = await context.fixtures.createReport('events.redelivery');
+          const report = await context.setup.createReport(check);
           targets.add(report.id);
           const deadline = context.timeouts.completionMs + context.timeouts.eventMs;
           const arrived = await receiver.waitFor((delivery) => eventOf(delivery).type === 'report.completed' && mentions(delivery.json, report.id), deadline, report.deliveriesBefore);
           // A report.completed that came before the kit knew the report's id was answered 200: one more report.
           if (failed) return { reportId: report.id, failed };
-          if (!arrived) throw new CheckFailure([{ expected: `a report.completed event naming ${report.id}`, got: `none within ${deadline / 1000} s`, request: 'POST /v1/reports' }]);
+          if (!arrived) throw new SetupError(`no report.completed naming ${report.id} arrived within ${deadline / 1000} s, so none could be answered badly (see events.report-completed)`);
         }
-        throw new CheckFailure([{ expected: 'a report.completed the kit could answer 503', got: 'each arrived before the answer to the creation', request: 'POST /v1/reports' }]);
+        throw new CheckSkipped('each report.completed arrived before the answer to its report\'s creation, so the kit could not answer it badly');
       } finally {
         disarm();
       }
     })();
-    armed.set(context, promise);
+    byCheck.set(check, promise);
   }
   return promise;
 }
 
+/** The second half: the same event again, with the same id, inside the window after the first delivery. */
+function redeliveryProbe(check: string, what: string, extraMs = 0): Probe {
+  return async (context) => {
+    const { failed, reportId } = await armRedelivery(context, check);
+    const receiver = receiverOf(context);
+    const earliest = context.timeouts.redeliveryEarliestMs;
+    const latest = context.timeouts.redeliveryLatestMs + extraMs;
+    const failedEvent = eventOf(failed);
+    const again = (delivery: Delivery) =>
+      failedEvent.id ? eventOf(delivery).id === failedEvent.id || (eventOf(delivery).type === 'report.completed' && mentions(delivery.json, reportId)) : delivery.text === failed.text;
+    const next = await receiver.waitFor(again, Math.max(0, failed.at + latest - Date.now()), failed.seq + 1);
+    const request = `the report.completed of ${reportId}, ${what}`;
+    const window = `${earliest / 1000}-${latest / 1000} s`;
+    if (!next) throw new CheckFailure([{ expected: `the event delivered again 30 s after the first attempt (window ${window})`, got: `no second delivery within ${latest / 1000} s`, request }]);
+    const after = next.at - failed.at;
+    const findings = new Findings();
+    if (after < earliest || after > latest) findings.add({ expected: `the second delivery 30 s after the first (window ${window})`, got: `${(after / 1000).toFixed(1)} s`, request });
+    if (failedEvent.id && eventOf(next).id !== failedEvent.id) findings.add({ expected: `the same event id ${failedEvent.id}`, got: shownValue(eventOf(next).id), request });
+    findings.done();
+    return `delivered again after ${(after / 1000).toFixed(1)} s`;
+  };
+}
+
 export const eventProbes: ProbeSet = {
   probes: {
-    'events.redelivery': async (context) => {
-      const { failed, reportId } = await armRedelivery(context);
-      const receiver = receiverOf(context);
-      const { redeliveryEarliestMs: earliest, redeliveryLatestMs: latest } = context.timeouts;
-      const failedEvent = eventOf(failed);
-      const again = (delivery: Delivery) =>
-        failedEvent.id ? eventOf(delivery).id === failedEvent.id || (eventOf(delivery).type === 'report.completed' && mentions(delivery.json, reportId)) : delivery.text === failed.text;
-      const next = await receiver.waitFor(again, Math.max(0, failed.at + latest - Date.now()), failed.seq + 1);
-      const request = `the report.completed of ${reportId}, answered 503 by the kit`;
-      const window = `${earliest / 1000}-${latest / 1000} s`;
-      if (!next) throw new CheckFailure([{ expected: `the event delivered again 30 s after the 503 (window ${window})`, got: `no second delivery within ${latest / 1000} s`, request }]);
-      const after = next.at - failed.at;
-      const findings = new Findings();
-      if (after < earliest || after > latest) findings.add({ expected: `the second delivery 30 s after the first (window ${window})`, got: `${(after / 1000).toFixed(1)} s`, request });
-      if (failedEvent.id && eventOf(next).id !== failedEvent.id) findings.add({ expected: `the same event id ${failedEvent.id}`, got: shownValue(eventOf(next).id), request });
-      findings.done();
-      return `delivered again after ${(after / 1000).toFixed(1)} s`;
-    },
+    'events.redelivery': redeliveryProbe('events.redelivery', 'answered 503 by the kit'),
+    'events.redelivery-4xx': redeliveryProbe('events.redelivery-4xx', 'answered 400 by the kit'),
+    // The retry may count its delay from the timeout, 10 s after the attempt began.
+    'events.redelivery-timeout': redeliveryProbe('events.redelivery-timeout', 'whose answer the kit held past 10 s', ANSWER_WITHIN_MS),
 
     'events.report-completed-fields': async (context) => {
       const receiver = receiverOf(context);
-      const report = await context.fixtures.completedReport();
+      const report = await context.setup.completedReport();
       const delivery = await receiver.waitFor((item) => eventOf(item).type === 'report.completed' && mentions(item.json, report.id), context.timeouts.eventMs, report.deliveriesBefore);
       if (!delivery) throw new CheckFailure([{ expected: `a report.completed event naming ${report.id}`, got: `none within ${context.timeouts.eventMs / 1000} s of its completion`, request: 'the kit’s webhook receiver' }]);
       const findings = new Findings();
@@ -123,7 +144,8 @@ export const eventProbes: ProbeSet = {
         add(data.id === report.id, `data.id ${report.id}`, data.id);
         add(Number.isInteger(data.risk_score), 'data.risk_score as an integer', data.risk_score);
         add(typeof data.risk_band === 'string', 'data.risk_band as a string', data.risk_band);
-        add(typeof data.completed_at === 'string' && UTC_TIMESTAMP.test(data.completed_at), 'data.completed_at as an ISO 8601 UTC timestamp', data.completed_at);
+        // Part 2: completed_at "may appear"; when it does, it is a UTC timestamp.
+        if (data.completed_at !== undefined) add(typeof data.completed_at === 'string' && UTC_TIMESTAMP.test(data.completed_at), 'data.completed_at, when present, as an ISO 8601 UTC timestamp', data.completed_at);
       } else {
         add(data.report_id === report.id, `data.id (or data.report_id, in the shorter variant) ${report.id}`, data.report_id);
         add(Number.isInteger(data.risk_score), 'data.risk_score as an integer', data.risk_score);
@@ -134,7 +156,7 @@ export const eventProbes: ProbeSet = {
 
     'events.document-processed-fields': async (context) => {
       const receiver = receiverOf(context);
-      const document = await context.fixtures.document();
+      const document = await context.setup.document();
       const succeeded = ['document.processed', 'document.parsed'];
       const isProcessed = (item: Delivery) => eventOf(item).type === 'document.processed' && mentions(item.json, document.id);
       const first = await receiver.waitFor((item) => succeeded.includes(eventOf(item).type ?? '') && mentions(item.json, document.id), context.timeouts.eventMs, document.deliveriesBefore);
@@ -161,19 +183,19 @@ export const eventProbes: ProbeSet = {
 
     'documents.rejected': async (context) => {
       const receiver = receiverOf(context);
-      // Not linked to the kit's applicant: a rejected document may fail its reports.
-      const upload = await context.fixtures.upload({ type: 'passport' }, { name: 'passport.exe', contentType: 'application/octet-stream', bytes: sampleUnsafeFile() }, 'documents.rejected');
+      // An applicant of its own: a rejected document may fail the reports of its applicant.
+      const applicant = await context.setup.applicant('rejected');
+      const upload = await context.setup.upload(applicant.id, { name: 'passport.exe', contentType: 'application/octet-stream', bytes: sampleUnsafeFile() }, 'documents.rejected');
       if (upload.uploaded.status >= 400 && upload.uploaded.status < 500) return `refused at upload: ${upload.uploaded.status}`;
       const findings = new Findings();
-      if (!findings.expect(isSuccess(upload.uploaded.status) && upload.id !== '', 'the upload refused (4xx), or taken (2xx, with an id) and then rejected', shown(upload.uploaded), upload.uploaded)) return findings.done();
-      const outcome = await receiver.waitFor(
-        (item) => ['document.rejected', 'document.processed', 'document.parsed'].includes(eventOf(item).type ?? '') && mentions(item.json, upload.id),
-        context.timeouts.eventMs,
-        upload.deliveriesBefore,
-      );
+      if (!findings.expect(isSuccess(upload.uploaded.status), 'the upload refused (4xx), or taken (2xx) and then rejected', shown(upload.uploaded), upload.uploaded)) return findings.done();
+      // The payload of document.rejected is not shown: any value equal to the document's id names it. Without an id
+      // in the upload's answer (not shown either), the first document.rejected after the upload is taken for it.
+      const about = (item: Delivery) => (upload.id ? mentions(item.json, upload.id) : eventOf(item).type === 'document.rejected');
+      const outcome = await receiver.waitFor((item) => ['document.rejected', 'document.processed', 'document.parsed'].includes(eventOf(item).type ?? '') && about(item), context.timeouts.eventMs, upload.deliveriesBefore);
       findings.expect(
-        eventOf(outcome ?? ({ json: undefined } as Delivery)).type === 'document.rejected',
-        `document.rejected for ${upload.id} (a Windows executable sent as a passport)`,
+        outcome !== undefined && eventOf(outcome).type === 'document.rejected',
+        `document.rejected for ${upload.id || 'the upload'} (a Windows executable sent as a passport)`,
         outcome ? `${eventOf(outcome).type} ${outcome.text.slice(0, 120)}` : `no event for it within ${context.timeouts.eventMs / 1000} s`,
         upload.uploaded,
       );
@@ -203,18 +225,38 @@ export const eventProbes: ProbeSet = {
     'events.unique-ids': async (context) => {
       const findings = new Findings();
       const seen = new Map<string, Delivery>();
+      // The event is its type and data: a delivery may carry more (an attempt counter, a delivery time).
+      const eventBody = (delivery: Delivery) => canonical({ type: eventOf(delivery).type, data: eventOf(delivery).data });
       for (const delivery of everyDelivery(context)) {
         const id = eventOf(delivery).id;
         if (id === undefined) continue;
         const earlier = seen.get(id);
         if (!earlier) seen.set(id, delivery);
-        else if (canonical(earlier.json) !== canonical(delivery.json)) {
-          findings.add({ expected: `one event per id: the deliveries of ${id} to carry the same event`, got: `${eventOf(earlier).type} and ${eventOf(delivery).type} with different contents`, request: `${deliveryLine(earlier)} and ${deliveryLine(delivery)}` });
+        else if (eventBody(earlier) !== eventBody(delivery)) {
+          findings.add({ expected: `one event per id: the deliveries of ${id} to carry the same type and data`, got: `${eventOf(earlier).type} and ${eventOf(delivery).type} with different contents`, request: `${deliveryLine(earlier)} and ${deliveryLine(delivery)}` });
         }
       }
       if (seen.size === 0) findings.add({ expected: 'events with ids', got: 'no delivery with an id', request: "the kit's webhook receiver" });
       findings.done();
       return `${seen.size} distinct events`;
+    },
+
+    'events.report-failed-fields': async (context) => {
+      const failed = everyDelivery(context).filter((delivery) => eventOf(delivery).type === 'report.failed');
+      if (failed.length === 0) throw new CheckSkipped('no report.failed arrived during the run (the specification states no input that makes a report fail)');
+      const findings = new Findings();
+      for (const delivery of failed) {
+        const data = eventOf(delivery).data;
+        const error = isObject(data) ? data.error : undefined;
+        const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: deliveryLine(delivery) });
+        add(isObject(data) && typeof data.id === 'string' && data.id !== '', 'data.id, the report id', isObject(data) ? data.id : data);
+        if (add(isObject(error), 'data.error as an object', error)) {
+          add(typeof (error as Record<string, unknown>).code === 'string', 'data.error.code as a string', (error as Record<string, unknown>).code);
+          add(typeof (error as Record<string, unknown>).message === 'string', 'data.error.message as a string', (error as Record<string, unknown>).message);
+        }
+      }
+      findings.done();
+      return `${failed.length} report.failed`;
     },
 
     'events.service-event-header': async (context) => {

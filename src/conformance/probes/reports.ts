@@ -1,6 +1,7 @@
-import { call, field, idOf, type KitContext, listItems } from '../context.js';
+import { listItems, nextPage } from '../../api/list-answer.js';
+import { call, field, type KitContext, ReportUnfinished } from '../context.js';
 import type { Exchange } from '../http.js';
-import { Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
+import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import type { ProbeSet } from './types.js';
 
 const memo = new WeakMap<KitContext, Promise<{ id: string; deleted: Exchange }>>();
@@ -10,9 +11,9 @@ function deletedReport(context: KitContext): Promise<{ id: string; deleted: Exch
   let promise = memo.get(context);
   if (!promise) {
     promise = (async () => {
-      const report = await context.fixtures.createReport('reports.delete');
+      const report = await context.setup.createReport('reports.delete');
       const deleted = await call(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'reports.delete' });
-      if (isSuccess(deleted.status)) context.fixtures.deleted.add(report.id);
+      if (isSuccess(deleted.status)) context.setup.deleted.add(report.id);
       return { id: report.id, deleted };
     })();
     memo.set(context, promise);
@@ -20,24 +21,54 @@ function deletedReport(context: KitContext): Promise<{ id: string; deleted: Exch
   return promise;
 }
 
+/** Whether any array anywhere in `value` holds a resource with this id (the list's shape is not shown, part 4). */
+function arrayHolds(value: unknown, id: string): boolean {
+  if (Array.isArray(value)) return value.some((item) => (typeof item === 'object' && item !== null && (item as { id?: unknown }).id === id) || arrayHolds(item, id));
+  if (typeof value === 'object' && value !== null) return Object.values(value).some((item) => arrayHolds(item, id));
+  return false;
+}
+
+/** The path of a next-page URL relative to the base URL, or undefined when it leaves it. */
+function pathUnderBase(context: KitContext, url: URL): string | undefined {
+  const prefix = context.client.baseUrl.pathname.replace(/\/$/, '');
+  return url.pathname.startsWith(`${prefix}/`) ? `${url.pathname.slice(prefix.length)}${url.search}` : undefined;
+}
+
+const MAX_PAGES = 10;
+
+export interface ListSearch {
+  /** `unknown`: not on the pages the kit could read, and it cannot tell whether more follow. */
+  state: 'found' | 'absent' | 'unknown';
+  first: Exchange;
+  /** Reports seen on the pages read. */
+  seen: number;
+  /** How the kit paged, for a check's note. */
+  paging: string;
+}
+
 /**
- * Whether the list holds the report: on its first page, or, for a long list, on the pages a
- * `starting_after` cursor gives (paging is not shown; this is its most common form).
+ * Whether the workspace's list holds the report: on the first page of GET /v1/reports (sent
+ * without query parameters, which are not shown), or on the pages the answer leads to.
  */
-export async function listHolds(context: KitContext, id: string, role: 'api' | 'readOnly' | 'other', purpose: string): Promise<{ found: boolean; first: Exchange; items: unknown[] | undefined }> {
+export async function searchList(context: KitContext, id: string, role: 'api' | 'readOnly' | 'other', purpose: string): Promise<ListSearch> {
   const first = await call(context, 'GET', '/v1/reports', { role, purpose });
-  let items = listItems(first);
-  const holds = (list: unknown[] | undefined) => list?.some((item) => typeof item === 'object' && item !== null && (item as { id?: unknown }).id === id) ?? false;
-  if (!isSuccess(first.status) || holds(items)) return { found: holds(items), first, items };
-  for (let page = 0; page < 5 && items && items.length >= 10; page++) {
-    const last = items.at(-1) as { id?: unknown } | undefined;
-    if (typeof last?.id !== 'string') break;
-    const next = await call(context, 'GET', `/v1/reports?starting_after=${encodeURIComponent(last.id)}`, { role, purpose });
-    if (!isSuccess(next.status)) break;
-    items = listItems(next);
-    if (holds(items)) return { found: true, first, items: listItems(first) };
+  let page = first;
+  let seen = 0;
+  const visited = new Set<string>(['/v1/reports']);
+  for (let count = 1; ; count++) {
+    if (!isSuccess(page.status)) return { state: count === 1 ? 'absent' : 'unknown', first, seen, paging: `page ${count} answered ${page.status}` };
+    if (arrayHolds(page.json, id)) return { state: 'found', first, seen, paging: count === 1 ? 'on the first page' : `on page ${count}` };
+    const items = listItems(page.json);
+    seen += items?.length ?? 0;
+    if (items?.length === 0) return { state: 'absent', first, seen, paging: 'an empty page' };
+    const url = new URL(`${context.client.baseUrl.pathname.replace(/\/$/, '')}${page.path}`, context.client.baseUrl.origin);
+    const next = nextPage(url, page.json, (name) => page.headers[name]);
+    if (next.kind === 'end') return { state: 'absent', first, seen, paging: `${count} ${count === 1 ? 'page' : 'pages'} (${next.how})` };
+    const path = next.kind === 'next' ? pathUnderBase(context, next.url) : undefined;
+    if (!path || visited.has(path) || count >= MAX_PAGES) return { state: 'unknown', first, seen, paging: next.kind === 'next' ? `paged by ${next.how} up to page ${count}` : 'no paging the kit recognises' };
+    visited.add(path);
+    page = await call(context, 'GET', path, { role, purpose });
   }
-  return { found: false, first, items: listItems(first) };
 }
 
 /**
@@ -63,12 +94,17 @@ function breakdown(exchange: Exchange): Record<string, unknown> {
 export const reportProbes: ProbeSet = {
   probes: {
     'reports.completes': async (context) => {
-      const report = await context.fixtures.completedReport();
-      return `${report.id} completed`;
+      try {
+        const report = await context.setup.completedReport();
+        return `${report.id} completed`;
+      } catch (error) {
+        if (error instanceof ReportUnfinished) throw new CheckFailure([{ expected: 'the report completed', got: error.message, request: 'GET /v1/reports/:id, polled' }]);
+        throw error;
+      }
     },
 
     'reports.criteria-weights': async (context) => {
-      const { finished } = await context.fixtures.completedReport();
+      const { finished } = await context.setup.completedReport();
       const findings = new Findings();
       const criteria = field(finished, 'criteria');
       if (findings.expect(Array.isArray(criteria) && criteria.length > 0, 'criteria as a non-empty array', shownValue(criteria), finished)) {
@@ -81,13 +117,15 @@ export const reportProbes: ProbeSet = {
     },
 
     'reports.list': async (context) => {
-      const report = await context.fixtures.firstReport();
-      const { found, first, items } = await listHolds(context, report.id, 'api', 'reports.list');
+      const report = await context.setup.firstReport();
+      const search = await searchList(context, report.id, 'api', 'reports.list');
       const findings = new Findings();
-      if (findings.expect(isSuccess(first.status), 'a 2xx answer', shown(first), first) && findings.expect(items !== undefined, 'a list: an array, bare or as the one array of an object', shown(first), first)) {
-        findings.expect(found, `the list to hold the kit's report ${report.id}`, `${items!.length} reports without it`, first);
+      if (findings.expect(isSuccess(search.first.status), 'a 2xx answer', shown(search.first), search.first)) {
+        if (search.state === 'unknown') throw new CheckSkipped(`the kit's report ${report.id} is not among the ${search.seen} reports read (${search.paging}), and the kit cannot tell whether more follow`);
+        findings.expect(search.state === 'found', `the list to hold the kit's report ${report.id}`, `${search.seen} reports without it (${search.paging})`, search.first);
       }
       findings.done();
+      return `${report.id} found ${search.paging}`;
     },
 
     'reports.delete': async (context) => {
@@ -103,18 +141,18 @@ export const reportProbes: ProbeSet = {
       if (!findings.expect(isSuccess(deleted.status), 'the DELETE to succeed first', shown(deleted), deleted)) return findings.done();
       const read = await call(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose: 'reports.delete-permanent' });
       findings.expect(!stillThere(read, id), 'the report gone: an error answer (or one without the report)', shown(read), read);
-      const { found, first } = await listHolds(context, id, 'api', 'reports.delete-permanent');
-      findings.expect(!found, `the list without ${id}`, 'the deleted report in the list', first);
+      const search = await searchList(context, id, 'api', 'reports.delete-permanent');
+      findings.expect(search.state !== 'found', `the list without ${id}`, `the deleted report in the list (${search.paging})`, search.first);
       // A deletion that an analysis finishing later undoes is not permanent: read it once more after one has had time to finish.
-      await context.fixtures.twinReport().catch(() => undefined);
+      await context.setup.twinReport().catch(() => undefined);
       const later = await call(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose: 'reports.delete-permanent' });
       findings.expect(!stillThere(later, id), 'the report still gone later in the run', shown(later), later);
       findings.done();
     },
 
     'determinism.test-key': async (context) => {
-      const one = await context.fixtures.completedReport();
-      const two = await context.fixtures.twinReport();
+      const one = await context.setup.completedReport();
+      const two = await context.setup.twinReport();
       const findings = new Findings();
       const a = breakdown(one.finished);
       const b = breakdown(two.finished);
@@ -127,10 +165,11 @@ export const reportProbes: ProbeSet = {
     },
 
     'keys.id-prefix': async (context) => {
-      const key = await context.fixtures.createdKey('revocation');
-      const findings = new Findings();
-      findings.expect(key.id.startsWith('key_'), 'a key id with the prefix key_', JSON.stringify(idOf(key.created)), key.created);
-      findings.done();
+      const key = await context.setup.keyToRevoke('revocation');
+      if (!key.id.startsWith('key_')) {
+        throw new CheckFailure([{ expected: 'a key id with the prefix key_', got: JSON.stringify(key.id), request: key.created ? requestLine(key.created) : 'the id given with --revocable-key-id' }]);
+      }
+      return key.id;
     },
   },
 };

@@ -5,8 +5,9 @@ import { call, type KitContext } from '../context.js';
 import type { Exchange } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import { type Delivery, eventOf } from '../receiver.js';
-import { sampleReportRequest } from '../samples.js';
+import { reportBody } from '../fixtures.js';
 import { deliveryLine } from './events.js';
+import { plainHttpAnswer } from './plain-http.js';
 import type { ProbeSet } from './types.js';
 
 /** The operations of openapi.yaml the kit calls, with their success status and schema (test/conformance checks this table against openapi.yaml). */
@@ -97,7 +98,7 @@ function deliveriesOf(context: KitContext): Delivery[] {
 export const strictProbes: ProbeSet = {
   probes: {
     'strict.plain-http-answer': async (context) => {
-      const answer = await context.client.plainHttp('/v1/reports', `Bearer ${context.keys.api}`, true);
+      const answer = await plainHttpAnswer(context, true);
       const request = `GET ${answer.url}`;
       if ('refused' in answer) throw new CheckFailure([{ expected: '400 {"error": {"code": "https_required"}}', got: `no answer (${answer.refused})`, request }]);
       let code: unknown;
@@ -110,7 +111,7 @@ export const strictProbes: ProbeSet = {
     },
 
     'strict.validation-errors': async (context) => {
-      const applicant = await context.fixtures.applicant();
+      const applicant = await context.setup.applicant();
       const findings = new Findings();
       const notJson = await context.client.send({
         method: 'POST',
@@ -122,12 +123,12 @@ export const strictProbes: ProbeSet = {
         body: '{"applicant_id": ',
       });
       findings.expect(notJson.status === 400 && (notJson.json as { error?: { code?: unknown } })?.error?.code === 'invalid_json', '400 {"error": {"code": "invalid_json"}}', shown(notJson), notJson);
-      const invalid = await call(context, 'POST', '/v1/reports', { role: 'api', purpose: 'strict.validation-errors', json: { ...sampleReportRequest(applicant.id), destination: 'Germany' } });
+      const invalid = await call(context, 'POST', '/v1/reports', { role: 'api', purpose: 'strict.validation-errors', json: { ...reportBody(context.fixtures, applicant.id), destination: 'Germany' } });
       const error = (invalid.json as { error?: { code?: unknown; param?: unknown } })?.error;
       findings.expect(invalid.status === 422 && error?.code === 'invalid_request' && error?.param === 'destination', '422 {"error": {"code": "invalid_request", "param": "destination"}}', shown(invalid), invalid);
       for (const exchange of [notJson, invalid]) {
         const id = (exchange.json as { id?: unknown } | undefined)?.id;
-        if (isSuccess(exchange.status) && typeof id === 'string') context.fixtures.reports.add(id);
+        if (isSuccess(exchange.status) && typeof id === 'string') context.setup.reports.add(id);
       }
       findings.done();
     },

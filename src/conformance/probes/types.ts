@@ -2,7 +2,7 @@ import type { KitContext } from '../context.js';
 
 /**
  * One check that Pact cannot express. It returns a short note when the implementation passes,
- * and throws CheckFailure (at fault), CheckSkipped (cannot run here) or FixtureError (setup failed).
+ * and throws CheckFailure (at fault), CheckSkipped (cannot run here) or SetupError (setup failed).
  */
 export type Probe = (context: KitContext) => Promise<string | void>;
 

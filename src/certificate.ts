@@ -1,0 +1,48 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { writeSecretFile } from './config/secret-file.js';
+
+export interface SelfSignedCertificate {
+  certPath: string;
+  cert: string;
+  key: string;
+}
+
+function stillValid(pem: string, hosts: readonly string[]): boolean {
+  const certificate = new X509Certificate(pem);
+  const covers = hosts.every((host) => (isIP(host) ? certificate.checkIP(host) : certificate.checkHost(host)) !== undefined);
+  return covers && Date.parse(certificate.validTo) - Date.now() > 7 * 24 * 3600 * 1000;
+}
+
+/**
+ * A self-signed certificate (its own CA) for `hosts`, kept as cert.pem and key.pem (0600) in `dir`:
+ * made the first time, reused after, so that a client trusts it once; remade when it is about to
+ * expire or no longer covers the hosts.
+ */
+export async function ensureSelfSignedCertificate(dir: string, commonName: string, hosts: readonly string[]): Promise<SelfSignedCertificate> {
+  const certPath = join(dir, 'cert.pem');
+  const keyPath = join(dir, 'key.pem');
+  if (existsSync(certPath) && existsSync(keyPath)) {
+    const cert = readFileSync(certPath, 'utf8');
+    if (stillValid(cert, hosts)) return { certPath, cert, key: readFileSync(keyPath, 'utf8') };
+  }
+  const { generate } = await import('selfsigned');
+  const notBeforeDate = new Date(Date.now() - 60_000);
+  const pems = await generate([{ name: 'commonName', value: commonName }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate: new Date(notBeforeDate.getTime() + 825 * 24 * 3600 * 1000),
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: hosts.map((host) => (isIP(host) ? { type: 7, ip: host } : { type: 2, value: host })) },
+    ],
+  });
+  await writeSecretFile(keyPath, pems.private);
+  await writeSecretFile(certPath, pems.cert);
+  return { certPath, cert: pems.cert, key: pems.private };
+}

@@ -1,0 +1,223 @@
+/**
+ * `--fixtures`: the request bodies the specification leaves open (applicant fields, the report's
+ * destination, visa type and purpose, the upload's encoding), given by the user for an
+ * implementation that chose other shapes than openapi.yaml. Every key is optional; what is left
+ * out keeps the kit's defaults (openapi.yaml's shapes).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
+import { encodeMultipart } from '../api/multipart.js';
+import { problemsOf } from '../api/validate.js';
+import { detectFormat } from '../documents/format.js';
+import { SvcError } from '../errors.js';
+import { SAMPLE_APPLICANT, SAMPLE_REPORT, samplePassportPdf } from './samples.js';
+
+type Json = Record<string, unknown>;
+
+export type DocumentEncoding = 'multipart' | 'json' | 'raw';
+
+/** A file the kit uploads. */
+export interface UploadFile {
+  name: string;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+export interface DocumentFixture {
+  encoding: DocumentEncoding;
+  /** multipart: the text fields, with placeholders. */
+  fields: Record<string, string>;
+  /** multipart: the name of the file part. */
+  fileField: string;
+  /** json: the body, with placeholders. */
+  body: unknown;
+  /** raw: the request headers, with placeholders; the file is the body. */
+  headers: Record<string, string>;
+  /** The file to upload instead of the kit's sample passport. */
+  file: UploadFile | undefined;
+}
+
+export interface KitFixtures {
+  applicant: Json;
+  /** The report's fields but `applicant_id`, which the kit puts in. */
+  report: Json;
+  document: DocumentFixture;
+  /** Which of the three the user gave (the others are the kit's defaults). */
+  given: { applicant: boolean; report: boolean; document: boolean };
+}
+
+export const PLACEHOLDERS = ['applicant_id', 'file_base64', 'file_name', 'content_type'] as const;
+type Placeholder = (typeof PLACEHOLDERS)[number];
+
+const DEFAULT_DOCUMENT: DocumentFixture = {
+  encoding: 'multipart',
+  fields: { type: 'passport', applicant_id: '{{applicant_id}}' },
+  fileField: 'file',
+  body: undefined,
+  headers: {},
+  file: undefined,
+};
+
+export const DEFAULT_FIXTURES: KitFixtures = {
+  applicant: SAMPLE_APPLICANT,
+  report: SAMPLE_REPORT,
+  document: DEFAULT_DOCUMENT,
+  given: { applicant: false, report: false, document: false },
+};
+
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
+const SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    applicant: { type: 'object' },
+    report: { type: 'object' },
+    document: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        encoding: { enum: ['multipart', 'json', 'raw'] },
+        fields: stringMap,
+        file_field: { type: 'string', minLength: 1 },
+        body: {},
+        headers: stringMap,
+        file: { type: 'string', minLength: 1 },
+      },
+    },
+  },
+};
+
+const validate = new Ajv2020({ allErrors: true, strict: true }).compile(SCHEMA);
+
+/** The rules of each encoding: which keys it takes, which it needs. */
+const ENCODING_KEYS: Record<DocumentEncoding, { takes: string[]; needs: string[] }> = {
+  multipart: { takes: ['fields', 'file_field'], needs: [] },
+  json: { takes: ['body'], needs: ['body'] },
+  raw: { takes: ['headers'], needs: [] },
+};
+
+function invalid(path: string, problem: string, hint = 'see "Pointing the kit at an implementation with its own shapes" in the README'): SvcError {
+  return new SvcError('usage', 'invalid_fixtures', `${path}: ${problem}`, hint);
+}
+
+/** Every `{{name}}` in the strings of a value, with the key path where it stands. */
+function placeholdersIn(value: unknown, path: string): Array<{ name: string; path: string }> {
+  if (typeof value === 'string') return [...value.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)].map((match) => ({ name: match[1]!, path }));
+  if (Array.isArray(value)) return value.flatMap((item, index) => placeholdersIn(item, `${path}[${index}]`));
+  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([key, item]) => placeholdersIn(item, `${path}.${key}`));
+  return [];
+}
+
+async function readUploadFile(fixturesPath: string, given: string): Promise<UploadFile> {
+  const path = resolve(dirname(fixturesPath), given);
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await readFile(path));
+  } catch (error) {
+    throw invalid('document.file', `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'give a path relative to the fixtures file');
+  }
+  return { name: basename(path), contentType: detectFormat(bytes) ?? 'application/octet-stream', bytes };
+}
+
+function documentFixture(raw: Json | undefined, file: UploadFile | undefined): DocumentFixture {
+  if (!raw) return DEFAULT_DOCUMENT;
+  const encoding = (raw.encoding as DocumentEncoding | undefined) ?? 'multipart';
+  const rules = ENCODING_KEYS[encoding];
+  for (const key of ['fields', 'file_field', 'body', 'headers']) {
+    if (raw[key] !== undefined && !rules.takes.includes(key)) throw invalid(`document.${key}`, `is not used with the encoding ${encoding}`, `it belongs to ${Object.entries(ENCODING_KEYS).find(([, other]) => other.takes.includes(key))![0]}; remove it or change document.encoding`);
+  }
+  for (const key of rules.needs) if (raw[key] === undefined) throw invalid(`document.${key}`, `is required with the encoding ${encoding}`);
+  return {
+    encoding,
+    fields: (raw.fields as Record<string, string> | undefined) ?? (encoding === 'multipart' ? DEFAULT_DOCUMENT.fields : {}),
+    fileField: (raw.file_field as string | undefined) ?? 'file',
+    body: raw.body,
+    headers: (raw.headers as Record<string, string> | undefined) ?? { 'content-type': '{{content_type}}' },
+    file,
+  };
+}
+
+/** Reads and checks a fixtures file; any fault is a usage error naming the key at fault. */
+export async function readFixtures(path: string): Promise<KitFixtures> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new SvcError('usage', 'fixtures_unreadable', `cannot read the fixtures file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'check the path given with --fixtures');
+  }
+  let value: unknown;
+  try {
+    value = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw new SvcError('usage', 'invalid_fixtures', `${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`, 'a JSON file (.json) or a YAML file (.yaml, .yml) holding an object');
+  }
+  if (!validate(value)) {
+    const problems = problemsOf(validate.errors).map((problem) => `${problem.field || '(the file)'}: ${problem.message}`);
+    throw new SvcError('usage', 'invalid_fixtures', `${path}: ${problems.join('; ')}`, 'the keys are applicant, report and document (encoding, fields, file_field, body, headers, file); see the README');
+  }
+  const given = value as { applicant?: Json; report?: Json; document?: Json };
+  for (const found of placeholdersIn({ report: given.report, applicant: given.applicant, document: given.document }, '').map((item) => ({ ...item, path: item.path.slice(1) }))) {
+    if (!found.path.startsWith('document.')) throw invalid(found.path, `placeholders such as {{${found.name}}} are only taken in document`);
+    if (!(PLACEHOLDERS as readonly string[]).includes(found.name)) throw invalid(found.path, `{{${found.name}}} is no placeholder the kit knows`, `the placeholders are ${PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ')}`);
+  }
+  const file = typeof given.document?.file === 'string' ? await readUploadFile(path, given.document.file) : undefined;
+  return {
+    applicant: given.applicant ?? DEFAULT_FIXTURES.applicant,
+    report: given.report ?? DEFAULT_FIXTURES.report,
+    document: documentFixture(given.document, file),
+    given: { applicant: given.applicant !== undefined, report: given.report !== undefined, document: given.document !== undefined },
+  };
+}
+
+/** The body of POST /v1/reports for an applicant. */
+export function reportBody(fixtures: KitFixtures, applicantId: string): Json {
+  return { ...fixtures.report, applicant_id: applicantId };
+}
+
+/** The kit's sample passport, or the file of the fixtures. */
+export function passportFile(fixtures: KitFixtures): UploadFile {
+  return fixtures.document.file ?? { name: 'passport.pdf', contentType: 'application/pdf', bytes: samplePassportPdf() };
+}
+
+function fill(value: unknown, values: Record<Placeholder, string>): unknown {
+  if (typeof value === 'string') {
+    const whole = /^\{\{\s*(\w+)\s*\}\}$/.exec(value);
+    if (whole) return values[whole[1] as Placeholder];
+    return value.replace(/\{\{\s*(\w+)\s*\}\}/g, (_match, name: Placeholder) => values[name]);
+  }
+  if (Array.isArray(value)) return value.map((item) => fill(item, values));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fill(item, values)]));
+  return value;
+}
+
+/** The request of POST /v1/documents that uploads `file` for the applicant, in the fixtures' encoding. */
+export async function documentRequest(fixture: DocumentFixture, applicantId: string, file: UploadFile): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+  const values: Record<Placeholder, string> = { applicant_id: applicantId, file_base64: Buffer.from(file.bytes).toString('base64'), file_name: file.name, content_type: file.contentType };
+  switch (fixture.encoding) {
+    case 'multipart': {
+      const boundary = `svc-kit-${randomBytes(12).toString('hex')}`;
+      const fields = fill(fixture.fields, values) as Record<string, string>;
+      const form = encodeMultipart({ ...fields, [fixture.fileField]: { filename: file.name, contentType: file.contentType, bytes: file.bytes } }, boundary);
+      return { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: new Uint8Array(await form.arrayBuffer()) };
+    }
+    case 'json':
+      return { headers: { 'content-type': 'application/json' }, body: new Uint8Array(Buffer.from(JSON.stringify(fill(fixture.body, values)))) };
+    case 'raw':
+      return { headers: Object.fromEntries(Object.entries(fill(fixture.headers, values) as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value])), body: file.bytes };
+  }
+}
+
+/** How the kit uploads, in words, for a setup error. */
+export function describeEncoding(fixture: DocumentFixture): string {
+  switch (fixture.encoding) {
+    case 'multipart':
+      return `as multipart/form-data with the fields ${[...Object.keys(fixture.fields), fixture.fileField].join(', ')}`;
+    case 'json':
+      return 'as a JSON body';
+    case 'raw':
+      return `as the raw file with the headers ${Object.keys(fixture.headers).join(', ')}`;
+  }
+}
