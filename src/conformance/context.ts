@@ -4,6 +4,7 @@ import { describeEncoding, documentRequest, type KitFixtures, passportFile, repo
 import type { Exchange, ImplementationClient, Role } from './http.js';
 import { CheckSkipped, isSuccess, SetupError, shown } from './outcome.js';
 import { eventOf, mentions, type WebhookReceiver } from './receiver.js';
+import { sampleUnsafeFile } from './samples.js';
 
 /** A key of the implementation's workspace that the kit may revoke (made in its dashboard). */
 export interface RevocableKey {
@@ -116,6 +117,11 @@ export interface KeyToRevoke extends RevocableKey {
   created: Exchange | undefined;
 }
 
+/** The failed outcome's status value is not named (part 3): any that reads as one. */
+function isFailedStatus(status: unknown): boolean {
+  return typeof status === 'string' && /fail|error|reject/i.test(status);
+}
+
 /** The kit's report did not finish in time: a failure of reports.completes, and for every other check a setup that could not be done. */
 export class ReportUnfinished extends SetupError {}
 
@@ -185,10 +191,11 @@ export class SharedSetup {
     return { id: idOf(uploaded) ?? '', uploaded, deliveriesBefore };
   }
 
-  async createReport(purpose: string): Promise<CreatedReport> {
-    const applicant = await this.applicant();
+  /** A report of the fixtures for the kit's main applicant, or for another of its applicants. */
+  async createReport(purpose: string, applicantId?: string): Promise<CreatedReport> {
+    const applicant = applicantId ?? (await this.applicant()).id;
     const deliveriesBefore = this.deliveries;
-    const created = await call(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant.id) });
+    const created = await call(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant) });
     const id = idOf(created);
     if (!isSuccess(created.status) || !id) {
       throw new SetupError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`, 'give the fields the implementation takes as "report" in --fixtures (destination, visa_type, purpose; their values are not shown by the specification)');
@@ -233,7 +240,7 @@ export class SharedSetup {
       const status = field(got, 'status');
       if (isSuccess(got.status) && status === 'completed') return got;
       if (!isSuccess(got.status)) throw new SetupError(`the kit's report ${report.id} could not be read back: GET /v1/reports/${report.id} answered ${shown(got)}`);
-      if (typeof status === 'string' && /fail|error|reject/i.test(status)) {
+      if (isFailedStatus(status)) {
         throw new SetupError(`the kit's report ${report.id} ended ${status} (${JSON.stringify(field(got, 'error') ?? null)})`, 'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures');
       }
       const left = deadline - Date.now();
@@ -243,6 +250,42 @@ export class SharedSetup {
       } else {
         await sleep(Math.min(interval, left));
       }
+    }
+  }
+
+  /**
+   * A Windows executable uploaded as a passport for an applicant of its own (a rejected document
+   * may fail the reports of its applicant, so it stays away from the kit's main applicant).
+   */
+  rejectedUpload(): Promise<UploadedDocument & { applicantId: string }> {
+    return this.once('rejected upload', async () => {
+      const applicant = await this.applicant('rejected');
+      const upload = await this.upload(applicant.id, { name: 'passport.exe', contentType: 'application/octet-stream', bytes: sampleUnsafeFile() }, 'documents.rejected');
+      return { ...upload, applicantId: applicant.id };
+    });
+  }
+
+  /**
+   * A report for the applicant whose only document was rejected: part 3 names unreadable documents
+   * as what fails a report, so it may end failed and send report.failed. Undefined when the report
+   * could not be made; its last read otherwise.
+   */
+  reportOfRejectedApplicant(): Promise<Exchange | undefined> {
+    return this.once('report of the rejected applicant', async () => {
+      const upload = await this.rejectedUpload();
+      const report = await this.createReport('events.report-failed-fields', upload.applicantId).catch(() => undefined);
+      return report && this.finishOf(report.id, 'events.report-failed-fields');
+    });
+  }
+
+  /** Polls a report until it completes or reads as failed; its last read when the report timeout passes first. */
+  async finishOf(id: string, purpose: string): Promise<Exchange> {
+    const deadline = Date.now() + this.context.timeouts.completionMs;
+    for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
+      const read = await call(this.context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
+      const status = field(read, 'status');
+      if (!isSuccess(read.status) || status === 'completed' || isFailedStatus(status) || Date.now() >= deadline) return read;
+      await sleep(Math.min(interval, deadline - Date.now()));
     }
   }
 

@@ -42,13 +42,17 @@ const SANDBOX_KEYS: Array<{ role: KeyRole; workspace: string; spec: NewKey }> = 
   { role: 'ip_locked', workspace: MAIN_WORKSPACE, spec: { name: `sandbox key locked to ${LOCKED_IP}`, environment: 'test', readOnly: false, allowedIps: [LOCKED_IP] } },
   { role: 'admin', workspace: MAIN_WORKSPACE, spec: { name: 'sandbox admin key', environment: 'admin', readOnly: false, allowedIps: [] } },
   { role: 'other_workspace', workspace: OTHER_WORKSPACE, spec: { name: 'second workspace test key', environment: 'test', readOnly: false, allowedIps: [] } },
+  { role: 'other_workspace_admin', workspace: OTHER_WORKSPACE, spec: { name: 'second workspace admin key', environment: 'admin', readOnly: false, allowedIps: [] } },
 ];
 
-/** On first start, the two workspaces and their keys; returns whether they were made now. */
+/** The two workspaces and their keys, made on first start, and any key a later version of svc added; returns whether this was the first start. */
 export function ensureSandboxKeys(store: SandboxStore): boolean {
-  if (store.sandboxKeys().length > 0) return false;
-  store.transaction(() => {
-    for (const { role, workspace, spec } of SANDBOX_KEYS) createKey(store, workspace, spec, role);
-  });
-  return true;
+  const existing = new Set(store.sandboxKeys().map((stored) => stored.role));
+  const missing = SANDBOX_KEYS.filter(({ role }) => !existing.has(role));
+  if (missing.length > 0) {
+    store.transaction(() => {
+      for (const { role, workspace, spec } of missing) createKey(store, workspace, spec, role);
+    });
+  }
+  return existing.size === 0;
 }

@@ -4,7 +4,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Applicant, Document, EventType, Key, Report } from '../api/types.js';
 import { inTransaction, openPrivateDatabase, StatementCache } from '../sqlite.js';
 
-export type KeyRole = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace';
+export type KeyRole = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'other_workspace_admin';
 
 export interface StoredKey {
   key: Key;

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { isolatedEnv, runSvc, SVC_BIN } from './svc.js';
 
-export type Role = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'webhook_secret';
+export type Role = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'other_workspace_admin' | 'webhook_secret';
 
 export interface RunningSandbox {
   url: string;

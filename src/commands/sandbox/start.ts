@@ -8,7 +8,7 @@ import { renderTable } from '../../ui/table.js';
 
 export default class SandboxStart extends SandboxCommand {
   static override summary = 'Run the embedded sandbox: the whole API over HTTPS on 127.0.0.1, until Ctrl-C';
-  static override description = `State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due included. On first start the sandbox makes two workspaces and their keys (test, read-only, IP-locked, admin, and a second workspace's test key) and a self-signed certificate. Every start writes the profile "${SANDBOX_PROFILE}" (base URL, test key, admin key, CA certificate), which becomes the current profile if you have none.
+  static override description = `State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due included. On first start the sandbox makes two workspaces and their keys (test, read-only, IP-locked, admin, and a second workspace's test and admin keys) and a self-signed certificate. Every start writes the profile "${SANDBOX_PROFILE}" (base URL, test key, admin key, CA certificate), which becomes the current profile if you have none.
 With --json, stdout carries one line when the sandbox is ready: {"event":"ready","url",…}.`;
 
   static override examples = [

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { call, field, idOf, type KitContext } from '../context.js';
 import { passportFile, reportBody } from '../fixtures.js';
 import type { Exchange } from '../http.js';
@@ -60,17 +59,6 @@ function revocation(context: KitContext): Promise<RevocationScenario> {
 
 function randomKey(): string {
   return `svc_test_${randomBytes(24).toString('hex')}`;
-}
-
-/** Polls a report until it completes or reads as failed; its last read when the report timeout passes first. */
-async function finishOf(context: KitContext, id: string, purpose: string): Promise<Exchange> {
-  const deadline = Date.now() + context.timeouts.completionMs;
-  for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
-    const read = await call(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
-    const status = field(read, 'status');
-    if (!isSuccess(read.status) || status === 'completed' || (typeof status === 'string' && /fail|error|reject/i.test(status)) || Date.now() >= deadline) return read;
-    await sleep(Math.min(interval, deadline - Date.now()));
-  }
 }
 
 export const authProbes: ProbeSet = {
@@ -228,7 +216,7 @@ export const authProbes: ProbeSet = {
       if (!reportId) return `answered ${created.status} without a report id`;
       // Accepted: the analysis must then fail, as it cannot read an applicant of another workspace.
       context.setup.reports.add(reportId);
-      const finish = await finishOf(context, reportId, 'auth.workspace-applicant');
+      const finish = await context.setup.finishOf(reportId, 'auth.workspace-applicant');
       if (field(finish, 'status') === 'completed') {
         throw new CheckFailure([{ expected: `the report refused, or failed, for ${applicantId} of another workspace`, got: `${reportId} completed: the other workspace's applicant was analysed`, request: 'POST /v1/reports with the test key' }]);
       }

@@ -1,8 +1,7 @@
 import { parseSignatureHeader } from '../../webhooks/signature.js';
-import type { KitContext } from '../context.js';
+import { field, type KitContext } from '../context.js';
 import { CheckFailure, CheckSkipped, Findings, isSuccess, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
 import { type Answer, type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
-import { sampleUnsafeFile } from '../samples.js';
 import type { Probe, ProbeSet } from './types.js';
 
 function receiverOf(context: KitContext): WebhookReceiver {
@@ -183,9 +182,9 @@ export const eventProbes: ProbeSet = {
 
     'documents.rejected': async (context) => {
       const receiver = receiverOf(context);
-      // An applicant of its own: a rejected document may fail the reports of its applicant.
-      const applicant = await context.setup.applicant('rejected');
-      const upload = await context.setup.upload(applicant.id, { name: 'passport.exe', contentType: 'application/octet-stream', bytes: sampleUnsafeFile() }, 'documents.rejected');
+      const upload = await context.setup.rejectedUpload();
+      // Started now, so that its report.failed, if any, arrives while the run goes on.
+      void context.setup.reportOfRejectedApplicant();
       if (upload.uploaded.status >= 400 && upload.uploaded.status < 500) return `refused at upload: ${upload.uploaded.status}`;
       const findings = new Findings();
       if (!findings.expect(isSuccess(upload.uploaded.status), 'the upload refused (4xx), or taken (2xx) and then rejected', shown(upload.uploaded), upload.uploaded)) return findings.done();
@@ -242,8 +241,14 @@ export const eventProbes: ProbeSet = {
     },
 
     'events.report-failed-fields': async (context) => {
+      const provoked = await context.setup.reportOfRejectedApplicant();
+      if (provoked && field(provoked, 'status') !== 'completed') {
+        await receiverOf(context).waitFor((delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, String(field(provoked, 'id'))), context.timeouts.eventMs);
+      }
       const failed = everyDelivery(context).filter((delivery) => eventOf(delivery).type === 'report.failed');
-      if (failed.length === 0) throw new CheckSkipped('no report.failed arrived during the run (the specification states no input that makes a report fail)');
+      if (failed.length === 0) {
+        throw new CheckSkipped(`no report.failed arrived during the run: the report for an applicant whose only document was rejected ${provoked ? `ended ${JSON.stringify(field(provoked, 'status'))}` : 'could not be made'}, and the specification states no input that must fail a report`);
+      }
       const findings = new Findings();
       for (const delivery of failed) {
         const data = eventOf(delivery).data;
