@@ -26,6 +26,12 @@ export const storeFlag = Flags.string({
   helpGroup: 'WEBHOOK',
 });
 
+export const strictSchemaFlag = Flags.boolean({
+  description:
+    "Refuse an authentic delivery whose body differs from openapi.yaml's event schemas (a kind it does not list, a missing field, a Service-Event header naming another kind), as when testing your own implementation; without it, that is a schema note",
+  helpGroup: 'WEBHOOK',
+});
+
 export const caCertFlag = Flags.string({
   description: 'PEM CA certificate to trust, instead of the system roots, when sending to an https:// receiver (one with a certificate of its own)',
   helpGroup: 'WEBHOOK',

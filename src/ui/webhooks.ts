@@ -18,12 +18,22 @@ export function storedEventJson(event: StoredEvent): Record<string, unknown> {
     status: event.status,
     reason: event.reason,
     detail: event.detail,
+    schema_notes: event.schemaNotes,
     received_at: event.receivedAt,
     duplicates: event.duplicates,
     forward: event.forwardUrl === null ? null : { url: event.forwardUrl, status: event.forwardStatus, error: event.forwardError, at: event.forwardedAt },
     headers: event.headers,
     ...body,
   };
+}
+
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The status column of a stored event: accepted (with its repeats and schema notes), or rejected and why. */
+export function statusCell(event: StoredEvent): string {
+  if (event.status === 'rejected') return `rejected: ${event.reason}`;
+  const extras = [event.duplicates > 0 && count(event.duplicates, 'repeat', 'repeats'), event.schemaNotes.length > 0 && count(event.schemaNotes.length, 'schema note', 'schema notes')];
+  return ['accepted', ...extras.filter(Boolean)].join(', ');
 }
 
 /** The forward column of a stored event: the application's answer, or why there is none. */

@@ -1,14 +1,15 @@
 import { createHmac } from 'node:crypto';
 import { redactKey } from '../config/keys.js';
-import { checkEnvelope } from './envelope.js';
+import { EVENT_SCHEMAS, isListedEventType, readEnvelope, schemaNotes } from './envelope.js';
 import { computeSignature, DEFAULT_TOLERANCE_SECONDS, type ParsedSignature, parseSignatureHeader, sameHex } from './signature.js';
 import type { RejectionReason } from './verify.js';
 
-export type StepName = 'header' | 'timestamp' | 'signature' | 'body' | 'envelope';
+export type StepName = 'header' | 'timestamp' | 'signature' | 'body' | 'envelope' | 'schema';
 
 export interface DiagnosisStep {
   step: StepName;
-  status: 'ok' | 'failed' | 'skipped';
+  /** noted: differs from openapi.yaml's event schemas, which is no refusal without --strict-schema. */
+  status: 'ok' | 'noted' | 'failed' | 'skipped';
   reason?: RejectionReason;
   detail: string;
   /** What probably went wrong and what to do, when svc can tell. */
@@ -22,6 +23,8 @@ export interface Diagnosis {
   /** Which secret (0-based, in the order given) and which v1 entry matched. */
   matched: { secret: number; v1: number } | null;
   steps: DiagnosisStep[];
+  /** How the body differs from openapi.yaml's event schemas and from the Service-Event header. */
+  schemaNotes: string[];
 }
 
 export interface DiagnoseInput {
@@ -32,6 +35,8 @@ export interface DiagnoseInput {
   toleranceSeconds?: number;
   now?: number;
   serviceEvent?: string;
+  /** Refuse a body that differs from openapi.yaml's event schemas, as `listen --strict-schema` does. */
+  strictSchema?: boolean;
 }
 
 const HEADER_NAME = /^\s*(?:x-)?service-signature\s*:\s*/i;
@@ -189,6 +194,39 @@ function signatureStep(parsed: ParsedSignature, body: Uint8Array, secrets: reado
   };
 }
 
+const ENVELOPE_RULE = 'part 6: an event is a JSON object with an id starting with evt_, a type and a data object';
+
+/** The body, the envelope part 6 states, and how it differs from openapi.yaml's schemas. */
+function bodySteps(input: DiagnoseInput): { steps: DiagnosisStep[]; notes: string[] } {
+  const reading = readEnvelope(input.body);
+  const bodyOk: DiagnosisStep = { step: 'body', status: 'ok', detail: `UTF-8 JSON, ${input.body.length} bytes` };
+  if (!reading.ok && reading.reason === 'body_not_json') {
+    return {
+      steps: [
+        { step: 'body', status: 'failed', reason: 'body_not_json', detail: reading.detail },
+        { step: 'envelope', status: 'skipped', detail: 'the body is not JSON' },
+        { step: 'schema', status: 'skipped', detail: 'the body is not JSON' },
+      ],
+      notes: [],
+    };
+  }
+  if (!reading.ok) {
+    return {
+      steps: [bodyOk, { step: 'envelope', status: 'failed', reason: 'envelope_invalid', detail: reading.detail, hint: ENVELOPE_RULE }, { step: 'schema', status: 'skipped', detail: 'the envelope is not an event' }],
+      notes: [],
+    };
+  }
+  const { type, id } = reading.event;
+  const envelope: DiagnosisStep = { step: 'envelope', status: 'ok', detail: `a ${type} event (${id}), as part 6 states the envelope` };
+  const notes = schemaNotes(reading.envelope, input.serviceEvent);
+  const differs = `differs from openapi.yaml in ${notes.length} ${notes.length === 1 ? 'way' : 'ways'}`;
+  let schema: DiagnosisStep;
+  if (notes.length === 0) schema = { step: 'schema', status: 'ok', detail: `matches openapi.yaml's ${isListedEventType(type) ? EVENT_SCHEMAS[type] : 'EventEnvelope'}` };
+  else if (input.strictSchema) schema = { step: 'schema', status: 'failed', reason: 'envelope_invalid', detail: `${differs}, refused with --strict-schema` };
+  else schema = { step: 'schema', status: 'noted', detail: `${differs}: notes, not a refusal (--strict-schema refuses)` };
+  return { steps: [bodyOk, envelope, schema], notes };
+}
+
 /**
  * Checks a captured delivery step by step, as a receiver would, and says exactly which step fails
  * and why: every step is run (the signature is checked even when the timestamp is stale), so one
@@ -211,18 +249,9 @@ export function diagnoseDelivery(input: DiagnoseInput): Diagnosis {
     steps.push({ step: 'timestamp', status: 'skipped', detail: 'the header could not be read' }, { step: 'signature', status: 'skipped', detail: 'the header could not be read' });
   }
 
-  const envelope = checkEnvelope(input.body, input.serviceEvent);
-  if (envelope.ok) {
-    steps.push({ step: 'body', status: 'ok', detail: `UTF-8 JSON, ${input.body.length} bytes` });
-    steps.push({ step: 'envelope', status: 'ok', detail: `a valid ${envelope.event.type} event (${envelope.event.id}) by openapi.yaml` });
-  } else if (envelope.reason === 'body_not_json') {
-    steps.push({ step: 'body', status: 'failed', reason: 'body_not_json', detail: envelope.detail });
-    steps.push({ step: 'envelope', status: 'skipped', detail: 'the body is not JSON' });
-  } else {
-    steps.push({ step: 'body', status: 'ok', detail: `UTF-8 JSON, ${input.body.length} bytes` });
-    steps.push({ step: 'envelope', status: 'failed', reason: 'envelope_invalid', detail: envelope.detail, hint: "openapi.yaml's webhooks section gives each event's schema" });
-  }
+  const body = bodySteps(input);
+  steps.push(...body.steps);
 
   const failed = steps.find((step) => step.status === 'failed');
-  return { ok: failed === undefined, reason: failed?.reason ?? null, matched, steps };
+  return { ok: failed === undefined, reason: failed?.reason ?? null, matched, steps, schemaNotes: body.notes };
 }

@@ -1,7 +1,7 @@
 import type { EventType } from '../api/types.js';
-import { findProblems, type SchemaName } from '../api/validate.js';
+import { findProblems, type Problem, type SchemaName } from '../api/validate.js';
 
-/** The schema of openapi.yaml that each event kind's body must satisfy. */
+/** The schema of openapi.yaml for each event kind it lists; a body that differs from it gets schema notes. */
 export const EVENT_SCHEMAS: Record<EventType, SchemaName> = {
   'report.created': 'ReportCreatedEvent',
   'report.completed': 'ReportCompletedEvent',
@@ -11,51 +11,57 @@ export const EVENT_SCHEMAS: Record<EventType, SchemaName> = {
   'document.rejected': 'DocumentRejectedEvent',
 };
 
+/** The kinds openapi.yaml lists. Part 6 does not give a definitive list, so other kinds are received too. */
 export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
 
-/** What a receiver shows of an event: its id, kind, the resource it is about and when it happened. */
-export interface EventSummary {
-  id: string;
-  type: EventType;
-  /** The report or document the event is about: `data.id`, or `data.report_id` in report.completed's short variant. */
-  resourceId: string | undefined;
-  createdAt: string;
+export function isListedEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_SCHEMAS, value);
 }
 
-export type EnvelopeCheck =
-  | { ok: true; event: EventSummary }
+/** What a receiver shows of an event: its id, kind and the resource it is about. */
+export interface EventSummary {
+  id: string;
+  /** Any non-empty kind, also one openapi.yaml does not list. */
+  type: string;
+  resourceId: string | undefined;
+}
+
+export type EnvelopeReading =
+  | { ok: true; envelope: Record<string, unknown>; event: EventSummary }
   | { ok: false; reason: 'body_not_json' | 'envelope_invalid'; detail: string; claimed: Partial<EventSummary> };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function isEventType(value: unknown): value is EventType {
-  return typeof value === 'string' && Object.hasOwn(EVENT_SCHEMAS, value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/**
+ * The resource an event is about: `data.id`; else `data.<resource>_id`, the resource being the
+ * kind's first word (part 6's short `report.completed` names its report `report_id`); else
+ * `data.object.id`, the envelope of Stripe, whose conventions openapi.yaml follows elsewhere.
+ */
+function resourceIdOf(type: string | undefined, data: Record<string, unknown>): string | undefined {
+  const resource = type?.split('.')[0];
+  return text(data.id) ?? (resource ? text(data[`${resource}_id`]) : undefined) ?? (isObject(data.object) ? text(data.object.id) : undefined);
 }
 
-/** The fields an unverified or invalid body claims, for showing what arrived; never trusted. */
+/** The fields a body claims, for showing what arrived; never trusted before the signature is. */
 function claimedBy(value: unknown): Partial<EventSummary> {
-  if (typeof value !== 'object' || value === null) return {};
-  const body = value as Record<string, unknown>;
-  const data = typeof body.data === 'object' && body.data !== null ? (body.data as Record<string, unknown>) : {};
-  const text = (item: unknown) => (typeof item === 'string' ? item : undefined);
-  return {
-    id: text(body.id),
-    type: text(body.type) as EventType | undefined,
-    resourceId: text(data.id) ?? text(data.report_id),
-    createdAt: text(body.created_at),
-  };
+  if (!isObject(value)) return {};
+  const type = text(value.type);
+  return { id: text(value.id), type, resourceId: resourceIdOf(type, isObject(value.data) ? value.data : {}) };
 }
 
 /** Parses a body as UTF-8 JSON, or says why it is not. */
 export function parseBody(body: Uint8Array): { value: unknown } | { detail: string } {
-  let text: string;
+  let decoded: string;
   try {
-    text = utf8.decode(body);
+    decoded = utf8.decode(body);
   } catch {
     return { detail: 'the body is not valid UTF-8' };
   }
   try {
-    return { value: JSON.parse(text) };
+    return { value: JSON.parse(decoded) };
   } catch (error) {
     return { detail: `the body is not JSON: ${(error as Error).message}` };
   }
@@ -67,23 +73,74 @@ export function claimedEvent(body: Uint8Array): Partial<EventSummary> {
   return 'value' in parsed ? claimedBy(parsed.value) : {};
 }
 
+const shown = (value: unknown) => JSON.stringify(value)?.slice(0, 60) ?? String(value);
+
+/** What the body breaks of part 6's envelope: an object with an `evt_` id, a type and a data object. */
+function statedProblems(value: unknown): string[] {
+  if (!isObject(value)) return [`the body is ${Array.isArray(value) ? 'a JSON array' : `the JSON ${value === null ? 'null' : typeof value}`}, not an object with id, type and data (part 6)`];
+  const problems: string[] = [];
+  if (typeof value.id !== 'string' || !value.id.startsWith('evt_') || value.id === 'evt_') {
+    const rule = "evt_ followed by the event's identifier (part 6)";
+    problems.push(value.id === undefined ? `id: is required, ${rule}` : `id: ${shown(value.id)} is not ${rule}`);
+  }
+  if (value.type === undefined) problems.push('type: is required, the event kind as a string (part 6)');
+  else if (value.type === '') problems.push('type: is empty; it names the event kind (part 6)');
+  else if (typeof value.type !== 'string') problems.push(`type: ${shown(value.type)} is not a string (part 6)`);
+  if (!isObject(value.data)) problems.push(value.data === undefined ? 'data: is required, an object (part 6)' : `data: ${shown(value.data)} is not an object (part 6)`);
+  return problems;
+}
+
 /**
- * Checks a body against openapi.yaml's webhook schemas: UTF-8 JSON, the schema of its `type`, and
- * a `Service-Event` header (when sent) naming the same kind.
+ * Reads a body by what part 6 states: UTF-8 JSON, an object with an `id` starting with `evt_`, a
+ * non-empty `type` and a `data` object. Nothing else is required here: see schemaNotes.
  */
-export function checkEnvelope(body: Uint8Array, serviceEvent?: string): EnvelopeCheck {
+export function readEnvelope(body: Uint8Array): EnvelopeReading {
   const parsed = parseBody(body);
   if ('detail' in parsed) return { ok: false, reason: 'body_not_json', detail: parsed.detail, claimed: {} };
-  const claimed = claimedBy(parsed.value);
-  const type = (parsed.value as { type?: unknown } | null)?.type;
-  const problems = findProblems(isEventType(type) ? EVENT_SCHEMAS[type] : 'EventEnvelope', parsed.value);
-  if (problems.length > 0) {
-    const listed = problems.slice(0, 5).map((problem) => `${problem.field || 'body'}: ${problem.message}`);
-    if (problems.length > 5) listed.push(`${problems.length - 5} more`);
-    return { ok: false, reason: 'envelope_invalid', detail: listed.join('; '), claimed };
+  const problems = statedProblems(parsed.value);
+  if (problems.length > 0) return { ok: false, reason: 'envelope_invalid', detail: problems.join('; '), claimed: claimedBy(parsed.value) };
+  const envelope = parsed.value as Record<string, unknown>;
+  return { ok: true, envelope, event: claimedBy(envelope) as EventSummary };
+}
+
+const MAX_NOTES = 10;
+
+/** One line per difference; the fields missing from one object are named together. */
+function describe(problems: readonly Problem[], schema: SchemaName): string[] {
+  const missing = new Map<string, string[]>();
+  const lines: string[] = [];
+  for (const problem of problems) {
+    if (problem.message !== 'is required') {
+      lines.push(`${problem.field || 'body'}: ${problem.message} (openapi.yaml ${schema})`);
+      continue;
+    }
+    const dot = problem.field.lastIndexOf('.');
+    const parent = dot < 0 ? '' : problem.field.slice(0, dot);
+    if (!missing.has(parent)) missing.set(parent, []);
+    missing.get(parent)!.push(problem.field.slice(dot + 1));
   }
-  if (serviceEvent !== undefined && serviceEvent !== type) {
-    return { ok: false, reason: 'envelope_invalid', detail: `the Service-Event header says ${serviceEvent.slice(0, 100)} but the body's type is ${type}`, claimed };
+  const required = [...missing].map(([parent, fields]) =>
+    fields.length === 1 ? `${parent ? `${parent}.` : ''}${fields[0]}: is required (openapi.yaml ${schema})` : `${parent || 'body'}: ${fields.join(', ')} are required (openapi.yaml ${schema})`,
+  );
+  return [...required, ...lines];
+}
+
+/**
+ * How an envelope that meets part 6 differs from openapi.yaml, whose event schemas go beyond it
+ * (assumed payloads, `created_at` on every event, a closed list of kinds), and from its own
+ * `Service-Event` header. Notes, not refusals: another implementation may choose otherwise.
+ */
+export function schemaNotes(envelope: Record<string, unknown>, serviceEvent?: string): string[] {
+  const type = envelope.type as string;
+  let notes: string[];
+  if (isListedEventType(type)) {
+    notes = describe(findProblems(EVENT_SCHEMAS[type], envelope), EVENT_SCHEMAS[type]);
+  } else {
+    const others = findProblems('EventEnvelope', envelope).filter((problem) => problem.field !== 'type');
+    notes = [`type: ${shown(type)} is not a kind openapi.yaml lists (${EVENT_TYPES.join(', ')})`, ...describe(others, 'EventEnvelope')];
   }
-  return { ok: true, event: claimed as EventSummary };
+  // The header is not signed: the body's type is the one that counts.
+  if (serviceEvent !== undefined && serviceEvent !== type) notes.push(`Service-Event header: ${shown(serviceEvent)}, but the signed body's type is ${shown(type)}`);
+  if (notes.length <= MAX_NOTES) return notes;
+  return [...notes.slice(0, MAX_NOTES - 1), `and ${notes.length - MAX_NOTES + 1} more differences from openapi.yaml`];
 }

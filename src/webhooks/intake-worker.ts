@@ -15,19 +15,19 @@ const keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
 const MAX_JOBS_PER_TRANSACTION = 1024;
 
 function receive(delivery: Delivery): IntakeResult {
-  const verdict = verifyDelivery(delivery.headers, delivery.body, { secrets: keys, toleranceSeconds: options.toleranceSeconds });
+  const verdict = verifyDelivery(delivery.headers, delivery.body, { secrets: keys, toleranceSeconds: options.toleranceSeconds, strictSchema: options.strictSchema });
   if (!verdict.ok) {
     try {
       store.reject(verdict.claimed, verdict, delivery);
     } catch {
       // Kept for inspection only; the delivery is refused all the same.
     }
-    return { result: 'rejected', claimed: verdict.claimed, reason: verdict.reason, detail: verdict.detail };
+    return { result: 'rejected', claimed: verdict.claimed, reason: verdict.reason, detail: verdict.detail, schemaNotes: verdict.schemaNotes };
   }
   const wanted = !options.eventTypes || options.eventTypes.includes(verdict.event.type);
   const forwardUrl = options.forwardTo !== undefined && wanted ? options.forwardTo : null;
-  const stored = store.accept(verdict.event, { ...delivery, forwardUrl });
-  return { result: stored.duplicate ? 'duplicate' : 'accepted', event: verdict.event, seq: stored.seq, forwardUrl };
+  const stored = store.accept(verdict.event, { ...delivery, forwardUrl }, verdict.schemaNotes);
+  return { result: stored.duplicate ? 'duplicate' : 'accepted', event: verdict.event, schemaNotes: verdict.schemaNotes, seq: stored.seq, forwardUrl };
 }
 
 function run(job: Job): JobOutcome {

@@ -12,6 +12,8 @@ export interface IntakeOptions {
   forwardTo?: string | undefined;
   /** Kinds to forward; the others are stored but not marked for forwarding. */
   eventTypes?: readonly string[] | undefined;
+  /** Refuse bodies that differ from openapi.yaml's event schemas, instead of noting it. */
+  strictSchema: boolean;
 }
 
 export interface Delivery {
@@ -21,8 +23,8 @@ export interface Delivery {
 }
 
 export type IntakeResult =
-  | { result: 'accepted' | 'duplicate'; event: EventSummary; seq: number; forwardUrl: string | null }
-  | { result: 'rejected'; claimed: Partial<EventSummary>; reason: RejectionReason; detail: string };
+  | { result: 'accepted' | 'duplicate'; event: EventSummary; schemaNotes: string[]; seq: number; forwardUrl: string | null }
+  | { result: 'rejected'; claimed: Partial<EventSummary>; reason: RejectionReason; detail: string; schemaNotes: string[] };
 
 export type Job = { op: 'receive'; delivery: Delivery } | { op: 'forwarded'; seq: number; outcome: ForwardOutcome; at: number };
 

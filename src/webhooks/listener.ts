@@ -35,6 +35,8 @@ export interface ListenerOptions {
   forwardTo?: string | undefined;
   /** Only verified events of these kinds are forwarded and reported; the others are still stored and acknowledged. */
   eventTypes?: readonly string[] | undefined;
+  /** Refuse bodies that differ from openapi.yaml's event schemas, instead of noting it. */
+  strictSchema: boolean;
   bodyLimitBytes: number;
   faults: Faults;
 }
@@ -53,6 +55,8 @@ export interface DeliveryReport {
   event: Partial<EventSummary>;
   reason?: RejectionReason;
   detail?: string;
+  /** How a verified body differs from openapi.yaml's event schemas (with --strict-schema, why it was refused). */
+  schemaNotes: string[];
   /** The status the sender got. */
   status: number;
   forward: (AttemptResult & { url: string }) | null;
@@ -139,7 +143,14 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   async start(): Promise<string> {
     const { options } = this;
-    this.intake = await Intake.open({ file: options.store, secrets: options.secrets, toleranceSeconds: options.toleranceSeconds, forwardTo: options.forwardTo, eventTypes: options.eventTypes });
+    this.intake = await Intake.open({
+      file: options.store,
+      secrets: options.secrets,
+      toleranceSeconds: options.toleranceSeconds,
+      forwardTo: options.forwardTo,
+      eventTypes: options.eventTypes,
+      strictSchema: options.strictSchema,
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -243,23 +254,27 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
     const receivedAt = Date.now();
     const at = new Date(receivedAt).toISOString();
-    const { faults, secrets, toleranceSeconds } = this.options;
+    const { faults, secrets, toleranceSeconds, strictSchema } = this.options;
     if (faults.rate > 0 && Math.random() < faults.rate) {
-      const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds });
+      const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds, strictSchema });
       const status = faults.status ?? 500;
-      return { report: { kind: 'delivery', at, result: 'injected', event: verdict.ok ? verdict.event : verdict.claimed, detail: `answered ${status} on purpose; not stored`, status, forward: null } };
+      const event = verdict.ok ? verdict.event : verdict.claimed;
+      return { report: { kind: 'delivery', at, result: 'injected', event, detail: `answered ${status} on purpose; not stored`, schemaNotes: verdict.schemaNotes, status, forward: null } };
     }
     let received: IntakeResult;
     try {
       received = await this.intake!.receive({ headers, body, receivedAt });
     } catch (error) {
       // Not stored, so not acknowledged: the sender will retry it.
-      return { report: { kind: 'delivery', at, result: 'store_failed', event: claimedEvent(body), detail: `could not store the delivery: ${(error as Error).message}`, status: 503, forward: null } };
+      return {
+        report: { kind: 'delivery', at, result: 'store_failed', event: claimedEvent(body), detail: `could not store the delivery: ${(error as Error).message}`, schemaNotes: [], status: 503, forward: null },
+      };
     }
     if (received.result === 'rejected') {
-      return { report: { kind: 'delivery', at, result: 'rejected', event: received.claimed, reason: received.reason, detail: received.detail, status: 400, forward: null } };
+      const { claimed, reason, detail, schemaNotes } = received;
+      return { report: { kind: 'delivery', at, result: 'rejected', event: claimed, reason, detail, schemaNotes, status: 400, forward: null } };
     }
-    const report: DeliveryReport = { kind: 'delivery', at, result: received.result, event: received.event, status: 200, forward: null };
+    const report: DeliveryReport = { kind: 'delivery', at, result: received.result, event: received.event, schemaNotes: received.schemaNotes, status: 200, forward: null };
     if (received.result === 'duplicate' || received.forwardUrl === null) return { report };
     return { report, forwarding: this.forward(report, received.seq, received.forwardUrl, headers, body) };
   }

@@ -1,12 +1,15 @@
 import type { DocumentType, EventType, Report } from '../api/types.js';
-import { newId } from '../sandbox/ids.js';
+import { type IdPrefix, newId, randomToken } from '../sandbox/ids.js';
+import { isListedEventType } from './envelope.js';
 
 export interface EventBody {
   id: string;
-  type: EventType;
+  type: string;
   created_at: string;
   data: Record<string, unknown>;
 }
+
+const ID_PREFIXES: Record<string, IdPrefix> = { report: 'rep', applicant: 'app', document: 'doc', key: 'key' };
 
 /** The `data` of each kind, shaped as openapi.yaml's webhook schemas say and as the sandbox sends them. */
 function sampleData(type: EventType, at: string): Record<string, unknown> {
@@ -54,8 +57,20 @@ function sampleData(type: EventType, at: string): Record<string, unknown> {
   }
 }
 
-/** A realistic event of the given kind with fresh ids, valid against openapi.yaml. */
-export function sampleEvent(type: EventType, now = Date.now()): EventBody {
+/**
+ * A realistic event of the given kind with fresh ids, valid against openapi.yaml. For a kind it does
+ * not list, the least part 6 describes: `data` holding the id of the resource the kind names
+ * (`applicant.updated`: an `app_` id).
+ */
+export function sampleEvent(type: string, now = Date.now()): EventBody {
   const at = new Date(now).toISOString();
-  return { id: newId('evt'), type, created_at: at, data: sampleData(type, at) };
+  if (isListedEventType(type)) return { id: newId('evt'), type, created_at: at, data: sampleData(type, at) };
+  const resource = type.split('.')[0]!;
+  const prefix = ID_PREFIXES[resource];
+  return { id: newId('evt'), type, created_at: at, data: { id: prefix ? newId(prefix) : `${resource}_${randomToken(24)}` } };
+}
+
+/** `report.completed` in part 6's shorter variant: `report_id` in place of `id`, and only `risk_score`. */
+export function shortCompletedEvent(now = Date.now()): EventBody {
+  return { id: newId('evt'), type: 'report.completed', created_at: new Date(now).toISOString(), data: { report_id: newId('rep'), risk_score: 40 } };
 }

@@ -22,6 +22,8 @@ export interface StoredEvent {
   status: StoredStatus;
   reason: RejectionReason | null;
   detail: string | null;
+  /** How the body differed from openapi.yaml's event schemas when it was verified. */
+  schemaNotes: string[];
   receivedAt: string;
   /** Further deliveries of the same event id after it was accepted (the sender's retries). */
   duplicates: number;
@@ -60,6 +62,7 @@ CREATE TABLE IF NOT EXISTS events (
   status TEXT NOT NULL CHECK (status IN ('accepted', 'rejected')),
   reason TEXT,
   detail TEXT,
+  schema_notes TEXT,
   received_at INTEGER NOT NULL,
   duplicates INTEGER NOT NULL DEFAULT 0,
   headers TEXT NOT NULL,
@@ -74,6 +77,18 @@ CREATE INDEX IF NOT EXISTS events_by_time ON events (received_at);
 `;
 
 type Row = Record<string, SQLInputValue>;
+
+/** A store made before schema notes were kept gets their column (NULL, no notes, in its rows). */
+function addSchemaNotesColumn(db: DatabaseSync): void {
+  const present = () => db.prepare("SELECT 1 FROM pragma_table_info('events') WHERE name = 'schema_notes'").get() !== undefined;
+  if (present()) return;
+  // Checked again under the write lock: another process may be opening the same store.
+  inTransaction(db, () => {
+    if (!present()) db.exec('ALTER TABLE events ADD COLUMN schema_notes TEXT');
+  });
+}
+
+const notesColumn = (notes: readonly string[]) => (notes.length > 0 ? JSON.stringify(notes) : null);
 
 /** Accepted events due for forwarding that got no 2xx answer: failed, or cut off by a stop. */
 const NOT_FORWARDED = "status = 'accepted' AND forward_url IS NOT NULL AND (forward_status IS NULL OR forward_status NOT BETWEEN 200 AND 299)";
@@ -98,6 +113,7 @@ function toStoredEvent(row: Row): StoredEvent {
     status: row.status as StoredStatus,
     reason: row.reason as RejectionReason | null,
     detail: row.detail as string | null,
+    schemaNotes: row.schema_notes === null ? [] : JSON.parse(row.schema_notes as string),
     receivedAt: time(row.received_at)!,
     duplicates: Number(row.duplicates),
     headers: JSON.parse(row.headers as string),
@@ -123,6 +139,7 @@ export class EventStore {
     // checkpoint's extra syncs under a burst.
     this.db = openPrivateDatabase(file, 'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 10000;');
     this.db.exec(SCHEMA);
+    addSchemaNotesColumn(this.db);
     this.statements = new StatementCache(this.db);
   }
 
@@ -151,31 +168,45 @@ export class EventStore {
    * Records a verified event unless its id is already stored, in which case the duplicate is
    * counted. `forwardUrl` marks the event as due for forwarding in the same write.
    */
-  accept(event: EventSummary, delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number; forwardUrl: string | null }): { seq: number; duplicate: boolean } {
+  accept(
+    event: EventSummary,
+    delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number; forwardUrl: string | null },
+    schemaNotes: readonly string[],
+  ): { seq: number; duplicate: boolean } {
     const row = this.statement(
-      `INSERT INTO events (event_id, type, resource_id, status, received_at, headers, body, forward_url)
-       VALUES (?, ?, ?, 'accepted', ?, ?, ?, ?)
+      `INSERT INTO events (event_id, type, resource_id, status, schema_notes, received_at, headers, body, forward_url)
+       VALUES (?, ?, ?, 'accepted', ?, ?, ?, ?, ?)
        ON CONFLICT (event_id) WHERE status = 'accepted' DO UPDATE SET duplicates = duplicates + 1
        RETURNING seq, duplicates`,
-    ).get(event.id, event.type, event.resourceId ?? null, delivery.receivedAt, JSON.stringify(delivery.headers), delivery.body, delivery.forwardUrl) as Row;
+    ).get(
+      event.id,
+      event.type,
+      event.resourceId ?? null,
+      notesColumn(schemaNotes),
+      delivery.receivedAt,
+      JSON.stringify(delivery.headers),
+      delivery.body,
+      delivery.forwardUrl,
+    ) as Row;
     return { seq: Number(row.seq), duplicate: Number(row.duplicates) > 0 };
   }
 
   /** Keeps a refused delivery for inspection, with what it claimed to be. */
   reject(
     claimed: Partial<EventSummary>,
-    rejection: { reason: RejectionReason; detail: string },
+    rejection: { reason: RejectionReason; detail: string; schemaNotes?: readonly string[] },
     delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number },
   ): number {
     const row = this.statement(
-      `INSERT INTO events (event_id, type, resource_id, status, reason, detail, received_at, headers, body)
-       VALUES (?, ?, ?, 'rejected', ?, ?, ?, ?, ?) RETURNING seq`,
+      `INSERT INTO events (event_id, type, resource_id, status, reason, detail, schema_notes, received_at, headers, body)
+       VALUES (?, ?, ?, 'rejected', ?, ?, ?, ?, ?, ?) RETURNING seq`,
     ).get(
       claimed.id ?? null,
       claimed.type ?? null,
       claimed.resourceId ?? null,
       rejection.reason,
       rejection.detail,
+      notesColumn(rejection.schemaNotes ?? []),
       delivery.receivedAt,
       JSON.stringify(delivery.headers),
       delivery.body,

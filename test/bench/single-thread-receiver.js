@@ -18,7 +18,7 @@ function commitTurn() {
   const deliveries = turn;
   turn = [];
   store.transaction(() => {
-    for (const { event, delivery } of deliveries) store.accept(event, delivery);
+    for (const { event, delivery, schemaNotes } of deliveries) store.accept(event, delivery, schemaNotes);
   });
   for (const { response } of deliveries) response.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 }).end('{}');
 }
@@ -30,7 +30,8 @@ const server = createServer((request, response) => {
     const body = Buffer.concat(chunks);
     const verdict = verifyDelivery(request.headers, body, { secrets });
     if (!verdict.ok) return response.writeHead(400, { 'content-length': 0 }).end();
-    if (turn.push({ event: verdict.event, delivery: { headers: request.headers, body, receivedAt: Date.now(), forwardUrl: null }, response }) === 1) setImmediate(commitTurn);
+    const delivery = { headers: request.headers, body, receivedAt: Date.now(), forwardUrl: null };
+    if (turn.push({ event: verdict.event, schemaNotes: verdict.schemaNotes, delivery, response }) === 1) setImmediate(commitTurn);
   });
 });
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));

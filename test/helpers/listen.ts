@@ -13,6 +13,7 @@ export interface ListenLine {
   status: number | null;
   forward?: { url: string; status: number | null; error: string | null } | null;
   detail?: string | null;
+  schema_notes?: string[];
 }
 
 export interface RunningListen {

@@ -58,6 +58,21 @@ describe('svc webhooks trigger', () => {
     expect(verifySignature(receiver.received[0]!.headers['service-signature'] as string, receiver.received[0]!.body, { secrets: [SECRET] }).ok).toBe(true);
   });
 
+  it('sends a kind openapi.yaml does not list as the least part 6 describes, saying so; refuses a kind that cannot be a header', async () => {
+    const receiver = await recorder();
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const result = await runSvc(['webhooks', 'trigger', 'applicant.updated', '--to', receiver.url, '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/applicant\.updated is not a kind openapi\.yaml lists: sending the minimal sample \{id, type, created_at, data: \{id\}\}/);
+    const [event] = eventsOf(receiver.received);
+    expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: 'applicant.updated', created_at: expect.any(String), data: { id: expect.stringMatching(/^app_\w+$/) } });
+    expect(receiver.received[0]!.headers['service-event']).toBe('applicant.updated');
+    const spaced = await runSvc(['webhooks', 'trigger', 'report completed', '--to', receiver.url], { env });
+    expect(spaced.code).toBe(ExitCode.usage);
+    expect(spaced.stderr).toMatch(/"report completed" cannot be sent as an event kind: it goes into the Service-Event header\n.*visible ASCII characters without spaces/);
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('exits 8 when the receiver cannot be reached, 10 without a secret', async () => {
     const unreachable = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
     expect(unreachable.code).toBe(ExitCode.network);
@@ -177,6 +192,8 @@ describe('svc webhooks check', () => {
     expect(verdicts.map((line) => line.split(/\s+/).slice(0, 2).join(' '))).toEqual([
       'PASS accepts_valid_event',
       'PASS accepts_several_v1',
+      'PASS accepts_short_completed',
+      'PASS accepts_unlisted_kind',
       'PASS rejects_bad_signature',
       'PASS rejects_missing_signature',
       'PASS rejects_stale_timestamp',
@@ -196,6 +213,8 @@ describe('svc webhooks check', () => {
     expect(Object.fromEntries(graded.verdicts.map((verdict: { check: string; passed: boolean }) => [verdict.check, verdict.passed]))).toEqual({
       accepts_valid_event: true,
       accepts_several_v1: true,
+      accepts_short_completed: true,
+      accepts_unlisted_kind: true,
       rejects_bad_signature: false,
       rejects_missing_signature: false,
       rejects_stale_timestamp: false,
@@ -221,7 +240,25 @@ describe('svc webhooks check', () => {
     const result = await runSvc(['webhooks', 'check', down.url], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
     expect(result.code).toBe(ExitCode.verificationFailed);
     expect(result.stdout).toMatch(/^FAIL {2}accepts_valid_event +answered 500/m);
-    expect(result.stdout.match(/^SKIP/gm)).toHaveLength(6);
+    expect(result.stdout.match(/^SKIP/gm)).toHaveLength(8);
+  });
+
+  it('fails a receiver that refuses a kind openapi.yaml does not list, unless --strict-schema; --event-type takes any kind', async () => {
+    const strict = await listen(['--strict-schema']);
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const graded = await runSvc(['webhooks', 'check', `${strict.url}/hooks`, '--json'], { env });
+    expect(graded.code).toBe(ExitCode.verificationFailed);
+    const failed = JSON.parse(graded.stdout).verdicts.filter((verdict: { passed: boolean }) => !verdict.passed);
+    expect(failed).toEqual([{ check: 'accepts_unlisted_kind', passed: false, detail: expect.stringMatching(/^a report\.archived event, a kind part 6 does not list: answered 400 in \d+ ms; expected a 2xx$/) }]);
+    const asked = await runSvc(['webhooks', 'check', `${strict.url}/hooks`, '--strict-schema', '--json'], { env });
+    expect(asked.code).toBe(0);
+    expect(JSON.parse(asked.stdout).verdicts.map((verdict: { check: string }) => verdict.check)).not.toContain('accepts_unlisted_kind');
+
+    const tolerant = await listen();
+    const unlisted = await runSvc(['webhooks', 'check', `${tolerant.url}/hooks`, '--event-type', 'document.archived'], { env });
+    expect(unlisted.code).toBe(0);
+    expect(unlisted.stderr).toMatch(/document\.archived is not a kind openapi\.yaml lists: the samples are the least part 6 describes/);
+    await tolerant.waitFor((lines) => lines.some((line) => line.type === 'document.archived' && line.result === 'duplicate'));
   });
 });
 

@@ -22,7 +22,15 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
     const header = `t=${NOW},v1=${computeSignature(OTHER, NOW, COMPACT)},v1=${computeSignature(SECRET, NOW, COMPACT)}`;
     const diagnosis = diagnose({ header, body: COMPACT, secrets: [OTHER.replace('other', 'third'), SECRET] });
     expect(diagnosis).toMatchObject({ ok: true, reason: null, matched: { secret: 1, v1: 1 } });
-    expect(diagnosis.steps.map((item) => item.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(diagnosis.steps.map((item) => [item.step, item.status])).toEqual([
+      ['header', 'ok'],
+      ['timestamp', 'ok'],
+      ['signature', 'ok'],
+      ['body', 'ok'],
+      ['envelope', 'ok'],
+      ['schema', 'ok'],
+    ]);
+    expect(diagnosis.schemaNotes).toEqual([]);
     expect(step(diagnosis, 'signature').detail).toBe('v1 value #2 of 2 matches secret #2 of 2 (whsec_…mnop)');
   });
 
@@ -76,6 +84,26 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
     expect(step(missing, 'envelope').status).toBe('ok');
   });
 
+  it('notes how an authentic body differs from openapi.yaml, and fails that step only with strictSchema', () => {
+    const short = JSON.stringify({ id: 'evt_short1', type: 'report.completed', data: { report_id: 'rep_1', risk_score: 40 } });
+    const header = signatureHeader(SECRET, short, NOW);
+    const noted = diagnose({ header, body: short, serviceEvent: 'report.completed' });
+    expect(noted).toMatchObject({ ok: true, reason: null, schemaNotes: ['created_at: is required (openapi.yaml ReportCompletedEvent)'] });
+    expect(step(noted, 'envelope').status).toBe('ok');
+    expect(step(noted, 'schema')).toMatchObject({ status: 'noted', detail: expect.stringMatching(/^differs from openapi\.yaml in 1 way/) });
+    const strict = diagnose({ header, body: short, strictSchema: true });
+    expect(strict).toMatchObject({ ok: false, reason: 'envelope_invalid', schemaNotes: ['created_at: is required (openapi.yaml ReportCompletedEvent)'] });
+    expect(step(strict, 'schema')).toMatchObject({ status: 'failed', reason: 'envelope_invalid' });
+  });
+
+  it('fails the envelope step for what part 6 states, and then examines no schema', () => {
+    const noId = JSON.stringify({ type: 'report.completed', data: {} });
+    const diagnosis = diagnose({ header: signatureHeader(SECRET, noId, NOW), body: noId });
+    expect(diagnosis).toMatchObject({ ok: false, reason: 'envelope_invalid', schemaNotes: [] });
+    expect(step(diagnosis, 'envelope')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/^id: is required/) });
+    expect(step(diagnosis, 'schema').status).toBe('skipped');
+  });
+
   it('names the first failing step with the reason code a receiver gives', () => {
     const cases: Array<[string | undefined, string]> = [
       [undefined, COMPACT],
@@ -86,9 +114,13 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
       [signatureHeader(SECRET, '{"id":"evt_1"}', NOW), '{"id":"evt_1"}'],
       [signatureHeader(SECRET, COMPACT, NOW), COMPACT],
     ];
-    for (const [header, body] of cases) {
-      const verdict = verifyDelivery(header === undefined ? {} : { 'service-signature': header }, Buffer.from(body), { secrets: [SECRET], now: NOW });
-      expect(diagnose({ header, body }).reason).toBe(verdict.ok ? null : verdict.reason);
+    const short = '{"id":"evt_1","type":"report.completed","data":{"report_id":"rep_1","risk_score":40}}';
+    cases.push([signatureHeader(SECRET, short, NOW), short]);
+    for (const strictSchema of [false, true]) {
+      for (const [header, body] of cases) {
+        const verdict = verifyDelivery(header === undefined ? {} : { 'service-signature': header }, Buffer.from(body), { secrets: [SECRET], now: NOW, strictSchema });
+        expect(diagnose({ header, body, strictSchema }).reason).toBe(verdict.ok ? null : verdict.reason);
+      }
     }
   });
 });

@@ -14,17 +14,17 @@ function seededStore(): { file: string; ids: Record<'neverTaken' | 'recent', str
   const store = new EventStore(file);
   const old = Date.now() - 40 * DAY;
   const delivery = (receivedAt: number, forwardUrl: string | null) => ({ headers: { 'content-type': 'application/json' }, body: Buffer.from('{}'), receivedAt, forwardUrl });
-  const event = (id: string) => ({ id, type: 'report.completed' as const, resourceId: 'rep_1', createdAt: new Date(old).toISOString() });
+  const event = (id: string) => ({ id, type: 'report.completed', resourceId: 'rep_1' });
   store.transaction(() => {
     for (let index = 0; index < 2100; index++) {
-      const { seq } = store.accept(event(`evt_old${index}`), delivery(old, 'http://127.0.0.1:9/app'));
+      const { seq } = store.accept(event(`evt_old${index}`), delivery(old, 'http://127.0.0.1:9/app'), []);
       store.recordForward(seq, { url: 'http://127.0.0.1:9/app', status: 200, error: null }, old);
     }
-    store.accept(event('evt_oldunforwarded'), delivery(old, null));
+    store.accept(event('evt_oldunforwarded'), delivery(old, null), []);
     store.reject({ id: 'evt_forged' }, { reason: 'signature_mismatch', detail: 'forged' }, delivery(old, null));
-    const { seq } = store.accept(event('evt_nevertaken'), delivery(old, 'http://127.0.0.1:9/app'));
+    const { seq } = store.accept(event('evt_nevertaken'), delivery(old, 'http://127.0.0.1:9/app'), []);
     store.recordForward(seq, { url: 'http://127.0.0.1:9/app', status: 502, error: null }, old);
-    store.accept(event('evt_recent'), delivery(Date.now() - 2 * 3_600_000, null));
+    store.accept(event('evt_recent'), delivery(Date.now() - 2 * 3_600_000, null), []);
   });
   store.close();
   return { file, ids: { neverTaken: 'evt_nevertaken', recent: 'evt_recent' } };

@@ -1,16 +1,16 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
 import { instantFlag } from '../../flags/duration.js';
+import { kindReceivedFlag, LISTED_KINDS } from '../../flags/event-kind.js';
 import { renderTable } from '../../ui/table.js';
-import { forwardCell, storedEventJson } from '../../ui/webhooks.js';
+import { forwardCell, statusCell, storedEventJson } from '../../ui/webhooks.js';
 import { storeFlag } from '../../webhook-command.js';
-import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { EventStore, type StoredStatus } from '../../webhooks/store.js';
 
 export default class WebhooksEvents extends BaseCommand {
   static override summary = 'List the events `svc webhooks listen` received, newest first';
   static override description =
-    'Accepted events appear once per event id, with the number of repeated deliveries; rejected deliveries appear each with the reason they were refused. With --json, each entry carries the headers and the body as received, so a rejected delivery can be checked again with `svc webhooks verify`.';
+    "Accepted events appear once per event id, with the number of repeated deliveries and the schema notes they were accepted with (how they differ from openapi.yaml's event schemas); rejected deliveries appear each with the reason they were refused. With --json, each entry carries the headers and the body as received, so a rejected delivery can be checked again with `svc webhooks verify`.";
 
   static override examples = [
     '<%= config.bin %> webhooks events',
@@ -21,7 +21,7 @@ export default class WebhooksEvents extends BaseCommand {
 
   static override flags = {
     store: storeFlag,
-    type: Flags.string({ description: 'Only events of this kind (repeatable)', options: EVENT_TYPES, multiple: true }),
+    type: kindReceivedFlag({ description: `Only events of this kind (repeatable). ${LISTED_KINDS}`, multiple: true }),
     status: Flags.string({ description: 'Only accepted events, or only rejected deliveries', options: ['accepted', 'rejected'] }),
     'not-forwarded': Flags.boolean({ description: 'Only accepted events whose forwarding got no 2xx answer or was cut off (replay them with `svc webhooks replay`)' }),
     since: instantFlag({ description: 'Received at or after this time: ISO 8601, or a duration ago (30m, 2h, 7d)' }),
@@ -51,7 +51,7 @@ export default class WebhooksEvents extends BaseCommand {
               event.eventId,
               event.type,
               event.resourceId,
-              event.status === 'rejected' ? `rejected: ${event.reason}` : event.duplicates > 0 ? `accepted, ${event.duplicates} ${event.duplicates === 1 ? 'repeat' : 'repeats'}` : 'accepted',
+              statusCell(event),
               forwardCell(event),
             ]),
           ),

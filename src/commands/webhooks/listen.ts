@@ -4,8 +4,8 @@ import { isLoopbackHost } from '../../api/base-url.js';
 import { redactKey } from '../../config/keys.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { caCertFlag, secretFlag, storeFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
-import { EVENT_TYPES } from '../../webhooks/envelope.js';
+import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
+import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { closePosting } from '../../webhooks/forward.js';
 import { DEFAULT_BODY_LIMIT, type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
 import { EventStore } from '../../webhooks/store.js';
@@ -28,6 +28,7 @@ function deliveryJson(report: DeliveryReport): Record<string, unknown> {
     resource_id: report.event.resourceId ?? null,
     reason: report.reason ?? null,
     detail: report.detail ?? null,
+    schema_notes: report.schemaNotes,
     status: report.status,
     forward: report.forward && { url: report.forward.url, status: report.forward.status, error: report.forward.error, duration_ms: report.forward.durationMs },
   };
@@ -36,14 +37,16 @@ function deliveryJson(report: DeliveryReport): Record<string, unknown> {
 function deliveryLine(report: DeliveryReport): string {
   const { event } = report;
   const what = [report.at, event.id ?? '-', event.type ?? '-', event.resourceId ?? '-'];
+  const notes = report.schemaNotes.length > 0 ? `  schema notes: ${report.schemaNotes.join('; ')}` : '';
   switch (report.result) {
     case 'accepted': {
       const forward = report.forward ? `  → ${report.forward.status ?? report.forward.error} (${report.forward.durationMs} ms)` : '';
-      return [...what, `verified, stored${forward}`].join('  ');
+      return [...what, `verified, stored${forward}${notes}`].join('  ');
     }
     case 'duplicate':
-      return [...what, 'verified, duplicate: acknowledged, not forwarded again'].join('  ');
+      return [...what, `verified, duplicate: acknowledged, not forwarded again${notes}`].join('  ');
     case 'rejected':
+      // With --strict-schema the notes are the detail.
       return [...what, `rejected ${report.reason}: ${report.detail} (answered ${report.status})`].join('  ');
     case 'injected':
     case 'store_failed':
@@ -55,9 +58,10 @@ export default class WebhooksListen extends WebhookCommand {
   private readonly lines: string[] = [];
 
   static override summary = 'Receive, verify and store webhook deliveries, and forward them to a local application';
-  static override description = `Verifies every delivery (signature over the raw body, timestamp within --tolerance, body against openapi.yaml's event schemas) and commits each accepted event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
+  static override description = `Verifies every delivery (signature over the raw body, timestamp within --tolerance, then the envelope part 6 states: a UTF-8 JSON object with an id starting with evt_, a type and a data object) and commits each accepted event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
+Where an authentic event differs from openapi.yaml's event schemas (any data, kinds it does not list, no created_at, a Service-Event header naming another kind), it is accepted all the same, with schema notes; --strict-schema refuses it instead (400 envelope_invalid), for testing your own implementation.
 With --forward-to, each new event is posted to the application with its raw body and original headers; the sender's answer reflects the storing, not the application.
-One line per delivery on stdout (time, event id, type, resource id, verification, forwarding), or one JSON object per line with --json: first {"kind":"ready","url",…}, then {"kind":"delivery",…} and {"kind":"refused",…}.
+One line per delivery on stdout (time, event id, type, resource id, verification, forwarding, schema notes), or one JSON object per line with --json: first {"kind":"ready","url",…}, then {"kind":"delivery",…,"schema_notes":[…]} and {"kind":"refused",…}.
 Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsewhere.`;
 
   static override examples = [
@@ -65,21 +69,22 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     '<%= config.bin %> webhooks listen --port 0 --json --events report.completed,report.failed',
     '<%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem',
     '<%= config.bin %> webhooks listen --fail-rate 0.3 --delay 2s',
+    '<%= config.bin %> webhooks listen --strict-schema --forward-to http://127.0.0.1:3000/hooks',
   ];
 
   static override flags = {
     secret: secretFlag,
     tolerance: toleranceFlag,
     store: storeFlag,
+    'strict-schema': strictSchemaFlag,
     port: Flags.integer({ description: 'Port to listen on (0: any free port)', default: 4000, min: 0, max: 65_535 }),
     host: Flags.string({ description: 'Address to listen on; plain HTTP only on loopback', default: '127.0.0.1' }),
     cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
     key: Flags.string({ description: 'PEM private key for HTTPS', dependsOn: ['cert'] }),
     'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to' }),
     'ca-cert': caCertFlag,
-    events: Flags.string({
-      description: 'Only forward and show events of these kinds, comma-separated (the others are still verified, stored and acknowledged; refused deliveries are always shown)',
-      options: EVENT_TYPES,
+    events: kindReceivedFlag({
+      description: `Only forward and show events of these kinds, comma-separated (the others are still verified, stored and acknowledged; refused deliveries are always shown). ${LISTED_KINDS}`,
       multiple: true,
       delimiter: ',',
     }),
@@ -98,6 +103,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     if (!tls && !isLoopbackHost(flags.host)) {
       throw new SvcError('usage', 'plain_http_not_loopback', `plain HTTP on ${flags.host} would expose the deliveries`, 'give --cert and --key to listen with TLS, or listen on 127.0.0.1');
     }
+    for (const line of unlistedKindNotes(flags.events ?? [], 'only events of exactly that kind are forwarded (is it spelt as the service sends it?)')) this.note(line);
     const opened = EventStore.open(flags.store);
     const unfinished = opened.unfinishedForwards();
     opened.close();
@@ -113,6 +119,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       store: flags.store,
       forwardTo: flags['forward-to'],
       eventTypes: flags.events,
+      strictSchema: flags['strict-schema'],
       bodyLimitBytes: flags['max-body'],
       faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
     });
@@ -130,6 +137,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${flags.store}`);
       if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
+      if (flags['strict-schema']) this.note("Refusing events that differ from openapi.yaml's event schemas (--strict-schema)");
       this.note('Press Ctrl-C to stop.');
     }
 

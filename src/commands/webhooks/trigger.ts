@@ -1,6 +1,6 @@
-import { Args, Flags } from '@oclif/core';
-import type { EventType } from '../../api/types.js';
+import { Flags } from '@oclif/core';
 import { ExitCode } from '../../errors.js';
+import { kindToSendArg, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import type { AttemptResult } from '../../sandbox/dispatcher.js';
 import { caCertFlag, secretFlag, WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
@@ -11,16 +11,17 @@ import { signatureHeader } from '../../webhooks/signature.js';
 
 export default class WebhooksTrigger extends WebhookCommand {
   static override summary = 'Send a signed sample event to a receiver, as the service would';
-  static override description = `The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with the secret (one v1 per secret when several are given), with the headers of part 6. "all" sends one of each of the six kinds.
+  static override description = `The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with the secret (one v1 per secret when several are given), with the headers of part 6. "all" sends one of each of the six kinds openapi.yaml lists. Any other kind is sent as the least part 6 describes, {id, type, created_at, data: {id}}, to test that a receiver takes kinds it does not know.
 Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when the receiver could not be reached.`;
 
   static override examples = [
     '<%= config.bin %> webhooks trigger report.completed --to http://127.0.0.1:4000/hooks',
     '<%= config.bin %> webhooks trigger all --to http://127.0.0.1:4000/hooks --json',
+    '<%= config.bin %> webhooks trigger report.archived --to http://127.0.0.1:4000/hooks',
   ];
 
   static override args = {
-    'event-type': Args.string({ description: 'Kind of event to send', required: true, options: [...EVENT_TYPES, 'all'] }),
+    'event-type': kindToSendArg({ description: `Kind of event to send, or all. ${LISTED_KINDS}`, required: true }),
   };
 
   static override flags = {
@@ -34,7 +35,8 @@ Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when t
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
     this.trustReceiverCa(flags['ca-cert']);
-    const types = args['event-type'] === 'all' ? EVENT_TYPES : [args['event-type'] as EventType];
+    const types = args['event-type'] === 'all' ? EVENT_TYPES : [args['event-type']];
+    for (const line of unlistedKindNotes(types, 'sending the minimal sample {id, type, created_at, data: {id}}')) this.note(line);
     const sent: Array<{ event: EventBody; url: string } & AttemptResult> = [];
     try {
       for (const type of types) {

@@ -2,8 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
-import { secretFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
+import { secretFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { type Diagnosis, diagnoseDelivery } from '../../webhooks/diagnose.js';
+
+/** The diagnosis as --json prints it. */
+type DiagnosisJson = Omit<Diagnosis, 'schemaNotes'> & { schema_notes: string[] };
 
 function unixSeconds(text: string): number {
   const seconds = /^\d+$/.test(text) ? Number(text) : Date.parse(text) / 1000;
@@ -13,8 +16,8 @@ function unixSeconds(text: string): number {
 
 export default class WebhooksVerify extends WebhookCommand {
   static override summary = 'Check a captured delivery offline and say exactly which step fails';
-  static override description = `Checks the signature header against the body's raw bytes as a receiver does (openapi.yaml's x-webhook-signature: HMAC-SHA256 over "<t>.<body>", hex), then the body against the event schemas. Every step is reported, with a diagnosis where svc can tell what went wrong: a header it cannot read, clock skew (direction and size), which of several secrets matched, a body that was re-serialised or had its line endings changed, white space in the secret.
-Exit code 0 when the delivery verifies, 16 when it does not.`;
+  static override description = `Checks the signature header against the body's raw bytes as a receiver does (openapi.yaml's x-webhook-signature: HMAC-SHA256 over "<t>.<body>", hex), then the envelope part 6 states (a UTF-8 JSON object with an id starting with evt_, a type and a data object), then how the body differs from openapi.yaml's event schemas: schema notes, which do not make a delivery invalid unless --strict-schema. Every step is reported, with a diagnosis where svc can tell what went wrong: a header it cannot read, clock skew (direction and size), which of several secrets matched, a body that was re-serialised or had its line endings changed, white space in the secret.
+Exit code 0 when the delivery verifies (schema notes or not), 16 when it does not.`;
 
   static override examples = [
     '<%= config.bin %> webhooks verify --header "t=1767225600,v1=5257a8…" --payload-file body.json',
@@ -26,11 +29,12 @@ Exit code 0 when the delivery verifies, 16 when it does not.`;
     tolerance: toleranceFlag,
     header: Flags.string({ description: 'Value of the Service-Signature (or X-Service-Signature) header, t=…,v1=…' }),
     'payload-file': Flags.string({ description: 'File holding the body exactly as received (default: stdin)' }),
-    'event-type': Flags.string({ description: 'Value of the Service-Event header, checked against the body' }),
+    'event-type': Flags.string({ description: "Value of the Service-Event header; another kind than the body's type is a schema note" }),
+    'strict-schema': strictSchemaFlag,
     at: Flags.string({ description: 'Check the timestamp as of this time (unix seconds or ISO 8601), for a delivery captured earlier (default: now)' }),
   };
 
-  public async run(): Promise<Diagnosis> {
+  public async run(): Promise<DiagnosisJson> {
     const { flags } = await this.parse(WebhooksVerify);
     const secrets = this.webhookSecrets(flags.secret);
     let body: Buffer;
@@ -43,14 +47,25 @@ Exit code 0 when the delivery verifies, 16 when it does not.`;
     } catch (error) {
       throw new SvcError('usage', 'invalid_time', (error as Error).message, 'give --at as unix seconds (1767225600) or ISO 8601 (2026-01-01T00:00:00Z)');
     }
-    const diagnosis = diagnoseDelivery({ header: flags.header, body, secrets, toleranceSeconds: flags.tolerance, now, serviceEvent: flags['event-type'] });
+    const { schemaNotes, ...diagnosis } = diagnoseDelivery({
+      header: flags.header,
+      body,
+      secrets,
+      toleranceSeconds: flags.tolerance,
+      now,
+      serviceEvent: flags['event-type'],
+      strictSchema: flags['strict-schema'],
+    });
     const width = Math.max(...diagnosis.steps.map((step) => step.step.length));
+    const indent = ' '.repeat(width + 10);
     for (const step of diagnosis.steps) {
       this.log(`${step.step.padEnd(width)}  ${step.status.padEnd(7)} ${step.detail}${step.reason ? ` [${step.reason}]` : ''}`);
-      if (step.hint) this.log(`${' '.repeat(width + 10)}→ ${step.hint}`);
+      if (step.hint) this.log(`${indent}→ ${step.hint}`);
+      if (step.step === 'schema') for (const note of schemaNotes) this.log(`${indent}- ${note}`);
     }
-    this.log(diagnosis.ok ? 'valid' : `invalid: ${diagnosis.reason}`);
+    const noted = schemaNotes.length > 0 ? `, with ${schemaNotes.length} schema ${schemaNotes.length === 1 ? 'note' : 'notes'}` : '';
+    this.log(diagnosis.ok ? `valid${noted}` : `invalid: ${diagnosis.reason}`);
     if (!diagnosis.ok) process.exitCode = ExitCode.verificationFailed;
-    return diagnosis;
+    return { ...diagnosis, schema_notes: schemaNotes };
   }
 }
