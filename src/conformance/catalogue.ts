@@ -54,7 +54,7 @@ export const CATALOGUE: readonly Check[] = [
   check('determinism.test-key', '5', 'spec', 'probe', 'two reports of the same input made with a svc_test_ key have the same score, band, criteria and recommendations'),
 
   // part 5 and 7: authentication
-  check('transport.https-only', '5', 'spec', 'probe', 'a plain HTTP request is rejected'),
+  check('transport.https-only', '5', 'spec', 'probe', 'a plain HTTP request is rejected (it carries a random key, never a real one, and must not have it looked up)'),
   check('auth.missing-header', '7', 'spec', 'probe', 'a request without Authorization gets 401 with the code unauthorized'),
   check('auth.malformed-header', '7', 'spec', 'probe', 'a request whose Authorization is not "Bearer <key>" (Basic, the key alone, Bearer without a key, Bearer with two keys) gets 401 with the code unauthorized'),
   check('auth.unknown-key', '7', 'spec', 'probe', 'a key that does not exist gets 401 with the code invalid_key'),

@@ -65,7 +65,8 @@ interface Bucket {
   queue: Promise<unknown>;
 }
 
-function parseJson(text: string): unknown {
+/** A body as JSON; undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);

@@ -1,19 +1,18 @@
 /**
  * The switches of the accuracy test's implementation: one per stated rule the kit checks, each
- * breaking exactly that rule, and one variant that makes other choices wherever the specification
- * says "not shown" (it must pass at level spec).
+ * breaking exactly that rule (the variants that choose differently where the specification says
+ * "not shown", and must pass, are in different-choices.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { hashOf, hmacBase64, keyRole, type ProxiedRequest, type ProxiedResponse, type ProxyState, type RelayedEvent, type Variant } from '../helpers/mutating-implementation.js';
+import { hashOf, hmacBase64, keyRole, type ProxiedRequest, type ProxiedResponse, type ProxyState, type RelayedEvent, retrying, type Variant } from '../helpers/mutating-implementation.js';
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-function isReport(value: unknown): value is Json {
+export function isReport(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && typeof (value as Json).id === 'string' && 'destination' in (value as Json);
 }
 
 /** Applies `change` to every report of an answer: the resource itself or the items of a list. */
-function reports(response: ProxiedResponse, change: (report: Json) => void): void {
+export function reports(response: ProxiedResponse, change: (report: Json) => void): void {
   const body = response.json;
   if (isReport(body)) change(body);
   const data = (body as Json | undefined)?.data;
@@ -60,7 +59,7 @@ function dropEvents(name: string, types: string[], breaks: string[]): Variant {
   return { name, change: `never sends ${types.join(' or ')}`, breaks, event: (event) => (types.includes(String(event.body.type)) ? 'drop' : undefined) };
 }
 
-function data(event: RelayedEvent): Json {
+export function data(event: RelayedEvent): Json {
   return event.body.data as Json;
 }
 
@@ -86,6 +85,21 @@ export const BROKEN: Variant[] = [
     plainHttp: true,
   },
   {
+    name: 'no-remaining-on-plain-http',
+    change: 'no X-RateLimit-Remaining on its refusal of plain HTTP',
+    breaks: ['limits.remaining-header-errors'],
+    plainHttpWithoutRemaining: true,
+  },
+  {
+    name: 'no-remaining-on-router-errors',
+    change: 'no X-RateLimit-Remaining on the 404 of an unknown path nor on a method not allowed, as a router in front of the API answers',
+    breaks: ['limits.remaining-header-errors'],
+    response(response, request) {
+      const routed = /^\/v1\/(reports|applicants|documents|keys)(\/[^/?]+)?(\?|$)/.test(request.path);
+      if (response.status === 405 || (response.status === 404 && !routed)) delete response.headers['x-ratelimit-remaining'];
+    },
+  },
+  {
     name: 'missing-header-accepted',
     change: 'serves a request without Authorization as the test key',
     breaks: ['auth.missing-header'],
@@ -96,6 +110,21 @@ export const BROKEN: Variant[] = [
     change: 'takes a key without the Bearer scheme, and Basic credentials, as the test key',
     breaks: ['auth.malformed-header'],
     request: (request, state) => void (request.headers.authorization !== undefined && !request.headers.authorization.startsWith('Bearer ') && swapKey(request, state, 'test')),
+  },
+  {
+    name: 'bearer-first-word',
+    change: 'takes the first word after "Bearer" as the key, so "Bearer <key> <key>" is served',
+    breaks: ['auth.malformed-header'],
+    request(request) {
+      const words = /^Bearer (\S+)( \S+)+$/.exec(request.headers.authorization ?? '');
+      if (words) request.headers.authorization = `Bearer ${words[1]}`;
+    },
+  },
+  {
+    name: 'bearer-without-key-is-invalid-key',
+    change: 'answers "Bearer" without a key with 401 invalid_key',
+    breaks: ['auth.malformed-header'],
+    request: (request) => (request.headers.authorization === 'Bearer' ? { status: 401, json: { error: { code: 'invalid_key', message: 'no such key' } } } : undefined),
   },
   {
     name: 'unknown-key-accepted',
@@ -115,8 +144,14 @@ export const BROKEN: Variant[] = [
   {
     name: 'read-only-can-write',
     change: 'lets the read-only key write',
-    breaks: ['auth.read-only-cannot-write'],
+    breaks: ['auth.read-only-cannot-write', 'auth.read-only-cannot-upload'],
     request: (request, state) => void (request.method !== 'GET' && keyRole(state, request.headers) === 'read_only' && swapKey(request, state, 'test')),
+  },
+  {
+    name: 'read-only-can-upload',
+    change: 'lets the read-only key upload documents',
+    breaks: ['auth.read-only-cannot-upload'],
+    request: (request, state) => void (request.method === 'POST' && request.path === '/v1/documents' && keyRole(state, request.headers) === 'read_only' && swapKey(request, state, 'test')),
   },
   {
     name: 'read-only-cannot-read',
@@ -131,9 +166,16 @@ export const BROKEN: Variant[] = [
     request: (request, state) => void (keyRole(state, request.headers) === 'ip_locked' && swapKey(request, state, 'test')),
   },
   {
+    name: 'ip-lock-only-on-list',
+    change: 'refuses the IP-locked key on the list only: a report by id and a write are served',
+    breaks: ['auth.ip-not-allowed'],
+    request: (request, state) => void (keyRole(state, request.headers) === 'ip_locked' && !(request.method === 'GET' && /^\/v1\/reports(\?|$)/.test(request.path)) && swapKey(request, state, 'test')),
+  },
+  {
     name: 'revocation-without-admin',
     change: 'lets any key revoke keys',
-    breaks: ['auth.revocation-needs-admin'],
+    // The other workspace's admin key is such a key: its revocation (of a key already revoked) succeeds too.
+    breaks: ['auth.revocation-needs-admin', 'auth.workspace-admin'],
     request: (request, state) => void (request.method === 'DELETE' && request.path.startsWith('/v1/keys/') && keyRole(state, request.headers) !== 'admin' && swapKey(request, state, 'admin')),
   },
   {
@@ -146,16 +188,35 @@ export const BROKEN: Variant[] = [
     },
   },
   {
+    name: 'other-workspace-admin-revokes',
+    change: "lets another workspace's admin key revoke this workspace's keys",
+    breaks: ['auth.workspace-admin'],
+    request: (request, state) => void (request.method === 'DELETE' && request.path.startsWith('/v1/keys/') && keyRole(state, request.headers) === 'other_workspace_admin' && swapKey(request, state, 'admin')),
+  },
+  {
     name: 'revocation-fails',
     change: 'answers 500 to every revocation',
-    breaks: ['keys.revoke', 'auth.revocation-immediate', 'auth.revocation-needs-admin'],
+    // A refusal of the test key's revocation is any answer but a success, a 500 included (part 4 shows none).
+    breaks: ['keys.revoke', 'auth.revocation-immediate'],
     request: (request) => (request.method === 'DELETE' && request.path.startsWith('/v1/keys/') ? { status: 500, json: { error: { code: 'internal_error', message: 'down' } } } : undefined),
   },
   {
     name: 'cross-workspace',
     change: "serves the other workspace's key with the first workspace's data",
-    breaks: ['auth.workspace-isolation'],
+    // Its applicant is then made in the first workspace, where a report of it completes.
+    breaks: ['auth.workspace-isolation', 'auth.workspace-applicant'],
     request: (request, state) => void (keyRole(state, request.headers) === 'other_workspace' && swapKey(request, state, 'test')),
+  },
+  {
+    name: 'cross-workspace-applicant',
+    change: "makes a report of another workspace's applicant (from an applicant of the caller's own)",
+    breaks: ['auth.workspace-applicant'],
+    request(request, state) {
+      if (request.method !== 'POST' || request.path !== '/v1/reports') return;
+      const body = JSON.parse(request.body.toString('utf8')) as Json;
+      const own = [...state.applicants].find(([, workspace]) => workspace === 'main')?.[0];
+      if (state.applicants.get(String(body.applicant_id)) === 'other' && own) request.body = Buffer.from(JSON.stringify({ ...body, applicant_id: own }));
+    },
   },
   // part 2 and 4
   prefixVariant('report-id-prefix', 'rep', 'rpt', ['reports.create', 'reports.get']),
@@ -249,8 +310,9 @@ export const BROKEN: Variant[] = [
   {
     name: 'report-never-completes',
     change: 'reports stay queued',
-    // Everything that needs a completed report fails with it.
-    breaks: ['reports.completes', 'reports.get', 'reports.criteria-weights', 'determinism.test-key', 'events.report-completed', 'events.report-completed-fields'],
+    breaks: ['reports.completes'],
+    // Everything else that needs a completed report cannot be judged: the kit's setup waits for one in vain.
+    inconclusive: ['reports.get', 'reports.criteria-weights', 'determinism.test-key', 'events.report-completed', 'events.report-completed-fields'],
     response: (response) =>
       reports(response, (report) => {
         if (report.status !== 'completed') return;
@@ -279,6 +341,12 @@ export const BROKEN: Variant[] = [
     change: 'report.completed completed_at in local time',
     breaks: ['events.report-completed-fields'],
     event: (event) => void (event.body.type === 'report.completed' && (data(event).completed_at = '2026-01-05T11:30:00+02:00')),
+  },
+  {
+    name: 'failed-without-message',
+    change: 'report.failed with an error code but no message',
+    breaks: ['events.report-failed-fields'],
+    event: (event) => void (event.body.type === 'report.failed' && delete (data(event).error as Json).message),
   },
   {
     name: 'processed-status-wrong',
@@ -335,59 +403,31 @@ export const BROKEN: Variant[] = [
   },
   {
     name: 'no-redelivery',
-    change: 'an event answered 503 is never sent again',
-    breaks: ['events.redelivery'],
+    change: 'an event answered badly is never sent again',
+    breaks: ['events.redelivery', 'events.redelivery-4xx', 'events.redelivery-timeout'],
     slow: true,
-    deliver: async (send) => {
-      await send();
-      return 200;
-    },
+    deliver: async (send) => void (await send(1)),
   },
   {
     name: 'redelivery-too-soon',
-    change: 'an event answered 503 is sent again after 1 s',
-    breaks: ['events.redelivery'],
+    change: 'an event answered badly is sent again after 1 s',
+    breaks: ['events.redelivery', 'events.redelivery-4xx', 'events.redelivery-timeout'],
     slow: true,
-    deliver: async (send) => {
-      if ((await send()) >= 300) {
-        await sleep(1_000);
-        await send();
-      }
-      return 200;
-    },
+    deliver: retrying(1_000, (status) => status >= 300),
+  },
+  {
+    name: 'no-redelivery-after-4xx',
+    change: 'only a 5xx answer, a timeout or no connection is retried, not a 4xx',
+    breaks: ['events.redelivery-4xx'],
+    slow: true,
+    deliver: retrying(30_000, (status) => status >= 500),
+  },
+  {
+    name: 'no-redelivery-after-timeout',
+    change: 'waits for an answer as long as it takes: an answer held past 10 s is a success',
+    breaks: ['events.redelivery-timeout'],
+    slow: true,
+    answerTimeoutMs: 60_000,
+    deliver: retrying(30_000, (status) => status >= 300),
   },
 ];
-
-/** Other choices wherever the specification says "not shown": a conforming implementation the kit must pass. */
-export const DIFFERENT_CHOICES: Variant = {
-  name: 'different-choices',
-  change:
-    '200 for creations, 202 for uploads, 204 without body for deletions and revocations, errors as {code, message}, the list as a bare array, 410 for a deleted report, +00:00 timestamps, queued reports without score fields; only document.parsed, the shorter report.completed, report.created wrapping the report, X-Service-Signature signed over the body in base64, created_at only on report.completed',
-  breaks: [],
-  response(response, request) {
-    if (response.status === 201) response.status = request.path === '/v1/documents' ? 202 : 200;
-    if (request.method === 'DELETE' && response.status === 200) {
-      response.status = 204;
-      response.json = undefined;
-      response.text = '';
-    }
-    if (response.status === 404) response.status = 410;
-    const error = (response.json as { error?: Json } | undefined)?.error;
-    if (response.status >= 400 && error) response.json = { code: error.code, message: error.message };
-    if (request.method === 'GET' && /^\/v1\/reports(\?|$)/.test(request.path) && response.status === 200) response.json = (response.json as Json).data;
-    const retime = (value: unknown) => (typeof value === 'string' && /Z$/.test(value) ? value.replace(/Z$/, '+00:00') : value);
-    reports(response, (report) => {
-      report.created_at = retime(report.created_at);
-      report.completed_at = retime(report.completed_at);
-      for (const name of ['risk_score', 'score_band', 'criteria', 'recommendations', 'error', 'completed_at']) if (report[name] === null) delete report[name];
-    });
-  },
-  event(event) {
-    const type = String(event.body.type);
-    if (type === 'document.processed') return 'drop';
-    if (type === 'report.completed') event.body.data = { report_id: data(event).id, risk_score: data(event).risk_score };
-    if (type === 'report.created') event.body.data = { report: event.body.data };
-    if (type !== 'report.completed') delete event.body.created_at;
-  },
-  sign: (secret, body) => ({ 'x-service-signature': `t=${Math.floor(Date.now() / 1000)},v1=${hmacBase64(secret, body)}` }),
-};

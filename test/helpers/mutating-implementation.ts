@@ -5,6 +5,7 @@
  * each kit under test, changed the same way and signed again.
  */
 import { createHash, createHmac } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -42,8 +43,13 @@ export interface ProxyState {
   /** Secrets of keys made through POST /v1/keys, by key id. */
   created: Map<string, string>;
   revoked: Set<string>;
+  /** The workspace of each applicant made through the proxy: `main` or `other`. */
+  applicants: Map<string, 'main' | 'other'>;
   secret: string;
 }
+
+/** Sends one delivery attempt (numbered from 1) to the kit and returns its status; 599 when it gave none in time. */
+export type SendAttempt = (attempt: number) => Promise<number>;
 
 export interface Variant {
   name: string;
@@ -51,10 +57,26 @@ export interface Variant {
   change: string;
   /** The checks that must fail at level spec, exactly; empty for a variant that makes other "not shown" choices and must pass. */
   breaks: string[];
-  /** Needs a run without --fast (the 30 s redelivery). */
+  /** Checks that must be inconclusive, exactly (a setup the kit cannot make because of what the variant breaks). */
+  inconclusive?: string[];
+  /** For a variant that must pass: the checks it leaves nothing to judge (skipped), exactly. */
+  skips?: string[];
+  /** Needs a run without --fast (the 30 s redeliveries). */
   slow?: boolean;
   /** Plain HTTP on the port is served instead of refused. */
   plainHttp?: boolean;
+  /** The refusal of plain HTTP carries no X-RateLimit-Remaining. */
+  plainHttpWithoutRemaining?: boolean;
+  /** The fixtures file the kit is run with (YAML), for an implementation with shapes of its own. */
+  fixtures?: string;
+  /** The kit's receiver speaks HTTPS; the hub delivers only to HTTPS subscribers. */
+  httpsSubscribers?: boolean;
+  /** Keys are made only in the dashboard: the run gets a key to revoke made outside the API. */
+  dashboardKeys?: boolean;
+  /** Each delivery attempt carries its number in the envelope (`attempt`). */
+  attemptCounter?: boolean;
+  /** How long the hub waits for the kit's answer (part 6: 10 s). */
+  answerTimeoutMs?: number;
   /** Changes the request, or answers it without the sandbox. */
   request?(request: ProxiedRequest, state: ProxyState): void | { status: number; headers?: Record<string, string>; json?: unknown };
   response?(response: ProxiedResponse, request: ProxiedRequest, state: ProxyState): void;
@@ -62,8 +84,18 @@ export interface Variant {
   event?(event: RelayedEvent, state: ProxyState): void | 'drop';
   /** Signs an event body in another way than the sandbox's. */
   sign?(secret: string, body: string): Record<string, string>;
-  /** Delivers the event to the kit and returns the status the sandbox is told (default: the kit's). */
-  deliver?(send: () => Promise<number>): Promise<number>;
+  /** Delivers the event to the kit, retrying as it likes (default: one attempt). */
+  deliver?(send: SendAttempt): Promise<void>;
+}
+
+/** Retries once, `delayMs` after the first attempt began, when `retryOn` the first answer. */
+export function retrying(delayMs: number, retryOn: (status: number) => boolean): (send: SendAttempt) => Promise<void> {
+  return async (send) => {
+    const started = Date.now();
+    if (!retryOn(await send(1))) return;
+    await sleep(Math.max(0, started + delayMs - Date.now()));
+    await send(2);
+  };
 }
 
 function bearer(headers: Record<string, string>): string | undefined {
@@ -158,7 +190,8 @@ export async function startMutatingImplementation(sandbox: RunningSandbox, varia
       }
       else {
         const body = JSON.stringify({ error: { code: 'https_required', message: 'use https://' } });
-        socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-RateLimit-Remaining: 999\r\nConnection: close\r\n\r\n${body}`);
+        const remaining = variant.plainHttpWithoutRemaining ? '' : 'X-RateLimit-Remaining: 999\r\n';
+        socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${remaining}Connection: close\r\n\r\n${body}`);
       }
     });
   });
@@ -174,11 +207,13 @@ export async function startMutatingImplementation(sandbox: RunningSandbox, varia
   };
 }
 
-/** Keeps the secrets of keys made through the API, and which were revoked, for the variants that misuse them. */
+/** Keeps the secrets of keys made through the API, which were revoked, and the workspace of each applicant, for the variants that misuse them. */
 function learn(request: ProxiedRequest, response: ProxiedResponse, state: ProxyState): void {
   if (response.status >= 300) return;
   const body = response.json as { id?: string; secret?: string } | undefined;
   if (request.method === 'POST' && request.path === '/v1/keys' && body?.id && body.secret) state.created.set(body.id, body.secret);
+  const role = keyRole(state, request.headers);
+  if (request.method === 'POST' && request.path === '/v1/applicants' && body?.id) state.applicants.set(body.id, role === 'other_workspace' ? 'other' : 'main');
   const revoked = /^\/v1\/keys\/(key_\w+)$/.exec(request.path);
   if (request.method === 'DELETE' && revoked) state.revoked.add(revoked[1]!);
 }
@@ -187,6 +222,8 @@ interface HubTarget {
   port: number;
   variant: Variant;
   state: ProxyState;
+  /** The certificate of the kit's receiver when it speaks HTTPS. */
+  ca?: string | undefined;
 }
 
 export interface WebhookHub {
@@ -203,27 +240,38 @@ export async function startWebhookHub(): Promise<WebhookHub> {
     void (async () => {
       const raw = await readBody(incoming);
       const headers = flat(incoming.headers);
-      await Promise.all([...targets].map((target) => relay(target, raw, headers)));
-      // The hub itself always accepts: redelivery is each variant's business (see Variant.deliver).
+      // The hub accepts at once, as a variant's retries outlast the sandbox's 10 s: redelivery is each variant's business (Variant.deliver).
       outgoing.writeHead(200).end();
-    })().catch(() => outgoing.writeHead(500).end());
+      await Promise.all([...targets].map((target) => relay(target, raw, headers)));
+    })().catch(() => {
+      if (!outgoing.headersSent) outgoing.writeHead(500).end();
+    });
   });
   async function relay(target: HubTarget, raw: Buffer, headers: Record<string, string>): Promise<void> {
+    const { variant } = target;
+    if (variant.httpsSubscribers && !target.ca) return;
     const event: RelayedEvent = { body: JSON.parse(raw.toString('utf8')), headers: { 'content-type': headers['content-type'] ?? 'application/json', 'service-event': headers['service-event'] ?? '' } };
     const before = JSON.stringify(event.body);
-    if (target.variant.event?.(event, target.state) === 'drop') return;
-    const body = JSON.stringify(event.body) === before ? raw.toString('utf8') : JSON.stringify(event.body);
-    const signature = target.variant.sign ? target.variant.sign(target.state.secret, body) : { 'service-signature': signatureHeader(target.state.secret, body) };
-    const send = async () => {
+    if (variant.event?.(event, target.state) === 'drop') return;
+    const changed = JSON.stringify(event.body) !== before;
+    const url = `${target.ca ? 'https' : 'http'}://127.0.0.1:${target.port}/`;
+    const dispatcher = target.ca ? new Agent({ connect: { ca: target.ca } }) : undefined;
+    const send: SendAttempt = async (attempt) => {
+      const body = variant.attemptCounter ? JSON.stringify({ ...event.body, attempt }) : changed ? JSON.stringify(event.body) : raw.toString('utf8');
+      const signature = variant.sign ? variant.sign(target.state.secret, body) : { 'service-signature': signatureHeader(target.state.secret, body) };
       try {
-        const answer = await request(`http://127.0.0.1:${target.port}/`, { method: 'POST', headers: { ...event.headers, ...signature }, body });
+        const answer = await request(url, { method: 'POST', headers: { ...event.headers, ...signature }, body, dispatcher, signal: AbortSignal.timeout(variant.answerTimeoutMs ?? 10_000) });
         await answer.body.dump();
         return answer.statusCode;
       } catch {
         return 599;
       }
     };
-    await (target.variant.deliver ? target.variant.deliver(send) : send());
+    try {
+      await (variant.deliver ? variant.deliver(send) : send(1));
+    } finally {
+      await dispatcher?.close();
+    }
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { call, field, idOf, type KitContext } from '../context.js';
 import { passportFile, reportBody } from '../fixtures.js';
-import type { Exchange } from '../http.js';
+import { type Exchange, parseJson } from '../http.js';
 import { bodyNamesCode, CheckFailure, Findings, isSuccess, SetupError, shown } from '../outcome.js';
 import { plainHttpAnswer } from './plain-http.js';
 import { searchList, stillThere } from './reports.js';
@@ -66,8 +66,13 @@ export const authProbes: ProbeSet = {
     'transport.https-only': async (context) => {
       const answer = await plainHttpAnswer(context);
       if ('refused' in answer) return `${answer.url}: no plain HTTP connection (${answer.refused})`;
-      if (isSuccess(answer.status)) {
-        throw new CheckFailure([{ expected: 'the plain HTTP request rejected (no connection, or any answer but a success)', got: shown({ status: answer.status, body: answer.body }), request: `GET ${answer.url}` }]);
+      const got = shown({ status: answer.status, body: answer.body });
+      const request = `GET ${answer.url} with a random key`;
+      if (isSuccess(answer.status)) throw new CheckFailure([{ expected: 'the plain HTTP request rejected (no connection, or any answer but a success)', got, request }]);
+      // The kit sends no real key in clear, so it cannot see a key served; but an unknown key's own
+      // answer shows the key was looked up, which an implementation that rejects plain HTTP never does.
+      if (bodyNamesCode({ json: parseJson(answer.body), body: answer.body }, 'invalid_key')) {
+        throw new CheckFailure([{ expected: 'the plain HTTP request rejected for being plain HTTP, before any key is looked at', got: `${got}: the key was looked up, so the API is served in plain HTTP`, request }]);
       }
       return `${answer.url}: answered ${answer.status}${answer.status >= 300 && answer.status < 400 ? ` (redirect to ${answer.headers.location ?? 'nowhere'})` : ''}`;
     },
