@@ -67,7 +67,7 @@ export const DIFFERENT_CHOICES: Variant = {
   name: 'different-choices',
   change:
     'its own applicant fields and visa types, JSON-only uploads, keys made only in the dashboard, HTTPS-only subscribers that get a retry 28 s later, RFC 9457 problem+json errors with the code in the type URI, ' +
-    'application/json; charset=utf-8, 202 for reports and uploads, 200 for applicants, 204 for deletions, 410 for a deleted report, +00:00 timestamps, queued reports without score fields, ' +
+    'a vendor media type (application/vnd.visa.v1+json; charset=utf-8) on successes, 202 for reports and uploads, 200 for applicants, 204 for deletions, 410 for a deleted report, +00:00 timestamps, queued reports without score fields, ' +
     'a list {data, included, links} of JSON:API resources paged by links.next, only document.parsed, the short report.completed without completed_at, report.created wrapping the report, ' +
     'document.rejected naming the document inside an object, an attempt counter in each delivery, X-Service-Signature signed over the body in base64, created_at only on report.completed',
   breaks: [],
@@ -128,7 +128,7 @@ document:
     }
     if (response.status === 404 && KNOWN_PATH.test(request.path)) response.status = 410;
     if (response.status >= 400) asProblem(response);
-    else response.headers['content-type'] = 'application/json; charset=utf-8';
+    else response.headers['content-type'] = 'application/vnd.visa.v1+json; charset=utf-8';
     const retime = (value: unknown) => (typeof value === 'string' && /Z$/.test(value) ? value.replace(/Z$/, '+00:00') : value);
     reports(response, (report) => {
       report.created_at = retime(report.created_at);

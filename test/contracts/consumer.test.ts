@@ -39,6 +39,9 @@ const SNAKE = '^[a-z][a-z0-9]*(_[a-z0-9]+)*$';
 const id = (prefix: string, example: string) => M.regex(`^${prefix}_.+$`, example);
 const auth = (key: string) => ({ Authorization: M.regex('^Bearer \\S+$', `Bearer ${key}`) });
 const json = { 'Content-Type': M.regex('^application/json(;.*)?$', 'application/json') };
+// Part 4: "responses are JSON". Any JSON media type (application/json, or a +json one as RFC 6839
+// defines them: problem+json, vnd.api+json), with any parameters, for the interactions of level spec.
+const jsonAnswer = { 'Content-Type': M.regex('^application/(json|[!#$&^_.+\\w-]+\\+json)\\s*(;.*)?$', 'application/json') };
 const SUCCESS = (example: number) => M.matchStatus(example, HTTPResponseStatusClass.Success);
 
 const APPLICANT_ID = 'app_4Jd92kQz';
@@ -81,7 +84,7 @@ describe('svc as the consumer of the Visa Report Service', () => {
       .addInteraction()
       .uponReceiving('applicants.create: a new applicant')
       .withRequest('POST', '/v1/applicants', (request) => request.headers({ ...auth(CONTRACT_KEYS.api), ...json }).jsonBody(SAMPLE_APPLICANT))
-      .willRespondWith(SUCCESS(201), (response) => response.jsonBody(M.like({ id: id('app', APPLICANT_ID) })))
+      .willRespondWith(SUCCESS(201), (response) => response.headers(jsonAnswer).jsonBody(M.like({ id: id('app', APPLICANT_ID) })))
       .executeTest(async (mock) => {
         const applicant = await upsertApplicant(client(CONTRACT_KEYS.api, mock.url), SAMPLE_APPLICANT);
         expect(applicant.id).toBe(APPLICANT_ID);
@@ -96,7 +99,7 @@ describe('svc as the consumer of the Visa Report Service', () => {
       .withRequest('POST', '/v1/reports', (request) =>
         request.headers({ ...auth(CONTRACT_KEYS.api), ...json }).jsonBody({ ...sampleReportRequest(APPLICANT_ID), applicant_id: M.fromProviderState('${applicantId}', APPLICANT_ID) }),
       )
-      .willRespondWith(SUCCESS(201), (response) => response.jsonBody(M.like(reportCore(M.string('queued')))))
+      .willRespondWith(SUCCESS(201), (response) => response.headers(jsonAnswer).jsonBody(M.like(reportCore(M.string('queued')))))
       .executeTest(async (mock) => {
         const report = await createReport(client(CONTRACT_KEYS.api, mock.url), sampleReportRequest(APPLICANT_ID) as never);
         expect(report.id).toBe(REPORT_ID);
@@ -109,7 +112,7 @@ describe('svc as the consumer of the Visa Report Service', () => {
       .given(STATES.completedReport)
       .uponReceiving('reports.get: a completed report with its full risk breakdown')
       .withRequest('GET', M.fromProviderState('/v1/reports/${reportId}', `/v1/reports/${REPORT_ID}`), (request) => request.headers(auth(CONTRACT_KEYS.api)))
-      .willRespondWith(SUCCESS(200), (response) => response.jsonBody(M.like(completedReport)))
+      .willRespondWith(SUCCESS(200), (response) => response.headers(jsonAnswer).jsonBody(M.like(completedReport)))
       .executeTest(async (mock) => {
         const report = await getReport(client(CONTRACT_KEYS.api, mock.url), REPORT_ID);
         expect(report.risk_score).toBe(27);
@@ -136,7 +139,7 @@ describe('svc as the consumer of the Visa Report Service', () => {
           .matchingRules({ body: [{ path: '$.file', rules: [M.contentType('application/pdf')] }, { path: '$.type', rules: [M.regex('^passport$', 'passport')] }] }),
       )
       .willRespondWith(SUCCESS(201), (response) =>
-        response.jsonBody(M.like({ id: id('doc', DOCUMENT_ID), type: M.string('passport'), status: M.string('processing'), red_flags: M.like([]) })),
+        response.headers(jsonAnswer).jsonBody(M.like({ id: id('doc', DOCUMENT_ID), type: M.string('passport'), status: M.string('processing'), red_flags: M.like([]) })),
       )
       .executeTest(async (mock) => {
         const document = await uploadDocument(client(CONTRACT_KEYS.api, mock.url), { type: 'passport', file: { filename: 'passport.pdf', contentType: 'application/pdf', bytes: pdf } });
