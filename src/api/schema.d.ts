@@ -20,11 +20,12 @@ export interface paths {
         put?: never;
         /**
          * Create a report
-         * @description Creates a report from an applicant profile. The report is returned in status `queued`; it is
-         *     analysed asynchronously and the event `report.completed` or `report.failed` announces the
-         *     outcome. Emits `report.created`. Requires a key without the read-only limit. With a live key
-         *     the report consumes one report of the monthly quota (`429 quota_exceeded` when exhausted);
-         *     test keys are free.
+         * @description Creates a report from an applicant profile. It is analysed asynchronously and the event
+         *     `report.completed` or `report.failed` announces the outcome; emits `report.created`. Requires
+         *     a key without the read-only limit. This contract answers with the report in status `queued`
+         *     (assumed: part 3 names a queued state, not its value, nor the answer to a creation). With a
+         *     live key the report consumes one report of the monthly quota (`429 quota_exceeded` when
+         *     exhausted); test keys are free.
          */
         post: operations["createReport"];
         delete?: never;
@@ -52,8 +53,10 @@ export interface paths {
         post?: never;
         /**
          * Delete a report
-         * @description Permanently deletes a report and its sources. Deletion is permanent: afterwards the report
-         *     is `404 not_found`, including for a second DELETE. Requires a key without the read-only limit.
+         * @description Permanently deletes a report and its sources (part 4: deletion is permanent, so the report is
+         *     not returned again). Requires a key without the read-only limit. What a read or a second
+         *     DELETE of a deleted report answers is not shown: this contract answers `404 not_found` to
+         *     both (assumed).
          */
         delete: operations["deleteReport"];
         options?: never;
@@ -202,8 +205,10 @@ export interface paths {
         /**
          * Revoke a key
          * @description Revokes a key with immediate effect: later requests with it get `401 invalid_key`. Requires
-         *     an admin key (`Authorization: Bearer <ADMIN_API_KEY>`); other keys get `403 forbidden`.
-         *     Revoking an already revoked key answers `200` again with the original `revoked_at`.
+         *     an admin key (`Authorization: Bearer <ADMIN_API_KEY>`). What another key gets is not shown:
+         *     this contract answers `403 forbidden` (assumed, reading part 7's "lacks the required
+         *     scope"). Revoking an already revoked key answers `200` again with the original `revoked_at`
+         *     (assumed: not shown).
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -224,7 +229,7 @@ export interface webhooks {
         put?: never;
         /**
          * report.created
-         * @description A new report was created through the API or the dashboard. `data` is the report in status `queued`.
+         * @description A new report was created through the API or the dashboard. In this contract `data` is the report in status `queued` (assumed; the payload is not shown).
          */
         post: operations["reportCreatedEvent"];
         delete?: never;
@@ -815,8 +820,9 @@ export interface components {
         };
         /**
          * @description The key exists but lacks the required scope (`forbidden`: a read-only key used for a write,
-         *     or a non-admin key used for key management), or the request comes from an IP address not
-         *     on the key's list (`ip_not_allowed`).
+         *     as part 7 gives; in this contract also a key that is not the admin key used for key
+         *     management, an assumption), or the request comes from an IP address not on the key's list
+         *     (`ip_not_allowed`).
          */
         Forbidden: {
             headers: {
@@ -950,7 +956,7 @@ export interface components {
                 };
             };
         };
-        /** @description The subscriber accepted the event. It must answer within 10 seconds; the body is ignored. */
+        /** @description The subscriber accepted the event, with a 2xx status within 10 seconds. (What the service does with the answer's body is not shown.) */
         WebhookAccepted: {
             headers: {
                 [name: string]: unknown;
@@ -958,9 +964,10 @@ export interface components {
             content?: never;
         };
         /**
-         * @description Any non-2xx answer (like a timeout after 10 s or a connection error) makes the service retry
-         *     with exponential backoff: 30 s, 2 min, 10 min, 1 h, 6 h, 12 h (7 attempts over about 24 h),
-         *     after which the event is dead-lettered. See `x-webhook-delivery`.
+         * @description Any answer that is not 2xx (a redirect included, which is not followed), a timeout after
+         *     10 s and a connection error make the service retry with exponential backoff: 30 s, 2 min,
+         *     10 min, 1 h, 6 h, 12 h (7 attempts over about 24 h), after which the event is
+         *     dead-lettered. See `x-webhook-delivery`.
          */
         WebhookRetried: {
             headers: {
@@ -1407,6 +1414,7 @@ export interface operations {
         };
         responses: {
             "2XX": components["responses"]["WebhookAccepted"];
+            "3XX": components["responses"]["WebhookRetried"];
             "4XX": components["responses"]["WebhookRetried"];
             "5XX": components["responses"]["WebhookRetried"];
         };
@@ -1438,6 +1446,7 @@ export interface operations {
         };
         responses: {
             "2XX": components["responses"]["WebhookAccepted"];
+            "3XX": components["responses"]["WebhookRetried"];
             "4XX": components["responses"]["WebhookRetried"];
             "5XX": components["responses"]["WebhookRetried"];
         };
@@ -1469,6 +1478,7 @@ export interface operations {
         };
         responses: {
             "2XX": components["responses"]["WebhookAccepted"];
+            "3XX": components["responses"]["WebhookRetried"];
             "4XX": components["responses"]["WebhookRetried"];
             "5XX": components["responses"]["WebhookRetried"];
         };
@@ -1500,6 +1510,7 @@ export interface operations {
         };
         responses: {
             "2XX": components["responses"]["WebhookAccepted"];
+            "3XX": components["responses"]["WebhookRetried"];
             "4XX": components["responses"]["WebhookRetried"];
             "5XX": components["responses"]["WebhookRetried"];
         };
@@ -1531,6 +1542,7 @@ export interface operations {
         };
         responses: {
             "2XX": components["responses"]["WebhookAccepted"];
+            "3XX": components["responses"]["WebhookRetried"];
             "4XX": components["responses"]["WebhookRetried"];
             "5XX": components["responses"]["WebhookRetried"];
         };
@@ -1562,6 +1574,7 @@ export interface operations {
         };
         responses: {
             "2XX": components["responses"]["WebhookAccepted"];
+            "3XX": components["responses"]["WebhookRetried"];
             "4XX": components["responses"]["WebhookRetried"];
             "5XX": components["responses"]["WebhookRetried"];
         };
