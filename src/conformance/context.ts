@@ -117,6 +117,13 @@ export interface KeyToRevoke extends RevocableKey {
   created: Exchange | undefined;
 }
 
+/** What to supply when the implementation refuses one of the kit's inputs (their shapes are not shown by the specification). */
+export const SUPPLY = {
+  applicant: 'give a body the implementation takes as "applicant" in --fixtures (applicant fields are not shown by the specification)',
+  report: 'give the fields the implementation takes as "report" in --fixtures (destination, visa_type, purpose; their values are not shown by the specification)',
+  document: 'give the encoding the implementation takes as "document" in --fixtures (the upload encoding is not shown by the specification)',
+} as const;
+
 /** The failed outcome's status value is not named (part 3): any that reads as one. */
 function isFailedStatus(status: unknown): boolean {
   return typeof status === 'string' && /fail|error|reject/i.test(status);
@@ -158,7 +165,7 @@ export class SharedSetup {
       const created = await call(this.context, 'POST', '/v1/applicants', { role: 'api', purpose: 'fixture', json: this.context.fixtures.applicant });
       const id = idOf(created);
       if (!isSuccess(created.status) || !id) {
-        throw new SetupError(`the kit could not create an applicant: POST /v1/applicants answered ${shown(created)}`, 'give a body the implementation takes as "applicant" in --fixtures (applicant fields are not shown by the specification)');
+        throw new SetupError(`the kit could not create an applicant: POST /v1/applicants answered ${shown(created)}`, SUPPLY.applicant);
       }
       return { id, created };
     });
@@ -175,10 +182,7 @@ export class SharedSetup {
       const applicant = await this.applicant();
       const upload = await this.upload(applicant.id, passportFile(this.context.fixtures), 'fixture');
       if (!isSuccess(upload.uploaded.status) || !upload.id) {
-        throw new SetupError(
-          `the kit could not upload its passport (${describeEncoding(this.context.fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`,
-          'give the encoding the implementation takes as "document" in --fixtures (the upload encoding is not shown by the specification)',
-        );
+        throw new SetupError(`the kit could not upload its passport (${describeEncoding(this.context.fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`, SUPPLY.document);
       }
       return upload;
     });
@@ -198,7 +202,7 @@ export class SharedSetup {
     const created = await call(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant) });
     const id = idOf(created);
     if (!isSuccess(created.status) || !id) {
-      throw new SetupError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`, 'give the fields the implementation takes as "report" in --fixtures (destination, visa_type, purpose; their values are not shown by the specification)');
+      throw new SetupError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`, SUPPLY.report);
     }
     this.reports.add(id);
     return { id, created, deliveriesBefore };

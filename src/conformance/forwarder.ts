@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTRACT_KEYS } from './contract-terms.js';
-import type { KitContext } from './context.js';
-import { closeServer, type Role } from './http.js';
+import { type KitContext, SUPPLY } from './context.js';
+import { closeServer, type Exchange, type Role } from './http.js';
 import { passportFile, reportBody } from './fixtures.js';
-import { isSuccess } from './outcome.js';
+import { isSuccess, SetupError, shown } from './outcome.js';
+
+const INPUTS: Record<string, keyof typeof SUPPLY> = { '/v1/applicants': 'applicant', '/v1/reports': 'report', '/v1/documents': 'document' };
 
 function parsed(raw: Buffer): Record<string, unknown> | undefined {
   try {
@@ -85,6 +87,7 @@ export class Forwarder {
           .then((outgoing) => this.context.client.send({ method, path, authorization, role, purpose: 'pact', headers: outgoing.headers, body: outgoing.body.length > 0 ? outgoing.body : undefined }))
           .then((exchange) => {
             this.note(method, path, exchange.status, exchange.json);
+            this.noteRefusedInput(method, path, exchange);
             const out: Record<string, string> = {};
             for (const [name, value] of Object.entries(exchange.headers)) if (!HOP_BY_HOP.has(name)) out[name] = value;
             response.writeHead(exchange.status, out).end(exchange.body);
@@ -97,6 +100,16 @@ export class Forwarder {
     this.server = server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  /**
+   * A 4xx to one of the kit's inputs (whose shapes the specification does not show) says that the
+   * input does not suit the implementation, not that the implementation is at fault.
+   */
+  private noteRefusedInput(method: string, path: string, exchange: Exchange): void {
+    const input = method === 'POST' ? INPUTS[path] : undefined;
+    if (!input || exchange.status < 400 || exchange.status >= 500 || (input === 'applicant' && parsed(Buffer.from(exchange.requestBody ?? '', 'latin1'))?.id !== undefined)) return;
+    this.setupErrors.set(`${method} ${path}`, new SetupError(`the implementation refused the kit's ${input}: ${method} ${path} answered ${shown(exchange)}`, SUPPLY[input]));
   }
 
   private note(method: string, path: string, status: number, json: unknown): void {

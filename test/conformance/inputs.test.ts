@@ -1,0 +1,137 @@
+/**
+ * The kit's inputs through the real binary against the real sandbox: fixtures files (used, and
+ * refused with the key at fault), a setup the implementation refuses (inconclusive, exit 18), and
+ * the HTTPS receiver of --webhook-tls, whose certificate the implementation trusts once.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+
+const SECRET = 'whsec_kitinputs0123456789abcdefghijklmnopq';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const sandboxes: RunningSandbox[] = [];
+afterAll(async () => {
+  for (const sandbox of sandboxes) await sandbox.stop();
+});
+
+async function sandbox(args: string[] = [], env = isolatedEnv()): Promise<RunningSandbox> {
+  const started = await startSandboxProcess([...args, '--quiet'], env);
+  sandboxes.push(started);
+  return started;
+}
+
+function kitEnv(target: RunningSandbox, home: Record<string, string> = isolatedEnv()): Record<string, string> {
+  return { ...home, SVC_API_KEY: target.keys.test, SVC_WEBHOOK_SECRET: SECRET };
+}
+
+function fixturesFile(env: Record<string, string>, name: string, content: string): string {
+  const path = join(env.HOME!, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe('--fixtures', () => {
+  it('sends the report and the upload of the fixtures, and checks documents.upload at level spec in that encoding', async () => {
+    const target = await sandbox();
+    const env = kitEnv(target);
+    // A report to the applicant's own country, which the sandbox fails (invalid_input): proof that the fixture's report was sent.
+    const path = fixturesFile(env, 'fixtures.yaml', 'report:\n  destination: SE\n  visa_type: business\n  purpose: Meetings in Stockholm\ndocument:\n  encoding: multipart\n  fields: { type: passport, applicant_id: "{{applicant_id}}" }\n');
+    const result = await runSvc(['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--fixtures', path, '--fast', '--only', 'reports.completes,documents.upload', '--json'], { env });
+    const output = JSON.parse(result.stdout);
+    const byId = Object.fromEntries(output.checks.map((check: { id: string }) => [check.id, check]));
+    expect(byId['documents.upload'], result.stderr).toMatchObject({ status: 'passed' });
+    expect(byId['reports.completes'].status).toBe('inconclusive');
+    expect(byId['reports.completes'].detail).toMatch(/ended failed \(\{"code":"invalid_input".*give others in --fixtures/);
+    expect(output.run.fixtures).toEqual({ applicant: false, report: true, document: true, document_encoding: 'multipart' });
+    expect(result.code).toBe(ExitCode.inconclusive);
+  }, 60_000);
+
+  it.each([
+    ['a key the kit does not know', '{"aplicant": {}}', /fixtures\.json: aplicant: is not a known field/],
+    ['an encoding that is none', '{"document": {"encoding": "xml"}}', /document\.encoding: must be one of multipart, json, raw/],
+    ['a json encoding without its body', '{"document": {"encoding": "json"}}', /document\.body: is required with the encoding json/],
+    ['a key of another encoding', '{"document": {"encoding": "raw", "fields": {"type": "passport"}}}', /document\.fields: is not used with the encoding raw/],
+    ['an unknown placeholder', '{"document": {"encoding": "json", "body": {"owner": "{{applicant}}"}}}', /document\.body\.owner: \{\{applicant\}\} is no placeholder the kit knows/],
+    ['a placeholder outside document', '{"report": {"purpose": "{{file_name}}"}}', /report\.purpose: placeholders such as \{\{file_name\}\} are only taken in document/],
+    ['a file that is not there', '{"document": {"file": "scan.pdf"}}', /document\.file: cannot read .*scan\.pdf \(ENOENT\)/],
+    ['a report that is not an object', '{"report": "FR"}', /report: must be object/],
+  ])('refuses %s with a usage error naming the key, before anything is sent', async (_name, content, message) => {
+    const env = kitEnv({ keys: { test: 'svc_test_fixtures0123456789abcdefghijkl' } } as RunningSandbox);
+    const path = fixturesFile(env, 'fixtures.json', content);
+    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--fixtures', path, '--json'], { env });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'invalid_fixtures' });
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('refuses a YAML file that does not parse, naming the file', async () => {
+    const env = kitEnv({ keys: { test: 'svc_test_fixtures0123456789abcdefghijkl' } } as RunningSandbox);
+    const path = fixturesFile(env, 'fixtures.yaml', 'report: [destination: FR\n');
+    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--fixtures', path], { env });
+    expect(result.code).toBe(ExitCode.usage);
+    expect(result.stderr).toContain(`${path} is not valid YAML`);
+  });
+});
+
+describe('a setup the implementation refuses', () => {
+  it('makes the checks that need it inconclusive, not failed: exit 18, counted in --json, errors in JUnit', async () => {
+    const target = await sandbox();
+    const env = kitEnv(target);
+    // The sandbox takes openapi.yaml's applicant fields only: an applicant of other fields is refused (422).
+    const path = fixturesFile(env, 'fixtures.json', JSON.stringify({ applicant: { first_name: 'Anna', family_name: 'Eriksson' } }));
+    const junit = join(env.HOME!, 'contract.xml');
+    const result = await runSvc(['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--fixtures', path, '--fast', '--json', '--junit', junit], { env });
+    const output = JSON.parse(result.stdout);
+    expect(output.checks.filter((check: { status: string }) => check.status === 'failed')).toEqual([]);
+    expect(result.code, result.stderr).toBe(ExitCode.inconclusive);
+    expect(output).toMatchObject({ failed: 0, verdict: 'inconclusive' });
+    const byId = Object.fromEntries(output.checks.map((check: { id: string }) => [check.id, check]));
+    expect(byId['reports.get']).toMatchObject({ status: 'inconclusive' });
+    expect(byId['reports.get'].detail).toContain('the kit could not create an applicant: POST /v1/applicants answered 422');
+    expect(byId['reports.get'].detail).toContain('give a body the implementation takes as "applicant" in --fixtures');
+    // What needs no applicant is still judged.
+    expect(byId['auth.unknown-key'].status).toBe('passed');
+    expect(byId['transport.https-only'].status).toBe('passed');
+    expect(output.inconclusive).toBe(output.checks.filter((check: { status: string }) => check.status === 'inconclusive').length);
+    expect(output.inconclusive).toBeGreaterThan(5);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain(`failures="0" errors="${output.inconclusive}"`);
+    expect(xml).toMatch(/<error message="the kit could not create an applicant[^"]*" type="inconclusive">/);
+  }, 60_000);
+});
+
+describe('--webhook-tls', () => {
+  it('receives over HTTPS with a certificate the kit makes once and keeps: the implementation trusts it, and the run record names it', async () => {
+    const home = isolatedEnv();
+    const port = await freePort();
+    // A first run makes the certificate and says where it is, for the implementation to trust.
+    const plain = await sandbox();
+    const first = await runSvc(['contract', 'verify', '--base-url', plain.url, '--ca-cert', plain.caCert, '--webhook-tls', '--webhook-port', String(port), '--only', 'events.envelope', '--json'], { env: kitEnv(plain, home) });
+    const certificate = /The receiver's certificate, for the implementation to trust: (\S+)/.exec(first.stderr)?.[1];
+    expect(certificate, first.stderr).toBe(join(home.XDG_DATA_HOME!, 'svc', 'contract', 'webhook-tls', 'cert.pem'));
+    expect(JSON.parse(first.stdout).run.webhook_receiver).toEqual({ scheme: 'https', certificate });
+
+    // An implementation that delivers only to HTTPS subscribers, trusting that certificate.
+    const secure = await sandbox(['--webhook-url', `https://127.0.0.1:${port}/`, '--webhook-secret', SECRET], isolatedEnv({ NODE_EXTRA_CA_CERTS: certificate! }));
+    const result = await runSvc(['contract', 'verify', '--base-url', secure.url, '--ca-cert', secure.caCert, '--webhook-tls', '--webhook-port', String(port), '--only', 'events.*', '--fast', '--json'], { env: kitEnv(secure, home) });
+    expect(result.code, result.stderr).toBe(0);
+    const output = JSON.parse(result.stdout);
+    expect(output.checks.filter((check: { status: string }) => check.status === 'failed')).toEqual([]);
+    expect(output.checks.find((check: { id: string }) => check.id === 'events.envelope')).toMatchObject({ status: 'passed' });
+    expect(output.run.webhook_receiver).toEqual({ scheme: 'https', certificate });
+    // The same certificate as the first run: the implementation trusted it once.
+    expect(readFileSync(certificate!, 'utf8')).toContain('-----BEGIN CERTIFICATE-----');
+  }, 90_000);
+});
