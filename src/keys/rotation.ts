@@ -385,7 +385,8 @@ class RotationRun {
 
   private async revoke(): Promise<void> {
     const revocation = await revokeKey(this.context.admin, this.record.old_key.id);
-    return this.done('revoke', { at: new Date().toISOString(), revoked_at: revocation.revoked_at }, `revoked ${this.record.old_key.id} at ${revocation.revoked_at}`);
+    const revokedAt = revocation.revoked_at ?? null;
+    return this.done('revoke', { at: new Date().toISOString(), revoked_at: revokedAt }, `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`);
   }
 
   /** With the old key's secret at hand, a request must be refused 401 invalid_key; without it, the key must read revoked. */
