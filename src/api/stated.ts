@@ -26,7 +26,7 @@ export const STATED = {
 } satisfies Record<string, StatedRule>;
 
 /** A field to check: its name in the request, its value (undefined: not sent, not checked) and the rule. */
-export type StatedCheck = [field: string, value: string | undefined, rule: StatedRule];
+type StatedCheck = [field: string, value: string | undefined, rule: StatedRule];
 
 /** Throws an invalid-input error naming every field that breaks a stated rule, before anything is sent. */
 export function assertStated(checks: StatedCheck[]): void {

@@ -1,5 +1,5 @@
-import type { ApiClient } from '../api/client.js';
 import { parsedOrUndefined, withDefaults } from '../api/answer.js';
+import type { ApiClient } from '../api/client.js';
 import { dataOf } from '../api/data.js';
 import type { Answered, Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
 

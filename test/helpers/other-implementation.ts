@@ -38,7 +38,7 @@ export interface Choices {
   applicantFields: string[];
 }
 
-export const DEFAULT_CHOICES: Choices = {
+const DEFAULT_CHOICES: Choices = {
   list: 'stripe',
   paging: 'has_more',
   pageSize: 2,
@@ -145,7 +145,6 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
         recommendations: ['Bring proof of onward travel.'],
       });
     }
-    if (/fail|error/.test(status)) view.error = { code: 'document_unreadable', message: 'The scan is too blurry.' };
     return view;
   }
 

@@ -95,7 +95,7 @@ describe('against a service without GET /v1/keys/{id}', () => {
       expect(refused.code).toBe(2);
       const result = await runSvc(['keys', 'revoke', 'key_abc123', '--yes', '--json'], { env });
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toContain('GET /v1/keys/key_abc123 answered 404: without the key');
+      expect(result.stderr).toContain('GET /v1/keys/key_abc123 answered 404: no such key, or the service offers no key reads');
       expect(JSON.parse(result.stdout)).toEqual({ deletion: { target: 'key_abc123', state: 'scheduled' }, id: 'key_abc123', revoked: true });
       expect(other.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/keys/key_abc123', 'GET /v1/keys/key_abc123', 'DELETE /v1/keys/key_abc123']);
     } finally {

@@ -26,13 +26,13 @@ export default class ApplicantsUpdate extends ApiCommand {
 
   public async run(): Promise<ApplicantAnswer> {
     const { args, flags } = await this.parse(ApplicantsUpdate);
+    assertStated([['id', args.id, STATED.applicantId]]);
     const { session } = await this.connect(flags);
     const changes = await applicantInputFrom(flags);
     const input = { ...changes, id: args.id };
     if (Object.keys(input).length === 1) {
       throw new SvcError('usage', 'nothing_to_update', `no field of applicant ${args.id} was given to change`, 'pass the fields to change as flags (see --help) or in a JSON file with --file');
     }
-    assertStated([['id', args.id, STATED.applicantId]]);
     const applicant = await upsertApplicant(session.client, input);
     this.log(renderApplicant(applicant));
     return applicant;

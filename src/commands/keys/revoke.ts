@@ -55,7 +55,7 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
       return await getKey(client, id);
     } catch (error) {
       if (!(error instanceof ApiError && error.status !== undefined && NO_KEY_READS.has(error.status))) throw error;
-      this.warning(`GET /v1/keys/${id} answered ${error.status}: without the key's details svc cannot check that it is not the admin key in use, and revokes it as asked`);
+      this.warning(`GET /v1/keys/${id} answered ${error.status}: no such key, or the service offers no key reads; without its details svc cannot check that it is not the admin key in use, and asks the service to revoke it`);
       return undefined;
     }
   }

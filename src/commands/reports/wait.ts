@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
 import { reportOutcome } from '../../api/report-outcome.js';
+import { assertStated, STATED } from '../../api/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
