@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from './api/client.js';
-import type { ApplicantInput, Report } from './api/types.js';
+import { idOf } from './api/answer.js';
+import type { ApplicantInput, ReportAnswer } from './api/types.js';
 import { SvcError } from './errors.js';
 import { randomToken } from './sandbox/ids.js';
 import { buildMrz } from './sandbox/mrz.js';
@@ -103,7 +104,7 @@ function samplePassport(): Uint8Array {
  * a passport, a report, and its `report.completed` webhook received and verified. Leaves nothing
  * behind: the sandbox, the subscriber and their temporary files are gone when it returns.
  */
-export async function runDemo(onStep: (step: DemoStep) => void): Promise<Report> {
+export async function runDemo(onStep: (step: DemoStep) => void): Promise<ReportAnswer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-demo-'));
   const secret = `whsec_${randomToken(32)}`;
   const subscriber = await startSubscriber(secret);
@@ -115,27 +116,30 @@ export async function runDemo(onStep: (step: DemoStep) => void): Promise<Report>
     const { client } = createApiClient({ baseUrl: new URL(sandbox.url), key, caCertPath: sandbox.certPath });
 
     const applicant = await upsertApplicant(client, APPLICANT);
-    onStep({ step: 'applicant', detail: `${applicant.id} (${applicant.given_names} ${applicant.surname}, ${applicant.nationality})` });
+    const applicantId = idOf(applicant, 'POST /v1/applicants');
+    onStep({ step: 'applicant', detail: `${applicantId} (${applicant.given_names} ${applicant.surname}, ${applicant.nationality})` });
 
     const document = await uploadDocument(client, {
       type: 'passport',
-      applicantId: applicant.id,
+      applicantId,
       file: { filename: 'passport.txt', contentType: 'text/plain', bytes: samplePassport() },
     });
-    const processed = await subscriber.next('document.processed', document.id);
+    const documentId = idOf(document, 'POST /v1/documents');
+    const processed = await subscriber.next('document.processed', documentId);
     const flags = (processed.data as { red_flags?: unknown[] }).red_flags?.length ?? 0;
-    onStep({ step: 'document', detail: `passport ${document.id} uploaded; document.processed ${processed.id} verified, ${flags} red flag${flags === 1 ? '' : 's'}` });
+    onStep({ step: 'document', detail: `passport ${documentId} uploaded; document.processed ${processed.id} verified, ${flags} red flag${flags === 1 ? '' : 's'}` });
 
     const report = await createReport(client, {
-      applicant_id: applicant.id,
+      applicant_id: applicantId,
       destination: 'DE',
       visa_type: 'tourist',
       purpose: 'Two weeks of holiday in Berlin and Munich, visiting museums',
     });
-    onStep({ step: 'report', detail: `${report.id} created (${report.status})` });
-    const completed = await subscriber.next('report.completed', report.id);
+    const reportId = idOf(report, 'POST /v1/reports');
+    onStep({ step: 'report', detail: `${reportId} created (${report.status})` });
+    const completed = await subscriber.next('report.completed', reportId);
     onStep({ step: 'webhook', detail: `report.completed ${completed.id} received, signature verified` });
-    return await getReport(client, report.id);
+    return await getReport(client, reportId);
   } finally {
     await sandbox?.close();
     await new Promise((resolve) => subscriber.server.close(resolve));

@@ -16,6 +16,7 @@ const KIND_BY_STATUS: Record<number, ErrorKind> = {
   401: 'auth',
   403: 'permission',
   404: 'notFound',
+  410: 'notFound',
   409: 'invalidInput',
   413: 'invalidInput',
   415: 'invalidInput',
@@ -36,9 +37,32 @@ export function retryAfterSeconds(response: Response): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() ? value : undefined;
+}
+
+/** A text that reads as a machine code (`invalid_key`, `rate-limited`), not a sentence. */
+function asCode(value: unknown): string | undefined {
+  const text = textOf(value);
+  return text && /^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)*$/.test(text) ? text : undefined;
+}
+
+/** The last segment of an RFC 9457 problem `type` URI, when it reads as a code (`…/problems/invalid_key`). */
+function codeOfProblemType(type: unknown): string | undefined {
+  return asCode(textOf(type)?.replace(/[?#].*$/, '').split('/').at(-1));
+}
+
 /**
  * The spec leaves the error body's shape open (part 7), so the code and message are looked for
- * where conventional APIs put them: `{error: {code, message}}`, `{code, message}`, `{error: "code"}`.
+ * where conventional APIs put them: `{error: {code, message}}`, `{code, message}`,
+ * `{error: "code", message | error_description}`, JSON:API `{errors: [{code, title, detail}]}`, and
+ * RFC 9457 problem details (`detail`, `title`, a `code` extension member, else the `type` URI).
  */
 function describeBody(text: string): { code?: string; message?: string; param?: string } {
   let body: unknown;
@@ -47,14 +71,18 @@ function describeBody(text: string): { code?: string; message?: string; param?: 
   } catch {
     return {};
   }
-  if (typeof body !== 'object' || body === null) return {};
-  const outer = body as Record<string, unknown>;
-  const inner = typeof outer.error === 'object' && outer.error !== null ? (outer.error as Record<string, unknown>) : outer;
-  const text_ = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
+  if (!isObject(body)) return {};
+  const errors = Array.isArray(body.errors) ? body.errors.find(isObject) : undefined;
+  const inner = isObject(body.error) ? body.error : errors;
+  const places = inner ? [inner, body] : [body];
+  const first = (...names: string[]) => {
+    for (const place of places) for (const name of names) if (textOf(place[name])) return textOf(place[name]);
+    return undefined;
+  };
   return {
-    code: text_(inner.code) ?? text_(outer.error),
-    message: text_(inner.message) ?? text_(outer.message),
-    param: text_(inner.param),
+    code: first('code') ?? asCode(body.error) ?? codeOfProblemType(inner?.type ?? body.type),
+    message: first('message', 'detail', 'error_description') ?? first('title') ?? (asCode(body.error) ? undefined : textOf(body.error)),
+    param: first('param', 'field'),
   };
 }
 
@@ -63,12 +91,13 @@ export async function errorFromResponse(request: Request, response: Response): P
   const kind = kindForStatus(response.status);
   const code = body.code ?? (kind === 'server' ? 'server_error' : `http_${response.status}`);
   const retryAfter = retryAfterSeconds(response);
-  const detail = body.message ?? response.statusText ?? 'no message';
+  const detail = body.message ?? (response.statusText || 'no message');
   const param = body.param ? ` (field ${body.param})` : '';
   let hint = HINTS[code];
   if (!hint && kind === 'rateLimited') {
     hint = `the plan's request rate is exceeded — ${retryAfter === undefined ? 'wait a moment' : `retry in ${retryAfter} s`}, or pass --retries to let svc wait`;
   }
+  if (!hint && kind === 'notFound') hint = HINTS.not_found;
   if (!hint && kind === 'server') hint = 'the service failed to answer; try again later — GET and DELETE were already retried';
   if (!hint && kind === 'invalidInput') hint = 'correct the input named above and run the command again';
   return new ApiError({

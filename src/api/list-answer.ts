@@ -52,14 +52,18 @@ export function listItems(body: unknown): unknown[] | undefined {
 /** Where the next page is: a URL to GET, the end of the list, or no paging svc recognises. */
 export type NextPage = { kind: 'next'; url: URL; how: string } | { kind: 'end'; how: string } | { kind: 'unknown' };
 
-/** The `rel="next"` target of a Link header (RFC 8288), or null when the header has other links only. */
-function linkHeaderNext(value: string): string | null {
+/** The target of the first link of relation `rel` in a Link header (RFC 8288), or null when it has none. */
+function linkHeaderTarget(value: string, rel: string): string | null {
+  const relation = new RegExp(`;\\s*rel\\s*=\\s*"?([^";]*\\s)?${rel}(\\s[^";]*)?"?\\s*(;|$)`, 'i');
   for (const link of value.split(/,(?=\s*<)/)) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(link);
-    if (match && /;\s*rel\s*=\s*"?([^";]*\s)?next(\s[^";]*)?"?\s*(;|$)/i.test(match[2]!)) return match[1]!;
+    if (match && relation.test(match[2]!)) return match[1]!;
   }
   return null;
 }
+
+/** Relations that show a list is paged: beside them, a missing `next` marks the last page. */
+const PAGING_RELATIONS = ['first', 'last', 'prev', 'previous'];
 
 function field(body: Json, path: string): unknown {
   return path.split('.').reduce<unknown>((value, name) => (isObject(value) ? value[name] : undefined), body);
@@ -107,8 +111,9 @@ export function nextPage(url: URL, body: unknown, header: (name: string) => stri
   };
   const link = header('link');
   if (link) {
-    const next = linkHeaderNext(link);
-    return next === null ? { kind: 'end', how: 'the Link header has no rel="next"' } : sameOrigin(next, 'the Link header');
+    const next = linkHeaderTarget(link, 'next');
+    if (next !== null) return sameOrigin(next, 'the Link header');
+    if (PAGING_RELATIONS.some((rel) => linkHeaderTarget(link, rel) !== null)) return { kind: 'end', how: 'the Link header has no rel="next"' };
   }
   if (!isObject(body)) return { kind: 'unknown' };
   for (const path of NEXT_LINKS) {
@@ -116,15 +121,24 @@ export function nextPage(url: URL, body: unknown, header: (name: string) => stri
     if (typeof value === 'string' && value !== '') return sameOrigin(value, path);
     if (value === null || value === '') return { kind: 'end', how: `${path} is empty` };
   }
+  for (const name of ['links', '_links']) {
+    const links = body[name];
+    // JSON:API and HAL leave the next link out on the last page.
+    if (isObject(links) && PAGING_RELATIONS.some((rel) => rel in links)) return { kind: 'end', how: `${name} has no next` };
+  }
+  // A cursor the answer names is followed before has_more, whose next page is only inferred from the last id.
+  for (const [path, parameter] of CURSORS) {
+    const value = field(body, path);
+    if (typeof value === 'string' && value !== '') return { kind: 'next', url: withQuery(url, parameter, value), how: path };
+  }
   const hasMore = body.has_more ?? body.hasMore;
   if (hasMore === false) return { kind: 'end', how: 'has_more is false' };
   if (hasMore === true) {
     const last = listItems(body)?.at(-1);
     return isResource(last) ? { kind: 'next', url: withQuery(url, 'starting_after', String(last.id)), how: 'has_more, after the last id' } : { kind: 'unknown' };
   }
-  for (const [path, parameter] of CURSORS) {
+  for (const [path] of CURSORS) {
     const value = field(body, path);
-    if (typeof value === 'string' && value !== '') return { kind: 'next', url: withQuery(url, parameter, value), how: path };
     if (value === null || value === '') return { kind: 'end', how: `${path} is empty` };
   }
   for (const [pagePath, totalPath] of PAGE_NUMBERS) {

@@ -32,3 +32,24 @@ export type KeyRevocation = Schemas['KeyRevocation'];
 
 export type EventType = Schemas['EventType'];
 export type ErrorBody = Schemas['Error'];
+
+/** Any string where openapi.yaml assumes an enum of strings. */
+type Widened<V> = V extends string ? string : V;
+
+/**
+ * A resource as an implementation answered it. Only what the specification states can be relied
+ * on: any field openapi.yaml names may be missing or null, its enums may hold other values, and
+ * fields it does not name are kept.
+ */
+export type Answered<T> = { [K in keyof T]?: Widened<T[K]> | null } & { [field: string]: unknown };
+
+export type ReportAnswer = Answered<Omit<Report, 'criteria' | 'error'>> & {
+  criteria?: Array<Answered<Criterion>> | null;
+  error?: Answered<ReportFailure> | null;
+};
+export type ApplicantAnswer = Answered<Omit<Applicant, 'travel_history'>> & { travel_history?: Array<Answered<TravelRecord>> | null };
+export type DocumentAnswer = Answered<Omit<Document, 'red_flags' | 'rejection' | 'extracted'>> & {
+  red_flags?: Array<Answered<RedFlag>> | null;
+  rejection?: Answered<DocumentRejection> | null;
+  extracted?: Answered<PassportExtract> | null;
+};

@@ -1,6 +1,5 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import { SvcError } from '../errors.js';
 import schemas from './schemas.json' with { type: 'json' };
 
 export type SchemaName = keyof typeof schemas;
@@ -74,22 +73,4 @@ export function problemsOf(errors: readonly ErrorObject[] | null | undefined): P
 export function findProblems(name: SchemaName, value: unknown): Problem[] {
   const validate = validatorFor(name);
   return validate(value) ? [] : problemsOf(validate.errors);
-}
-
-/** Throws an invalid-input error naming each field at fault, before anything is sent. */
-export function assertValid<T>(name: SchemaName, value: unknown): asserts value is T {
-  const problems = findProblems(name, value);
-  if (problems.length === 0) return;
-  const fields = [...new Set(problems.map((problem) => problem.field))];
-  throw new SvcError(
-    'invalidInput',
-    'invalid_input',
-    `${problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ')} (${fields.length === 1 ? 'field' : 'fields'} ${fields.join(', ')})`,
-    `correct the input and run the command again; nothing was sent (the ${name} schema of openapi.yaml says what each field takes)`,
-  );
-}
-
-/** A prompt's check of one field's answer against the named schema. */
-export function answerCheck(name: SchemaName, field: string): (answer: string) => true | string {
-  return (answer) => findProblems(name, { [field]: answer }).find((problem) => problem.field === field)?.message ?? true;
 }

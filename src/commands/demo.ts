@@ -1,4 +1,4 @@
-import type { Report } from '../api/types.js';
+import type { ReportAnswer } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { runDemo } from '../demo.js';
 import { renderReport } from '../ui/reports.js';
@@ -10,7 +10,7 @@ export default class Demo extends BaseCommand {
 
   static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --json'];
 
-  public async run(): Promise<Report> {
+  public async run(): Promise<ReportAnswer> {
     await this.parse(Demo);
     const report = await runDemo(({ step, detail }) => this.note(`✓ ${step.padEnd(9)} ${detail}`));
     this.log(renderReport(report));

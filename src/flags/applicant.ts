@@ -5,7 +5,7 @@ import { SvcError } from '../errors.js';
 
 /** The fields of ApplicantInput as flags, shared by `applicants create` and `applicants update`. */
 export const applicantFlags = {
-  file: Flags.string({ description: 'JSON file of applicant fields, named as in the API (given_names, …); flags override its fields' }),
+  file: Flags.string({ description: 'JSON file of applicant fields, as the service names them (the sandbox: given_names, …); sent as it is, flags overriding its fields' }),
   'given-names': Flags.string({ description: 'Given names, as in the passport' }),
   surname: Flags.string({ description: 'Surname, as in the passport' }),
   'date-of-birth': Flags.string({ description: 'Date of birth, YYYY-MM-DD' }),
@@ -13,7 +13,7 @@ export const applicantFlags = {
   'passport-number': Flags.string({ description: 'Passport number, 5-20 uppercase letters and digits' }),
   'passport-expiry': Flags.string({ description: 'Passport expiry date, YYYY-MM-DD' }),
   occupation: Flags.string({ description: 'Occupation, free text' }),
-  'employment-status': Flags.option({ description: 'Employment status', options: EMPLOYMENT_STATUSES })(),
+  'employment-status': Flags.string({ description: `Employment status (the sandbox: ${EMPLOYMENT_STATUSES.join(', ')})` }),
   'monthly-income': Flags.string({ description: 'Monthly income, in --currency' }),
   savings: Flags.string({ description: 'Savings, in --currency' }),
   currency: Flags.string({ description: 'Currency of income and savings, three uppercase letters (ISO 4217)' }),
@@ -26,7 +26,7 @@ export const applicantFlags = {
 
 type ApplicantFlagValues = Interfaces.InferredFlags<typeof applicantFlags>;
 
-// A number when the text is one; otherwise the text itself, so that validation names the field.
+// A number when the text is one; otherwise the text itself, for the service to judge.
 function numeric(text: string | undefined): number | string | undefined {
   return text !== undefined && text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 }
@@ -61,8 +61,8 @@ async function readProfile(path: string): Promise<Record<string, unknown>> {
 }
 
 /**
- * The body of POST /v1/applicants: the fields of --file, overridden by those given as flags.
- * It is not validated here; the caller checks it against ApplicantInput.
+ * The body of POST /v1/applicants: the fields of --file, overridden by those given as flags. The
+ * fields are the service's to define (spec part 4: not shown), so nothing is checked here.
  */
 export async function applicantInputFrom(flags: ApplicantFlagValues): Promise<Record<string, unknown>> {
   const fromFlags: Record<string, unknown> = {

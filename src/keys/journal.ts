@@ -22,7 +22,8 @@ export interface StepRecords {
   deploy: { at: string; by: 'command' | 'operator' };
   verify: { at: string; ip_locked: boolean; new_key_used_after: string };
   drain: { at: string; forced: boolean; old_key_last_used_at: string | null; new_key_last_used_at: string | null };
-  revoke: { at: string; revoked_at: string };
+  /** revoked_at: when the service says the revocation took effect, null when its answer does not say. */
+  revoke: { at: string; revoked_at: string | null };
   confirm: { at: string; by: 'request' | 'key_status' };
 }
 

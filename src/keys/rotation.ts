@@ -1,6 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
+import { parseTimestamp } from '../api/timestamp.js';
 import type { Key } from '../api/types.js';
 import { redactKey } from '../config/keys.js';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
@@ -349,7 +350,7 @@ class RotationRun {
         throw new SvcError('rotationStepFailed', 'new_key_revoked', `the new key ${newKey.id} was revoked during the drain; the old key was not`, `\`svc keys rotate --abort ${record.id}\` ends the rotation`);
       }
       if (old.key.status !== 'active') return finish(false, `${record.old_key.id} was already revoked`);
-      const lastOldUse = old.key.last_used_at === null ? null : Date.parse(old.key.last_used_at);
+      const lastOldUse = old.key.last_used_at === null ? null : parseTimestamp(old.key.last_used_at);
       const quietFor = lastOldUse === null ? null : Math.max(0, old.serverTime - lastOldUse);
       const progress: DrainProgress = {
         event: 'drain_progress',
@@ -358,7 +359,7 @@ class RotationRun {
         old_key_last_used_ip: old.key.last_used_ip,
         old_key_quiet_for_ms: quietFor,
         quiet_period_ms: quietPeriod,
-        new_key_used: fresh.key.last_used_at !== null && Date.parse(fresh.key.last_used_at) >= usedAfter,
+        new_key_used: fresh.key.last_used_at !== null && parseTimestamp(fresh.key.last_used_at) >= usedAfter,
         new_key_last_used_at: fresh.key.last_used_at,
         timeout_in_ms: Math.max(0, Math.round(deadline - performance.now())),
       };
@@ -384,7 +385,8 @@ class RotationRun {
 
   private async revoke(): Promise<void> {
     const revocation = await revokeKey(this.context.admin, this.record.old_key.id);
-    return this.done('revoke', { at: new Date().toISOString(), revoked_at: revocation.revoked_at }, `revoked ${this.record.old_key.id} at ${revocation.revoked_at}`);
+    const revokedAt = revocation.revoked_at ?? null;
+    return this.done('revoke', { at: new Date().toISOString(), revoked_at: revokedAt }, `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`);
   }
 
   /** With the old key's secret at hand, a request must be refused 401 invalid_key; without it, the key must read revoked. */

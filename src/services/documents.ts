@@ -1,31 +1,30 @@
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { jsonOf, resourceIn } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
-import { dataOf } from '../api/data.js';
 import { encodeMultipart, type FilePart, newBoundary } from '../api/multipart.js';
-import type { Document, DocumentType } from '../api/types.js';
+import type { DocumentAnswer } from '../api/types.js';
 import { detectFormat } from '../documents/format.js';
 import { SvcError } from '../errors.js';
 
-/** The upload limit of POST /v1/documents: 10 MiB. */
-export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/** The sandbox's upload limit (openapi.yaml's assumption; part 8 does not show the service's). */
+const SANDBOX_MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 
 function mib(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** Reads a file to upload and refuses, before anything is sent, one the service would not take. */
+/**
+ * Reads a file to upload, refusing only what no service could take: a path that is not a readable
+ * regular file, or an empty one. Its size and format are the service's to judge (`uploadNotes`).
+ */
 export async function readDocumentFile(path: string): Promise<FilePart> {
   const invalid = (code: string, message: string, hint: string) => new SvcError('invalidInput', code, message, hint);
   let bytes: Uint8Array;
   try {
     const handle = await open(path);
     try {
-      const stats = await handle.stat();
-      if (!stats.isFile()) throw invalid('not_a_file', `${path} is not a regular file`, 'give the path of the document file itself');
-      if (stats.size > MAX_DOCUMENT_BYTES) {
-        throw invalid('file_too_large', `${path} is ${mib(stats.size)}; documents are limited to 10 MiB (${MAX_DOCUMENT_BYTES} bytes)`, 'scan it at a lower resolution, compress it, or split it into several documents');
-      }
+      if (!(await handle.stat()).isFile()) throw invalid('not_a_file', `${path} is not a regular file`, 'give the path of the document file itself');
       bytes = await handle.readFile();
     } finally {
       await handle.close();
@@ -37,16 +36,20 @@ export async function readDocumentFile(path: string): Promise<FilePart> {
     throw invalid('file_unreadable', `cannot read ${path} (${code ?? (error as Error).message})`, 'check that the file exists and that you may read it');
   }
   if (bytes.length === 0) throw invalid('empty_file', `${path} is empty`, 'give the file that holds the document');
-  const contentType = detectFormat(bytes);
-  if (!contentType) {
-    const start = Buffer.from(bytes.subarray(0, 8)).toString('hex').replace(/(..)(?=.)/g, '$1 ');
-    throw invalid(
-      'unsupported_format',
-      `${path} is not a PDF, JPEG, PNG or UTF-8 text file (it starts with ${start}); the content decides, not the file name`,
-      'export or scan the document as PDF, JPEG or PNG, or save text as UTF-8',
-    );
+  return { filename: basename(path), contentType: detectFormat(bytes) ?? 'application/octet-stream', bytes };
+}
+
+/** What the sandbox would refuse in this file, which another service may take: notes for the person uploading it. */
+export function uploadNotes(file: FilePart): string[] {
+  const notes: string[] = [];
+  if (file.bytes.length > SANDBOX_MAX_DOCUMENT_BYTES) {
+    notes.push(`${file.filename} is ${mib(file.bytes.length)} (${file.bytes.length} bytes), over the sandbox's limit of 10 MiB (${SANDBOX_MAX_DOCUMENT_BYTES} bytes); the service's limit is not stated, so it is sent`);
   }
-  return { filename: basename(path), contentType, bytes };
+  if (!detectFormat(file.bytes)) {
+    const start = Buffer.from(file.bytes.subarray(0, 8)).toString('hex').replace(/(..)(?=.)/g, '$1 ');
+    notes.push(`${file.filename} is not a PDF, JPEG, PNG or UTF-8 text file (it starts with ${start}), the formats the sandbox takes; it is sent as application/octet-stream for the service to judge`);
+  }
+  return notes;
 }
 
 function countingStream(body: Blob, onProgress: (sent: number, total: number) => void): ReadableStream<Uint8Array> {
@@ -64,29 +67,32 @@ function countingStream(body: Blob, onProgress: (sent: number, total: number) =>
 
 export interface DocumentUploadInput {
   file: FilePart;
-  type: DocumentType;
+  /** The document kind; the allowed kinds are the service's (openapi.yaml assumes DocumentType). */
+  type?: string | undefined;
   applicantId?: string | undefined;
 }
 
 /**
- * Uploads a document as multipart/form-data. The body is framed here and streamed with its
- * Content-Length, counting the bytes handed to the connection for `onProgress`.
+ * Uploads a document as multipart/form-data (openapi.yaml's assumed encoding). The body is framed
+ * here and streamed with its Content-Length, counting the bytes handed to the connection for
+ * `onProgress`. Any success status is taken.
  */
-export async function uploadDocument(client: ApiClient, upload: DocumentUploadInput, onProgress: (sent: number, total: number) => void = () => undefined): Promise<Document> {
+export async function uploadDocument(client: ApiClient, upload: DocumentUploadInput, onProgress: (sent: number, total: number) => void = () => undefined): Promise<DocumentAnswer> {
   const boundary = newBoundary();
   const form = encodeMultipart({ type: upload.type, applicant_id: upload.applicantId, file: upload.file }, boundary);
-  return dataOf(
-    await client.POST('/v1/documents', {
-      // openapi-typescript types the binary file part as a string, so the typed body cannot hold
-      // the file: the form is framed above, and the serializer only streams it.
-      body: form as never,
-      bodySerializer: () => countingStream(form, onProgress),
-      headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(form.size) },
-      duplex: 'half',
-    }),
-  );
+  const result = await client.POST('/v1/documents', {
+    // openapi-typescript types the binary file part as a string, so the typed body cannot hold
+    // the file: the form is framed above, and the serializer only streams it.
+    body: form as never,
+    bodySerializer: () => countingStream(form, onProgress),
+    headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(form.size) },
+    duplex: 'half',
+    parseAs: 'text',
+  });
+  return resourceIn(jsonOf(result, 'POST /v1/documents'));
 }
 
-export async function getDocument(client: ApiClient, id: string): Promise<Document> {
-  return dataOf(await client.GET('/v1/documents/{id}', { params: { path: { id } } }));
+export async function getDocument(client: ApiClient, id: string): Promise<DocumentAnswer> {
+  const result = await client.GET('/v1/documents/{id}', { params: { path: { id } }, parseAs: 'text' });
+  return resourceIn(jsonOf(result, `GET /v1/documents/${id}`));
 }

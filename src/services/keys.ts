@@ -1,6 +1,7 @@
+import { parsedOrUndefined, withDefaults } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import { dataOf } from '../api/data.js';
-import type { Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
+import type { Answered, Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
 
 /** A key as the API saw it, with the API's own clock at that moment (from the answer's Date header). */
 export interface ObservedKey {
@@ -47,8 +48,14 @@ export async function listAllKeys(client: ApiClient): Promise<Key[]> {
   }
 }
 
-export async function revokeKey(client: ApiClient, id: string): Promise<KeyRevocation> {
-  return dataOf(await client.DELETE('/v1/keys/{id}', { params: { path: { id } } }));
+/**
+ * Revokes a key (spec part 5.7). The revocation result is not shown: 200, 202 or 204, with a body
+ * or none. The result is the answer's own object, with `id` and `revoked: true` added where it
+ * leaves them out; `revoked_at` only when the service sends it.
+ */
+export async function revokeKey(client: ApiClient, id: string): Promise<Answered<KeyRevocation>> {
+  const result = await client.DELETE('/v1/keys/{id}', { params: { path: { id } }, parseAs: 'text' });
+  return withDefaults(parsedOrUndefined(result.data), { id, revoked: true });
 }
 
 /**
@@ -56,7 +63,6 @@ export async function revokeKey(client: ApiClient, id: string): Promise<KeyRevoc
  * the server's time of the answer. A key that does not work throws its ApiError (401, 403).
  */
 export async function probeKey(client: ApiClient): Promise<{ serverTime: number }> {
-  const result = await client.GET('/v1/reports', { params: { query: { limit: 1 } } });
-  dataOf(result);
+  const result = await client.GET('/v1/reports', { parseAs: 'text' });
   return { serverTime: serverTimeOf(result.response) };
 }

@@ -1,61 +1,123 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jsonOf, parsedOrUndefined, resourceIn, withDefaults } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
-import { dataOf } from '../api/data.js';
-import type { DeletionResult, ListReportsQuery, Report, ReportCreate, ReportList } from '../api/types.js';
+import { listItems, type NextPage, nextPage } from '../api/list-answer.js';
+import { reportOutcome } from '../api/report-outcome.js';
+import type { Answered, DeletionResult, ReportAnswer, ReportCreate } from '../api/types.js';
 import { SvcError } from '../errors.js';
 
-export async function getReport(client: ApiClient, id: string): Promise<Report> {
-  return dataOf(await client.GET('/v1/reports/{id}', { params: { path: { id } } }));
+/** Query parameters of GET /v1/reports: only those the user asked for are sent (the spec shows none). */
+export type ReportsQuery = Record<string, string | number | undefined>;
+
+export async function getReport(client: ApiClient, id: string): Promise<ReportAnswer> {
+  const result = await client.GET('/v1/reports/{id}', { params: { path: { id } }, parseAs: 'text' });
+  return resourceIn(jsonOf(result, `GET /v1/reports/${id}`));
 }
 
-export async function listReports(client: ApiClient, query: ListReportsQuery): Promise<ReportList> {
-  return dataOf(await client.GET('/v1/reports', { params: { query } }));
+/** The body of POST /v1/reports: the four request fields of part 4, those left out not sent. */
+export type ReportRequest = Partial<Record<keyof ReportCreate, string>>;
+
+/** Creates a report; any success status is taken (201, and 200 or 202 of other implementations). */
+export async function createReport(client: ApiClient, input: ReportRequest): Promise<ReportAnswer> {
+  // openapi.yaml's type holds the assumed visa type enum; the service decides what it takes.
+  const result = await client.POST('/v1/reports', { body: input as ReportCreate, parseAs: 'text' });
+  return resourceIn(jsonOf(result, 'POST /v1/reports'));
 }
 
-/** Follows `has_more` and `starting_after` from the given page onwards, up to `max` reports. */
-export async function listAllReports(client: ApiClient, query: ListReportsQuery, max = Number.POSITIVE_INFINITY): Promise<Report[]> {
-  const reports: Report[] = [];
-  let cursor = query.starting_after;
-  for (;;) {
-    const page = await listReports(client, { ...query, starting_after: cursor });
-    reports.push(...page.data);
-    const last = page.data.at(-1);
-    if (!page.has_more || !last || reports.length >= max) return reports.slice(0, max);
-    cursor = last.id;
+/**
+ * Deletes a report. The answer is not shown by the spec: 200, 202 or 204, with a body or none. The
+ * result is the answer's own object, with `id` and `deleted: true` added where it leaves them out.
+ */
+export async function deleteReport(client: ApiClient, id: string): Promise<Answered<DeletionResult>> {
+  const result = await client.DELETE('/v1/reports/{id}', { params: { path: { id } }, parseAs: 'text' });
+  return withDefaults(parsedOrUndefined(result.data), { id, deleted: true });
+}
+
+export interface ReportPage {
+  reports: ReportAnswer[];
+  /** What the answer says of the next page. */
+  next: NextPage;
+  /** The URL this page was read from. */
+  url: URL;
+}
+
+/** One page of GET /v1/reports: with `query`, or with the query string of a next page's URL. */
+async function readPage(client: ApiClient, request: { query: ReportsQuery } | { search: string }): Promise<ReportPage> {
+  const options = 'search' in request ? { querySerializer: () => request.search.replace(/^\?/, '') } : { params: { query: request.query } };
+  const result = await client.GET('/v1/reports', { ...options, parseAs: 'text' });
+  const body = jsonOf(result, 'GET /v1/reports');
+  const reports = listItems(body);
+  if (!reports) {
+    throw new SvcError(
+      'server',
+      'list_unreadable',
+      'GET /v1/reports answered with no list svc can read: no array of reports, or several arrays that could each be it',
+      'svc reads a bare array, the array in `data`, or the one array of resources in the answer; the service answers in another shape',
+    );
   }
+  const url = new URL(result.response.url);
+  return { reports: reports.map(resourceIn), next: nextPage(url, body, (name) => result.response.headers.get(name)), url };
 }
 
-export async function deleteReport(client: ApiClient, id: string): Promise<DeletionResult> {
-  return dataOf(await client.DELETE('/v1/reports/{id}', { params: { path: { id } } }));
+/** One page of reports; `query` holds only the parameters the user asked for. */
+export function listReports(client: ApiClient, query: ReportsQuery): Promise<ReportPage> {
+  return readPage(client, { query });
 }
 
-export async function createReport(client: ApiClient, input: ReportCreate): Promise<Report> {
-  return dataOf(await client.POST('/v1/reports', { body: input }));
+/** Why following the pages stopped: the last page, no next page svc recognises, or a paging loop. */
+export type PagingStop = { kind: 'end' } | { kind: 'unknown'; why: string } | { kind: 'loop'; why: string };
+
+function pathOf(url: URL): string {
+  return url.pathname.replace(/\/$/, '');
 }
 
-function isFinished(report: Report): boolean {
-  return report.status === 'completed' || report.status === 'failed';
+/**
+ * Every report from the first page on, following the next page each answer offers on the list's
+ * own path. Stops at the end, where svc cannot tell whether more follow, or at a loop: a next page
+ * already read, or a page that brings no report not seen before.
+ */
+export async function listAllReports(client: ApiClient, query: ReportsQuery): Promise<{ reports: ReportAnswer[]; stop: PagingStop }> {
+  const reports: ReportAnswer[] = [];
+  const seenIds = new Set<unknown>();
+  const read = new Set<string>();
+  let page = await readPage(client, { query });
+  const listPath = pathOf(page.url);
+  read.add(page.url.href);
+  for (;;) {
+    const fresh = page.reports.filter((report) => report.id === undefined || report.id === null || !seenIds.has(report.id));
+    reports.push(...fresh);
+    for (const report of fresh) seenIds.add(report.id);
+    const { next } = page;
+    if (next.kind === 'end') return { reports, stop: { kind: 'end' } };
+    if (next.kind === 'unknown') return { reports, stop: { kind: 'unknown', why: 'the answer shows no next page svc recognises' } };
+    if (read.size > 1 && fresh.length === 0) return { reports, stop: { kind: 'loop', why: `a page brought no report not seen before (next page by ${next.how})` } };
+    if (read.has(next.url.href)) return { reports, stop: { kind: 'loop', why: `the next page (by ${next.how}) is one already read` } };
+    if (pathOf(next.url) !== listPath) return { reports, stop: { kind: 'unknown', why: `the next page is at another path (${next.url.pathname}), which svc does not follow` } };
+    read.add(next.url.href);
+    page = await readPage(client, { search: next.url.search });
+  }
 }
 
 const FIRST_POLL_INTERVAL_MS = 500;
 const MAX_POLL_INTERVAL_MS = 5_000;
 
 /**
- * Polls the report until it is completed or failed, 0.5 s apart at first and twice as long each
- * time, up to 5 s. Past `timeoutMs` it throws a timedOut error: the report may still finish.
+ * Polls the report until it is completed or failed (see reportOutcome), 0.5 s apart at first and
+ * twice as long each time, up to 5 s. Past `timeoutMs` it throws a timedOut error: the report may
+ * still finish. A status svc does not know keeps it waiting, bounded by `timeoutMs` like any other.
  */
-export async function waitForReport(client: ApiClient, id: string, options: { timeoutMs: number; onPoll?: (report: Report) => void }): Promise<Report> {
+export async function waitForReport(client: ApiClient, id: string, options: { timeoutMs: number; onPoll?: (report: ReportAnswer) => void }): Promise<ReportAnswer> {
   const deadline = Date.now() + options.timeoutMs;
   for (let interval = FIRST_POLL_INTERVAL_MS; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
     const report = await getReport(client, id);
     options.onPoll?.(report);
-    if (isFinished(report)) return report;
+    if (reportOutcome(report) !== 'unfinished') return report;
     const left = deadline - Date.now();
     if (left <= 0) {
       throw new SvcError(
         'timedOut',
         'wait_timed_out',
-        `report ${id} is still ${report.status} after ${options.timeoutMs / 1000} s`,
+        `report ${id} is still ${report.status ?? 'without a status'} after ${options.timeoutMs / 1000} s`,
         `it may still finish: \`svc reports wait ${id}\` waits again, --wait-timeout sets for how long`,
       );
     }

@@ -1,14 +1,17 @@
-import type { Applicant } from '../api/types.js';
-import { renderFields, renderTable } from './table.js';
+import type { ApplicantAnswer } from '../api/types.js';
+import { presentFields, renderTable } from './table.js';
 
-function amount(value: number | null, currency: string | null): string | null {
-  return value === null ? null : `${value}${currency ? ` ${currency}` : ''}`;
+function amount(value: number | null | undefined, currency: string | null | undefined): string | undefined {
+  return typeof value === 'number' ? `${value}${currency ? ` ${currency}` : ''}` : undefined;
 }
 
-/** One applicant profile, as `svc applicants get` shows it to people. */
-export function renderApplicant(applicant: Applicant): string {
+/**
+ * One applicant profile, as `svc applicants get` shows it to people: the sandbox's fields that the
+ * answer carries; the fields of another service's own are left to --json.
+ */
+export function renderApplicant(applicant: ApplicantAnswer): string {
   const parts = [
-    renderFields([
+    presentFields([
       ['id', applicant.id],
       ['given names', applicant.given_names],
       ['surname', applicant.surname],
@@ -25,14 +28,15 @@ export function renderApplicant(applicant: Applicant): string {
       ['updated', applicant.updated_at],
     ]),
   ];
-  if (applicant.travel_history.length) {
+  const trips = Array.isArray(applicant.travel_history) ? applicant.travel_history : [];
+  if (trips.length) {
     parts.push(
       'Travel history',
       renderTable(
         ['country', 'year', 'overstayed'],
-        applicant.travel_history.map((trip) => [trip.country, trip.year, trip.overstayed ? 'yes' : 'no']),
+        trips.map((trip) => [trip.country, trip.year, trip.overstayed ? 'yes' : 'no']),
       ),
     );
   }
-  return parts.join('\n\n');
+  return parts.filter(Boolean).join('\n\n');
 }

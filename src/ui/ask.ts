@@ -1,12 +1,22 @@
-import { SvcError } from '../errors.js';
-import { canPrompt } from './prompter.js';
+import type { AnswerCheck, Prompter } from './prompter.js';
+
+const ANOTHER = '(another value)';
 
 /**
- * A command that asks for missing flags on a terminal calls this first: anywhere else the
- * missing flags are a usage error that names them all, rather than a prompt nobody can answer.
+ * Offers the values svc knows, and takes any other typed in: the allowed values are the service's
+ * to decide (openapi.yaml only assumes them).
  */
-export function refuseMissingFlags(missing: string[], example: string): void {
-  if (missing.length === 0 || canPrompt()) return;
+export async function chooseOrType(prompter: Prompter, message: string, known: readonly string[], validate?: AnswerCheck): Promise<string> {
+  const choice = await prompter.select(message, [...known, ANOTHER]);
+  return choice === ANOTHER ? prompter.input(message, { validate }) : choice;
+}
+
+/**
+ * The warning for flags left out where there is no terminal to ask for them: they are not sent,
+ * and the service, not svc, decides whether it needs them.
+ */
+export function leftOutWarning(missing: string[]): string | undefined {
+  if (missing.length === 0) return undefined;
   const names = missing.map((name) => `--${name}`).join(', ');
-  throw new SvcError('usage', 'missing_flags', `missing ${names}: there is no terminal to ask for ${missing.length === 1 ? 'it' : 'them'}`, `pass ${names}, for example: ${example}`);
+  return `sent without ${names}: there is no terminal to ask for ${missing.length === 1 ? 'it' : 'them'}, and the specification does not say whether the service needs ${missing.length === 1 ? 'it' : 'them'}`;
 }

@@ -1,26 +1,42 @@
-import type { Document } from '../api/types.js';
-import { renderFields, renderTable } from './table.js';
+import type { DocumentAnswer } from '../api/types.js';
+import { presentFields, renderTable } from './table.js';
 
 function size(bytes: number): string {
   return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / 1024 / 1024).toFixed(1)} MiB (${bytes} bytes)`;
 }
 
-/** One document with its analysis, as `svc documents get` shows it to people. */
-export function renderDocument(document: Document): string {
-  const fields: Array<[string, string | null]> = [
-    ['id', document.id],
-    ['type', document.type],
-    ['status', document.status],
-    ['applicant', document.applicant_id],
-    ['file', `${document.filename}, ${size(document.size_bytes)}`],
-    ['content type', document.content_type ?? (document.status === 'processing' ? 'not checked yet' : 'not recognised')],
-    ['created', document.created_at],
-  ];
-  if (document.rejection) fields.push(['rejected', `${document.rejection.code}: ${document.rejection.message}`]);
+function file(document: DocumentAnswer): string | undefined {
+  const parts = [document.filename, typeof document.size_bytes === 'number' ? size(document.size_bytes) : undefined].filter(Boolean);
+  return parts.length ? parts.join(', ') : undefined;
+}
 
-  const parts = [renderFields(fields)];
-  if (document.red_flags.length) {
-    parts.push('Red flags', renderTable(['code', 'message'], document.red_flags.map((flag) => [flag.code, flag.message])));
+/** The recognised media type; for a null one (the sandbox's), whether it is not checked yet or not recognised. */
+function contentType(document: DocumentAnswer): string | undefined {
+  if (document.content_type !== null) return document.content_type;
+  return document.status === 'processing' ? 'not checked yet' : 'not recognised';
+}
+
+/**
+ * One document with its analysis, as `svc documents get` shows it to people: the fields the answer
+ * carries; those it lacks get no row, those svc does not know are left to --json.
+ */
+export function renderDocument(document: DocumentAnswer): string {
+  const rejection = document.rejection ? [document.rejection.code, document.rejection.message].filter(Boolean).join(': ') : undefined;
+  const parts = [
+    presentFields([
+      ['id', document.id],
+      ['type', document.type],
+      ['status', document.status],
+      ['applicant', document.applicant_id],
+      ['file', file(document)],
+      ['content type', contentType(document)],
+      ['created', document.created_at],
+      ['rejected', rejection],
+    ]),
+  ];
+  const redFlags = Array.isArray(document.red_flags) ? document.red_flags : [];
+  if (redFlags.length) {
+    parts.push('Red flags', renderTable(['code', 'message'], redFlags.map((flag) => [flag.code, flag.message])));
   } else if (document.status === 'analysed') {
     parts.push('No red flags.');
   }
@@ -28,7 +44,7 @@ export function renderDocument(document: Document): string {
   if (passport) {
     parts.push(
       'Read from the passport (MRZ)',
-      renderFields([
+      presentFields([
         ['document number', passport.document_number],
         ['surname', passport.surname],
         ['given names', passport.given_names],
@@ -36,10 +52,10 @@ export function renderDocument(document: Document): string {
         ['date of birth', passport.date_of_birth],
         ['expiry date', passport.expiry_date],
         ['sex', passport.sex],
-        ['check digits', passport.check_digits_valid ? 'valid' : 'INVALID'],
+        ['check digits', typeof passport.check_digits_valid === 'boolean' ? (passport.check_digits_valid ? 'valid' : 'INVALID') : undefined],
       ]),
     );
   }
-  if (document.status === 'processing') parts.push(`The analysis is not finished yet: \`svc documents get ${document.id}\` shows its outcome later.`);
-  return parts.join('\n\n');
+  if (document.status === 'processing' && document.id) parts.push(`The analysis is not finished yet: \`svc documents get ${document.id}\` shows its outcome later.`);
+  return parts.filter(Boolean).join('\n\n');
 }

@@ -1,13 +1,29 @@
 import type { ApiClient } from '../api/client.js';
-import type { Report } from '../api/types.js';
+import { isKnownWaitingStatus, reportOutcome } from '../api/report-outcome.js';
+import type { ReportAnswer } from '../api/types.js';
 import { waitForReport } from '../services/reports.js';
 import { withSpinner } from './spinner.js';
 
-/** Waits for a report to finish with a spinner on stderr showing its status, as `reports wait` and `reports create --wait` do. */
-export function waitWithSpinner(client: ApiClient, id: string, timeoutSeconds: number): Promise<Report> {
+/**
+ * Waits for a report to finish with a spinner on stderr showing its status, as `reports wait` and
+ * `reports create --wait` do. A status svc does not know is named once, so that a wait on it up to
+ * the timeout is not a mystery.
+ */
+export function waitWithSpinner(client: ApiClient, id: string, timeoutSeconds: number): Promise<ReportAnswer> {
+  const named = new Set<unknown>();
   return withSpinner(
     `Waiting for report ${id}`,
-    (status) => waitForReport(client, id, { timeoutMs: timeoutSeconds * 1000, onPoll: (report) => status(report.status) }),
-    (report) => report.status,
+    ({ status, note }) =>
+      waitForReport(client, id, {
+        timeoutMs: timeoutSeconds * 1000,
+        onPoll: (report) => {
+          if (reportOutcome(report) === 'unfinished' && !isKnownWaitingStatus(report.status) && !named.has(report.status)) {
+            named.add(report.status);
+            note(`Report ${id} has status ${JSON.stringify(report.status ?? null)}, which svc does not know: it waits for completed or a failure, up to ${timeoutSeconds} s.`);
+          }
+          status(String(report.status ?? ''));
+        },
+      }),
+    (report) => String(report.status ?? ''),
   );
 }

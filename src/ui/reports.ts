@@ -1,42 +1,66 @@
-import type { Report } from '../api/types.js';
-import { renderFields, renderTable } from './table.js';
+import { reportOutcome } from '../api/report-outcome.js';
+import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
+import { type Cell, presentFields, renderTable } from './table.js';
 
 function percent(weight: number): string {
   return `${(weight * 100).toFixed(weight * 100 % 1 === 0 ? 0 : 1)}%`;
 }
 
-/** The full breakdown of one report, as `svc reports get` shows it to people. */
-export function renderReport(report: Report): string {
-  const fields: Array<[string, string | number | null]> = [
-    ['id', report.id],
-    ['status', report.status],
-    ['applicant', report.applicant_id],
-    ['destination', report.destination],
-    ['visa type', report.visa_type],
-    ['purpose', report.purpose],
-    ['created', report.created_at],
-  ];
-  if (report.completed_at) fields.push(['finished', report.completed_at]);
-  if (report.risk_score !== null) fields.push(['risk score', `${report.risk_score} / 100 (${report.score_band ?? 'no band'})`]);
-  if (report.error) fields.push(['error', `${report.error.code}: ${report.error.message}`]);
-
-  const parts = [renderFields(fields)];
-  if (report.criteria?.length) {
-    const rows = [...report.criteria]
-      .sort((a, b) => b.score * b.weight - a.score * a.weight)
-      .map((criterion) => [criterion.label ?? criterion.key, criterion.score, percent(criterion.weight), (criterion.score * criterion.weight).toFixed(1), criterion.detail ?? '']);
-    parts.push('Criteria (highest weighted risk first)', renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows));
-  }
-  if (report.recommendations?.length) {
-    parts.push('Recommendations', report.recommendations.map((line) => `  • ${line}`).join('\n'));
-  }
-  if (report.status === 'queued' || report.status === 'processing') {
-    parts.push(`The analysis is not finished yet: \`svc reports wait ${report.id}\` waits for it.`);
-  }
-  return parts.join('\n\n');
+function numberOr(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-export function renderReportRows(reports: Report[]): string {
+/** A criterion's score times its weight, when both are numbers. */
+function weighted(criterion: Answered<Criterion>): number | undefined {
+  const score = numberOr(criterion.score);
+  const weight = numberOr(criterion.weight);
+  return score === undefined || weight === undefined ? undefined : score * weight;
+}
+
+function failure(error: ReportAnswer['error']): string | undefined {
+  if (!error) return undefined;
+  return [error.code, error.message].filter((part) => typeof part === 'string' && part !== '').join(': ') || undefined;
+}
+
+/**
+ * The full breakdown of one report, as `svc reports get` shows it to people: the fields the answer
+ * carries, in svc's order; fields it lacks get no row, fields svc does not know are left to --json.
+ */
+export function renderReport(report: ReportAnswer): string {
+  const parts = [
+    presentFields([
+      ['id', report.id],
+      ['status', report.status],
+      ['applicant', report.applicant_id],
+      ['destination', report.destination],
+      ['visa type', report.visa_type],
+      ['purpose', report.purpose],
+      ['created', report.created_at],
+      ['finished', report.completed_at],
+      ['risk score', report.risk_score],
+      ['score band', report.score_band],
+      ['error', failure(report.error)],
+    ]),
+  ];
+  const criteria = Array.isArray(report.criteria) ? report.criteria : [];
+  if (criteria.length) {
+    const rows: Cell[][] = [...criteria]
+      .sort((a, b) => (weighted(b) ?? Number.NEGATIVE_INFINITY) - (weighted(a) ?? Number.NEGATIVE_INFINITY))
+      .map((criterion) => {
+        const weight = numberOr(criterion.weight);
+        return [criterion.label ?? criterion.key, criterion.score, weight === undefined ? undefined : percent(weight), weighted(criterion)?.toFixed(1), criterion.detail];
+      });
+    parts.push('Criteria (highest weighted risk first)', renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows));
+  }
+  const recommendations = Array.isArray(report.recommendations) ? report.recommendations : [];
+  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => `  • ${line}`).join('\n'));
+  if (reportOutcome(report) === 'unfinished' && report.id) {
+    parts.push(`The analysis is not finished yet: \`svc reports wait ${report.id}\` waits for it.`);
+  }
+  return parts.filter(Boolean).join('\n\n');
+}
+
+export function renderReportRows(reports: ReportAnswer[]): string {
   return renderTable(
     ['id', 'status', 'applicant', 'destination', 'visa type', 'score', 'band', 'created'],
     reports.map((report) => [report.id, report.status, report.applicant_id, report.destination, report.visa_type, report.risk_score, report.score_band, report.created_at]),

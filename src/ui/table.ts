@@ -30,3 +30,12 @@ export function renderFields(fields: Array<[string, Cell]>, stream: NodeJS.Write
   table.push(...fields.map(([name, value]) => ({ [name]: text(value) })));
   return table.toString();
 }
+
+/**
+ * The named values an answer carries, as `renderFields` shows them: a value that is missing, null
+ * or empty gets no row, so that a field an implementation does not have is simply not shown.
+ */
+export function presentFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream = process.stdout): string {
+  const present = fields.filter(([, value]) => value !== null && value !== undefined && value !== '');
+  return present.length ? renderFields(present, stream) : '';
+}

@@ -10,8 +10,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function errorFor(status: number, body: unknown): Promise<ApiError> {
-  server = await startServer((_request, response) => json(response, status, body));
+async function errorFor(status: number, body: unknown, headers: Record<string, string> = {}): Promise<ApiError> {
+  server = await startServer((_request, response) => json(response, status, body, headers));
   const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
   return client.GET('/v1/reports').then(
     () => {
@@ -28,6 +28,7 @@ describe('error mapping', () => {
     [403, 'forbidden', 'permission'],
     [403, 'ip_not_allowed', 'permission'],
     [404, 'not_found', 'notFound'],
+    [410, 'gone', 'notFound'],
     [422, 'invalid_request', 'invalidInput'],
     [429, 'rate_limited', 'rateLimited'],
     [500, 'internal', 'server'],
@@ -51,6 +52,23 @@ describe('error mapping', () => {
   ])('finds the code in %s', async (_shape, body) => {
     const error = await errorFor(403, body);
     expect(error.code).toBe('ip_not_allowed');
+  });
+
+  it.each([
+    ['an RFC 9457 problem with a code member', { type: 'https://api.example.com/problems/auth', title: 'Unauthorized', status: 401, detail: 'The key was revoked.', code: 'invalid_key' }, 'The key was revoked.'],
+    ['an RFC 9457 problem whose type names the code', { type: 'https://api.example.com/problems/invalid_key', title: 'Invalid key', status: 401 }, 'Invalid key'],
+    ['JSON:API errors', { errors: [{ status: '401', code: 'invalid_key', title: 'Invalid key', detail: 'The key was revoked.' }] }, 'The key was revoked.'],
+    ['an OAuth-style error', { error: 'invalid_key', error_description: 'The key was revoked.' }, 'The key was revoked.'],
+  ])('finds the code and message in %s', async (_shape, body, message) => {
+    const error = await errorFor(401, body, { 'content-type': 'application/problem+json' });
+    expect(error).toMatchObject({ code: 'invalid_key', kind: 'auth' });
+    expect(error.message).toBe(`401 invalid_key: ${message}`);
+    expect(error.hint).toContain('the key is revoked');
+  });
+
+  it('takes an error sentence for the message, not the code', async () => {
+    const error = await errorFor(404, { error: 'No report with this id', status: 404 });
+    expect(error).toMatchObject({ code: 'http_404', kind: 'notFound', message: '404 http_404: No report with this id' });
   });
 
   it('names the field of an invalid input', async () => {

@@ -41,12 +41,18 @@ describe('nextPage', () => {
     expect(nextPage(URL_, [], (name) => (name === 'link' ? '</v1/reports?page=1>; rel="prev"' : null)).kind).toBe('end');
   });
 
+  it('reads the body when the Link header carries no paging relation', () => {
+    const next = nextPage(URL_, { data: [report('rep_1')], next_cursor: 'c2' }, (name) => (name === 'link' ? '<https://api.example.com/docs>; rel="describedby"' : null));
+    expect(next).toMatchObject({ kind: 'next', url: new URL('https://api.example.com/v1/reports?limit=2&cursor=c2') });
+  });
+
   it.each([
     ['JSON:API links.next', { data: [], links: { next: '/v1/reports?page[after]=rep_2' } }, 'https://api.example.com/v1/reports?page[after]=rep_2'],
     ['HAL _links.next.href', { _embedded: {}, _links: { next: { href: 'https://api.example.com/v1/reports?p=2' } } }, 'https://api.example.com/v1/reports?p=2'],
     ['a next URL', { items: [], next: 'https://api.example.com/v1/reports?offset=2' }, 'https://api.example.com/v1/reports?offset=2'],
     ['has_more with the last id', { data: [report('rep_1'), report('rep_2')], has_more: true }, 'https://api.example.com/v1/reports?limit=2&starting_after=rep_2'],
     ['a next cursor', { data: [report('rep_1')], next_cursor: 'c2' }, 'https://api.example.com/v1/reports?limit=2&cursor=c2'],
+    ['a next cursor beside has_more', { data: [report('rep_1')], has_more: true, next_cursor: 'c2' }, 'https://api.example.com/v1/reports?limit=2&cursor=c2'],
     ['a page token', { reports: [report('rep_1')], nextPageToken: 't2' }, 'https://api.example.com/v1/reports?limit=2&pageToken=t2'],
     ['page numbers', { data: [report('rep_1')], meta: { current_page: 1, last_page: 3 } }, 'https://api.example.com/v1/reports?limit=2&page=2'],
   ])('follows %s', (_name, body, url) => {
@@ -58,6 +64,8 @@ describe('nextPage', () => {
     ['links.next null', { data: [], links: { next: null } }],
     ['an empty cursor', { data: [], next_cursor: null }],
     ['the last page number', { data: [], page: 3, total_pages: 3 }],
+    ['JSON:API links without next', { data: [], links: { self: '/v1/reports?page[after]=rep_2', first: '/v1/reports' } }],
+    ['HAL _links without next', { _links: { self: { href: '/v1/reports?p=3' }, prev: { href: '/v1/reports?p=2' } } }],
   ])('ends at %s', (_name, body) => {
     expect(nextPage(URL_, body, noHeaders).kind).toBe('end');
   });

@@ -126,12 +126,14 @@ describe('svc documents upload', () => {
   it.each([
     ['an executable named passport.pdf', ELF, 'it starts with 7f 45 4c 46 02 01 01 00'],
     ['text that is not UTF-8', Buffer.from('Gehalt: 3 200 \xa4', 'latin1'), 'not a PDF, JPEG, PNG or UTF-8 text file'],
-  ])('refuses %s before sending (exit 6)', async (_what, content, message) => {
+  ])('sends %s as application/octet-stream with a warning: the formats are the service\'s to judge', async (_what, content, message) => {
     const result = await svc(['documents', 'upload', file('passport.pdf', content), '--type', 'passport']);
-    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(message);
-    expect(result.stderr).toContain('export or scan the document as PDF, JPEG or PNG');
-    expect(server.requests).toHaveLength(0);
+    expect(result.stderr).toContain('sent as application/octet-stream for the service to judge');
+    const sent = (await formOf(server.requests[0]!)).get('file') as File;
+    expect(sent.type).toBe('application/octet-stream');
+    expect(Buffer.from(await sent.arrayBuffer())).toEqual(content);
   });
 
   it('sends a file of exactly 10 MiB, without a progress bar when stderr is not a terminal', async () => {
@@ -144,14 +146,13 @@ describe('svc documents upload', () => {
     expect(result.stderr).not.toContain('Uploading');
   });
 
-  it('refuses a file over 10 MiB before sending (exit 6)', async () => {
+  it("sends a file over the sandbox's 10 MiB with a warning: part 8 does not show the service's limit", async () => {
     const content = Buffer.alloc(MAX + 1, 0x20);
     PDF.copy(content);
     const result = await svc(['documents', 'upload', file('big.pdf', content), '--type', 'bank_statement', '--json']);
-    expect(result.code).toBe(ExitCode.invalidInput);
-    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'file_too_large', exit_code: ExitCode.invalidInput });
-    expect(JSON.parse(result.stdout).error.message).toContain('limited to 10 MiB (10485760 bytes)');
-    expect(server.requests).toHaveLength(0);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("big.pdf is 10.0 MiB (10485761 bytes), over the sandbox's limit of 10 MiB (10485760 bytes); the service's limit is not stated, so it is sent");
+    expect(((await formOf(server.requests[0]!)).get('file') as File).size).toBe(MAX + 1);
   });
 
   it.each([
@@ -165,18 +166,34 @@ describe('svc documents upload', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('without a terminal, a missing --type is a usage error naming it', async () => {
+  it('without a terminal, sends the document without --type, and warns: the upload fields are not shown', async () => {
     const result = await svc(['documents', 'upload', file('passport.pdf', PDF)]);
-    expect(result.code).toBe(ExitCode.usage);
-    expect(result.stderr).toContain('missing --type');
-    expect(server.requests).toHaveLength(0);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Warning: sent without --type: there is no terminal to ask for it');
+    expect([...(await formOf(server.requests[0]!)).keys()]).toEqual(['file']);
+  });
+
+  it('sends a kind of document outside the enum openapi.yaml assumes', async () => {
+    const result = await svc(['documents', 'upload', file('visa.pdf', PDF), '--type', 'previous_visa']);
+    expect(result.code, result.stderr).toBe(0);
+    expect((await formOf(server.requests[0]!)).get('type')).toBe('previous_visa');
   });
 
   it('checks the applicant id before sending', async () => {
     const result = await svc(['documents', 'upload', file('passport.pdf', PDF), '--type', 'passport', '--applicant', 'ana']);
     expect(result.code).toBe(ExitCode.invalidInput);
-    expect(result.stderr).toContain('applicant_id: must match ^app_[A-Za-z0-9]+$ (field applicant_id)');
+    expect(result.stderr).toContain('applicant_id "ana" must be an identifier starting with app_ (spec part 2) (field applicant_id)');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('takes a 202 answer that wraps the document in data (JSON:API), and shows the fields it has', async () => {
+    const { id, ...attributes } = { id: 'doc_9', type: 'passport', status: 'received', red_flags: [], pages: 2 };
+    answer = (_request, response) => json(response, 202, { data: { type: 'documents', id, attributes } });
+    const result = await svc(['documents', 'upload', file('passport.pdf', PDF), '--type', 'passport', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ id, ...attributes });
+    const human = await svc(['documents', 'upload', file('passport.pdf', PDF), '--type', 'passport']);
+    expect(human.stdout).toBe('id\tdoc_9\ntype\tpassport\nstatus\treceived\n');
   });
 
   it('never retries the upload', async () => {

@@ -13,6 +13,7 @@ const ANSWERS: Record<string, [number, string]> = {
   rep_forbidden: [403, 'forbidden'],
   rep_ipnotallowed: [403, 'ip_not_allowed'],
   rep_missing: [404, 'not_found'],
+  rep_gone: [410, 'gone'],
   rep_invalid: [422, 'invalid_request'],
   rep_ratelimited: [429, 'rate_limited'],
   rep_broken: [500, 'internal_error'],
@@ -54,6 +55,7 @@ describe('errors of the API, through the real binary', () => {
     ['rep_forbidden', ExitCode.permission, 'lacks the scope'],
     ['rep_ipnotallowed', ExitCode.permission, 'allow-list'],
     ['rep_missing', ExitCode.notFound, 'check the id'],
+    ['rep_gone', ExitCode.notFound, 'a deleted resource'],
     ['rep_invalid', ExitCode.invalidInput, 'correct the input'],
     ['rep_ratelimited', ExitCode.rateLimited, 'request rate'],
     ['rep_broken', ExitCode.server, 'try again later'],
@@ -86,7 +88,7 @@ describe('errors of the API, through the real binary', () => {
   it('shows each request and X-RateLimit-Remaining with --verbose, key redacted', async () => {
     const result = await svc(['reports', 'list', '--verbose']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/reports\?limit=20 → 200 in \d+ ms · X-RateLimit-Remaining: 42/);
+    expect(result.stderr).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/reports → 200 in \d+ ms · X-RateLimit-Remaining: 42/);
     expect(result.stdout + result.stderr).not.toContain(KEY);
   });
 

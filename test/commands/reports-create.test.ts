@@ -84,19 +84,21 @@ describe('svc reports create', () => {
     expect(result.stdout).toContain('svc reports wait rep_new1');
   });
 
-  it('without a terminal, names every missing flag, exits 2 and sends nothing', async () => {
+  it('without a terminal, sends the flags given and warns of those left out: the spec does not say which fields are required', async () => {
+    answer = (_request, response) => apiError(response, 422, 'invalid_request', 'destination is required');
     const result = await svc(['reports', 'create', '--applicant', 'app_4Jd92kQz', '--visa-type', 'work']);
-    expect(result.code).toBe(ExitCode.usage);
-    expect(result.stderr).toContain('missing --destination, --purpose');
-    expect(result.stderr).toContain('no terminal');
-    expect(server.requests).toHaveLength(0);
+    expect(result.stderr).toContain('Warning: sent without --destination, --purpose: there is no terminal to ask for them');
+    expect(JSON.parse(server.requests[0]?.body ?? '')).toEqual({ applicant_id: 'app_4Jd92kQz', visa_type: 'work' });
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('422 invalid_request: destination is required');
   });
 
   it.each([
-    [['--destination', 'de'], 'destination: must match ^[A-Z]{2}$ (field destination)'],
-    [['--applicant', 'bob'], 'applicant_id: must match ^app_[A-Za-z0-9]+$ (field applicant_id)'],
-    [['--purpose', ''], 'purpose: must NOT have fewer than 1 characters (field purpose)'],
-  ])('refuses %j before sending, naming the field', async ([name, value], message) => {
+    [['--destination', 'de'], 'destination "de" must be two uppercase letters, like DE (spec part 2) (field destination)'],
+    [['--applicant', 'bob'], 'applicant_id "bob" must be an identifier starting with app_ (spec part 2) (field applicant_id)'],
+    [['--applicant', 'app_'], 'applicant_id "app_" must be an identifier starting with app_ (spec part 2) (field applicant_id)'],
+    [['--visa-type', 'Work Holiday'], 'visa_type "Work Holiday" must be a snake_case name, like work_holiday (spec part 2) (field visa_type)'],
+  ])('refuses %j, which breaks a rule the spec states, before sending, naming the field', async ([name, value], message) => {
     const result = await svc(['reports', 'create', ...flagsWith(name!, value!)]);
     expect(result.code).toBe(ExitCode.invalidInput);
     expect(result.stderr).toContain(message);
@@ -111,11 +113,22 @@ describe('svc reports create', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('offers only the visa types of the contract', async () => {
-    const result = await svc(['reports', 'create', ...flagsWith('--visa-type', 'holiday')]);
-    expect(result.code).toBe(ExitCode.usage);
-    expect(result.stderr.replace(/\s+›?\s*/g, ' ')).toContain('tourist, business, student, work, transit, family');
-    expect(server.requests).toHaveLength(0);
+  it.each([
+    ['a visa type outside the enum openapi.yaml assumes', flagsWith('--visa-type', 'work_holiday'), { visa_type: 'work_holiday' }],
+    ['an empty purpose', flagsWith('--purpose', ''), { purpose: '' }],
+    ['a purpose over 500 characters', flagsWith('--purpose', 'x'.repeat(501)), { purpose: 'x'.repeat(501) }],
+  ])('sends %s: only the service knows what it takes', async (_what, flags, field) => {
+    const result = await svc(['reports', 'create', ...flags, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(server.requests[0]?.body ?? '')).toMatchObject(field);
+  });
+
+  it("shows the service's refusal of a visa type it does not offer", async () => {
+    answer = (_request, response) => apiError(response, 422, 'invalid_visa_type', 'work_holiday is not offered for DE');
+    const result = await svc(['reports', 'create', ...flagsWith('--visa-type', 'work_holiday')]);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('422 invalid_visa_type: work_holiday is not offered for DE');
+    expect(server.requests).toHaveLength(1);
   });
 
   it.each([
@@ -153,7 +166,7 @@ describe('svc reports create --wait', () => {
     answer = lifecycle(COMPLETED);
     const result = await svc(['reports', 'create', ...FLAGS, '--wait']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('risk score\t27 / 100 (low)');
+    expect(result.stdout).toContain('risk score\t27\nscore band\tlow');
     expect(result.stdout).toContain('Attach a recent bank statement.');
   });
 
@@ -190,6 +203,41 @@ describe('svc reports wait', () => {
     expect(result.code).toBe(ExitCode.reportFailed);
     expect(result.stdout).toContain('error\tdocument_unreadable: The passport scan cannot be read.');
     expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['a status that reads as a failure', report('errored')],
+    ['another one', report('rejected')],
+    ['an error object, whatever the status', report('done', { error: { code: 'document_unreadable', message: 'The passport scan cannot be read.' } })],
+  ])('takes %s for a failed report (exit 11): the spec does not name the failed status', async (_what, failed) => {
+    answer = lifecycle(report('pending'), failed);
+    const result = await svc(['reports', 'wait', 'rep_new1', '--json']);
+    expect(result.code).toBe(ExitCode.reportFailed);
+    expect(JSON.parse(result.stdout)).toEqual(failed);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('waits on a status it does not know up to --wait-timeout, saying so once, rather than guessing it finished', async () => {
+    answer = lifecycle(report('on_hold'));
+    const result = await svc(['reports', 'wait', 'rep_new1', '--wait-timeout', '1']);
+    expect(result.code).toBe(ExitCode.timedOut);
+    expect(result.stderr.match(/has status "on_hold", which svc does not know: it waits for completed or a failure, up to 1 s/g)).toHaveLength(1);
+    expect(result.stderr).toContain('report rep_new1 is still on_hold after 1 s');
+    expect(server.requests.length).toBeGreaterThan(1);
+  });
+
+  it('names no status it knows as waiting', async () => {
+    answer = lifecycle(report('pending'), COMPLETED);
+    const result = await svc(['reports', 'wait', 'rep_new1']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('does not know');
+  });
+
+  it('refuses an id that is not a report id before sending (exit 6)', async () => {
+    const result = await svc(['reports', 'wait', 'app_4Jd92kQz']);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('id "app_4Jd92kQz" must be an identifier starting with rep_');
+    expect(server.requests).toHaveLength(0);
   });
 
   it('exits 12 after --wait-timeout, with the error as JSON under --json', async () => {

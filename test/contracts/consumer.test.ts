@@ -172,8 +172,8 @@ describe('svc as the consumer of the Visa Report Service', () => {
       )
       .executeTest(async (mock) => {
         const page = await listReports(client(CONTRACT_KEYS.api, mock.url), {});
-        expect(page.data[0]?.id).toBe(REPORT_ID);
-        expect(page.has_more).toBe(false);
+        expect(page.reports[0]?.id).toBe(REPORT_ID);
+        expect(page.next.kind).toBe('end');
       });
   });
 

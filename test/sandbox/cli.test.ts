@@ -58,7 +58,7 @@ describe('the resource commands against the sandbox', () => {
     expect(report.status).toBe('completed');
     expect(parsed<Report>(await svc(['reports', 'get', report.id, '--json']))).toEqual(report);
     const human = await svc(['reports', 'get', report.id]);
-    expect(human.stdout).toContain(`${report.risk_score} / 100 (${report.score_band})`);
+    expect(human.stdout).toContain(`risk score\t${report.risk_score}\nscore band\t${report.score_band}`);
     for (const criterion of report.criteria!) expect(human.stdout).toContain(criterion.label);
     const listed = parsed<{ data: Report[] }>(await svc(['reports', 'list', '--applicant', applicant.id, '--all', '--json']));
     expect(listed.data.map((item) => item.id)).toContain(report.id);

@@ -1,6 +1,5 @@
 import { ApiCommand } from '../../api-command.js';
-import type { Applicant, ApplicantInput } from '../../api/types.js';
-import { assertValid } from '../../api/validate.js';
+import type { ApplicantAnswer } from '../../api/types.js';
 import { SvcError } from '../../errors.js';
 import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
@@ -8,7 +7,7 @@ import { renderApplicant } from '../../ui/applicants.js';
 
 export default class ApplicantsCreate extends ApiCommand {
   static override summary = 'Create an applicant profile';
-  static override description = `From flags, a JSON file (--file) or both; flags override the file's fields. given names, surname, date of birth and nationality are required. The profile is checked against the ApplicantInput schema of openapi.yaml before it is sent.`;
+  static override description = `From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the service's to define (the specification does not show them): the file is sent as it is, and the service's answer, or its error, is shown. The flags name the sandbox's fields, where given names, surname, date of birth and nationality are required.`;
 
   static override examples = [
     '<%= config.bin %> applicants create --given-names Ana --surname Silva --date-of-birth 1990-04-12 --nationality PT --travel DE:2023 --travel US:2019:overstayed',
@@ -18,14 +17,13 @@ export default class ApplicantsCreate extends ApiCommand {
   static override mutating = true;
   static override flags = applicantFlags;
 
-  public async run(): Promise<Applicant> {
+  public async run(): Promise<ApplicantAnswer> {
     const { flags } = await this.parse(ApplicantsCreate);
     const { session } = await this.connect(flags);
     const input = await applicantInputFrom(flags);
     if (input.id !== undefined) {
       throw new SvcError('invalidInput', 'invalid_input', `the profile file carries id ${String(input.id)}: creating an applicant takes no id (field id)`, 'to change an existing applicant use `svc applicants update <id>`, or remove id from the file');
     }
-    assertValid<ApplicantInput>('ApplicantInput', input);
     const applicant = await upsertApplicant(session.client, input);
     this.log(renderApplicant(applicant));
     return applicant;

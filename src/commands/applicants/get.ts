@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import type { Applicant } from '../../api/types.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { ApplicantAnswer } from '../../api/types.js';
 import { getApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
 
@@ -12,8 +13,9 @@ export default class ApplicantsGet extends ApiCommand {
     id: Args.string({ description: 'Applicant id (app_…)', required: true }),
   };
 
-  public async run(): Promise<Applicant> {
+  public async run(): Promise<ApplicantAnswer> {
     const { args, flags } = await this.parse(ApplicantsGet);
+    assertStated([['id', args.id, STATED.applicantId]]);
     const { session } = await this.connect(flags);
     const applicant = await getApplicant(session.client, args.id);
     this.log(renderApplicant(applicant));

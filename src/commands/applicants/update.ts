@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import type { Applicant, ApplicantInput } from '../../api/types.js';
-import { assertValid } from '../../api/validate.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { ApplicantAnswer } from '../../api/types.js';
 import { SvcError } from '../../errors.js';
 import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
@@ -9,7 +9,7 @@ import { renderApplicant } from '../../ui/applicants.js';
 
 export default class ApplicantsUpdate extends ApiCommand {
   static override summary = 'Change fields of an applicant profile';
-  static override description = `Only the fields given change: from flags, a JSON file (--file) or both; flags override the file's fields. The change is checked against the ApplicantInput schema of openapi.yaml before it is sent.`;
+  static override description = `Only the fields given change: from flags, a JSON file (--file) or both; flags override the file's fields. The fields are the service's to define: they are sent as given, with the applicant's id in the body (how the sandbox tells an update from a creation).`;
 
   static override examples = [
     '<%= config.bin %> applicants update app_123 --passport-number X1234567 --passport-expiry 2031-05-01',
@@ -24,15 +24,15 @@ export default class ApplicantsUpdate extends ApiCommand {
 
   static override flags = applicantFlags;
 
-  public async run(): Promise<Applicant> {
+  public async run(): Promise<ApplicantAnswer> {
     const { args, flags } = await this.parse(ApplicantsUpdate);
+    assertStated([['id', args.id, STATED.applicantId]]);
     const { session } = await this.connect(flags);
     const changes = await applicantInputFrom(flags);
     const input = { ...changes, id: args.id };
     if (Object.keys(input).length === 1) {
       throw new SvcError('usage', 'nothing_to_update', `no field of applicant ${args.id} was given to change`, 'pass the fields to change as flags (see --help) or in a JSON file with --file');
     }
-    assertValid<ApplicantInput>('ApplicantInput', input);
     const applicant = await upsertApplicant(session.client, input);
     this.log(renderApplicant(applicant));
     return applicant;

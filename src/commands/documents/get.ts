@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import type { Document } from '../../api/types.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { DocumentAnswer } from '../../api/types.js';
 import { getDocument } from '../../services/documents.js';
 import { renderDocument } from '../../ui/documents.js';
 
@@ -12,8 +13,9 @@ export default class DocumentsGet extends ApiCommand {
     id: Args.string({ description: 'Document id (doc_…)', required: true }),
   };
 
-  public async run(): Promise<Document> {
+  public async run(): Promise<DocumentAnswer> {
     const { args, flags } = await this.parse(DocumentsGet);
+    assertStated([['id', args.id, STATED.documentId]]);
     const { session } = await this.connect(flags);
     const document = await getDocument(session.client, args.id);
     this.log(renderDocument(document));

@@ -1,18 +1,18 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
 import { DOCUMENT_TYPES } from '../../api/enums.js';
-import type { Document } from '../../api/types.js';
-import { assertValid } from '../../api/validate.js';
-import { readDocumentFile, uploadDocument } from '../../services/documents.js';
-import { refuseMissingFlags } from '../../ui/ask.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { DocumentAnswer } from '../../api/types.js';
+import { readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';
+import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
 import { byteProgress } from '../../ui/progress.js';
-import { inquirerPrompter } from '../../ui/prompter.js';
+import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 
 export default class DocumentsUpload extends ApiCommand {
-  static override summary = 'Upload a supporting document: PDF, JPEG, PNG or UTF-8 text, at most 10 MiB';
-  static override description = `The format is recognised by the file's content, never by its name, and checked before anything is sent. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
---type is asked for on a terminal when left out; anywhere else it is required.`;
+  static override summary = 'Upload a supporting document as a multipart form (fields type, applicant_id and file)';
+  static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
+--type is asked for on a terminal when left out; anywhere else it is left out of the form, with a warning.`;
 
   static override examples = [
     '<%= config.bin %> documents upload passport.pdf --type passport --applicant app_123',
@@ -26,20 +26,20 @@ export default class DocumentsUpload extends ApiCommand {
   };
 
   static override flags = {
-    type: Flags.option({ description: 'Kind of document', options: DOCUMENT_TYPES })(),
+    type: Flags.string({ description: `Kind of document (the sandbox: ${DOCUMENT_TYPES.join(', ')})` }),
     applicant: Flags.string({ description: 'Applicant the document supports (app_…)' }),
   };
 
-  public async run(): Promise<Document> {
+  public async run(): Promise<DocumentAnswer> {
     const { args, flags } = await this.parse(DocumentsUpload);
     const { session } = await this.connect(flags);
-    refuseMissingFlags(flags.type === undefined ? ['type'] : [], 'svc documents upload passport.pdf --type passport');
-    const type = flags.type ?? (await inquirerPrompter.select('Kind of document:', DOCUMENT_TYPES));
+    assertStated([['applicant_id', flags.applicant, STATED.applicantId]]);
     const file = await readDocumentFile(args.file);
-    // The file part was checked above; its name stands in for it so the schema checks the other fields.
-    assertValid('DocumentUpload', { file: file.filename, type, ...(flags.applicant !== undefined && { applicant_id: flags.applicant }) });
+    let type = flags.type;
+    if (type === undefined && canPrompt()) type = await chooseOrType(inquirerPrompter, 'Kind of document:', DOCUMENT_TYPES);
+    for (const note of [leftOutWarning(type === undefined ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
     const progress = await byteProgress(`Uploading ${file.filename}`, file.bytes.length);
-    let document: Document;
+    let document: DocumentAnswer;
     try {
       document = await uploadDocument(session.client, { file, type, applicantId: flags.applicant }, progress?.update);
     } finally {

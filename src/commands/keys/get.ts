@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
+import { assertStated, STATED } from '../../api/stated.js';
 import type { Key } from '../../api/types.js';
 import { getKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
@@ -14,6 +15,7 @@ export default class KeysGet extends AdminCommand {
 
   public async run(): Promise<Key> {
     const { args, flags } = await this.parse(KeysGet);
+    assertStated([['id', args.id, STATED.keyId]]);
     const { session } = await this.connectAdmin(flags);
     const key = await getKey(session.client, args.id);
     this.log(renderKey(key));

@@ -1,11 +1,13 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import type { DeletionResult } from '../../api/types.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { Answered, DeletionResult } from '../../api/types.js';
 import { deleteReport } from '../../services/reports.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';
 
 export default class ReportsDelete extends ApiCommand {
   static override summary = 'Delete a report and its sources, permanently';
+  static override description = 'Any success status is taken (200, 202, 204). With --json, the answer as it came, with "id" and "deleted": true added where it leaves them out: an answer without a body prints {"id": "rep_…", "deleted": true}.';
   static override examples = ['<%= config.bin %> reports delete rep_123', '<%= config.bin %> reports delete rep_123 --yes --json'];
   static override mutating = true;
 
@@ -17,12 +19,13 @@ export default class ReportsDelete extends ApiCommand {
     yes: Flags.boolean({ char: 'y', description: 'Delete without asking (required when not on a terminal)' }),
   };
 
-  public async run(): Promise<DeletionResult> {
+  public async run(): Promise<Answered<DeletionResult>> {
     const { args, flags } = await this.parse(ReportsDelete);
+    assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
     await confirmOrRefuse(`Delete report ${args.id} and its sources? This cannot be undone.`, flags.yes);
     const result = await deleteReport(session.client, args.id);
-    this.log(`Deleted report ${result.id}`);
+    this.log(`Deleted report ${args.id}`);
     return result;
   }
 }

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import type { Report } from '../../api/types.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { ReportAnswer } from '../../api/types.js';
 import { getReport } from '../../services/reports.js';
 import { renderReport } from '../../ui/reports.js';
 
@@ -12,8 +13,9 @@ export default class ReportsGet extends ApiCommand {
     id: Args.string({ description: 'Report id (rep_…)', required: true }),
   };
 
-  public async run(): Promise<Report> {
+  public async run(): Promise<ReportAnswer> {
     const { args, flags } = await this.parse(ReportsGet);
+    assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
     const report = await getReport(session.client, args.id);
     this.log(renderReport(report));

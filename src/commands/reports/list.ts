@@ -1,11 +1,21 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import type { ReportList } from '../../api/types.js';
-import { listAllReports, listReports } from '../../services/reports.js';
+import type { ReportAnswer } from '../../api/types.js';
+import { listAllReports, listReports, type PagingStop, type ReportsQuery } from '../../services/reports.js';
 import { renderReportRows } from '../../ui/reports.js';
 
+/** `--json`: the reports read, and whether more follow (null when svc cannot tell). */
+interface ReportListing {
+  object: 'list';
+  data: ReportAnswer[];
+  has_more: boolean | null;
+}
+
 export default class ReportsList extends ApiCommand {
-  static override summary = 'List the reports of the workspace, newest first';
+  static override summary = 'List the reports of the workspace';
+  static override description = `The reports are read wherever the answer holds them (a bare array, "data", or its one array of resources), and --all follows the next page the answer offers: a Link header, links.next, has_more, a next cursor or page numbers. When svc cannot tell whether more follow, it says so on stderr, and --json has "has_more": null.
+Query parameters are sent only when asked for: the specification shows none, and a service may refuse those it does not know.`;
+
   static override examples = [
     '<%= config.bin %> reports list',
     '<%= config.bin %> reports list --status completed --applicant app_123',
@@ -13,28 +23,43 @@ export default class ReportsList extends ApiCommand {
   ];
 
   static override flags = {
-    status: Flags.string({ description: 'Only reports in this status', options: ['queued', 'processing', 'completed', 'failed'] }),
-    applicant: Flags.string({ description: 'Only reports of this applicant (app_…)' }),
-    limit: Flags.integer({ description: 'Reports per page', min: 1, max: 100, default: 20 }),
-    'starting-after': Flags.string({ description: 'Start after this report id (the cursor of the previous page)' }),
+    status: Flags.string({ description: 'Only reports in this status (sent as status=)' }),
+    applicant: Flags.string({ description: 'Only reports of this applicant, app_… (sent as applicant_id=)' }),
+    limit: Flags.integer({ description: 'Reports per page (sent as limit=; the service chooses when left out)', min: 1 }),
+    'starting-after': Flags.string({ description: 'Start after this report id (sent as starting_after=, the cursor of services that page by the last id)' }),
     all: Flags.boolean({ description: 'Follow the pages to the end' }),
   };
 
-  public async run(): Promise<ReportList> {
+  public async run(): Promise<ReportListing> {
     const { flags } = await this.parse(ReportsList);
     const { session } = await this.connect(flags);
-    const query = {
-      limit: flags.limit,
-      status: flags.status as ReportList['data'][number]['status'] | undefined,
-      applicant_id: flags.applicant,
-      starting_after: flags['starting-after'],
-    };
-    const list: ReportList = flags.all
-      ? { object: 'list', data: await listAllReports(session.client, query), has_more: false }
-      : await listReports(session.client, query);
-    if (list.data.length === 0) this.note('No reports.');
-    else this.log(renderReportRows(list.data));
-    if (list.has_more) this.note(`More reports follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
-    return list;
+    const query: ReportsQuery = { limit: flags.limit, status: flags.status, applicant_id: flags.applicant, starting_after: flags['starting-after'] };
+    let listing: ReportListing;
+    if (flags.all) {
+      const { reports, stop } = await listAllReports(session.client, query);
+      listing = { object: 'list', data: reports, has_more: stop.kind === 'end' ? false : null };
+      this.show(reports);
+      this.explainStop(stop);
+    } else {
+      const page = await listReports(session.client, query);
+      listing = { object: 'list', data: page.reports, has_more: page.next.kind === 'unknown' ? null : page.next.kind === 'next' };
+      this.show(page.reports);
+      if (page.next.kind === 'next') {
+        const after = page.next.url.searchParams.get('starting_after');
+        this.note(`More reports follow: ${after ? `--starting-after ${after}, or ` : ''}--all.`);
+      }
+      if (page.next.kind === 'unknown') this.note('svc cannot tell whether more reports follow: the answer shows no paging it recognises.');
+    }
+    return listing;
+  }
+
+  private show(reports: ReportAnswer[]): void {
+    if (reports.length === 0) this.note('No reports.');
+    else this.log(renderReportRows(reports));
+  }
+
+  private explainStop(stop: PagingStop): void {
+    if (stop.kind === 'unknown') this.note(`Stopped paging: ${stop.why}, so more reports may follow.`);
+    if (stop.kind === 'loop') this.note(`Stopped paging: ${stop.why}.`);
   }
 }

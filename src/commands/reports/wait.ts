@@ -1,13 +1,16 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
-import type { Report } from '../../api/types.js';
+import { reportOutcome } from '../../api/report-outcome.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { ReportAnswer } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 
 export default class ReportsWait extends ApiCommand {
   static override summary = 'Wait until a report is completed or failed, then show it';
-  static override description = `Polls the report, 0.5 s apart at first and up to 5 s apart. Exit code 11 when the report failed, 12 when --wait-timeout passes first (the report may still finish).`;
+  static override description = `Polls the report, 0.5 s apart at first and up to 5 s apart, until its status is completed or it has failed: a status that reads as a failure (failed, error, rejected, cancelled, …) or an error object. Any other status is waited on, up to --wait-timeout.
+Exit code 11 when the report failed, 12 when --wait-timeout passes first (the report may still finish).`;
 
   static override examples = ['<%= config.bin %> reports wait rep_123', '<%= config.bin %> reports wait rep_123 --wait-timeout 600 --json'];
 
@@ -19,12 +22,13 @@ export default class ReportsWait extends ApiCommand {
     'wait-timeout': Flags.integer({ description: 'Seconds to wait', default: 120, min: 1 }),
   };
 
-  public async run(): Promise<Report> {
+  public async run(): Promise<ReportAnswer> {
     const { args, flags } = await this.parse(ReportsWait);
+    assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
     const report = await waitWithSpinner(session.client, args.id, flags['wait-timeout']);
     this.log(renderReport(report));
-    if (report.status === 'failed') process.exitCode = ExitCode.reportFailed;
+    if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }
 }

@@ -1,0 +1,76 @@
+/**
+ * Reading a single answer of an implementation svc did not write. Success codes, creation and
+ * deletion bodies are not shown by the specification (part 4), so an answer is read as text
+ * (`parseAs: 'text'`) and whatever it holds is taken: nothing, JSON, or the resource wrapped the
+ * way common conventions wrap it.
+ */
+import { SvcError } from '../errors.js';
+import { resourceOf } from './list-answer.js';
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The JSON of a body read as text; undefined when it is empty or not JSON. */
+export function parsedOrUndefined(text: string | undefined): unknown {
+  if (text === undefined || text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The JSON of an answer that should carry JSON (the spec: "responses are JSON"); undefined when it
+ * has no body. `what` names the request in the error for a body that is not JSON.
+ */
+export function jsonOf(result: { data?: string; response: Response }, what: string): unknown {
+  const body = parsedOrUndefined(result.data);
+  if (body === undefined && result.data !== undefined && result.data.trim() !== '') {
+    throw new SvcError(
+      'server',
+      'answer_not_json',
+      `${what} answered ${result.response.status} with a body that is not JSON (${result.response.headers.get('content-type') ?? 'no Content-Type'})`,
+      'the specification says responses are JSON (part 4); check --base-url points at the API itself, not a proxy or a web page',
+    );
+  }
+  return body;
+}
+
+function isResource(value: unknown): value is Json & { id: string | number } {
+  return isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number');
+}
+
+/**
+ * The resource a single-resource answer holds: the answer itself when it carries an `id`, or the
+ * resource it wraps in `data` (JSON:API, attributes flattened) or under a single key
+ * (`{"report": {…}}`). Any other object is taken as it is; no object at all is `{}`.
+ */
+export function resourceIn(body: unknown): Json {
+  if (!isObject(body)) return {};
+  if (isResource(body)) return body;
+  if (isResource(body.data)) return resourceOf(body.data) as Json;
+  const wrapped = Object.values(body).filter(isResource);
+  return wrapped.length === 1 && Object.keys(body).length === 1 ? wrapped[0]! : body;
+}
+
+/** The id of a resource as answered, for a request that follows it up; an answer without one is named as such. */
+export function idOf(resource: Json, what: string): string {
+  const id = resource.id;
+  if (typeof id === 'string' && id !== '') return id;
+  if (typeof id === 'number') return String(id);
+  throw new SvcError('server', 'id_missing', `the answer to ${what} carries no id`, 'svc needs the id to go on; `--json` shows the answer as it came');
+}
+
+/**
+ * The result of an operation whose answer is not shown (a DELETE): the answer's own object as it
+ * came, with the `defaults` it leaves out added after its fields; only the defaults when the answer
+ * holds no object (204, an empty or a text body).
+ */
+export function withDefaults(body: unknown, defaults: Json): Json {
+  const answered = isObject(body) ? body : {};
+  return { ...answered, ...Object.fromEntries(Object.entries(defaults).filter(([name]) => !(name in answered))) };
+}
