@@ -23,7 +23,7 @@ function withOffsets(value: unknown): unknown {
   return value;
 }
 
-const OTHER_CHOICES: Variant = {
+const KEY_ANSWERS: Variant = {
   name: 'other-key-answers',
   change: 'DELETE /v1/keys/{id} answers 204 without a body; timestamps end in +00:00',
   breaks: [],
@@ -41,8 +41,8 @@ let implementation: MutatingImplementation;
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
-  const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), secret: sandbox.keys.webhook_secret };
-  implementation = await startMutatingImplementation(sandbox, OTHER_CHOICES, state);
+  const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: sandbox.keys.webhook_secret };
+  implementation = await startMutatingImplementation(sandbox, KEY_ANSWERS, state);
 });
 afterAll(async () => {
   await implementation.close();
