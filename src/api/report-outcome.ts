@@ -2,8 +2,10 @@ import type { ReportAnswer } from './types.js';
 
 export type ReportOutcome = 'completed' | 'failed' | 'unfinished';
 
-/** Status values that read as a failure: part 3 names a failed outcome but not its value. */
-const FAILURE = /fail|error|reject|cancel|abort|expire/i;
+/** A status value that reads as a failure: part 3 names a failed outcome but not its value. */
+export function readsAsFailure(status: unknown): boolean {
+  return typeof status === 'string' && /fail|error|reject|cancel|abort|expire/i.test(status);
+}
 
 /** Status values that read as waiting or working (part 3 names "a queued state" without its value). */
 const WAITING = /^(queued|pending|processing|in_progress|running|started|scheduled|waiting|created|submitted|accepted|new|analy[sz]ing)$/i;
@@ -15,7 +17,7 @@ const WAITING = /^(queued|pending|processing|in_progress|running|started|schedul
  */
 export function reportOutcome(report: ReportAnswer): ReportOutcome {
   if (report.status === 'completed') return 'completed';
-  if (typeof report.status === 'string' && FAILURE.test(report.status)) return 'failed';
+  if (readsAsFailure(report.status)) return 'failed';
   const error: unknown = report.error;
   if (typeof error === 'object' && error !== null && ('code' in error || 'message' in error)) return 'failed';
   return 'unfinished';

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readsAsFailure } from '../api/report-outcome.js';
 import type { Level } from './catalogue.js';
 import { describeEncoding, documentRequest, type KitFixtures, passportFile, reportBody, type UploadFile } from './fixtures.js';
 import type { Exchange, ImplementationClient, Role } from './http.js';
@@ -124,11 +125,6 @@ export const SUPPLY = {
   document: 'give the encoding the implementation takes as "document" in --fixtures (the upload encoding is not shown by the specification)',
 } as const;
 
-/** The failed outcome's status value is not named (part 3): any that reads as one. */
-function isFailedStatus(status: unknown): boolean {
-  return typeof status === 'string' && /fail|error|reject/i.test(status);
-}
-
 /** The kit's report did not finish in time: a failure of reports.completes, and for every other check a setup that could not be done. */
 export class ReportUnfinished extends SetupError {}
 
@@ -244,7 +240,7 @@ export class SharedSetup {
       const status = field(got, 'status');
       if (isSuccess(got.status) && status === 'completed') return got;
       if (!isSuccess(got.status)) throw new SetupError(`the kit's report ${report.id} could not be read back: GET /v1/reports/${report.id} answered ${shown(got)}`);
-      if (isFailedStatus(status)) {
+      if (readsAsFailure(status)) {
         throw new SetupError(`the kit's report ${report.id} ended ${status} (${JSON.stringify(field(got, 'error') ?? null)})`, 'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures');
       }
       const left = deadline - Date.now();
@@ -288,7 +284,7 @@ export class SharedSetup {
     for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
       const read = await call(this.context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
       const status = field(read, 'status');
-      if (!isSuccess(read.status) || status === 'completed' || isFailedStatus(status) || Date.now() >= deadline) return read;
+      if (!isSuccess(read.status) || status === 'completed' || readsAsFailure(status) || Date.now() >= deadline) return read;
       await sleep(Math.min(interval, deadline - Date.now()));
     }
   }
