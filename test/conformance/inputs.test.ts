@@ -4,22 +4,14 @@
  * the HTTPS receiver of --webhook-tls, whose certificate the implementation trusts once.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 
 const SECRET = 'whsec_kitinputs0123456789abcdefghijklmnopq';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const sandboxes: RunningSandbox[] = [];
 afterAll(async () => {

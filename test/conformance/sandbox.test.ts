@@ -5,28 +5,19 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../src/conformance/catalogue.js';
 import { ExitCode } from '../../src/errors.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { json, startServer } from '../helpers/server.js';
+import { freePort, json, startServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 
 const SECRET = 'whsec_contractkit0123456789abcdefghijklmnop';
 const root = new URL('../../', import.meta.url);
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(new URL(path, root))).digest('hex');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const sandboxes: RunningSandbox[] = [];
 afterAll(async () => {

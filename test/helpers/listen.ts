@@ -1,7 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { SVC_BIN } from './svc.js';
+import { afterEach } from 'vitest';
+import { type Receiver, startReceiver } from './receiver.js';
+import { isolatedEnv, SVC_BIN } from './svc.js';
 
 export interface ListenLine {
   kind: 'delivery' | 'refused';
@@ -63,6 +65,35 @@ export async function startListen(args: string[], env: Record<string, string>, s
         child.once('exit', (code) => resolve(code));
         child.kill(signal);
       });
+    },
+  };
+}
+
+/**
+ * `listen` (the real `svc webhooks listen`, verifying with `secret`) and `recorder` (an application
+ * it forwards to), each stopped when the test that started it ends, the last started first, as is
+ * whatever else a test hands to `stopAfterTest`.
+ */
+export function stoppedAfterEachTest(secret: string): {
+  listen(args?: string[], env?: Record<string, string>, store?: string): Promise<RunningListen>;
+  recorder(): Promise<Receiver>;
+  stopAfterTest(stop: () => Promise<unknown>): void;
+} {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    stopAfterTest: (stop) => void cleanups.push(stop),
+    async listen(args = [], env = isolatedEnv({ SVC_WEBHOOK_SECRET: secret }), store) {
+      const running = await startListen(args, env, store);
+      cleanups.push(() => running.stop());
+      return running;
+    },
+    async recorder() {
+      const started = await startReceiver();
+      cleanups.push(() => started.close());
+      return started;
     },
   };
 }

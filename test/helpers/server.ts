@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 
 export interface RecordedRequest {
   method: string;
@@ -61,4 +61,13 @@ export function json(response: ServerResponse, status: number, body: unknown, he
 
 export function apiError(response: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   json(response, status, { error: { code, message } }, headers);
+}
+
+/** A port of 127.0.0.1 free at the moment, for a process that must be told its port before it listens. */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

@@ -1,36 +1,21 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { findProblems } from '../../src/api/validate.js';
 import { EVENT_SCHEMAS, EVENT_TYPES } from '../../src/webhooks/envelope.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader, verifySignature } from '../../src/webhooks/signature.js';
-import { type RunningListen, startListen } from '../helpers/listen.js';
-import { eventsOf, type Receiver, startReceiver } from '../helpers/receiver.js';
+import { stoppedAfterEachTest } from '../helpers/listen.js';
+import { eventsOf } from '../helpers/receiver.js';
 import { startServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 
 const SECRET = 'whsec_commands0123456789abcdefghijklmnop';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function listen(args: string[] = [], env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET })): Promise<RunningListen> {
-  const running = await startListen(args, env);
-  cleanups.push(() => running.stop());
-  return running;
-}
-
-async function recorder(): Promise<Receiver> {
-  const started = await startReceiver();
-  cleanups.push(() => started.close());
-  return started;
-}
+const { listen, recorder, stopAfterTest } = stoppedAfterEachTest(SECRET);
 
 describe('svc webhooks trigger', () => {
   it('sends a signed, schema-valid sample of each of the six kinds, with the headers of part 6', async () => {
@@ -204,7 +189,7 @@ describe('svc webhooks check', () => {
 
   it('fails an endpoint that accepts everything, and one that only looks at the first v1', async () => {
     const lax = await startServer((_request, response) => response.writeHead(200).end());
-    cleanups.push(() => lax.close());
+    stopAfterTest(() => lax.close());
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const result = await runSvc(['webhooks', 'check', lax.url, '--json'], { env });
     expect(result.code).toBe(ExitCode.verificationFailed);
@@ -229,14 +214,14 @@ describe('svc webhooks check', () => {
       const fresh = Math.abs(Date.now() / 1000 - timestamp) <= 300;
       response.writeHead(fresh && signatureHeader(SECRET, request.raw, timestamp).endsWith(v1.slice(3)) && v1 !== '' ? 200 : 400).end();
     });
-    cleanups.push(() => firstOnly.close());
+    stopAfterTest(() => firstOnly.close());
     const rotation = JSON.parse((await runSvc(['webhooks', 'check', firstOnly.url, '--json'], { env })).stdout);
     expect(rotation.verdicts.find((verdict: { check: string }) => verdict.check === 'accepts_several_v1')).toMatchObject({ passed: false });
   });
 
   it('skips the refusal checks when the endpoint does not accept a valid event', async () => {
     const down = await startServer((_request, response) => response.writeHead(500).end());
-    cleanups.push(() => down.close());
+    stopAfterTest(() => down.close());
     const result = await runSvc(['webhooks', 'check', down.url], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
     expect(result.code).toBe(ExitCode.verificationFailed);
     expect(result.stdout).toMatch(/^FAIL {2}accepts_valid_event +answered 500/m);

@@ -1,34 +1,19 @@
 import { connect } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { Pool } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventType } from '../../src/api/types.js';
 import { EVENT_TYPES } from '../../src/webhooks/envelope.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { type ListenLine, type RunningListen, startListen } from '../helpers/listen.js';
-import { eventsOf, type Receiver, startReceiver } from '../helpers/receiver.js';
+import { type ListenLine, startListen, stoppedAfterEachTest } from '../helpers/listen.js';
+import { eventsOf } from '../helpers/receiver.js';
 import { isolatedEnv } from '../helpers/svc.js';
 
 const SECRET = 'whsec_listener0123456789abcdefghijklmnop';
 const FORGER = 'whsec_forger00123456789abcdefghijklmnop';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function listen(args: string[] = [], env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }), store?: string): Promise<RunningListen> {
-  const running = await startListen(args, env, store);
-  cleanups.push(() => running.stop());
-  return running;
-}
-
-async function recorder(): Promise<Receiver> {
-  const started = await startReceiver();
-  cleanups.push(() => started.close());
-  return started;
-}
+const { listen, recorder } = stoppedAfterEachTest(SECRET);
 
 interface Delivery {
   id: string;

@@ -3,13 +3,12 @@ import { connect } from 'node:net';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { newId } from '../../src/sandbox/ids.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { type ListenLine, type RunningListen, startListen } from '../helpers/listen.js';
-import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { type ListenLine, stoppedAfterEachTest } from '../helpers/listen.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 
 // The events part 6 allows and openapi.yaml's schemas do not describe: svc must take them from any
@@ -18,22 +17,7 @@ import { isolatedEnv, runSvc } from '../helpers/svc.js';
 const SECRET = 'whsec_statedenvelope0123456789abcdefghij';
 const FORGER = 'whsec_forgedenvelope0123456789abcdefghij';
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function listen(args: string[] = [], env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }), store?: string): Promise<RunningListen> {
-  const running = await startListen(args, env, store);
-  cleanups.push(() => running.stop());
-  return running;
-}
-
-async function recorder(): Promise<Receiver> {
-  const started = await startReceiver();
-  cleanups.push(() => started.close());
-  return started;
-}
+const { listen, recorder } = stoppedAfterEachTest(SECRET);
 
 interface Delivery {
   body: Buffer;
