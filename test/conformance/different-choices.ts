@@ -31,6 +31,17 @@ function visaTypes(own: string, sandbox: string) {
   };
 }
 
+/**
+ * Two reports a page, so that the kit has to page to find its report; `cursor` is the query
+ * parameter of the variant's own next links, turned into the sandbox's starting_after.
+ */
+function twoReportsAPage(request: ProxiedRequest, cursor: string): void {
+  const list = /^\/v1\/reports(\?.*)?$/.exec(request.path);
+  if (request.method !== 'GET' || !list) return;
+  const after = new URLSearchParams(list[1]?.slice(1) ?? '').get(cursor);
+  request.path = `/v1/reports?limit=2${after ? `&starting_after=${after}` : ''}`;
+}
+
 const KNOWN_PATH = /^\/v1\/(reports|applicants|documents|keys)(\/[^/?]+)?(\?|$)/;
 
 const SCHENGEN = visaTypes('schengen_short_stay', 'tourist');
@@ -112,11 +123,7 @@ document:
       const body = JSON.parse(request.body.toString('utf8')) as Json;
       asSandboxUpload(request, { type: String(body.kind), applicant_id: String(body.applicant_id) }, { name: String(body.name), bytes: Buffer.from(String(body.content), 'base64') });
     }
-    const list = /^\/v1\/reports(\?.*)?$/.exec(request.path);
-    if (request.method === 'GET' && list) {
-      const after = new URLSearchParams(list[1]?.slice(1) ?? '').get('page[after]');
-      request.path = `/v1/reports?limit=2${after ? `&starting_after=${after}` : ''}`;
-    }
+    twoReportsAPage(request, 'page[after]');
     return undefined;
   },
   response(response, request) {
@@ -187,11 +194,7 @@ document:
       if (/^multipart\//.test(request.headers['content-type'] ?? '')) return { status: 415, json: { code: 'unsupported_media_type', message: 'send the file itself as the body' } };
       asSandboxUpload(request, { type: request.headers['x-document-kind'] ?? '', applicant_id: request.headers['x-applicant-id'] ?? '' }, { name: request.headers['x-file-name'] ?? 'upload', bytes: request.body });
     }
-    const list = /^\/v1\/reports(\?.*)?$/.exec(request.path);
-    if (request.method === 'GET' && list) {
-      const after = new URLSearchParams(list[1]?.slice(1) ?? '').get('after');
-      request.path = `/v1/reports?limit=2${after ? `&starting_after=${after}` : ''}`;
-    }
+    twoReportsAPage(request, 'after');
     return undefined;
   },
   response(response, request) {
