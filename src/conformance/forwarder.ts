@@ -33,7 +33,7 @@ export class Forwarder {
   private server: Server | undefined;
   /** Paths of every request forwarded, for tests. */
   readonly seen: string[] = [];
-  /** Requests whose body the kit could not make (the applicant it needs could not be created), by `METHOD path`. */
+  /** Requests whose body the kit could not make, or which the implementation refused as an input of the kit's, by `METHOD path`: inconclusive. */
   readonly setupErrors = new Map<string, Error>();
 
   constructor(private readonly context: KitContext) {}
@@ -114,14 +114,14 @@ export class Forwarder {
 
   private note(method: string, path: string, status: number, json: unknown): void {
     if (!isSuccess(status)) return;
-    const fixtures = this.context.setup;
+    const { setup } = this.context;
     if (method === 'POST' && path === '/v1/reports' && typeof json === 'object' && json !== null && typeof (json as { id?: unknown }).id === 'string') {
-      fixtures.reports.add((json as { id: string }).id);
+      setup.reports.add((json as { id: string }).id);
     }
     const deleted = /^\/v1\/reports\/([^/?]+)$/.exec(path);
-    if (method === 'DELETE' && deleted) fixtures.deleted.add(decodeURIComponent(deleted[1]!));
+    if (method === 'DELETE' && deleted) setup.deleted.add(decodeURIComponent(deleted[1]!));
     const revoked = /^\/v1\/keys\/([^/?]+)$/.exec(path);
-    if (method === 'DELETE' && revoked) fixtures.revoked.add(decodeURIComponent(revoked[1]!));
+    if (method === 'DELETE' && revoked) setup.revoked.add(decodeURIComponent(revoked[1]!));
   }
 
   close(): Promise<void> {

@@ -59,9 +59,9 @@ const armed = new WeakMap<KitContext, Map<string, Promise<Redelivery>>>();
 /**
  * The first half of a redelivery probe: the kit answers the report.completed of a report made for
  * the purpose badly (that event names its report, so other traffic cannot be mistaken for it).
- * Started before the rest of the run, so its wait runs beside the other checks.
+ * It starts with the other checks, so its wait runs beside them.
  */
-export function armRedelivery(context: KitContext, check: string): Promise<Redelivery> {
+function armRedelivery(context: KitContext, check: string): Promise<Redelivery> {
   let byCheck = armed.get(context);
   if (!byCheck) armed.set(context, (byCheck = new Map()));
   let promise = byCheck.get(check);
@@ -180,11 +180,33 @@ export const eventProbes: ProbeSet = {
       findings.done();
     },
 
+    'events.report-failed-fields': async (context) => {
+      const provoked = await context.setup.reportOfRejectedApplicant();
+      if (provoked && field(provoked, 'status') !== 'completed') {
+        await receiverOf(context).waitFor((delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, String(field(provoked, 'id'))), context.timeouts.eventMs);
+      }
+      const failed = receiverOf(context).deliveries.filter((delivery) => eventOf(delivery).type === 'report.failed');
+      if (failed.length === 0) {
+        throw new CheckSkipped(`no report.failed arrived: the report for an applicant whose only document was rejected ${provoked ? `ended ${JSON.stringify(field(provoked, 'status'))}` : 'could not be made'}, and the specification states no input that must fail a report`);
+      }
+      const findings = new Findings();
+      for (const delivery of failed) {
+        const data = eventOf(delivery).data;
+        const error = isObject(data) && isObject(data.error) ? data.error : undefined;
+        const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: deliveryLine(delivery) });
+        add(isObject(data) && typeof data.id === 'string' && data.id !== '', 'data.id, the report id', isObject(data) ? data.id : data);
+        if (add(error !== undefined, 'data.error as an object', isObject(data) ? data.error : data)) {
+          add(typeof error!.code === 'string', 'data.error.code as a string', error!.code);
+          add(typeof error!.message === 'string', 'data.error.message as a string', error!.message);
+        }
+      }
+      findings.done();
+      return `${failed.length} report.failed`;
+    },
+
     'documents.rejected': async (context) => {
       const receiver = receiverOf(context);
       const upload = await context.setup.rejectedUpload();
-      // Started now, so that its report.failed, if any, arrives while the run goes on.
-      void context.setup.reportOfRejectedApplicant();
       if (upload.uploaded.status >= 400 && upload.uploaded.status < 500) return `refused at upload: ${upload.uploaded.status}`;
       const findings = new Findings();
       if (!findings.expect(isSuccess(upload.uploaded.status), 'the upload refused (4xx), or taken (2xx) and then rejected', shown(upload.uploaded), upload.uploaded)) return findings.done();
@@ -238,30 +260,6 @@ export const eventProbes: ProbeSet = {
       if (seen.size === 0) findings.add({ expected: 'events with ids', got: 'no delivery with an id', request: "the kit's webhook receiver" });
       findings.done();
       return `${seen.size} distinct events`;
-    },
-
-    'events.report-failed-fields': async (context) => {
-      const provoked = await context.setup.reportOfRejectedApplicant();
-      if (provoked && field(provoked, 'status') !== 'completed') {
-        await receiverOf(context).waitFor((delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, String(field(provoked, 'id'))), context.timeouts.eventMs);
-      }
-      const failed = everyDelivery(context).filter((delivery) => eventOf(delivery).type === 'report.failed');
-      if (failed.length === 0) {
-        throw new CheckSkipped(`no report.failed arrived during the run: the report for an applicant whose only document was rejected ${provoked ? `ended ${JSON.stringify(field(provoked, 'status'))}` : 'could not be made'}, and the specification states no input that must fail a report`);
-      }
-      const findings = new Findings();
-      for (const delivery of failed) {
-        const data = eventOf(delivery).data;
-        const error = isObject(data) ? data.error : undefined;
-        const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: deliveryLine(delivery) });
-        add(isObject(data) && typeof data.id === 'string' && data.id !== '', 'data.id, the report id', isObject(data) ? data.id : data);
-        if (add(isObject(error), 'data.error as an object', error)) {
-          add(typeof (error as Record<string, unknown>).code === 'string', 'data.error.code as a string', (error as Record<string, unknown>).code);
-          add(typeof (error as Record<string, unknown>).message === 'string', 'data.error.message as a string', (error as Record<string, unknown>).message);
-        }
-      }
-      findings.done();
-      return `${failed.length} report.failed`;
     },
 
     'events.service-event-header': async (context) => {
