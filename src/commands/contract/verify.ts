@@ -53,7 +53,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     'ip-locked-key': secretFlag('ip-locked-key', "A key locked to addresses other than this machine's"),
     'other-workspace-key': secretFlag('other-workspace-key', 'A key of another workspace, for the isolation checks'),
     'other-workspace-admin-key': secretFlag('other-workspace-admin-key', "The admin key of that other workspace: it must not revoke this workspace's keys"),
-    'revocable-key-id': Flags.string({ description: 'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks use it when the implementation makes no keys through the API', helpGroup: 'KEY' }),
+    'revocable-key-id': Flags.string({ description: 'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks revoke it, instead of one made through POST /v1/keys (an operation the specification does not show)', helpGroup: 'KEY' }),
     'revocable-key': secretFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
     'webhook-secret': secretFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
     'webhook-port': Flags.integer({ description: 'Port the kit receives webhook deliveries on (the implementation delivers to http://<this host>:<port>/, or https:// with --webhook-tls)', min: 1, max: 65_535, helpGroup: 'TARGET' }),
