@@ -90,7 +90,7 @@ describe('against a service without GET /v1/keys/{id}', () => {
   it('keys revoke warns that it cannot check the key, and revokes it as asked', async () => {
     const other = await startOtherImplementation({ deleteStatus: 202, deleteBody: 'json' });
     try {
-      const env = isolatedEnv({ SVC_BASE_URL: other.url, SVC_ADMIN_KEY: 'svc_admin_otherimplementation0123456789', SVC_RETRIES: '0' });
+      const env = isolatedEnv({ SVC_BASE_URL: other.url, SVC_ADMIN_KEY: 'svc_admin_other_implementation_placeholder', SVC_RETRIES: '0' });
       const refused = await runSvc(['keys', 'revoke', 'key_abc123'], { env });
       expect(refused.code).toBe(2);
       const result = await runSvc(['keys', 'revoke', 'key_abc123', '--yes', '--json'], { env });
