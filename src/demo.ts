@@ -7,7 +7,7 @@ import { createApiClient } from './api/client.js';
 import { idOf } from './api/answer.js';
 import type { ApplicantInput, ReportAnswer } from './api/types.js';
 import { SvcError } from './errors.js';
-import { randomToken } from './sandbox/ids.js';
+import { randomToken } from './ids.js';
 import { buildMrz } from './sandbox/mrz.js';
 import { startSandbox } from './sandbox/server.js';
 import { upsertApplicant } from './services/applicants.js';

@@ -1,10 +1,10 @@
 import { SvcError } from '../errors.js';
+import { ANSWER_TIMEOUT_MS, type AttemptResult } from '../webhooks/forward.js';
 import { signatureHeader } from '../webhooks/signature.js';
 import type { Delivery, SandboxStore } from './store.js';
 
 /** Part 6: the delays before attempts 2 to 7, then dead-letter. */
 export const RETRY_DELAYS_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
-export const ANSWER_TIMEOUT_MS = 10_000;
 const CONCURRENCY = 8;
 
 export interface DispatcherOptions {
@@ -12,12 +12,6 @@ export interface DispatcherOptions {
   /** Divides every retry delay, so a test can run the 24 h schedule in seconds. */
   timeScale: number;
   log?: ((line: string) => void) | undefined;
-}
-
-export interface AttemptResult {
-  status: number | null;
-  error: string | null;
-  durationMs: number;
 }
 
 /** POSTs one event body, signed at send time, and reports what came back within the deadline. */

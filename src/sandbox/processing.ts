@@ -2,7 +2,7 @@ import type { Document, Report } from '../api/types.js';
 import { analyseReport } from './analysis.js';
 import { analyseDocument, checkDocument } from './document-check.js';
 import type { EventLog } from './events.js';
-import { nowIso } from './ids.js';
+import { nowIso } from '../ids.js';
 import type { SandboxStore } from './store.js';
 
 /** How long a report waits for its applicant's documents before it fails with `documents_pending`. */

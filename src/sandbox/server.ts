@@ -6,7 +6,7 @@ import { Authenticator, authorise, clientAddress } from './auth.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
 import { errorBody, HttpError, sendJson } from './http.js';
-import { randomToken } from './ids.js';
+import { randomToken } from '../ids.js';
 import { ensureSandboxKeys } from './keys.js';
 import { Processing } from './processing.js';
 import { type Plan, PLAN_LIMITS, RateLimiter } from './rate-limit.js';

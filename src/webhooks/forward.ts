@@ -1,7 +1,16 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request } from 'undici';
 import { isUntrustedCertificate } from '../api/errors.js';
-import { ANSWER_TIMEOUT_MS, type AttemptResult } from '../sandbox/dispatcher.js';
+
+/** Part 6: the subscriber has 10 s to answer. */
+export const ANSWER_TIMEOUT_MS = 10_000;
+
+/** What one delivery attempt got: the answer's status, or why there was none. */
+export interface AttemptResult {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
 
 // Headers that belong to one connection (RFC 9110 §7.6.1) or that the new request recomputes.
 const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'expect']);

@@ -2,9 +2,8 @@ import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { AttemptResult } from '../sandbox/dispatcher.js';
 import { claimedEvent, type EventSummary } from './envelope.js';
-import { forwardedHeaders, postRaw } from './forward.js';
+import { type AttemptResult, forwardedHeaders, postRaw } from './forward.js';
 import { Intake, type IntakeResult } from './intake.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 

@@ -1,5 +1,5 @@
 import type { DocumentType, EventType, Report } from '../api/types.js';
-import { type IdPrefix, newId, randomToken } from '../sandbox/ids.js';
+import { type IdPrefix, newId, randomToken } from '../ids.js';
 import { isListedEventType } from './envelope.js';
 
 export interface EventBody {

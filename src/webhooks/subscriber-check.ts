@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AttemptResult } from '../sandbox/dispatcher.js';
-import { postRaw } from './forward.js';
+import { type AttemptResult, postRaw } from './forward.js';
 import { type EventBody, sampleEvent, shortCompletedEvent } from './samples.js';
 import { deliveryHeaders } from './send.js';
 import { DEFAULT_TOLERANCE_SECONDS, signatureHeader } from './signature.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { newId } from '../../src/sandbox/ids.js';
+import { newId } from '../../src/ids.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { type ListenLine, stoppedAfterEachTest } from '../helpers/listen.js';

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ExitCode } from '../../errors.js';
 import { kindToSendArg, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
-import type { AttemptResult } from '../../sandbox/dispatcher.js';
+import type { AttemptResult } from '../../webhooks/forward.js';
 import { caCertFlag, secretFlag, WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { closePosting, postRaw } from '../../webhooks/forward.js';

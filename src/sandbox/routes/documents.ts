@@ -3,7 +3,7 @@ import busboy from 'busboy';
 import type { Document, DocumentType } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError } from '../http.js';
-import { newId, nowIso } from '../ids.js';
+import { newId, nowIso } from '../../ids.js';
 
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const DOCUMENT_TYPES = new Set<DocumentType>(['passport', 'bank_statement', 'employment_letter', 'invitation_letter', 'travel_itinerary', 'other']);

@@ -1,7 +1,7 @@
 import type { Report, ReportCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
-import { newId, nowIso } from '../ids.js';
+import { newId, nowIso } from '../../ids.js';
 import { validBody } from '../validation.js';
 
 const REPORT_ID = '(rep_[A-Za-z0-9]+)';
