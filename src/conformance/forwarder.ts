@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTRACT_KEYS } from './contract-terms.js';
 import { type KitContext, SUPPLY } from './context.js';
@@ -19,6 +20,16 @@ function parsed(raw: Buffer): Record<string, unknown> | undefined {
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
+/** The header by which the Pact verifier, and nothing else on the machine, is let through. */
+export const FORWARDER_TOKEN_HEADER = 'x-svc-forwarder-token';
+
+/** Whether the verifier asked for `METHOD path`: the forwarder passes on nothing else. */
+export type ForwardedRequests = (method: string, path: string) => boolean;
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
 /**
  * A plain-HTTP server on 127.0.0.1 that the Pact verifier talks to instead of the implementation.
  * The verifier's HTTP client cannot take the operator's CA nor pace itself, so every request goes
@@ -27,16 +38,41 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'co
  * example keys, and notes the reports the verifier creates and deletes, for the cleanup.
  *
  * Only the interactions' own requests reach it: the verifier's state-setup and message calls go to
- * Pact's proxy in the child process and are answered there, never forwarded.
+ * Pact's proxy in the child process and are answered there, never forwarded. Any process on the
+ * machine can connect to 127.0.0.1, so it lends the real keys to none but the verifier: a request
+ * must bear the run's random token (the verifier adds it as a custom header) and be one of the
+ * interactions' own method and path; anything else is answered 403 and goes nowhere.
  */
 export class Forwarder {
   private server: Server | undefined;
-  /** Paths of every request forwarded, for tests. */
+  /** Handed to the verifier only, over IPC: never on a command line or in the environment. */
+  readonly token = randomBytes(32).toString('base64url');
+  private readonly tokenDigest = digest(this.token);
+  /** `METHOD path` of every request forwarded, for tests. */
   readonly seen: string[] = [];
+  /** `METHOD path` of every request refused, for tests. */
+  readonly refused: string[] = [];
   /** Requests whose body the kit could not make, or which the implementation refused as an input of the kit's, by `METHOD path`: inconclusive. */
   readonly setupErrors = new Map<string, Error>();
 
-  constructor(private readonly context: KitContext) {}
+  constructor(
+    private readonly context: KitContext,
+    private readonly isInteraction: ForwardedRequests,
+  ) {}
+
+  /** Why a request may not be forwarded, or undefined when it may. */
+  private refusal(request: IncomingMessage, method: string, path: string): string | undefined {
+    const token = request.headers[FORWARDER_TOKEN_HEADER];
+    if (typeof token !== 'string' || !timingSafeEqual(digest(token), this.tokenDigest)) return "only the kit's Pact verifier may use this forwarder";
+    if (!this.isInteraction(method, new URL(path, 'http://forwarder').pathname)) return `${method} ${path} is not a request of the interactions being verified`;
+    return undefined;
+  }
+
+  private refuse(request: IncomingMessage, response: ServerResponse, what: string, reason: string): void {
+    this.refused.push(what);
+    response.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end(`${reason}\n`);
+    request.resume();
+  }
 
   private credentials(header: string | undefined): { authorization: string | null; role: Role } {
     if (header === undefined) return { authorization: null, role: 'none' };
@@ -67,16 +103,18 @@ export class Forwarder {
 
   async start(): Promise<string> {
     const server = createServer((request, response) => {
+      const method = request.method ?? 'GET';
+      const path = request.url ?? '/';
+      const refusal = this.refusal(request, method, path);
+      if (refusal) return this.refuse(request, response, `${method} ${path}`, refusal);
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        const method = request.method ?? 'GET';
-        const path = request.url ?? '/';
         this.seen.push(`${method} ${path}`);
         const { authorization, role } = this.credentials(request.headers.authorization);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(request.headers)) {
-          if (value === undefined || HOP_BY_HOP.has(name) || name === 'authorization') continue;
+          if (value === undefined || HOP_BY_HOP.has(name) || name === 'authorization' || name === FORWARDER_TOKEN_HEADER) continue;
           headers[name] = Array.isArray(value) ? value.join(', ') : value;
         }
         this.request(method, path, headers, Buffer.concat(chunks))

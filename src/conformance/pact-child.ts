@@ -12,6 +12,8 @@ interface StartMessage {
   pactFile: string;
   provider: string;
   providerBaseUrl: string;
+  /** The forwarder's token, sent with every request of the interactions. */
+  providerHeaders: Record<string, string>;
   states: string[];
   messages: string[];
   timeoutMs: number;
@@ -67,6 +69,7 @@ async function verify(start: StartMessage): Promise<void> {
   const verifier = new Verifier({
     provider: start.provider,
     providerBaseUrl: start.providerBaseUrl,
+    customProviderHeaders: start.providerHeaders,
     pactUrls: [start.pactFile],
     logLevel: 'error',
     timeout: start.timeoutMs,

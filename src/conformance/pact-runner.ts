@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Check } from './catalogue.js';
 import { call, type KitContext } from './context.js';
 import { checkOfInteraction, PACT_PROVIDER, STATES } from './contract-terms.js';
-import { Forwarder } from './forwarder.js';
+import { FORWARDER_TOKEN_HEADER, Forwarder } from './forwarder.js';
 import { CheckFailure, CheckSkipped, isSuccess, type Outcome, SetupError, shown } from './outcome.js';
 import { type Delivery, eventOf, mentions } from './receiver.js';
 
@@ -58,6 +58,24 @@ export interface PactRunResult {
 }
 
 export const CONTRACTS_DIR = fileURLToPath(new URL('../../contracts/', import.meta.url));
+
+/**
+ * What the verifier's process may see of the kit's environment. It needs none of the kit's keys
+ * (the forwarder puts them in), and Pact reads its own variables from the environment: a
+ * PACT_BROKER_BASE_URL of the CI would add the organisation's pacts from its broker to the run (and
+ * replay them with the real keys), PACT_DESCRIPTION or PACT_PROVIDER_STATE would silently filter
+ * the kit's interactions. Only what a Node process needs to run goes through.
+ */
+const CHILD_ENVIRONMENT = ['PATH', 'HOME', 'USERPROFILE', 'TMPDIR', 'TMP', 'TEMP', 'SystemRoot', 'LANG', 'LC_ALL', 'TZ'];
+
+function childEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PACT_DO_NOT_TRACK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' };
+  for (const name of CHILD_ENVIRONMENT) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
+/** The verifier's output is read only when it stops without a verdict: its last part is kept, not all of it. */
+const OUTPUT_KEPT = 64 * 1024;
 
 function childScript(): string {
   const compiled = fileURLToPath(new URL('./pact-child.js', import.meta.url));
@@ -187,14 +205,18 @@ export async function runPactVerification(context: KitContext, checks: readonly 
   const states = [...new Set(interactions.flatMap((interaction) => (interaction.providerStates ?? []).map((state) => state.name)))];
   const messages = interactions.filter((interaction) => !interaction.request).map((interaction) => interaction.description);
 
-  const forwarder = new Forwarder(context);
+  // The contract's example path or the one the states' values make: Pact sends the example when a state failed.
+  const isInteraction = (method: string, path: string) =>
+    interactions.some((interaction) => interaction.request?.method === method && (interaction.request.path === path || requestOf(interaction, stateValues) === `${method} ${path}`));
+  const forwarder = new Forwarder(context, isInteraction);
   const providerBaseUrl = options.providerBaseUrl ?? (await forwarder.start());
   let output = '';
   let verdict: { ok: boolean; json: string } | undefined;
   try {
-    const child = fork(childScript(), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, PACT_DO_NOT_TRACK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' } });
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const child = fork(childScript(), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnvironment() });
+    const keep = (chunk: string) => (output = (output + chunk).slice(-OUTPUT_KEPT));
+    child.stdout?.setEncoding('utf8').on('data', keep);
+    child.stderr?.setEncoding('utf8').on('data', keep);
     child.on('message', (message: { type: string; id: number; kind: string; payload: Record<string, unknown>; ok?: boolean; json?: string }) => {
       if (message.type === 'result') {
         verdict = { ok: Boolean(message.ok), json: String(message.json ?? '') };
@@ -232,7 +254,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
       }
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.send({ type: 'start', pactFile, provider, providerBaseUrl, states, messages, timeoutMs: options.timeoutMs ?? 180_000 });
+    child.send({ type: 'start', pactFile, provider, providerBaseUrl, providerHeaders: { [FORWARDER_TOKEN_HEADER]: forwarder.token }, states, messages, timeoutMs: options.timeoutMs ?? 180_000 });
     const code = await exited;
     if (!verdict) verdict = { ok: false, json: `the Pact verifier stopped (exit code ${code}) before it reported: ${output.trim().split('\n').slice(-5).join(' ')}` };
   } finally {

@@ -3,11 +3,17 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSelfSignedCertificate } from '../certificate.js';
 import { paths } from '../config/paths.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SvcError } from '../errors.js';
+import { BodyTooLarge, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
 import { closeServer } from './http.js';
+
+/** The largest delivery the kit takes, as `svc webhooks listen` by default. */
+export const RECEIVER_BODY_LIMIT = 1024 * 1024;
+/** What the kit keeps of a run's deliveries at most; a sender that floods it is answered 503 beyond. */
+const KEPT_BYTES_LIMIT = 256 * 1024 * 1024;
 
 /** One webhook delivery as it arrived at the kit: the raw bytes (signatures are over them) and what the kit answered. */
 export interface Delivery {
@@ -75,59 +81,70 @@ export async function kitReceiverCertificate(): Promise<ReceiverCertificate> {
 }
 
 /**
- * The kit's webhook subscriber on `--webhook-port`, on every interface, in plain HTTP or (with a
- * certificate) HTTPS: records each delivery and answers 200, unless a check asked for another
- * answer to one (the redelivery probes).
+ * The kit's webhook subscriber on `--webhook-port`, on loopback unless `--webhook-host` says
+ * otherwise, in plain HTTP or (with a certificate) HTTPS: records each delivery and answers 200,
+ * unless a check asked for another answer to one (the redelivery probes). Anyone who can reach the
+ * port can send to it, so it has the listener's limits: bounded headers and body, slow clients cut
+ * off, and a bound on what the run keeps in memory.
  */
 export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
   scheme: 'http' | 'https' = 'http';
   private server: Server | undefined;
+  private keptBytes = 0;
   private readonly rules = new Set<Rule>();
   private readonly waiters = new Set<() => void>();
   private readonly held = new Set<NodeJS.Timeout>();
 
   private receive(request: IncomingMessage, response: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const text = raw.toString('utf8');
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      const delivery: Delivery = { seq: this.deliveries.length, at: Date.now(), method: request.method ?? '', path: request.url ?? '/', headers: request.headers, raw, text, json, answered: 200, heldMs: 0 };
-      for (const rule of this.rules) {
-        const answer = rule(delivery);
-        if (answer === undefined) continue;
-        delivery.answered = typeof answer === 'number' ? answer : answer.status;
-        delivery.heldMs = typeof answer === 'number' ? 0 : answer.holdMs;
-      }
-      this.deliveries.push(delivery);
-      const reply = () => {
-        if (!response.destroyed) response.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end(delivery.answered < 300 ? 'ok' : 'not now');
-      };
-      if (delivery.heldMs > 0) this.held.add(setTimeout(reply, delivery.heldMs));
-      else reply();
-      for (const wake of this.waiters) wake();
-    });
+    const refuse = (status: number, text: string) => void response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(text);
+    if (this.keptBytes >= KEPT_BYTES_LIMIT) return refuse(503, 'the kit keeps no more deliveries in this run');
+    readBody(request, RECEIVER_BODY_LIMIT).then(
+      (raw) => this.record(request, response, raw),
+      (error: Error) => {
+        if (error instanceof BodyTooLarge) refuse(413, `bodies are limited to ${RECEIVER_BODY_LIMIT} bytes`);
+      },
+    );
   }
 
-  /** Listens on `port` (0: any free port), with TLS when given a certificate and its key; returns the port. */
-  async start(port: number, tls?: { cert: string; key: string }): Promise<number> {
+  private record(request: IncomingMessage, response: ServerResponse, raw: Buffer): void {
+    this.keptBytes += raw.length;
+    const text = raw.toString('utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const delivery: Delivery = { seq: this.deliveries.length, at: Date.now(), method: request.method ?? '', path: request.url ?? '/', headers: request.headers, raw, text, json, answered: 200, heldMs: 0 };
+    for (const rule of this.rules) {
+      const answer = rule(delivery);
+      if (answer === undefined) continue;
+      delivery.answered = typeof answer === 'number' ? answer : answer.status;
+      delivery.heldMs = typeof answer === 'number' ? 0 : answer.holdMs;
+    }
+    this.deliveries.push(delivery);
+    const reply = () => {
+      if (!response.destroyed) response.writeHead(delivery.answered, { 'content-type': 'text/plain' }).end(delivery.answered < 300 ? 'ok' : 'not now');
+    };
+    if (delivery.heldMs > 0) this.held.add(setTimeout(reply, delivery.heldMs));
+    else reply();
+    for (const wake of this.waiters) wake();
+  }
+
+  /** Listens on `host`:`port` (0: any free port), with TLS when given a certificate and its key; returns the port. */
+  async start(port: number, host: string, tls?: { cert: string; key: string }): Promise<number> {
     const handler = (request: IncomingMessage, response: ServerResponse) => this.receive(request, response);
-    const server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
+    const server = tls ? createHttpsServer({ ...INBOUND_SERVER_OPTIONS, ...tls }, handler) : createHttpServer(INBOUND_SERVER_OPTIONS, handler);
+    server.maxHeadersCount = MAX_INBOUND_HEADERS;
     this.scheme = tls ? 'https' : 'http';
     server.keepAliveTimeout = 1_000;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(new SvcError('config', 'webhook_port_unavailable', `cannot listen on the webhook port ${port}: ${error.code ?? error.message}`, 'give a free port with --webhook-port')),
+        reject(new SvcError('config', 'webhook_port_unavailable', `cannot listen on ${host}:${port} for webhooks: ${error.code ?? error.message}`, 'give a free port with --webhook-port, and an address of this machine with --webhook-host')),
       );
-      server.listen(port, () => resolve());
+      server.listen(port, host, () => resolve());
     });
     return (server.address() as AddressInfo).port;
   }

@@ -21,6 +21,8 @@ export interface KitOptions {
   webhookSecret?: string | undefined;
   /** Where the kit listens for the implementation's webhook deliveries (0: any free port, for tests). */
   webhookPort?: number | undefined;
+  /** The address the receiver listens on: loopback unless the implementation delivers from another machine. */
+  webhookHost?: string | undefined;
   level: Level;
   caCertPath?: string | undefined;
   insecure?: boolean;
@@ -127,8 +129,9 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   let receiver: WebhookReceiver | undefined;
   if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
     receiver = new WebhookReceiver();
-    const port = await receiver.start(options.webhookPort, options.webhookTls);
-    log(`Listening for webhook deliveries on port ${port} (${receiver.scheme})`);
+    const host = options.webhookHost ?? '127.0.0.1';
+    const port = await receiver.start(options.webhookPort, host, options.webhookTls);
+    log(`Listening for webhook deliveries on ${host} port ${port} (${receiver.scheme})`);
     if (options.webhookTls) log(`The receiver's certificate, for the implementation to trust: ${options.webhookTls.certPath}`);
     await options.onReceiverReady?.(port);
   }

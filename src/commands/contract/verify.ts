@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
-import { parseBaseUrl } from '../../api/base-url.js';
+import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
 import { BaseCommand } from '../../base-command.js';
 import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
 import type { KitKeys } from '../../conformance/context.js';
@@ -56,7 +56,8 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     'revocable-key-id': Flags.string({ description: 'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks revoke it, instead of one made through POST /v1/keys (an operation the specification does not show)', helpGroup: 'KEY' }),
     'revocable-key': secretFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
     'webhook-secret': secretFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
-    'webhook-port': Flags.integer({ description: 'Port the kit receives webhook deliveries on (the implementation delivers to http://<this host>:<port>/, or https:// with --webhook-tls)', min: 1, max: 65_535, helpGroup: 'TARGET' }),
+    'webhook-port': Flags.integer({ description: 'Port the kit receives webhook deliveries on (the implementation delivers to http://<--webhook-host>:<port>/, or https:// with --webhook-tls)', min: 1, max: 65_535, helpGroup: 'TARGET' }),
+    'webhook-host': Flags.string({ description: 'Address the kit receives webhook deliveries on: loopback by default; an address of this machine (0.0.0.0: all) when the implementation runs elsewhere', default: '127.0.0.1', helpGroup: 'TARGET' }),
     'webhook-tls': Flags.boolean({ description: "The receiver speaks HTTPS with a certificate the kit makes and keeps (the implementation trusts it once); its path is printed and in the run record", exclusive: ['webhook-cert'], helpGroup: 'TARGET' }),
     'webhook-cert': Flags.string({ description: 'PEM certificate (chain) for an HTTPS receiver, instead of the one --webhook-tls makes', dependsOn: ['webhook-key'], exclusive: ['webhook-tls'], helpGroup: 'TARGET' }),
     'webhook-key': Flags.string({ description: 'PEM private key of --webhook-cert', dependsOn: ['webhook-cert'], helpGroup: 'TARGET' }),
@@ -99,6 +100,9 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     }
     const fixtures = await this.fixtures(flags.fixtures, flags['applicant-file']);
     const webhookTls = await this.receiverCertificate(flags);
+    if (flags['webhook-port'] !== undefined && !webhookTls && !isLoopbackHost(flags['webhook-host'])) {
+      this.warning(`the receiver on ${flags['webhook-host']} takes deliveries in plain HTTP, readable on the network: --webhook-tls makes it HTTPS`);
+    }
 
     const { runConformance } = await import('../../conformance/run.js');
     const result = await runConformance({
@@ -106,6 +110,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
       keys,
       webhookSecret: flags['webhook-secret'],
       webhookPort: flags['webhook-port'],
+      webhookHost: flags['webhook-host'],
       webhookTls,
       level,
       caCertPath: flags['ca-cert'],
