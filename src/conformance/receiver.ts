@@ -96,9 +96,11 @@ export class WebhookReceiver {
   private readonly waiters = new Set<() => void>();
   private readonly held = new Set<NodeJS.Timeout>();
 
+  constructor(private readonly keptBytesLimit = KEPT_BYTES_LIMIT) {}
+
   private receive(request: IncomingMessage, response: ServerResponse): void {
     const refuse = (status: number, text: string) => void response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(text);
-    if (this.keptBytes >= KEPT_BYTES_LIMIT) return refuse(503, 'the kit keeps no more deliveries in this run');
+    if (this.keptBytes >= this.keptBytesLimit) return refuse(503, 'the kit keeps no more deliveries in this run');
     readBody(request, RECEIVER_BODY_LIMIT).then(
       (raw) => this.record(request, response, raw),
       (error: Error) => {

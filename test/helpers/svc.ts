@@ -28,9 +28,10 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
 }
 
 /** Runs the real `svc` binary as a user would, with no terminal. */
-export function runSvc(args: string[], options: { env: Record<string, string>; input?: string }): Promise<SvcResult> {
+export function runSvc(args: string[], options: { env: Record<string, string>; input?: string; onSpawn?: (pid: number) => void }): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC_BIN, ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

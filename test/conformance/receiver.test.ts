@@ -1,0 +1,62 @@
+/**
+ * The kit's webhook receiver, which anyone who can reach its port can send to: it takes no
+ * unbounded body, waits for no slow client, and keeps a bounded amount of a run's deliveries.
+ */
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RECEIVER_BODY_LIMIT, WebhookReceiver } from '../../src/conformance/receiver.js';
+
+const receivers: WebhookReceiver[] = [];
+afterEach(async () => {
+  for (const receiver of receivers.splice(0)) await receiver.close();
+});
+
+async function started(keptBytesLimit?: number): Promise<{ receiver: WebhookReceiver; port: number }> {
+  const receiver = new WebhookReceiver(keptBytesLimit);
+  receivers.push(receiver);
+  return { receiver, port: await receiver.start(0, '127.0.0.1') };
+}
+
+function deliver(port: number, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+describe("the kit's webhook receiver", () => {
+  it('refuses a body over its limit with 413 and keeps nothing of it', async () => {
+    const { receiver, port } = await started();
+    expect(await deliver(port, Buffer.alloc(RECEIVER_BODY_LIMIT + 1, 'a'))).toBe(413);
+    expect(await deliver(port, Buffer.from('{"id":"evt_1"}'))).toBe(200);
+    expect(receiver.deliveries.map((delivery) => delivery.text)).toEqual(['{"id":"evt_1"}']);
+  });
+
+  it('closes a connection whose headers trickle in a byte at a time', async () => {
+    const { port } = await started();
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    const head = 'POST / HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ' + 'a'.repeat(100);
+    let sent = 0;
+    const trickle = setInterval(() => socket.writable && socket.write(head[sent++ % head.length]!), 200);
+    const closed = await new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)));
+    clearInterval(trickle);
+    expect(closed).toBe(true);
+    // It was cut off while still sending its headers, not after it finished them.
+    expect(sent).toBeLessThan(head.length);
+  }, 20_000);
+
+  it('answers 503 once the deliveries it keeps reach its bound', async () => {
+    const { receiver, port } = await started(1_000);
+    const body = Buffer.from(JSON.stringify({ id: 'evt_x', padding: 'p'.repeat(600) }));
+    expect(await deliver(port, body)).toBe(200);
+    expect(await deliver(port, body)).toBe(200);
+    expect(await deliver(port, body)).toBe(503);
+    expect(receiver.deliveries).toHaveLength(2);
+  });
+});
