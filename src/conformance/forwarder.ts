@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { INBOUND_SERVER_OPTIONS } from '../inbound-http.js';
 import { CONTRACT_KEYS } from './contract-terms.js';
 import { type KitContext, SUPPLY } from './context.js';
 import { closeServer, type Exchange, type Role } from './http.js';
@@ -102,7 +103,7 @@ export class Forwarder {
   }
 
   async start(): Promise<string> {
-    const server = createServer((request, response) => {
+    const server = createServer(INBOUND_SERVER_OPTIONS, (request, response) => {
       const method = request.method ?? 'GET';
       const path = request.url ?? '/';
       const refusal = this.refusal(request, method, path);
