@@ -27,10 +27,13 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
   };
 }
 
-/** Runs the real `svc` binary as a user would, with no terminal. */
-export function runSvc(args: string[], options: { env: Record<string, string>; input?: string }): Promise<SvcResult> {
+/**
+ * Runs the real `svc` binary as a user would, with no terminal. With `killAfterMs`, a run that has
+ * not ended by then is killed (its code is then null), so that a hang fails a test and leaves nothing running.
+ */
+export function runSvc(args: string[], options: { env: Record<string, string>; input?: string; killAfterMs?: number }): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC_BIN, ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.killAfterMs, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

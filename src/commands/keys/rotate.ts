@@ -3,6 +3,7 @@ import { Args, Flags, type Interfaces } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/connection.js';
+import { assertSecretFileWritable } from '../../config/secret-file.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
@@ -134,9 +135,12 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     if (!flags['new-key-file'] && !flags['deploy-cmd']) {
       throw new SvcError('usage', 'no_destination', 'the new secret needs a destination, and svc never prints it', 'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both');
     }
+    const newKeyFile = flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']);
+    // Checked before a journal names the file: a rotation keeps its key file to the end.
+    if (newKeyFile && !flags['dry-run']) await assertSecretFileWritable(newKeyFile, '--new-key-file');
     return newRotation({
       oldKey,
-      newKeyFile: flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']),
+      newKeyFile,
       deployCmd: flags['deploy-cmd'] ?? null,
       quietPeriodMs: flags['quiet-period'] ?? DEFAULT_QUIET_PERIOD_MS,
       baseUrl,
