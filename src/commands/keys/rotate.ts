@@ -50,7 +50,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
 
   static override flags = {
     'new-key-file': Flags.string({ description: 'File for the new secret, written 0600 and atomically before anything else happens; makes every step resumable' }),
-    'deploy-cmd': Flags.string({ description: 'Shell command that deploys the new key, given to it in SVC_NEW_API_KEY and on stdin (its id in SVC_NEW_KEY_ID); without it a person confirms the deploy' }),
+    'deploy-cmd': Flags.string({ description: 'Shell command that deploys the new key, given to it in SVC_NEW_API_KEY and on stdin (its id in SVC_NEW_KEY_ID) and no other SVC_* variable; its output goes to stderr, keys redacted. Without it a person confirms the deploy' }),
     'quiet-period': durationFlag({ description: `How long the old key must have been silent before it is revoked, e.g. 90s, 15m, 1h (default ${formatDuration(DEFAULT_QUIET_PERIOD_MS)})` }),
     timeout: durationFlag({ description: `How long to wait for the drain before exit code 13, nothing revoked (default ${formatDuration(DEFAULT_TIMEOUT_MS)})` }),
     'poll-interval': durationFlag({ description: `Time between two looks at the keys' last use during the drain (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})` }),
@@ -115,6 +115,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
         return (await this.openSession(connectionFlags, connection, secret)).client;
       },
       oldKeySecret: connection.apiKey?.value,
+      secrets: this.secrets,
     });
     const newKey = record.steps.create!.new_key;
     this.log(`Rotated ${record.old_key.id} → ${newKey.id} (${newKey.prefix_hint})${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`);
@@ -148,7 +149,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   }
 
   /** Runs the rotation under its lock; Ctrl-C (or SIGTERM) stops it at the next safe point, a second one at once. */
-  private async execute(record: RotationRecord, flags: RotateFlags, clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret'>): Promise<void> {
+  private async execute(record: RotationRecord, flags: RotateFlags, clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'secrets'>): Promise<void> {
     const controller = new AbortController();
     const onSignal = () => {
       if (controller.signal.aborted) process.exit(ExitCode.interrupted);
