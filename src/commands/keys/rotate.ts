@@ -6,7 +6,7 @@ import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable } from '../../config/secret-file.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
+import { assertJournalUnchanged, listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
 import { abortRotation, assertRotatable, describeSteps, newRotation, type RotationContext, type RotationQuestion, runRotation } from '../../keys/rotation.js';
 import { getKey } from '../../services/keys.js';
 import { formatDuration } from '../../ui/duration.js';
@@ -177,6 +177,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
+      await assertJournalUnchanged(record);
       await saveRotation(record);
       await runRotation(record, {
         ...clients,
@@ -237,6 +238,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   private async abort(record: RotationRecord, admin: ApiClient) {
     const release = await lockRotation(record.id);
     try {
+      await assertJournalUnchanged(record);
       const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
       this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
       const left = outcome.newKeyLeft ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it` : '';
