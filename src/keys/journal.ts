@@ -128,10 +128,19 @@ export async function lockRotation(id: string): Promise<() => Promise<void>> {
   await writeSecretFile(pidFile, `${process.pid}\n`);
   return async () => {
     await unlink(pidFile).catch(() => undefined);
-    const journal = await readSecretFile(journalPath(id));
-    if (journal === undefined || (JSON.parse(journal) as RotationRecord).status !== 'in_progress') await unlink(lockFile).catch(() => undefined);
+    if (!(await isUnderWay(id))) await unlink(lockFile).catch(() => undefined);
     lock.close();
   };
+}
+
+/** Whether a rotation's journal shows it unfinished; one that cannot be read is taken to be. */
+async function isUnderWay(id: string): Promise<boolean> {
+  try {
+    const text = await readSecretFile(journalPath(id));
+    return text !== undefined && (JSON.parse(text) as RotationRecord).status === 'in_progress';
+  } catch {
+    return true;
+  }
 }
 
 /**

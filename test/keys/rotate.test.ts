@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactKey } from '../../src/config/keys.js';
@@ -71,6 +71,8 @@ describe('svc keys rotate', () => {
     expect(everything).not.toContain(newSecret);
     expect(everything).not.toContain(old.secret);
     expect(statSync(join(home, 'state', 'svc', 'rotations', `${record.id}.json`)).mode & 0o777).toBe(0o600);
+    // Its lock and the record of its holder go with the run once the rotation is complete.
+    expect(readdirSync(join(home, 'state', 'svc', 'rotations')).filter((name) => name.startsWith(record.id))).toEqual([`${record.id}.json`]);
   });
 
   it('gives the deploy command the new key in SVC_NEW_API_KEY and its id in SVC_NEW_KEY_ID, and keeps its stdout off the JSON lines', async () => {
