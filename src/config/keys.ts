@@ -23,13 +23,39 @@ export function redactKey(key: string): string {
   return `${prefix}…${tail}`;
 }
 
+/** Given secrets shorter than this are not redacted: they would hide ordinary words. */
+const REDACTED_SECRET_MIN_LENGTH = 8;
+/** A key- or webhook-secret-shaped token that runs to the end of a text, where more of it may follow. */
+const TRAILING_SECRET_PATTERN = /(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_-]*$/;
+const SECRET_STARTS = [...Object.values(KEY_PREFIXES), WEBHOOK_SECRET_PREFIX];
+
 /** Replaces every key- or webhook-secret-shaped token and every given secret in a text by its redacted form. */
 export function redactText(text: string, secrets: readonly string[] = []): string {
   let redacted = text.replace(SECRET_PATTERN, (key) => redactKey(key));
   for (const secret of secrets) {
-    if (secret.length >= 8) redacted = redacted.split(secret).join(redactKey(secret));
+    if (secret.length >= REDACTED_SECRET_MIN_LENGTH) redacted = redacted.split(secret).join(redactKey(secret));
   }
   return redacted;
+}
+
+/**
+ * Where the end of a text that is still being written may be the beginning of a secret that
+ * redactText would hide once it is whole: a key-shaped token, or the first characters of a given
+ * secret or of a key prefix. The text's length when its end cannot be.
+ */
+export function unfinishedSecretStart(text: string, secrets: readonly string[] = []): number {
+  const token = text.search(TRAILING_SECRET_PATTERN);
+  let start = token < 0 ? text.length : token;
+  const candidates = [...SECRET_STARTS, ...secrets.filter((secret) => secret.length >= REDACTED_SECRET_MIN_LENGTH)];
+  for (const candidate of candidates) {
+    for (let length = Math.min(candidate.length - 1, text.length); text.length - length < start; length--) {
+      if (text.endsWith(candidate.slice(0, length))) {
+        start = text.length - length;
+        break;
+      }
+    }
+  }
+  return start;
 }
 
 /**

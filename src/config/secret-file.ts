@@ -1,7 +1,9 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { ConfigError } from '../errors.js';
+import { ConfigError, SvcError } from '../errors.js';
+import { makeDirectory } from './directory.js';
 
 /**
  * Reads a file that holds secrets, refusing it (as ssh does with private keys) when users other
@@ -27,6 +29,24 @@ export async function readSecretFile(path: string): Promise<string | undefined> 
 
 /** Writes a file that holds secrets: mode 0600 from its first byte, replaced atomically. */
 export async function writeSecretFile(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await makeDirectory(dirname(path), 0o700);
   await writeFileAtomic(path, content, { mode: 0o600 });
+}
+
+/**
+ * Checks, before a secret that is shown only once is made, that writeSecretFile will be able to
+ * write it to `path`: its directory is made, and a file is created and removed beside `path`, as
+ * the atomic write does. An existing file at `path` is left as it is.
+ */
+export async function assertSecretFileWritable(path: string, flag: string): Promise<void> {
+  const directory = dirname(path);
+  const probe = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.check`);
+  try {
+    await makeDirectory(directory, 0o700);
+    if ((await stat(path).catch(() => undefined))?.isDirectory()) throw new Error('it is a directory');
+    await (await open(probe, 'wx', 0o600)).close();
+    await unlink(probe);
+  } catch (error) {
+    throw new SvcError('usage', 'secret_file_unwritable', `cannot write the secret to ${path}: ${(error as Error).message}`, `give ${flag} a path in a directory you can write to`);
+  }
 }

@@ -1,17 +1,30 @@
 import { spawn } from 'node:child_process';
+import { copyRedacted } from '../child-output.js';
 import { SvcError } from '../errors.js';
 
 /**
- * Runs the operator's deploy command through the shell with the new key in SVC_NEW_API_KEY and on
- * stdin (one line), never in its argv. Its stdout goes to svc's stderr, so `--json` output stays
- * machine-readable. A Ctrl-C reaches it (same process group); an abort of `signal` ends it too.
+ * How long output is still copied once the deploy command has exited: a process it started in the
+ * background may hold its stdout open for as long as it runs.
  */
-export async function runDeployCommand(command: string, secret: string, newKeyId: string, signal: AbortSignal): Promise<void> {
-  const child = spawn(command, {
-    shell: true,
-    stdio: ['pipe', 2, 2],
-    env: { ...process.env, SVC_NEW_API_KEY: secret, SVC_NEW_KEY_ID: newKeyId },
-  });
+const OUTPUT_AFTER_EXIT_MS = 1000;
+
+/** svc's own variables (its keys, the webhook secret, the profile) stay with svc; the rest of the environment is the deploy's. */
+function deployEnvironment(secret: string, newKeyId: string): NodeJS.ProcessEnv {
+  const inherited = Object.entries(process.env).filter(([name]) => !name.toUpperCase().startsWith('SVC_'));
+  return { ...Object.fromEntries(inherited), SVC_NEW_API_KEY: secret, SVC_NEW_KEY_ID: newKeyId };
+}
+
+/**
+ * Runs the operator's deploy command through the shell with the new key in SVC_NEW_API_KEY and on
+ * stdin (one line), never in its argv, and none of svc's own variables. Its stdout and stderr go
+ * to svc's stderr, so `--json` output stays machine-readable, redacted of the new key and of
+ * `secrets` (a `set -x` would print the key). A Ctrl-C reaches it (same process group); an abort
+ * of `signal` ends it too.
+ */
+export async function runDeployCommand(command: string, secret: string, newKeyId: string, secrets: readonly string[], signal: AbortSignal): Promise<void> {
+  const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: deployEnvironment(secret, newKeyId) });
+  const redacted = [...secrets, secret];
+  const copies = [copyRedacted(child.stdout!, process.stderr, redacted), copyRedacted(child.stderr!, process.stderr, redacted)];
   // A command that does not read stdin may exit before the write: that is not a failure.
   child.stdin!.on('error', () => undefined);
   child.stdin!.end(`${secret}\n`);
@@ -20,8 +33,11 @@ export async function runDeployCommand(command: string, secret: string, newKeyId
   try {
     const [code, killedBy] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
       child.once('error', reject);
-      child.once('close', (exitCode, signalName) => resolve([exitCode, signalName]));
+      child.once('exit', (exitCode, signalName) => resolve([exitCode, signalName]));
     });
+    const cutOff = setTimeout(() => copies.forEach((copy) => copy.stop()), OUTPUT_AFTER_EXIT_MS);
+    await Promise.all(copies.map((copy) => copy.done));
+    clearTimeout(cutOff);
     signal.throwIfAborted();
     if (code === 0) return;
     throw new SvcError(

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
+import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Key } from '../api/types.js';
+import { makeDirectory } from '../config/directory.js';
 import { paths } from '../config/paths.js';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
 import { SvcError } from '../errors.js';
+import { openPrivateDatabase } from '../sqlite.js';
 
 /** The seven steps of a rotation (spec part 5, rule 7), in order. */
 export const STEPS = ['create', 'save', 'deploy', 'verify', 'drain', 'revoke', 'confirm'] as const;
@@ -97,36 +99,56 @@ export async function listRotations(): Promise<RotationRecord[]> {
   return records.sort((a, b) => b.started_at.localeCompare(a.started_at));
 }
 
-function isRunning(pid: number): boolean {
+/** SQLite's result code for a lock held by another connection. */
+const SQLITE_BUSY = 5;
+
+/**
+ * Makes this process the only one working on a rotation: a second `--resume` while the first still
+ * runs would create or revoke twice. The lock is SQLite's exclusive lock on `<id>.lock`, an advisory
+ * lock of the system (fcntl; LockFileEx on Windows) that ends with the process that holds it, however
+ * it ends. A run killed with SIGKILL, a zombie nobody reaps, a PID now used by another program: none
+ * holds it, and no run ever judges whether a lock is stale or takes one over. `<id>.pid` names the
+ * holder for a refusal. The lock file stays while the rotation is unfinished: were it removed, a
+ * process that had opened it just before could lock a file that the next process would not see.
+ */
+export async function lockRotation(id: string): Promise<() => Promise<void>> {
+  const lockFile = join(rotationsDir(), `${id}.lock`);
+  const pidFile = join(rotationsDir(), `${id}.pid`);
+  await makeDirectory(rotationsDir(), 0o700);
+  const lock = openPrivateDatabase(lockFile, 'PRAGMA busy_timeout = 0');
   try {
-    process.kill(pid, 0);
-    return true;
+    // MEMORY: no journal file beside the lock, which never holds data.
+    lock.exec('PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE');
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    lock.close();
+    if ((error as { errcode?: number }).errcode !== SQLITE_BUSY) throw error;
+    const holder = (await readFile(pidFile, 'utf8').catch(() => '')).trim();
+    throw new SvcError('refused', 'rotation_in_progress', `rotation ${id} is being run by ${holder ? `process ${holder}` : 'another svc process'}`, 'wait for it to finish, or stop it (Ctrl-C) and resume with --resume');
+  }
+  await writeSecretFile(pidFile, `${process.pid}\n`);
+  return async () => {
+    await unlink(pidFile).catch(() => undefined);
+    if (!(await isUnderWay(id))) await unlink(lockFile).catch(() => undefined);
+    lock.close();
+  };
+}
+
+/** Whether a rotation's journal shows it unfinished; one that cannot be read is taken to be. */
+async function isUnderWay(id: string): Promise<boolean> {
+  try {
+    const text = await readSecretFile(journalPath(id));
+    return text !== undefined && (JSON.parse(text) as RotationRecord).status === 'in_progress';
+  } catch {
+    return true;
   }
 }
 
 /**
- * Makes this process the only one working on a rotation: a second `--resume` while the first still
- * runs would create or revoke twice. A lock left by a process that died (SIGKILL, reboot) is taken over.
+ * Refuses to go on with `record` when its journal changed after it was read: another run worked on
+ * the rotation in between, and this one would repeat what that one did. Called with the lock held.
  */
-export async function lockRotation(id: string): Promise<() => Promise<void>> {
-  const path = join(rotationsDir(), `${id}.lock`);
-  await mkdir(rotationsDir(), { recursive: true, mode: 0o700 });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx', 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return () => unlink(path).catch(() => undefined);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(await readFile(path, 'utf8').catch(() => ''));
-      if (holder > 0 && isRunning(holder)) {
-        throw new SvcError('refused', 'rotation_in_progress', `rotation ${id} is being run by process ${holder}`, 'wait for it to finish, or stop it (Ctrl-C) and resume with --resume');
-      }
-      await unlink(path).catch(() => undefined);
-    }
-  }
-  throw new SvcError('failure', 'rotation_lock', `could not lock rotation ${id}`, `remove ${path} if no svc process is working on it`);
+export async function assertJournalUnchanged(record: RotationRecord): Promise<void> {
+  const saved = await readSecretFile(journalPath(record.id));
+  if (saved === undefined || (JSON.parse(saved) as RotationRecord).updated_at === record.updated_at) return;
+  throw new SvcError('refused', 'rotation_moved_on', `rotation ${record.id} was moved on by another run while this one was starting`, 'run the command again: it continues from where that run stopped');
 }

@@ -47,6 +47,8 @@ export interface RotationContext {
   clientWith(secret: string): Promise<ApiClient>;
   /** The old key's secret when svc has it (the configured API key): step 7 then tries it. */
   oldKeySecret: string | undefined;
+  /** Every secret this run knows (the admin key, the API key…): redacted from the deploy command's output. */
+  secrets: readonly string[];
   ask(question: RotationQuestion): Promise<boolean>;
   emit(event: RotationEvent): void;
   signal: AbortSignal;
@@ -278,7 +280,7 @@ class RotationRun {
       }
       record.attempts.deploy = new Date().toISOString();
       await saveRotation(record);
-      await runDeployCommand(record.deploy_cmd, secret, newKey.id, context.signal);
+      await runDeployCommand(record.deploy_cmd, secret, newKey.id, context.secrets, context.signal);
       return this.done('deploy', { at: new Date().toISOString(), by: 'command' }, 'the deploy command succeeded');
     }
     record.attempts.deploy = new Date().toISOString();

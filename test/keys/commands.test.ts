@@ -1,12 +1,13 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Key, KeyList, KeyRevocation } from '../../src/api/types.js';
 import { redactKey } from '../../src/config/keys.js';
 import { ExitCode } from '../../src/errors.js';
+import { type ProxyState, startMutatingImplementation } from '../helpers/mutating-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { runSvc } from '../helpers/svc.js';
-import { allKeys, keyById } from './fixtures.js';
+import { allKeys, createKeyWithAdmin, keyById } from './fixtures.js';
 
 let sandbox: RunningSandbox;
 
@@ -101,5 +102,73 @@ describe('svc keys create, list, get and revoke', () => {
     expect(onArgv.code).toBe(ExitCode.config);
     expect(onArgv.stderr).toContain('visible to other local users');
     expect(onArgv.stderr).toContain('is a test key');
+  });
+});
+
+/** Ids and statuses of the workspace's keys: what a command that makes or revokes keys changes. */
+async function keyStatuses(): Promise<string[]> {
+  return (await allKeys(sandbox)).map((key) => `${key.id} ${key.status}`).sort();
+}
+
+/** A run that spins (as svc did on a path under /proc) is killed by then, and fails. */
+const HANG = 20_000;
+
+describe('a key file that cannot be written', () => {
+  it('keys create refuses a path under /proc before it makes a key, and exits', async () => {
+    const before = await keyStatuses();
+    const result = await runSvc(['keys', 'create', '--name', 'never made', '--key-file', '/proc/no-such-dir/key', '--json'], { env: sandbox.env, killAfterMs: HANG });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'secret_file_unwritable', hint: 'give --key-file a path in a directory you can write to' });
+    expect(result.stderr).toContain("cannot write the secret to /proc/no-such-dir/key: ENOENT: no such file or directory, mkdir '/proc/no-such-dir'");
+    expect(await keyStatuses()).toEqual(before);
+  });
+
+  it('keys rotate refuses such a --new-key-file before it makes a key or a journal, and exits', async () => {
+    const old = await createKeyWithAdmin(sandbox, { name: 'rotated to /proc' });
+    const before = await keyStatuses();
+    const result = await runSvc(['keys', 'rotate', old.id, '--new-key-file', '/proc/no-such-dir/key', '--yes', '--json'], { env: sandbox.env, killAfterMs: HANG });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'secret_file_unwritable', hint: 'give --new-key-file a path in a directory you can write to' });
+    expect(await keyStatuses()).toEqual(before);
+    expect(existsSync(join(sandbox.env.HOME!, 'state', 'svc', 'rotations'))).toBe(false);
+  });
+
+  it('keys create revokes the key whose secret it could not write after all, and says so', async () => {
+    const directory = join(sandbox.env.HOME!, 'worker-secrets');
+    mkdirSync(directory);
+    const file = join(directory, 'worker.key');
+    const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: sandbox.keys.webhook_secret };
+    // Between svc's check and its write, while the key is being made, the directory becomes a
+    // file: nothing can be written in it, root included.
+    const api = await startMutatingImplementation(
+      sandbox,
+      {
+        name: 'directory-replaced',
+        change: 'the key file\'s directory is replaced by a file while POST /v1/keys is answered',
+        breaks: [],
+        response(response, request) {
+          if (request.method !== 'POST' || request.path !== '/v1/keys' || response.status !== 201) return;
+          renameSync(directory, `${directory}.moved`);
+          writeFileSync(directory, '');
+        },
+      },
+      state,
+    );
+    try {
+      const before = await keyStatuses();
+      const env = { ...sandbox.env, SVC_BASE_URL: api.baseUrl, SVC_CA_CERT: api.caCertPath };
+      const result = await runSvc(['keys', 'create', '--name', 'unsaved', '--key-file', file, '--json'], { env, killAfterMs: HANG });
+      expect(result.code, result.stderr).toBe(ExitCode.failure);
+      const [created, secret] = [...state.created][0]!;
+      const { error } = JSON.parse(result.stdout);
+      expect(error.code).toBe('key_unsaved');
+      expect(error.message).toMatch(new RegExp(`^the secret of ${created} could not be written to ${file} \\(ENOTDIR: .*\\); ${created} was revoked, as nobody holds its secret$`));
+      expect(state.revoked).toEqual(new Set([created]));
+      expect((await keyById(sandbox, created)).status).toBe('revoked');
+      expect(await keyStatuses()).toEqual([...before, `${created} revoked`].sort());
+      expect(result.stdout + result.stderr).not.toContain(secret);
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -1,12 +1,15 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactKey } from '../../src/config/keys.js';
 import { ExitCode } from '../../src/errors.js';
 import { type RotationRecord, STEPS } from '../../src/keys/journal.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { runSvc } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, FAST, keyById, spawnSvc, startBackgroundClient } from './fixtures.js';
+import { runSvc, SVC_BIN } from '../helpers/svc.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, spawnSvc, startBackgroundClient } from './fixtures.js';
 
 let sandbox: RunningSandbox;
 let home: string;
@@ -196,5 +199,88 @@ describe('svc keys rotate --abort and svc keys rotations', () => {
     await app.client.stop();
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((await runSvc(['keys', 'rotate', '--abort', rotation], { env: sandbox.env })).code).toBe(ExitCode.refused);
+  });
+});
+
+/** The state letter of a process in /proc/<pid>/stat (R, S, Z…), undefined when there is no such process. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+describe('the lock of a rotation', () => {
+  it('refuses a second run while the first one works, naming its process', async () => {
+    const app = await application('locked while deploying');
+    const gate = join(home, 'locked-while-deploying.gate');
+    const deploy = 'echo waiting; until [ -e "$DEPLOY_GATE" ]; do sleep 0.05; done';
+    const first = spawnSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.file, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], { ...sandbox.env, DEPLOY_GATE: gate });
+    const started = await first.lineWhere((line) => line.event === 'started');
+    await new Promise<void>((resolve) => {
+      const seen = () => first.stderr().includes('waiting\n') && (resolve(), true);
+      if (!seen()) first.child.stderr!.on('data', seen);
+    });
+    const second = await resume(started!.rotation as string);
+    writeFileSync(gate, '');
+    expect(await first.exited, first.stderr()).toBe(0);
+    await app.client.stop();
+    expect(second.code, second.stderr).toBe(ExitCode.refused);
+    expect(JSON.parse(second.stdout).error).toMatchObject({ code: 'rotation_in_progress', message: `rotation ${started!.rotation} is being run by process ${first.child.pid}` });
+    await expectRotated(started!.rotation as string, app.old.id, app.file);
+  });
+
+  it.skipIf(process.platform !== 'linux')('is free once its holder was killed, though nobody reaps it and it stays a zombie', async () => {
+    const app = await application('killed into a zombie');
+    // sh starts svc in the background, then becomes `sleep`, which never waits for a child: as in a
+    // container whose init does not reap orphans.
+    const parent = spawn('sh', ['-c', '"$@" & echo "$!"; exec sleep 300', 'sh', process.execPath, SVC_BIN, 'keys', 'rotate', app.old.id, '--new-key-file', app.file, ...FAST, '--yes', '--json'], {
+      env: sandbox.env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const lines = createInterface({ input: parent.stdout });
+    const pid = Number(await new Promise<string>((resolve) => lines.once('line', resolve)));
+    const saved = await new Promise<RotationLine>((resolve) =>
+      lines.on('line', (text) => {
+        const line = JSON.parse(text) as RotationLine;
+        if (line.event === 'step_done' && line.step === 'save') resolve(line);
+      }),
+    );
+    process.kill(pid, 'SIGKILL');
+    while (processState(pid) !== 'Z') await sleep(20);
+    try {
+      const resumed = await resume(saved.rotation as string);
+      await app.client.stop();
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(processState(pid)).toBe('Z');
+      await expectRotated(saved.rotation as string, app.old.id, app.file);
+    } finally {
+      parent.kill();
+    }
+  });
+
+  it('is free once its holder was killed, though the PID it recorded now belongs to another program', async () => {
+    const app = await application('pid reused');
+    const run = spawnSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.file, ...FAST, '--yes', '--json'], sandbox.env);
+    const saved = await run.lineWhere((line) => line.event === 'step_done' && line.step === 'save');
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const rotation = saved!.rotation as string;
+    // Another program, started after svc, as if given svc's PID: the PID the killed run recorded is made its PID.
+    const other = spawn('sleep', ['300']);
+    try {
+      const dir = join(home, 'state', 'svc', 'rotations');
+      const recorded = readdirSync(dir).filter((name) => name.startsWith(`${rotation}.`) && readFileSync(join(dir, name), 'utf8').trim() === String(run.child.pid));
+      expect(recorded.length).toBeGreaterThan(0);
+      for (const name of recorded) writeFileSync(join(dir, name), String(other.pid));
+      const resumed = await resume(rotation);
+      await app.client.stop();
+      expect(resumed.code, resumed.stderr).toBe(0);
+      await expectRotated(rotation, app.old.id, app.file);
+    } finally {
+      other.kill();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactKey } from '../../src/config/keys.js';
@@ -71,6 +71,8 @@ describe('svc keys rotate', () => {
     expect(everything).not.toContain(newSecret);
     expect(everything).not.toContain(old.secret);
     expect(statSync(join(home, 'state', 'svc', 'rotations', `${record.id}.json`)).mode & 0o777).toBe(0o600);
+    // Its lock and the record of its holder go with the run once the rotation is complete.
+    expect(readdirSync(join(home, 'state', 'svc', 'rotations')).filter((name) => name.startsWith(record.id))).toEqual([`${record.id}.json`]);
   });
 
   it('gives the deploy command the new key in SVC_NEW_API_KEY and its id in SVC_NEW_KEY_ID, and keeps its stdout off the JSON lines', async () => {
@@ -114,6 +116,68 @@ describe('svc keys rotate', () => {
     expect(JSON.stringify(plan) + human.stdout + human.stderr).not.toContain(old.secret);
     expect((await allKeys(sandbox)).length).toBe(before);
     expect((await svc(['keys', 'rotations', '--json'])).stdout).not.toContain(old.id);
+  });
+});
+
+describe('the deploy command of svc keys rotate', () => {
+  it('gets the new key and the environment that is not svc\'s, none of svc\'s secrets, and its output is redacted', async () => {
+    const { key: old, file } = await appKey('deploy environment');
+    const app = startBackgroundClient(sandbox, file);
+    const webhookSecret = 'placeholder-webhook-secret-of-the-deploy-test';
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'set -x; env; echo "$SVC_NEW_API_KEY"', ...FAST, '--yes', '--json'], {
+      SVC_API_KEY: old.secret,
+      SVC_ADMIN_KEY: sandbox.keys.admin,
+      SVC_WEBHOOK_SECRET: webhookSecret,
+      DEPLOY_TARGET: 'staging-cluster',
+    });
+    await app.stop();
+    expect(result.code, result.stderr).toBe(0);
+    const newSecret = readFileSync(file, 'utf8').trim();
+    const lines = result.stderr.split('\n');
+    expect(lines).toContain(`SVC_NEW_API_KEY=${redactKey(newSecret)}`);
+    expect(lines).toContain(`SVC_NEW_KEY_ID=${jsonLines(result.stdout).at(-1)!.new_key}`);
+    expect(lines).toContain('DEPLOY_TARGET=staging-cluster');
+    expect(lines).toContain(`+ echo ${redactKey(newSecret)}`);
+    expect(lines).toContain(redactKey(newSecret));
+    expect(lines.filter((line) => line.startsWith('SVC_')).map((line) => line.split('=')[0]).sort()).toEqual(['SVC_NEW_API_KEY', 'SVC_NEW_KEY_ID']);
+    for (const secret of [newSecret, old.secret, sandbox.keys.admin, webhookSecret]) {
+      expect(result.stdout + result.stderr).not.toContain(secret);
+    }
+  });
+
+  it('shows the start of a line it is still writing, and redacts a key it writes in two parts', async () => {
+    const { key: old, file } = await appKey('deploy prompt');
+    const app = startBackgroundClient(sandbox, file);
+    const gate = join(home, 'deploy-prompt.gate');
+    // Half of the key, then a wait that only the test ends, then the other half.
+    const deploy = `printf 'deploying %.12s' "$SVC_NEW_API_KEY"; until [ -e "$DEPLOY_GATE" ]; do sleep 0.05; done; printf '%s done\\n' "\${SVC_NEW_API_KEY#????????????}"`;
+    const run = spawnSvc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], { ...sandbox.env, DEPLOY_GATE: gate });
+    await new Promise<void>((resolve) => {
+      const seen = () => run.stderr().includes('deploying ') && (resolve(), true);
+      if (!seen()) run.child.stderr!.on('data', seen);
+    });
+    const whileWaiting = run.stderr();
+    writeFileSync(gate, '');
+    const code = await run.exited;
+    await app.stop();
+    expect(code, run.stderr()).toBe(0);
+    const newSecret = readFileSync(file, 'utf8').trim();
+    expect(whileWaiting).not.toContain(newSecret.slice(0, 12));
+    expect(run.stderr()).toContain(`deploying ${redactKey(newSecret)} done\n`);
+    expect(run.stderr()).not.toContain(newSecret.slice(0, 12));
+    expect(run.stderr()).not.toContain(newSecret.slice(12));
+  });
+
+  it('does not wait for a process the deploy command leaves running with its output', async () => {
+    const { key: old, file } = await appKey('deploy background');
+    const app = startBackgroundClient(sandbox, file);
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'sleep 120 & echo "started $!"', ...FAST, '--yes', '--json']);
+    await app.stop();
+    const background = Number(/started (\d+)/.exec(result.stderr)?.[1]);
+    if (background) process.kill(background);
+    expect(result.code, result.stderr).toBe(0);
+    expect(background).toBeGreaterThan(0);
+    expect(jsonLines(result.stdout).at(-1)).toMatchObject({ event: 'completed', old_key: old.id });
   });
 });
 
@@ -223,7 +287,8 @@ describe('svc keys rotate, interrupted or on a terminal', () => {
     const record = journal(rotation);
     expect(record.steps.verify).toBeDefined();
     expect(record.steps.drain).toBeUndefined();
-    expect(existsSync(join(home, 'state', 'svc', 'rotations', `${rotation}.lock`))).toBe(false);
+    // Stopped cleanly, the run no longer names itself the rotation's holder (the --resume below shows the lock is free).
+    expect(existsSync(join(home, 'state', 'svc', 'rotations', `${rotation}.pid`))).toBe(false);
     expect((await keyById(sandbox, old.id)).status).toBe('active');
 
     copyFileSync(newFile, file);

@@ -1,14 +1,16 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
+import type { ApiClient } from '../../api/client.js';
 import type { Key } from '../../api/types.js';
-import { writeSecretFile } from '../../config/secret-file.js';
-import { createKey } from '../../services/keys.js';
+import { assertSecretFileWritable, writeSecretFile } from '../../config/secret-file.js';
+import { SvcError } from '../../errors.js';
+import { createKey, revokeKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
 
 export default class KeysCreate extends AdminCommand {
   static override summary = 'Create a key; its secret is written to --key-file (0600), never printed (admin key)';
-  static override description = 'The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it.';
+  static override description = 'The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. A path that cannot be written is refused before the key is made; should the write fail all the same, the key is revoked, as nobody would hold its secret.';
   static override examples = [
     '<%= config.bin %> keys create --name "billing worker" --key-file ./billing.key',
     '<%= config.bin %> keys create --environment live --read-only --allow-ip 203.0.113.7 --allow-ip 203.0.113.8 --key-file /run/secrets/svc.key --json',
@@ -30,6 +32,7 @@ export default class KeysCreate extends AdminCommand {
     const environment = flags.environment as 'test' | 'live';
     this.markLive(environment, 'creates a production key: it consumes credits when used');
     const file = resolve(flags['key-file']);
+    await assertSecretFileWritable(file, '--key-file');
     const { secret, ...key } = await createKey(session.client, {
       name: flags.name,
       environment,
@@ -37,9 +40,24 @@ export default class KeysCreate extends AdminCommand {
       allowed_ips: flags['allow-ip'] ?? [],
     });
     this.secrets.push(secret);
-    await writeSecretFile(file, `${secret}\n`);
+    try {
+      await writeSecretFile(file, `${secret}\n`);
+    } catch (error) {
+      throw await this.revokeUnsaved(session.client, key.id, file, error as Error);
+    }
     this.log(renderKey(key));
     this.note(`Secret written to ${file} (0600); it cannot be shown again.`);
     return { ...key, secret_file: file };
+  }
+
+  /** The secret could not be saved, so nobody holds it: the key it belongs to must not stay active. */
+  private async revokeUnsaved(client: ApiClient, id: string, file: string, writeError: Error): Promise<SvcError> {
+    const lost = `the secret of ${id} could not be written to ${file} (${writeError.message})`;
+    try {
+      await revokeKey(client, id);
+    } catch (revokeError) {
+      return new SvcError('failure', 'key_unsaved', `${lost}, and revoking ${id} failed: ${(revokeError as Error).message}`, `nobody holds its secret: revoke it with \`svc keys revoke ${id} --yes\``);
+    }
+    return new SvcError('failure', 'key_unsaved', `${lost}; ${id} was revoked, as nobody holds its secret`, 'give --key-file a path that can be written and run the command again');
   }
 }

@@ -3,9 +3,10 @@ import { Args, Flags, type Interfaces } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/connection.js';
+import { assertSecretFileWritable } from '../../config/secret-file.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
+import { assertJournalUnchanged, listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
 import { abortRotation, assertRotatable, describeSteps, newRotation, type RotationContext, type RotationQuestion, runRotation } from '../../keys/rotation.js';
 import { getKey } from '../../services/keys.js';
 import { formatDuration } from '../../ui/duration.js';
@@ -49,7 +50,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
 
   static override flags = {
     'new-key-file': Flags.string({ description: 'File for the new secret, written 0600 and atomically before anything else happens; makes every step resumable' }),
-    'deploy-cmd': Flags.string({ description: 'Shell command that deploys the new key, given to it in SVC_NEW_API_KEY and on stdin (its id in SVC_NEW_KEY_ID); without it a person confirms the deploy' }),
+    'deploy-cmd': Flags.string({ description: 'Shell command that deploys the new key, given to it in SVC_NEW_API_KEY and on stdin (its id in SVC_NEW_KEY_ID) and no other SVC_* variable; its output goes to stderr, keys redacted. Without it a person confirms the deploy' }),
     'quiet-period': durationFlag({ description: `How long the old key must have been silent before it is revoked, e.g. 90s, 15m, 1h (default ${formatDuration(DEFAULT_QUIET_PERIOD_MS)})` }),
     timeout: durationFlag({ description: `How long to wait for the drain before exit code 13, nothing revoked (default ${formatDuration(DEFAULT_TIMEOUT_MS)})` }),
     'poll-interval': durationFlag({ description: `Time between two looks at the keys' last use during the drain (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})` }),
@@ -114,6 +115,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
         return (await this.openSession(connectionFlags, connection, secret)).client;
       },
       oldKeySecret: connection.apiKey?.value,
+      secrets: this.secrets,
     });
     const newKey = record.steps.create!.new_key;
     this.log(`Rotated ${record.old_key.id} → ${newKey.id} (${newKey.prefix_hint})${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`);
@@ -134,9 +136,12 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     if (!flags['new-key-file'] && !flags['deploy-cmd']) {
       throw new SvcError('usage', 'no_destination', 'the new secret needs a destination, and svc never prints it', 'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both');
     }
+    const newKeyFile = flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']);
+    // Checked before a journal names the file: a rotation keeps its key file to the end.
+    if (newKeyFile && !flags['dry-run']) await assertSecretFileWritable(newKeyFile, '--new-key-file');
     return newRotation({
       oldKey,
-      newKeyFile: flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']),
+      newKeyFile,
       deployCmd: flags['deploy-cmd'] ?? null,
       quietPeriodMs: flags['quiet-period'] ?? DEFAULT_QUIET_PERIOD_MS,
       baseUrl,
@@ -144,7 +149,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   }
 
   /** Runs the rotation under its lock; Ctrl-C (or SIGTERM) stops it at the next safe point, a second one at once. */
-  private async execute(record: RotationRecord, flags: RotateFlags, clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret'>): Promise<void> {
+  private async execute(record: RotationRecord, flags: RotateFlags, clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'secrets'>): Promise<void> {
     const controller = new AbortController();
     const onSignal = () => {
       if (controller.signal.aborted) process.exit(ExitCode.interrupted);
@@ -172,6 +177,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
+      await assertJournalUnchanged(record);
       await saveRotation(record);
       await runRotation(record, {
         ...clients,
@@ -232,6 +238,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   private async abort(record: RotationRecord, admin: ApiClient) {
     const release = await lockRotation(record.id);
     try {
+      await assertJournalUnchanged(record);
       const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
       this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
       const left = outcome.newKeyLeft ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it` : '';
