@@ -2,7 +2,7 @@ import type { Report, ReportCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
 import { newId, nowIso } from '../../ids.js';
-import { validBody, assertValidParam } from '../validation.js';
+import { assertValidParam, validBody } from '../validation.js';
 
 const REPORT_ID = '(rep_[A-Za-z0-9]+)';
 const STATUSES = new Set(['queued', 'processing', 'completed', 'failed']);
