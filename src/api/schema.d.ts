@@ -429,7 +429,10 @@ export interface components {
             /** @description Purpose of travel, free text. */
             purpose: string;
             status: components["schemas"]["ReportStatus"];
-            /** @description Overall risk score, 0-100, higher is riskier. `null` until `completed`. */
+            /**
+             * Format: int32
+             * @description Overall risk score, 0-100, higher is riskier. `null` until `completed`.
+             */
             risk_score: number | null;
             /** @description Band of `risk_score`. `null` until `completed`. */
             score_band: components["schemas"]["RiskBand"] | null;
@@ -496,6 +499,7 @@ export interface components {
         /** @description One earlier trip abroad. */
         TravelRecord: {
             country: components["schemas"]["CountryCode"];
+            /** Format: int32 */
             year: number;
             overstayed: boolean;
         };
@@ -523,7 +527,10 @@ export interface components {
             currency: string | null;
             /** @description Earlier trips abroad; empty when none. */
             travel_history: components["schemas"]["TravelRecord"][];
-            /** @description Number of earlier visa refusals. */
+            /**
+             * Format: int32
+             * @description Number of earlier visa refusals.
+             */
             previous_refusals: number;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -551,6 +558,7 @@ export interface components {
             savings?: number;
             currency?: string;
             travel_history?: components["schemas"]["TravelRecord"][];
+            /** Format: int32 */
             previous_refusals?: number;
         };
         /** @description A problem found while analysing a document. */
@@ -590,8 +598,9 @@ export interface components {
             red_flags: components["schemas"]["RedFlag"][];
             /** @description Applicant the document belongs to, if given at upload. */
             applicant_id: components["schemas"]["ApplicantId"] | null;
-            /** @description File name as uploaded. */
+            /** @description File name as uploaded (at most 255 characters; a longer name is refused at upload). */
             filename: string;
+            /** Format: int32 */
             size_bytes: number;
             /**
              * @description Media type detected from the file's content (magic bytes); `null` while processing and when the format is not recognised.
@@ -614,7 +623,7 @@ export interface components {
         DocumentUpload: {
             /**
              * Format: binary
-             * @description The file (PDF, JPEG, PNG or UTF-8 text), at most 10 MiB.
+             * @description The file (PDF, JPEG, PNG or UTF-8 text), at most 10 MiB, with a file name of at most 255 characters.
              */
             file: string;
             type: components["schemas"]["DocumentType"];
@@ -660,7 +669,7 @@ export interface components {
             environment?: "test" | "live";
             /** @description Limit the key to read-only operations. Default `false`. */
             read_only?: boolean;
-            /** @description Source IP addresses to lock the key to. Default empty (any address). */
+            /** @description Source IP addresses to lock the key to, at most 50. Default empty (any address). */
             allowed_ips?: components["schemas"]["IpAddress"][];
         };
         /** @description A key just created, with its full secret. The secret is shown only in this response. */
@@ -694,7 +703,7 @@ export interface components {
              * @description Machine-readable code: `unauthorized`, `invalid_key` (401); `forbidden`,
              *     `ip_not_allowed` (403); `invalid_json` (400); `not_found` (404); `file_too_large`
              *     (413); `unsupported_media_type` (415); `invalid_request` (422); `rate_limited`,
-             *     `quota_exceeded` (429).
+             *     `quota_exceeded` (429); `internal_error` (500).
              */
             code: components["schemas"]["SnakeCase"];
             /** @description Human-readable explanation. */
@@ -726,6 +735,7 @@ export interface components {
         /** @description Full `data` of `report.completed`. */
         ReportCompletedData: {
             id: components["schemas"]["ReportId"];
+            /** Format: int32 */
             risk_score: number;
             risk_band: components["schemas"]["RiskBand"];
             completed_at: components["schemas"]["Timestamp"];
@@ -733,6 +743,7 @@ export interface components {
         /** @description Shorter variant of `report.completed` data, also named by the spec. */
         ReportCompletedShortData: {
             report_id: components["schemas"]["ReportId"];
+            /** Format: int32 */
             risk_score: number;
         };
         /** @description Body of `report.completed`. */
@@ -871,7 +882,7 @@ export interface components {
                     error: components["schemas"]["ErrorDetail"] & {
                         /** @enum {string} */
                         code: "invalid_request";
-                        param: string;
+                        param: unknown;
                     };
                 };
             };
@@ -952,6 +963,21 @@ export interface components {
                     error: components["schemas"]["ErrorDetail"] & {
                         /** @enum {string} */
                         code: "rate_limited" | "quota_exceeded";
+                    };
+                };
+            };
+        };
+        /** @description The service failed to handle the request (`internal_error`). */
+        InternalError: {
+            headers: {
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    error: components["schemas"]["ErrorDetail"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
                     };
                 };
             };
@@ -1049,6 +1075,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createReport: {
@@ -1081,6 +1108,7 @@ export interface operations {
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getReport: {
@@ -1109,6 +1137,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     deleteReport: {
@@ -1137,6 +1166,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     upsertApplicant: {
@@ -1180,6 +1210,7 @@ export interface operations {
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getApplicant: {
@@ -1208,6 +1239,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     uploadDocument: {
@@ -1239,6 +1271,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getDocument: {
@@ -1267,6 +1300,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listKeys: {
@@ -1297,6 +1331,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createKey: {
@@ -1329,6 +1364,7 @@ export interface operations {
             415: components["responses"]["JsonRequired"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getKey: {
@@ -1357,6 +1393,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     revokeKey: {
@@ -1385,6 +1422,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     reportCreatedEvent: {

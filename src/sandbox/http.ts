@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import schemas from '../api/schemas.json' with { type: 'json' };
 
 /** An answer other than success, thrown by a handler and rendered with the error body of openapi.yaml. */
 export class HttpError extends Error {
@@ -20,8 +21,19 @@ export function sendJson(response: ServerResponse, status: number, body: string,
   response.end(body);
 }
 
+/** `text` if it has at most `max` characters (code points, as JSON Schema counts them); else its start and `…`, `max` in all. */
+export function clipped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // `max` characters span at most 2 * max UTF-16 code units.
+  const start = Array.from(text.slice(0, 2 * max));
+  if (start.length <= max && text.length <= 2 * max) return text;
+  return `${start.slice(0, max - 1).join('')}…`;
+}
+
+/** The error body of openapi.yaml, within its bounds: a message or param echoing a long input is clipped. */
 export function errorBody(error: HttpError): string {
-  return JSON.stringify({ error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } });
+  const { message, param } = schemas.ErrorDetail.properties;
+  return JSON.stringify({ error: { code: error.code, message: clipped(error.message, message.maxLength), ...(error.param ? { param: clipped(error.param, param.maxLength) } : {}) } });
 }
 
 /** Reads a JSON object body of at most 1 MiB: 400 `invalid_json` when it does not parse, 413 past the limit. */

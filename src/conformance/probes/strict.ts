@@ -38,6 +38,7 @@ export const ERROR_CODES: Record<number, string[]> = {
   415: ['unsupported_media_type'],
   422: ['invalid_request'],
   429: ['rate_limited', 'quota_exceeded'],
+  500: ['internal_error'],
 };
 
 export function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): Operation | undefined {

@@ -16,6 +16,9 @@ const SEVERE_FLAGS: ReadonlySet<string> = new Set([
 /** Risk points per flag; the score is their sum, at most 100. Any other flag (a passport needing a manual check, an empty document, …) is moderate. */
 export const RED_FLAG_POINTS = { severe: 35, moderate: 20 } as const;
 
+/** Flags named in the detail; the rest are counted, so that the detail stays within openapi.yaml's Criterion.detail. */
+const LISTED_FLAGS = 10;
+
 interface LocatedFlag {
   flag: RedFlag;
   document: DocumentType;
@@ -35,7 +38,8 @@ export function assessDocumentRedFlags({ documents }: ReportAnalysisInput): Asse
       advice: 'Keep the documents consistent with the profile.',
     };
   }
-  const listing = flags.map(({ flag, document }) => `${flag.code} (${documentLabel(document)})`).join(', ');
+  const named = flags.slice(0, LISTED_FLAGS).map(({ flag, document }) => `${flag.code} (${documentLabel(document)})`);
+  const listing = [...named, ...(flags.length > LISTED_FLAGS ? [`and ${flags.length - LISTED_FLAGS} more`] : [])].join(', ');
   return {
     score: Math.min(100, flags.reduce((sum, { points }) => sum + points, 0)),
     detail: `${countOf(flags.length, 'red flag')} on ${countOf(documents.length, 'document')}: ${listing}`,

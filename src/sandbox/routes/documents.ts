@@ -1,11 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
+import schemas from '../../api/schemas.json' with { type: 'json' };
 import type { Document, DocumentType } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError } from '../http.js';
 import { newId, nowIso } from '../../ids.js';
 
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+const MAX_FILENAME_LENGTH = schemas.Document.properties.filename.maxLength;
 const DOCUMENT_TYPES = new Set<DocumentType>(['passport', 'bank_statement', 'employment_letter', 'invitation_letter', 'travel_itinerary', 'other']);
 
 interface Upload {
@@ -56,6 +58,9 @@ async function upload({ app, request, workspaceId }: HandlerContext): Promise<An
     throw new HttpError(422, 'invalid_request', `no applicant ${applicantId} in this workspace`, 'applicant_id');
   }
   if (file.content.length === 0) throw new HttpError(422, 'invalid_request', 'the file is empty', 'file');
+  if (Array.from(file.name).length > MAX_FILENAME_LENGTH) {
+    throw new HttpError(422, 'invalid_request', `the file name is longer than ${MAX_FILENAME_LENGTH} characters; rename the file`, 'file');
+  }
   const document: Document = {
     id: newId('doc'),
     object: 'document',

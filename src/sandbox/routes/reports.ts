@@ -2,7 +2,7 @@ import type { Report, ReportCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
 import { newId, nowIso } from '../../ids.js';
-import { validBody } from '../validation.js';
+import { assertValidParam, validBody } from '../validation.js';
 
 const REPORT_ID = '(rep_[A-Za-z0-9]+)';
 const STATUSES = new Set(['queued', 'processing', 'completed', 'failed']);
@@ -70,7 +70,7 @@ function listReports({ app, query, workspaceId }: HandlerContext): Answer {
   const status = query.get('status') ?? undefined;
   if (status !== undefined && !STATUSES.has(status)) throw new HttpError(422, 'invalid_request', `status must be one of ${[...STATUSES].join(', ')}`, 'status');
   const applicantId = query.get('applicant_id') ?? undefined;
-  if (applicantId !== undefined && !/^app_[A-Za-z0-9]+$/.test(applicantId)) throw new HttpError(422, 'invalid_request', 'applicant_id must be an applicant id (app_…)', 'applicant_id');
+  if (applicantId !== undefined) assertValidParam('ApplicantId', 'applicant_id', applicantId);
   const cursor = query.get('starting_after');
   let beforeSeq: number | undefined;
   if (cursor !== null) {
