@@ -1,13 +1,14 @@
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { makeDirectory } from './config/directory.js';
 
 /**
  * Opens a SQLite file that holds private data (keys, secrets, event bodies): the file is created
  * 0600 in a 0700 directory before SQLite touches it, then the pragmas are applied.
  */
 export function openPrivateDatabase(file: string, pragmas: string): DatabaseSync {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  makeDirectory(dirname(file), 0o700);
   closeSync(openSync(file, 'a', 0o600));
   chmodSync(file, 0o600);
   const db = new DatabaseSync(file);

@@ -29,7 +29,7 @@ export async function readSecretFile(path: string): Promise<string | undefined> 
 
 /** Writes a file that holds secrets: mode 0600 from its first byte, replaced atomically. */
 export async function writeSecretFile(path: string, content: string): Promise<void> {
-  await makeDirectory(dirname(path), 0o700);
+  makeDirectory(dirname(path), 0o700);
   await writeFileAtomic(path, content, { mode: 0o600 });
 }
 
@@ -42,7 +42,7 @@ export async function assertSecretFileWritable(path: string, flag: string): Prom
   const directory = dirname(path);
   const probe = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.check`);
   try {
-    await makeDirectory(directory, 0o700);
+    makeDirectory(directory, 0o700);
     if ((await stat(path).catch(() => undefined))?.isDirectory()) throw new Error('it is a directory');
     await (await open(probe, 'wx', 0o600)).close();
     await unlink(probe);

@@ -114,7 +114,7 @@ const SQLITE_BUSY = 5;
 export async function lockRotation(id: string): Promise<() => Promise<void>> {
   const lockFile = join(rotationsDir(), `${id}.lock`);
   const pidFile = join(rotationsDir(), `${id}.pid`);
-  await makeDirectory(rotationsDir(), 0o700);
+  makeDirectory(rotationsDir(), 0o700);
   const lock = openPrivateDatabase(lockFile, 'PRAGMA busy_timeout = 0');
   try {
     // MEMORY: no journal file beside the lock, which never holds data.
