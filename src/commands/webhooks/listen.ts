@@ -6,7 +6,7 @@ import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
-import { closePosting } from '../../webhooks/forward.js';
+import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
 import { DEFAULT_BODY_LIMIT, type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
 import { EventStore } from '../../webhooks/store.js';
 
@@ -81,7 +81,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     host: Flags.string({ description: 'Address to listen on; plain HTTP only on loopback', default: '127.0.0.1' }),
     cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
     key: Flags.string({ description: 'PEM private key for HTTPS', dependsOn: ['cert'] }),
-    'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to' }),
+    'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to: https://, or http:// to a loopback host' }),
     'ca-cert': caCertFlag,
     events: kindReceivedFlag({
       description: `Only forward and show events of these kinds, comma-separated (the others are still verified, stored and acknowledged; refused deliveries are always shown). ${LISTED_KINDS}`,
@@ -96,6 +96,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
 
   public async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksListen);
+    if (flags['forward-to'] !== undefined) checkForwardUrl(flags['forward-to'], '--forward-to');
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
     this.trustReceiverCa(flags['ca-cert']);
