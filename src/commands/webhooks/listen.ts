@@ -5,6 +5,7 @@ import { redactKey } from '../../config/keys.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
+import { terminalText } from '../../ui/terminal-text.js';
 import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
 import { DEFAULT_BODY_LIMIT, type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
@@ -34,7 +35,12 @@ function deliveryJson(report: DeliveryReport): Record<string, unknown> {
   };
 }
 
+/** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */
 function deliveryLine(report: DeliveryReport): string {
+  return terminalText(describeDelivery(report));
+}
+
+function describeDelivery(report: DeliveryReport): string {
   const { event } = report;
   const what = [report.at, event.id ?? '-', event.type ?? '-', event.resourceId ?? '-'];
   const notes = report.schemaNotes.length > 0 ? `  schema notes: ${report.schemaNotes.join('; ')}` : '';
@@ -172,7 +178,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report));
     } else {
-      this.note(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`);
+      this.note(terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`));
     }
   }
 }
