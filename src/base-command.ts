@@ -1,6 +1,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { redactText } from './config/keys.js';
 import { SvcError } from './errors.js';
+import { terminalText } from './ui/terminal-text.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
@@ -35,8 +36,9 @@ export abstract class BaseCommand extends Command {
     if (!(error instanceof SvcError)) return super.catch(error);
     process.exitCode = error.exitCode;
     if (this.jsonEnabled()) this.logJson({ error: error.toJSON() });
-    this.note(`Error: ${error.message}`);
-    if (error.hint) this.note(`  → ${error.hint}`);
+    // Messages carry what an API or a sender said; --json has them exact, people see them escaped.
+    this.note(`Error: ${terminalText(error.message)}`);
+    if (error.hint) this.note(`  → ${terminalText(error.hint)}`);
     return this.exit(error.exitCode);
   }
 }

@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import { PART_TITLES } from './catalogue.js';
 import type { CheckResult, RunResult } from './run.js';
 import { useColor } from '../ui/table.js';
+import { terminalText } from '../ui/terminal-text.js';
 
 const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', inconclusive: 'INCONCLUSIVE' };
 
@@ -19,6 +20,11 @@ function partTitle(part: string): string {
   return `Part ${part}: ${PART_TITLES[part] ?? ''}`;
 }
 
+/** What the result column shows; a detail quotes what the implementation under test answered, so it is escaped. */
+function resultText(check: CheckResult): string {
+  return check.status === 'passed' ? check.title : terminalText(check.detail);
+}
+
 /**
  * For people: one table per part of the specification, each failure with its reason (expected,
  * got, and the request that showed it), then the coverage by clause and the totals.
@@ -31,7 +37,7 @@ export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = 
   for (const part of parts(result)) {
     const checks = result.checks.filter((check) => check.spec === part);
     if (!stream.isTTY) {
-      blocks.push([partTitle(part), ...checks.map((check) => [MARK[check.status], check.id, check.level, check.status === 'passed' ? check.title : check.detail].join('\t'))].join('\n'));
+      blocks.push([partTitle(part), ...checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)].join('\t'))].join('\n'));
       continue;
     }
     const table = new Table({
@@ -43,7 +49,7 @@ export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = 
     for (const check of checks) {
       const colour = { passed: 32, failed: 31, skipped: 33, inconclusive: 35 }[check.status];
       const mark = paint(colour, MARK[check.status]);
-      table.push([mark, check.id, check.level, check.status === 'passed' ? check.title : check.detail]);
+      table.push([mark, check.id, check.level, resultText(check)]);
     }
     blocks.push(`${partTitle(part)}\n${table.toString()}`);
   }

@@ -1,5 +1,6 @@
 import type { DocumentAnswer } from '../api/types.js';
 import { presentFields, renderTable } from './table.js';
+import { terminalText } from './terminal-text.js';
 
 function size(bytes: number): string {
   return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / 1024 / 1024).toFixed(1)} MiB (${bytes} bytes)`;
@@ -56,6 +57,6 @@ export function renderDocument(document: DocumentAnswer): string {
       ]),
     );
   }
-  if (document.status === 'processing' && document.id) parts.push(`The analysis is not finished yet: \`svc documents get ${document.id}\` shows its outcome later.`);
+  if (document.status === 'processing' && document.id) parts.push(`The analysis is not finished yet: \`svc documents get ${terminalText(document.id)}\` shows its outcome later.`);
   return parts.filter(Boolean).join('\n\n');
 }

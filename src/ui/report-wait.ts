@@ -3,6 +3,7 @@ import { isKnownWaitingStatus, reportOutcome } from '../api/report-outcome.js';
 import type { ReportAnswer } from '../api/types.js';
 import { waitForReport } from '../services/reports.js';
 import { withSpinner } from './spinner.js';
+import { terminalText } from './terminal-text.js';
 
 /**
  * Waits for a report to finish with a spinner on stderr showing its status, as `reports wait` and
@@ -11,6 +12,7 @@ import { withSpinner } from './spinner.js';
  */
 export function waitWithSpinner(client: ApiClient, id: string, timeoutSeconds: number): Promise<ReportAnswer> {
   const named = new Set<unknown>();
+  const statusText = (report: ReportAnswer) => terminalText(String(report.status ?? ''));
   return withSpinner(
     `Waiting for report ${id}`,
     ({ status, note }) =>
@@ -19,11 +21,11 @@ export function waitWithSpinner(client: ApiClient, id: string, timeoutSeconds: n
         onPoll: (report) => {
           if (reportOutcome(report) === 'unfinished' && !isKnownWaitingStatus(report.status) && !named.has(report.status)) {
             named.add(report.status);
-            note(`Report ${id} has status ${JSON.stringify(report.status ?? null)}, which svc does not know: it waits for completed or a failure, up to ${timeoutSeconds} s.`);
+            note(terminalText(`Report ${id} has status ${JSON.stringify(report.status ?? null)}, which svc does not know: it waits for completed or a failure, up to ${timeoutSeconds} s.`));
           }
-          status(String(report.status ?? ''));
+          status(statusText(report));
         },
       }),
-    (report) => String(report.status ?? ''),
+    statusText,
   );
 }

@@ -1,6 +1,7 @@
 import { reportOutcome } from '../api/report-outcome.js';
 import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
 import { type Cell, presentFields, renderTable } from './table.js';
+import { terminalText } from './terminal-text.js';
 
 function percent(weight: number): string {
   return `${(weight * 100).toFixed(weight * 100 % 1 === 0 ? 0 : 1)}%`;
@@ -53,9 +54,9 @@ export function renderReport(report: ReportAnswer): string {
     parts.push('Criteria (highest weighted risk first)', renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows));
   }
   const recommendations = Array.isArray(report.recommendations) ? report.recommendations : [];
-  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => `  • ${line}`).join('\n'));
+  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => `  • ${terminalText(String(line))}`).join('\n'));
   if (reportOutcome(report) === 'unfinished' && report.id) {
-    parts.push(`The analysis is not finished yet: \`svc reports wait ${report.id}\` waits for it.`);
+    parts.push(`The analysis is not finished yet: \`svc reports wait ${terminalText(report.id)}\` waits for it.`);
   }
   return parts.filter(Boolean).join('\n\n');
 }

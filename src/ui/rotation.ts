@@ -3,6 +3,7 @@ import { nextStep, stepNumber } from '../keys/journal.js';
 import type { DrainProgress, RotationEvent } from '../keys/rotation.js';
 import { formatDuration } from './duration.js';
 import { renderTable } from './table.js';
+import { terminalText } from './terminal-text.js';
 
 /** Shows a rotation's events to people or scripts. */
 export interface RotationView {
@@ -49,7 +50,8 @@ export function humanView(stream: NodeJS.WriteStream = process.stderr): Rotation
   let live: { progress: DrainProgress; since: number } | undefined;
   let lastLineAt = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
-  const write = (line: string) => stream.write(`${line}\n`);
+  // Lines carry what the API answered (key ids, last-use addresses): escaped.
+  const write = (line: string) => stream.write(`${terminalText(line)}\n`);
   const clearLive = () => {
     if (timer) clearInterval(timer);
     timer = undefined;
@@ -57,7 +59,7 @@ export function humanView(stream: NodeJS.WriteStream = process.stderr): Rotation
     live = undefined;
   };
   const drawLive = () => {
-    if (live) stream.write(`\r\x1b[2K${drainLine(live.progress, performance.now() - live.since)}`);
+    if (live) stream.write(`\r\x1b[2K${terminalText(drainLine(live.progress, performance.now() - live.since))}`);
   };
 
   return {

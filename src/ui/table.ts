@@ -1,9 +1,11 @@
 import Table from 'cli-table3';
+import { terminalText } from './terminal-text.js';
 
 export type Cell = string | number | boolean | null | undefined;
 
+/** A cell's text, escaped: values come from API answers and deliveries. */
 function text(cell: Cell): string {
-  return cell === null || cell === undefined ? '' : String(cell);
+  return cell === null || cell === undefined ? '' : terminalText(String(cell));
 }
 
 export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {

@@ -2,13 +2,18 @@ import type { StoredEvent } from '../webhooks/store.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A stored event as --json shows it: snake_case like the API, the body as text (base64 when it is not UTF-8). */
+/**
+ * A stored event as --json shows it: snake_case like the API, the body as text (base64 when it is
+ * not UTF-8). Of a body stored only in part (a rejected delivery's first bytes) the part is
+ * `body_prefix`, so that nothing takes it for the body and verifies or sends it as such.
+ */
 export function storedEventJson(event: StoredEvent): Record<string, unknown> {
-  let body: { body: string } | { body_base64: string };
+  const name = event.bodyTruncated ? 'body_prefix' : 'body';
+  let body: Record<string, string>;
   try {
-    body = { body: utf8.decode(event.body) };
+    body = { [name]: utf8.decode(event.body) };
   } catch {
-    body = { body_base64: event.body.toString('base64') };
+    body = { [`${name}_base64`]: event.body.toString('base64') };
   }
   return {
     seq: event.seq,
@@ -23,6 +28,8 @@ export function storedEventJson(event: StoredEvent): Record<string, unknown> {
     duplicates: event.duplicates,
     forward: event.forwardUrl === null ? null : { url: event.forwardUrl, status: event.forwardStatus, error: event.forwardError, at: event.forwardedAt },
     headers: event.headers,
+    body_size: event.bodySize,
+    body_truncated: event.bodyTruncated,
     ...body,
   };
 }
@@ -31,7 +38,7 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
 
 /** The status column of a stored event: accepted (with its repeats and schema notes), or rejected and why. */
 export function statusCell(event: StoredEvent): string {
-  if (event.status === 'rejected') return `rejected: ${event.reason}`;
+  if (event.status === 'rejected') return `rejected: ${event.reason}${event.bodyTruncated ? `, first ${event.body.length} of ${event.bodySize} bytes kept` : ''}`;
   const extras = [event.duplicates > 0 && count(event.duplicates, 'repeat', 'repeats'), event.schemaNotes.length > 0 && count(event.schemaNotes.length, 'schema note', 'schema notes')];
   return ['accepted', ...extras.filter(Boolean)].join(', ');
 }

@@ -67,10 +67,17 @@ export function parseBody(body: Uint8Array): { value: unknown } | { detail: stri
   }
 }
 
+/** The longest claim shown of an unauthenticated body: its id could be a megabyte long. */
+const MAX_CLAIM_LENGTH = 200;
+
+const clipped = (claim: string | undefined) => (claim !== undefined && claim.length > MAX_CLAIM_LENGTH ? `${claim.slice(0, MAX_CLAIM_LENGTH)}…` : claim);
+
 /** Best-effort id, type and resource a body claims, for showing a delivery that failed verification. */
 export function claimedEvent(body: Uint8Array): Partial<EventSummary> {
   const parsed = parseBody(body);
-  return 'value' in parsed ? claimedBy(parsed.value) : {};
+  if (!('value' in parsed)) return {};
+  const claimed = claimedBy(parsed.value);
+  return { id: clipped(claimed.id), type: clipped(claimed.type), resourceId: clipped(claimed.resourceId) };
 }
 
 const shown = (value: unknown) => JSON.stringify(value)?.slice(0, 60) ?? String(value);

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, request } from 'undici';
+import { isLoopbackHost } from '../api/base-url.js';
 import { isUntrustedCertificate } from '../api/errors.js';
+import { SvcError } from '../errors.js';
 
 /** Part 6: the subscriber has 10 s to answer. */
 export const ANSWER_TIMEOUT_MS = 10_000;
@@ -22,6 +24,30 @@ export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, s
     if (value !== undefined && !NOT_FORWARDED.has(name)) kept[name] = value;
   }
   return kept;
+}
+
+/**
+ * Checks the URL of the application that verified events are forwarded to. They are the
+ * workspace's data, so they travel as the API's requests do (spec part 5.2): over HTTPS, or in
+ * plain HTTP only to a loopback host.
+ */
+export function checkForwardUrl(value: string, flag: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SvcError('usage', 'invalid_forward_url', `${flag} ${value} is not a URL`, 'give an absolute URL such as https://app.example.com/hooks or http://127.0.0.1:3000/hooks');
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
+  if (url.protocol === 'http:') {
+    throw new SvcError(
+      'usage',
+      'insecure_forward_url',
+      `refusing ${flag} ${url.origin}: events would travel unencrypted to a host that is not this machine`,
+      'use https:// (--ca-cert trusts a private CA); plain http:// is allowed only for loopback hosts (127.0.0.0/8, ::1, localhost)',
+    );
+  }
+  throw new SvcError('usage', 'invalid_forward_url', `${flag} uses ${url.protocol}; events are posted over https: (or http: to a loopback host)`, 'give an https:// URL');
 }
 
 let shared: Agent | undefined;

@@ -14,11 +14,27 @@ const keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
 /** A transaction stops taking jobs from the inbox at this many, so that a steady stream still gets its answers. */
 const MAX_JOBS_PER_TRANSACTION = 1024;
 
+/** How often rejected deliveries past their time are deleted while none arrive. */
+const EXPIRY_INTERVAL_MS = 60_000;
+
+function expireRejected(): void {
+  try {
+    store.transaction(() => store.trimRejected(options.rejectedLimits, Date.now()));
+  } catch {
+    // Another writer holds the store: the next turn, or the next rejected delivery, trims.
+  }
+}
+
+// Rejected deliveries are held within their limits as the worker starts, after each one stored, and every minute.
+expireRejected();
+const expiry = setInterval(expireRejected, EXPIRY_INTERVAL_MS);
+
 function receive(delivery: Delivery): IntakeResult {
   const verdict = verifyDelivery(delivery.headers, delivery.body, { secrets: keys, toleranceSeconds: options.toleranceSeconds, strictSchema: options.strictSchema });
   if (!verdict.ok) {
     try {
       store.reject(verdict.claimed, verdict, delivery);
+      store.trimRejected(options.rejectedLimits, Date.now());
     } catch {
       // Kept for inspection only; the delivery is refused all the same.
     }
@@ -40,6 +56,7 @@ function run(job: Job): JobOutcome {
 }
 
 function close(): void {
+  clearInterval(expiry);
   store.close();
   port.close();
 }

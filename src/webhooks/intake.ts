@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import type { EventSummary } from './envelope.js';
-import type { ForwardOutcome } from './store.js';
+import type { ForwardOutcome, RejectedLimits } from './store.js';
 import type { RejectionReason } from './verify.js';
 
 export interface IntakeOptions {
@@ -14,6 +14,7 @@ export interface IntakeOptions {
   eventTypes?: readonly string[] | undefined;
   /** Refuse bodies that differ from openapi.yaml's event schemas, instead of noting it. */
   strictSchema: boolean;
+  rejectedLimits: RejectedLimits;
 }
 
 export interface Delivery {

@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { claimedEvent, type EventSummary } from './envelope.js';
 import { type AttemptResult, forwardedHeaders, postRaw } from './forward.js';
 import { Intake, type IntakeResult } from './intake.js';
+import type { RejectedLimits } from './store.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -37,6 +38,8 @@ export interface ListenerOptions {
   /** Refuse bodies that differ from openapi.yaml's event schemas, instead of noting it. */
   strictSchema: boolean;
   bodyLimitBytes: number;
+  /** How many rejected deliveries are kept, in how many bytes, for how long. */
+  rejectedLimits: RejectedLimits;
   faults: Faults;
 }
 
@@ -149,6 +152,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       forwardTo: options.forwardTo,
       eventTypes: options.eventTypes,
       strictSchema: options.strictSchema,
+      rejectedLimits: options.rejectedLimits,
     });
     try {
       await new Promise<void>((resolve, reject) => {

@@ -13,6 +13,21 @@ export function defaultStorePath(): string {
 
 export type StoredStatus = 'accepted' | 'rejected';
 
+/** What a rejected delivery keeps of its body: enough to see what it was, not enough to fill a disk. */
+export const REJECTED_BODY_BYTES = 4096;
+
+/**
+ * Bounds on the rejected deliveries kept, which anyone who can reach the listener can make: the
+ * newest within `maxCount` rows and `maxBytes` (body, headers and detail), none older than `ttlMs`.
+ */
+export interface RejectedLimits {
+  maxCount: number;
+  maxBytes: number;
+  ttlMs: number;
+}
+
+export const DEFAULT_REJECTED_LIMITS: RejectedLimits = { maxCount: 1000, maxBytes: 8 * 1024 * 1024, ttlMs: 7 * 86_400_000 };
+
 /** One delivery as kept: an accepted event (once per event id), or a refused delivery with its reason. */
 export interface StoredEvent {
   seq: number;
@@ -28,7 +43,12 @@ export interface StoredEvent {
   /** Further deliveries of the same event id after it was accepted (the sender's retries). */
   duplicates: number;
   headers: IncomingHttpHeaders;
+  /** The body as stored: for a rejected delivery, at most its first REJECTED_BODY_BYTES. */
   body: Buffer;
+  /** Bytes of the body as received. */
+  bodySize: number;
+  /** Only the first bytes of the body are stored (a rejected delivery); it cannot be verified or sent again. */
+  bodyTruncated: boolean;
   forwardUrl: string | null;
   forwardStatus: number | null;
   forwardError: string | null;
@@ -51,8 +71,9 @@ export interface EventFilter {
   limit: number;
 }
 
-// One row per accepted event id (the partial unique index), any number of rejected rows: a forged
-// delivery carrying a real event's id must not stand in the way of the real one.
+// One row per accepted event id (the partial unique index), any number of rejected rows, within
+// the RejectedLimits: a forged delivery carrying a real event's id must not stand in the way of the
+// real one. body_size is NULL in rows stored before it was kept, which hold their body whole.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   seq INTEGER PRIMARY KEY,
@@ -67,6 +88,7 @@ CREATE TABLE IF NOT EXISTS events (
   duplicates INTEGER NOT NULL DEFAULT 0,
   headers TEXT NOT NULL,
   body BLOB NOT NULL,
+  body_size INTEGER,
   forward_url TEXT,
   forward_status INTEGER,
   forward_error TEXT,
@@ -74,18 +96,57 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS accepted_event_id ON events (event_id) WHERE status = 'accepted';
 CREATE INDEX IF NOT EXISTS events_by_time ON events (received_at);
+CREATE INDEX IF NOT EXISTS rejected_by_time ON events (received_at) WHERE status = 'rejected';
+`;
+
+/** The size a rejected row (of `events`, or a trigger's NEW or OLD) counts for against RejectedLimits.maxBytes. */
+const rejectedBytes = (row: 'events' | 'NEW' | 'OLD') => `(length(${row}.body) + octet_length(${row}.headers) + coalesce(octet_length(${row}.detail), 0))`;
+
+// The count and bytes of the rejected rows, kept by triggers, so that holding them within their
+// limits costs one read per delivery rather than a scan, whichever process deletes rows.
+const REJECTED_TOTALS = `
+CREATE TABLE rejected_totals (one INTEGER PRIMARY KEY CHECK (one = 1), count INTEGER NOT NULL, bytes INTEGER NOT NULL);
+INSERT INTO rejected_totals
+  SELECT 1, COUNT(*), COALESCE(SUM(${rejectedBytes('events')}), 0) FROM events WHERE status = 'rejected';
+CREATE TRIGGER rejected_added AFTER INSERT ON events WHEN NEW.status = 'rejected' BEGIN
+  UPDATE rejected_totals SET count = count + 1, bytes = bytes + ${rejectedBytes('NEW')};
+END;
+CREATE TRIGGER rejected_removed AFTER DELETE ON events WHEN OLD.status = 'rejected' BEGIN
+  UPDATE rejected_totals SET count = count - 1, bytes = bytes - ${rejectedBytes('OLD')};
+END;
 `;
 
 type Row = Record<string, SQLInputValue>;
 
-/** A store made before schema notes were kept gets their column (NULL, no notes, in its rows). */
-function addSchemaNotesColumn(db: DatabaseSync): void {
-  const present = () => db.prepare("SELECT 1 FROM pragma_table_info('events') WHERE name = 'schema_notes'").get() !== undefined;
+/** A store made before a column was kept gets it (NULL in its rows). */
+function addColumn(db: DatabaseSync, name: string, type: string): void {
+  const present = () => db.prepare("SELECT 1 FROM pragma_table_info('events') WHERE name = ?").get(name) !== undefined;
   if (present()) return;
   // Checked again under the write lock: another process may be opening the same store.
   inTransaction(db, () => {
-    if (!present()) db.exec('ALTER TABLE events ADD COLUMN schema_notes TEXT');
+    if (!present()) db.exec(`ALTER TABLE events ADD COLUMN ${name} ${type}`);
   });
+}
+
+/** Creates the rejected rows' totals and their triggers in a store that has none yet. */
+function addRejectedTotals(db: DatabaseSync): void {
+  const present = () => db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'trigger' AND name = 'rejected_removed'").get() !== undefined;
+  if (present()) return;
+  // Totals and triggers together, under the write lock: no row is counted twice or missed.
+  inTransaction(db, () => {
+    if (!present()) db.exec(REJECTED_TOTALS);
+  });
+}
+
+/**
+ * The first `limit` bytes, cut back to the start of a UTF-8 sequence so that a text body stays
+ * valid text.
+ */
+function firstBytes(body: Uint8Array, limit: number): Uint8Array {
+  if (body.byteLength <= limit) return body;
+  let end = limit;
+  for (let back = 0; back < 3 && (body[end]! & 0xc0) === 0x80; back++) end--;
+  return body.subarray(0, (body[end]! & 0xc0) === 0x80 ? limit : end);
 }
 
 const notesColumn = (notes: readonly string[]) => (notes.length > 0 ? JSON.stringify(notes) : null);
@@ -105,6 +166,8 @@ export interface PruneResult {
 
 function toStoredEvent(row: Row): StoredEvent {
   const time = (value: SQLInputValue | undefined) => (value === null || value === undefined ? null : new Date(Number(value)).toISOString());
+  const body = Buffer.from(row.body as Uint8Array);
+  const bodySize = row.body_size === null ? body.length : Number(row.body_size);
   return {
     seq: Number(row.seq),
     eventId: row.event_id as string | null,
@@ -117,7 +180,9 @@ function toStoredEvent(row: Row): StoredEvent {
     receivedAt: time(row.received_at)!,
     duplicates: Number(row.duplicates),
     headers: JSON.parse(row.headers as string),
-    body: Buffer.from(row.body as Uint8Array),
+    body,
+    bodySize,
+    bodyTruncated: bodySize > body.length,
     forwardUrl: row.forward_url as string | null,
     forwardStatus: row.forward_status === null ? null : Number(row.forward_status),
     forwardError: row.forward_error as string | null,
@@ -139,7 +204,9 @@ export class EventStore {
     // checkpoint's extra syncs under a burst.
     this.db = openPrivateDatabase(file, 'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 10000;');
     this.db.exec(SCHEMA);
-    addSchemaNotesColumn(this.db);
+    addColumn(this.db, 'schema_notes', 'TEXT');
+    addColumn(this.db, 'body_size', 'INTEGER');
+    addRejectedTotals(this.db);
     this.statements = new StatementCache(this.db);
   }
 
@@ -174,8 +241,8 @@ export class EventStore {
     schemaNotes: readonly string[],
   ): { seq: number; duplicate: boolean } {
     const row = this.statement(
-      `INSERT INTO events (event_id, type, resource_id, status, schema_notes, received_at, headers, body, forward_url)
-       VALUES (?, ?, ?, 'accepted', ?, ?, ?, ?, ?)
+      `INSERT INTO events (event_id, type, resource_id, status, schema_notes, received_at, headers, body, body_size, forward_url)
+       VALUES (?, ?, ?, 'accepted', ?, ?, ?, ?, ?, ?)
        ON CONFLICT (event_id) WHERE status = 'accepted' DO UPDATE SET duplicates = duplicates + 1
        RETURNING seq, duplicates`,
     ).get(
@@ -186,20 +253,24 @@ export class EventStore {
       delivery.receivedAt,
       JSON.stringify(delivery.headers),
       delivery.body,
+      delivery.body.byteLength,
       delivery.forwardUrl,
     ) as Row;
     return { seq: Number(row.seq), duplicate: Number(row.duplicates) > 0 };
   }
 
-  /** Keeps a refused delivery for inspection, with what it claimed to be. */
+  /**
+   * Keeps a refused delivery for inspection, with what it claimed to be and the first
+   * REJECTED_BODY_BYTES of its body. `trimRejected` holds these rows within their limits.
+   */
   reject(
     claimed: Partial<EventSummary>,
     rejection: { reason: RejectionReason; detail: string; schemaNotes?: readonly string[] },
     delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number },
   ): number {
     const row = this.statement(
-      `INSERT INTO events (event_id, type, resource_id, status, reason, detail, schema_notes, received_at, headers, body)
-       VALUES (?, ?, ?, 'rejected', ?, ?, ?, ?, ?, ?) RETURNING seq`,
+      `INSERT INTO events (event_id, type, resource_id, status, reason, detail, schema_notes, received_at, headers, body, body_size)
+       VALUES (?, ?, ?, 'rejected', ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
     ).get(
       claimed.id ?? null,
       claimed.type ?? null,
@@ -209,9 +280,22 @@ export class EventStore {
       notesColumn(rejection.schemaNotes ?? []),
       delivery.receivedAt,
       JSON.stringify(delivery.headers),
-      delivery.body,
+      firstBytes(delivery.body, REJECTED_BODY_BYTES),
+      delivery.body.byteLength,
     ) as Row;
     return Number(row.seq);
+  }
+
+  /** Deletes the rejected deliveries older than `limits.ttlMs`, then the oldest beyond the count and bytes allowed. */
+  trimRejected(limits: RejectedLimits, now: number): void {
+    this.statement("DELETE FROM events WHERE status = 'rejected' AND received_at < ?").run(now - limits.ttlMs);
+    const totals = this.statement('SELECT count, bytes FROM rejected_totals');
+    const deleteOldest = this.statement("DELETE FROM events WHERE seq = (SELECT seq FROM events WHERE status = 'rejected' ORDER BY received_at, seq LIMIT 1)");
+    for (;;) {
+      const { count, bytes } = totals.get() as Row;
+      if (Number(count) <= limits.maxCount && Number(bytes) <= limits.maxBytes) return;
+      if (Number(deleteOldest.run().changes) === 0) return;
+    }
   }
 
   recordForward(seq: number, outcome: ForwardOutcome, at: number): void {

@@ -117,6 +117,14 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     expect(missing.code).toBe(ExitCode.notFound);
   });
 
+  it('replay refuses to send an event in clear text to a host that is not loopback, before it looks the event up', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const refused = await runSvc(['webhooks', 'replay', 'evt_nothere', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://192.0.2.10/hooks', '--json'], { env });
+    expect(refused.code).toBe(ExitCode.usage);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'insecure_forward_url', message: 'refusing --forward-to http://192.0.2.10: events would travel unencrypted to a host that is not this machine' });
+    expect(refused.stderr).toContain('use https://');
+  });
+
   it('injects faults: --respond answers that status and stores nothing; --delay holds every answer back', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const failing = await listen(['--respond', '503']);

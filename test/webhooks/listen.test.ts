@@ -286,4 +286,18 @@ describe('svc webhooks listen against bad input', () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     await expect(startListen(['--host', '0.0.0.0'], env)).rejects.toThrow(/exited 2[\s\S]*--cert and --key/);
   });
+
+  it('refuses at startup to forward events in clear text to a host that is not loopback; https and loopback http are taken', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    // Refused before listening, so nothing is ever sent there.
+    await expect(listen(['--forward-to', 'http://192.0.2.10:8080/hooks'], env)).rejects.toThrow(
+      /exited 2[\s\S]*refusing --forward-to http:\/\/192\.0\.2\.10:8080: events would travel unencrypted[\s\S]*use https:\/\//,
+    );
+    await expect(listen(['--forward-to', 'ftp://127.0.0.1/hooks'], env)).rejects.toThrow(/exited 2[\s\S]*--forward-to uses ftp:/);
+    await expect(listen(['--forward-to', 'hooks'], env)).rejects.toThrow(/exited 2[\s\S]*--forward-to hooks is not a URL/);
+    for (const url of ['https://192.0.2.10/hooks', 'http://localhost:3000/hooks', 'http://127.0.0.2:3000/hooks', 'http://[::1]:3000/hooks']) {
+      const running = await listen(['--forward-to', url], env);
+      await running.stop();
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { ApiCommand } from '../../api-command.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { listAllReports, listReports, type PagingStop, type ReportsQuery } from '../../services/reports.js';
 import { renderReportRows } from '../../ui/reports.js';
+import { terminalText } from '../../ui/terminal-text.js';
 
 /** `--json`: the reports read, and whether more follow (null when svc cannot tell). */
 interface ReportListing {
@@ -46,7 +47,7 @@ Query parameters are sent only when asked for: the specification shows none, and
       this.show(page.reports);
       if (page.next.kind === 'next') {
         const after = page.next.url.searchParams.get('starting_after');
-        this.note(`More reports follow: ${after ? `--starting-after ${after}, or ` : ''}--all.`);
+        this.note(`More reports follow: ${after ? `--starting-after ${terminalText(after)}, or ` : ''}--all.`);
       }
       if (page.next.kind === 'unknown') this.note('svc cannot tell whether more reports follow: the answer shows no paging it recognises.');
     }

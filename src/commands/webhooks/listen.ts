@@ -5,10 +5,11 @@ import { redactKey } from '../../config/keys.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
+import { terminalText } from '../../ui/terminal-text.js';
 import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
-import { closePosting } from '../../webhooks/forward.js';
+import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
 import { DEFAULT_BODY_LIMIT, type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
-import { EventStore } from '../../webhooks/store.js';
+import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
 
 const fraction = Flags.custom<number>({
   parse: async (input) => {
@@ -34,7 +35,12 @@ function deliveryJson(report: DeliveryReport): Record<string, unknown> {
   };
 }
 
+/** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */
 function deliveryLine(report: DeliveryReport): string {
+  return terminalText(describeDelivery(report));
+}
+
+function describeDelivery(report: DeliveryReport): string {
   const { event } = report;
   const what = [report.at, event.id ?? '-', event.type ?? '-', event.resourceId ?? '-'];
   const notes = report.schemaNotes.length > 0 ? `  schema notes: ${report.schemaNotes.join('; ')}` : '';
@@ -61,6 +67,7 @@ export default class WebhooksListen extends WebhookCommand {
   static override description = `Verifies every delivery (signature over the raw body, timestamp within --tolerance, then the envelope part 6 states: a UTF-8 JSON object with an id starting with evt_, a type and a data object) and commits each accepted event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
 Where an authentic event differs from openapi.yaml's event schemas (any data, kinds it does not list, no created_at, a Service-Event header naming another kind), it is accepted all the same, with schema notes; --strict-schema refuses it instead (400 envelope_invalid), for testing your own implementation.
 With --forward-to, each new event is posted to the application with its raw body and original headers; the sender's answer reflects the storing, not the application.
+A rejected delivery keeps its headers, its reason and the first ${REJECTED_BODY_BYTES} bytes of its body; only the newest are kept (--rejected-max-count, --rejected-max-bytes), for --rejected-ttl: anyone who can reach the listener can send them.
 One line per delivery on stdout (time, event id, type, resource id, verification, forwarding, schema notes), or one JSON object per line with --json: first {"kind":"ready","url",…}, then {"kind":"delivery",…,"schema_notes":[…]} and {"kind":"refused",…}.
 Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsewhere.`;
 
@@ -81,7 +88,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     host: Flags.string({ description: 'Address to listen on; plain HTTP only on loopback', default: '127.0.0.1' }),
     cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
     key: Flags.string({ description: 'PEM private key for HTTPS', dependsOn: ['cert'] }),
-    'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to' }),
+    'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to: https://, or http:// to a loopback host' }),
     'ca-cert': caCertFlag,
     events: kindReceivedFlag({
       description: `Only forward and show events of these kinds, comma-separated (the others are still verified, stored and acknowledged; refused deliveries are always shown). ${LISTED_KINDS}`,
@@ -89,6 +96,14 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       delimiter: ',',
     }),
     'max-body': Flags.integer({ description: 'Largest body accepted, in bytes; a larger one is answered 413 unread', default: DEFAULT_BODY_LIMIT, min: 1 }),
+    'rejected-max-count': Flags.integer({ description: 'Rejected deliveries kept at most; the oldest go first', default: DEFAULT_REJECTED_LIMITS.maxCount, min: 0, helpGroup: 'REJECTED' }),
+    'rejected-max-bytes': Flags.integer({
+      description: 'Bytes the rejected deliveries kept may take (their headers, detail and first bytes of body); the oldest go first',
+      default: DEFAULT_REJECTED_LIMITS.maxBytes,
+      min: 0,
+      helpGroup: 'REJECTED',
+    }),
+    'rejected-ttl': durationFlag({ description: 'How long a rejected delivery is kept (1h, 7d)', default: DEFAULT_REJECTED_LIMITS.ttlMs, defaultHelp: async () => '7d', helpGroup: 'REJECTED' }),
     respond: Flags.integer({ description: 'Fault injection: answer with this status (300-599) instead, without storing; with --fail-rate, only that fraction', min: 300, max: 599, helpGroup: 'FAULTS' }),
     'fail-rate': fraction({ description: 'Fault injection: answer this fraction of deliveries (0-1) with --respond, 500 by default, without storing', helpGroup: 'FAULTS' }),
     delay: durationFlag({ description: 'Fault injection: hold every answer back this long (500ms, 2s; over 10s the sender times out)', helpGroup: 'FAULTS' }),
@@ -96,6 +111,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
 
   public async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksListen);
+    if (flags['forward-to'] !== undefined) checkForwardUrl(flags['forward-to'], '--forward-to');
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
     this.trustReceiverCa(flags['ca-cert']);
@@ -121,6 +137,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       eventTypes: flags.events,
       strictSchema: flags['strict-schema'],
       bodyLimitBytes: flags['max-body'],
+      rejectedLimits: { maxCount: flags['rejected-max-count'], maxBytes: flags['rejected-max-bytes'], ttlMs: flags['rejected-ttl'] },
       faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
     });
     const json = this.jsonEnabled();
@@ -171,7 +188,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report));
     } else {
-      this.note(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`);
+      this.note(terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`));
     }
   }
 }

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
 import { caCertFlag, secretFlag, storeFlag, WebhookCommand } from '../../webhook-command.js';
-import { closePosting, forwardedHeaders, postRaw } from '../../webhooks/forward.js';
+import { checkForwardUrl, closePosting, forwardedHeaders, postRaw } from '../../webhooks/forward.js';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf, parseSignatureHeader } from '../../webhooks/signature.js';
 import { EventStore } from '../../webhooks/store.js';
 
@@ -22,12 +22,13 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
   static override flags = {
     store: storeFlag,
     secret: secretFlag,
-    'forward-to': Flags.string({ description: 'URL of the application', required: true }),
+    'forward-to': Flags.string({ description: 'URL of the application: https://, or http:// to a loopback host', required: true }),
     'ca-cert': caCertFlag,
   };
 
   public async run(): Promise<{ event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean }> {
     const { args, flags } = await this.parse(WebhooksReplay);
+    checkForwardUrl(flags['forward-to'], '--forward-to');
     const secrets = this.webhookSecrets(flags.secret, false);
     this.trustReceiverCa(flags['ca-cert']);
     const store = EventStore.open(flags.store);

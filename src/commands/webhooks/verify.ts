@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
+import { terminalText } from '../../ui/terminal-text.js';
 import { secretFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { type Diagnosis, diagnoseDelivery } from '../../webhooks/diagnose.js';
 
@@ -58,10 +59,11 @@ Exit code 0 when the delivery verifies (schema notes or not), 16 when it does no
     });
     const width = Math.max(...diagnosis.steps.map((step) => step.step.length));
     const indent = ' '.repeat(width + 10);
+    // The details quote the delivery's header and body: escaped.
     for (const step of diagnosis.steps) {
-      this.log(`${step.step.padEnd(width)}  ${step.status.padEnd(7)} ${step.detail}${step.reason ? ` [${step.reason}]` : ''}`);
-      if (step.hint) this.log(`${indent}→ ${step.hint}`);
-      if (step.step === 'schema') for (const note of schemaNotes) this.log(`${indent}- ${note}`);
+      this.log(terminalText(`${step.step.padEnd(width)}  ${step.status.padEnd(7)} ${step.detail}${step.reason ? ` [${step.reason}]` : ''}`));
+      if (step.hint) this.log(terminalText(`${indent}→ ${step.hint}`));
+      if (step.step === 'schema') for (const note of schemaNotes) this.log(terminalText(`${indent}- ${note}`));
     }
     const noted = schemaNotes.length > 0 ? `, with ${schemaNotes.length} schema ${schemaNotes.length === 1 ? 'note' : 'notes'}` : '';
     this.log(diagnosis.ok ? `valid${noted}` : `invalid: ${diagnosis.reason}`);
