@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { BodyTooLarge, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
 import { claimedEvent, type EventSummary } from './envelope.js';
 import { type AttemptResult, forwardedHeaders, postRaw } from './forward.js';
 import { Intake, type IntakeResult } from './intake.js';
@@ -9,11 +10,6 @@ import type { RejectedLimits } from './store.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-const MAX_HEADER_BYTES = 16 * 1024;
-const MAX_HEADERS = 100;
-/** A whole request must arrive within this; a slow client is cut off, not waited for. */
-const REQUEST_TIMEOUT_MS = 10_000;
-const HEADERS_TIMEOUT_MS = 5_000;
 
 export interface Faults {
   /** Status of the deliberately bad answers (default 500). */
@@ -78,30 +74,6 @@ export type ListenerReport = DeliveryReport | RefusalReport;
 const ACCEPTED_ANSWER = JSON.stringify({ received: true });
 const DUPLICATE_ANSWER = JSON.stringify({ received: true, duplicate: true });
 
-class BodyTooLarge extends Error {}
-
-/** Reads a body up to `limit` bytes, refusing a larger one as soon as it shows, without reading it whole. */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length']);
-    if (declared > limit) return reject(new BodyTooLarge());
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.pause();
-        reject(new BodyTooLarge());
-      } else chunks.push(chunk);
-    });
-    request.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    request.on('error', reject);
-    request.on('close', () => {
-      if (!request.complete) reject(new Error('the client went away before the body was complete'));
-    });
-  });
-}
-
 const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
@@ -122,16 +94,9 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   constructor(private readonly options: ListenerOptions) {
     super();
-    const serverOptions = {
-      maxHeaderSize: MAX_HEADER_BYTES,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      // Node checks the two timeouts above only this often (30 s by default).
-      connectionsCheckingInterval: 1000,
-    };
     const handler = (request: IncomingMessage, response: ServerResponse) => void this.handle(request, response);
-    this.server = options.tls ? createHttpsServer({ ...serverOptions, ...options.tls }, handler) : createHttpServer(serverOptions, handler);
-    this.server.maxHeadersCount = MAX_HEADERS;
+    this.server = options.tls ? createHttpsServer({ ...INBOUND_SERVER_OPTIONS, ...options.tls }, handler) : createHttpServer(INBOUND_SERVER_OPTIONS, handler);
+    this.server.maxHeadersCount = MAX_INBOUND_HEADERS;
     this.server.on('connection', (socket: Socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
@@ -182,7 +147,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     this.server.closeIdleConnections();
     const deadline = setTimeout(() => {
       for (const socket of this.sockets) socket.destroy();
-    }, REQUEST_TIMEOUT_MS);
+    }, INBOUND_SERVER_OPTIONS.requestTimeout);
     await closed;
     clearTimeout(deadline);
     await Promise.allSettled([...this.forwards]);

@@ -125,6 +125,13 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     expect(refused.stderr).toContain('use https://');
   });
 
+  it('exits with the reason when --store lies under /proc, where Node\'s recursive mkdir spins forever', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const result = await runSvc(['webhooks', 'events', '--store', '/proc/no-such-dir/events.db', '--json'], { env, killAfterMs: 20_000 });
+    expect(result.code).toBe(ExitCode.config);
+    expect(JSON.parse(result.stdout).error.message).toContain("ENOENT: no such file or directory, mkdir '/proc/no-such-dir'");
+  });
+
   it('injects faults: --respond answers that status and stores nothing; --delay holds every answer back', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const failing = await listen(['--respond', '503']);
