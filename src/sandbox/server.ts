@@ -5,6 +5,7 @@ import type { Route, SandboxApp } from './app.js';
 import { Authenticator, authorise, clientAddress } from './auth.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
+import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
 import { errorBody, HttpError, sendJson } from './http.js';
 import { randomToken } from '../ids.js';
 import { ensureSandboxKeys } from './keys.js';
@@ -29,6 +30,8 @@ export interface SandboxOptions {
   /** Reports a month for live keys, instead of the plan's (to try out the quota). */
   monthlyQuota?: number | undefined;
   analysisDelayMs?: number;
+  /** What one document's check may take (defaults: DEFAULT_DOCUMENT_CHECK_BUDGET). */
+  documentCheckBudget?: Partial<DocumentCheckBudget> | undefined;
   /** One line per request and per webhook attempt. */
   log?: ((line: string) => void) | undefined;
 }
@@ -95,7 +98,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   const dispatcher = new WebhookDispatcher(store, { secret: webhookSecret, timeScale: options.timeScale ?? 1, log: options.log });
   const events = new EventLog(store, webhookUrls);
-  const processing = new Processing(store, events, { delayMs: options.analysisDelayMs ?? 500, onEvents: () => dispatcher.wake() });
+  const documentCheckBudget = {
+    timeMs: options.documentCheckBudget?.timeMs ?? DEFAULT_DOCUMENT_CHECK_BUDGET.timeMs,
+    memoryMb: options.documentCheckBudget?.memoryMb ?? DEFAULT_DOCUMENT_CHECK_BUDGET.memoryMb,
+  };
+  const processing = new Processing(store, events, { delayMs: options.analysisDelayMs ?? 500, onEvents: () => dispatcher.wake(), documentCheckBudget });
   const authenticator = new Authenticator(store);
   const monthlyQuota = options.monthlyQuota ?? PLAN_LIMITS[plan].reportsPerMonth;
   const app: SandboxApp = { store, events, processing, authenticator, plan, monthlyQuota, dispatch: () => dispatcher.wake() };

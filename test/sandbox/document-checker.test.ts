@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { DocumentChecker } from '../../src/sandbox/document-checker.js';
+import { pdfWithLines, pdfWithRepeatedContent, png } from './fixtures.js';
+
+// These run the worker from the TypeScript sources; the sandbox's own tests run it from dist/.
+describe('DocumentChecker', () => {
+  it('checks a document in a worker thread and hands back what the check found', async () => {
+    const checker = new DocumentChecker({ timeMs: 20_000, memoryMb: 256 });
+    const check = await checker.check(await pdfWithLines(['Kontoauszug', 'Saldo 12.000 EUR']));
+    expect(check).toMatchObject({ ok: true, contentType: 'application/pdf' });
+    expect(check.ok && check.text).toContain('Saldo 12.000 EUR');
+  });
+
+  it('stops a check at its time budget, rejects the document, then checks the next one', async () => {
+    const checker = new DocumentChecker({ timeMs: 2_000, memoryMb: 1024 });
+    const slow = checker.check(await pdfWithRepeatedContent('q Q\n', 200));
+    const next = checker.check(png());
+    expect(await slow).toEqual({
+      ok: false,
+      rejection: { code: 'check_budget_exceeded', message: "checking the document took longer than the sandbox's budget of 2 s; upload a smaller or simpler file" },
+    });
+    expect(await next).toEqual({ ok: true, contentType: 'image/png', text: undefined });
+  });
+
+  it('on stop, ends the check under way and those waiting without running them', async () => {
+    const checker = new DocumentChecker({ timeMs: 600_000, memoryMb: 1024 });
+    const running = checker.check(await pdfWithRepeatedContent('q Q\n', 200));
+    const waiting = checker.check(png());
+    await new Promise(setImmediate); // the first check's worker is started
+    await checker.stop();
+    expect(await running).toMatchObject({ ok: false, rejection: { code: 'unreadable' } });
+    expect(await waiting).toEqual({ ok: false, rejection: { code: 'unreadable', message: 'the document could not be checked: the sandbox is stopping' } });
+  });
+});
