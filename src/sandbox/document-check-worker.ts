@@ -1,5 +1,9 @@
-/** Runs one document's check (workerData.bytes) in a worker thread and posts its outcome. */
+/** Checks one stored document (workerData: dataDir, documentId) in a worker thread and posts the outcome. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkDocument } from './document-check.js';
+import { readDocumentContent } from './store.js';
 
-parentPort!.postMessage(await checkDocument((workerData as { bytes: Uint8Array }).bytes));
+const { dataDir, documentId } = workerData as { dataDir: string; documentId: string };
+const content = readDocumentContent(dataDir, documentId);
+if (content === undefined) throw new Error(`document ${documentId} has no content to check`);
+parentPort!.postMessage(await checkDocument(content));

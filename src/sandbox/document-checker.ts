@@ -15,8 +15,9 @@ export const DEFAULT_DOCUMENT_CHECK_BUDGET: DocumentCheckBudget = { timeMs: 30_0
 const MEMORY_WATCH_MS = 50;
 const MIB = 1024 * 1024;
 
-// From the TypeScript sources (as vitest runs them), Node strips the worker's types but looks for the
-// `.js` files its imports name: this resolves those to the `.ts` files beside them.
+// From the TypeScript sources (as vitest runs them), Node compiles the worker's TypeScript (with the
+// flags of startWorker) but looks for the `.js` files its imports name: this resolves those to the
+// `.ts` files beside them.
 const FROM_SOURCES = `
 const { registerHooks } = require('node:module');
 registerHooks({
@@ -42,10 +43,15 @@ export class DocumentChecker {
   private readonly running = new Set<Worker>();
   private stopped = false;
 
-  constructor(private readonly budget: DocumentCheckBudget) {}
+  /** `dataDir`: the sandbox's, whose store holds the documents' content. */
+  constructor(
+    private readonly dataDir: string,
+    private readonly budget: DocumentCheckBudget,
+  ) {}
 
-  check(bytes: Uint8Array): Promise<DocumentCheck> {
-    const check = this.queue.then(() => this.checkInWorker(bytes));
+  /** Checks a document still in the store with its content, reading the content in the worker. */
+  check(documentId: string): Promise<DocumentCheck> {
+    const check = this.queue.then(() => this.checkInWorker(documentId));
     this.queue = check.catch(() => undefined);
     return check;
   }
@@ -56,29 +62,30 @@ export class DocumentChecker {
     await Promise.all([...this.running].map((worker) => worker.terminate()));
   }
 
-  private checkInWorker(bytes: Uint8Array): Promise<DocumentCheck> {
+  private checkInWorker(documentId: string): Promise<DocumentCheck> {
     if (this.stopped) return Promise.resolve(failed('the sandbox is stopping'));
     const { timeMs, memoryMb } = this.budget;
     const baseline = process.memoryUsage.rss();
-    const worker = startWorker({ workerData: { bytes }, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+    const worker = startWorker({ workerData: { dataDir: this.dataDir, documentId }, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
     this.running.add(worker);
     return new Promise((resolve) => {
+      let settled = false;
       const settle = (check: DocumentCheck) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(deadline);
         clearInterval(memoryWatch);
         this.running.delete(worker);
-        worker.removeAllListeners();
         void worker.terminate();
         resolve(check);
       };
+      const overMemory = () => overBudget(`needed more than the sandbox's budget of ${memoryMb} MiB of memory`);
       const deadline = setTimeout(() => settle(overBudget(`took longer than the sandbox's budget of ${timeMs / 1000} s`)), timeMs);
       const memoryWatch = setInterval(() => {
-        if (process.memoryUsage.rss() - baseline > memoryMb * MIB) settle(overBudget(`needed more than the sandbox's budget of ${memoryMb} MiB of memory`));
+        if (process.memoryUsage.rss() - baseline > memoryMb * MIB) settle(overMemory());
       }, MEMORY_WATCH_MS);
       worker.on('message', (check: DocumentCheck) => settle(check));
-      worker.on('error', (error: Error & { code?: string }) =>
-        settle(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overBudget(`needed more than the sandbox's budget of ${memoryMb} MiB of memory`) : failed(error.message)),
-      );
+      worker.on('error', (error: Error & { code?: string }) => settle(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overMemory() : failed(error.message)));
       worker.on('exit', (code) => settle(failed(`the check stopped with exit code ${code}`)));
     });
   }
@@ -87,7 +94,12 @@ export class DocumentChecker {
 function startWorker(options: WorkerOptions): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./document-check-worker.js', import.meta.url), options);
   const script = new URL('./document-check-worker.ts', import.meta.url).href;
-  return new Worker(FROM_SOURCES, { ...options, eval: true, workerData: { ...options.workerData, script } });
+  return new Worker(FROM_SOURCES, {
+    ...options,
+    eval: true,
+    workerData: { ...options.workerData, script },
+    execArgv: ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'],
+  });
 }
 
 function overBudget(what: string): DocumentCheck {

@@ -14,6 +14,8 @@ export interface ProcessingOptions {
   delayMs: number;
   /** Called after each commit that recorded events. */
   onEvents: () => void;
+  /** The sandbox's, where document checks read the documents' content. */
+  dataDir: string;
   documentCheckBudget: DocumentCheckBudget;
 }
 
@@ -36,7 +38,7 @@ export class Processing {
     private readonly events: EventLog,
     private readonly options: ProcessingOptions,
   ) {
-    this.checker = new DocumentChecker(options.documentCheckBudget);
+    this.checker = new DocumentChecker(options.dataDir, options.documentCheckBudget);
   }
 
   resume(): void {
@@ -71,9 +73,8 @@ export class Processing {
 
   private async processDocument(workspaceId: string, id: string): Promise<void> {
     const document = this.store.document(workspaceId, id);
-    const content = this.store.documentContent(id);
-    if (!document || document.status !== 'processing' || !content) return;
-    const check = await this.checker.check(content);
+    if (!document || document.status !== 'processing') return;
+    const check = await this.checker.check(id);
     if (this.stopped) return;
     let processed: Document;
     if (!check.ok) {

@@ -102,7 +102,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     timeMs: options.documentCheckBudget?.timeMs ?? DEFAULT_DOCUMENT_CHECK_BUDGET.timeMs,
     memoryMb: options.documentCheckBudget?.memoryMb ?? DEFAULT_DOCUMENT_CHECK_BUDGET.memoryMb,
   };
-  const processing = new Processing(store, events, { delayMs: options.analysisDelayMs ?? 500, onEvents: () => dispatcher.wake(), documentCheckBudget });
+  const processing = new Processing(store, events, {
+    delayMs: options.analysisDelayMs ?? 500,
+    onEvents: () => dispatcher.wake(),
+    dataDir: options.dataDir,
+    documentCheckBudget,
+  });
   const authenticator = new Authenticator(store);
   const monthlyQuota = options.monthlyQuota ?? PLAN_LIMITS[plan].reportsPerMonth;
   const app: SandboxApp = { store, events, processing, authenticator, plan, monthlyQuota, dispatch: () => dispatcher.wake() };
