@@ -1,6 +1,7 @@
 import type { Document, Report } from '../api/types.js';
 import { analyseReport } from './analysis.js';
-import { analyseDocument, checkDocument } from './document-check.js';
+import { analyseDocument } from './document-check.js';
+import { type DocumentCheckBudget, DocumentChecker } from './document-checker.js';
 import type { EventLog } from './events.js';
 import { nowIso } from '../ids.js';
 import type { SandboxStore } from './store.js';
@@ -13,6 +14,9 @@ export interface ProcessingOptions {
   delayMs: number;
   /** Called after each commit that recorded events. */
   onEvents: () => void;
+  /** The sandbox's, where document checks read the documents' content. */
+  dataDir: string;
+  documentCheckBudget: DocumentCheckBudget;
 }
 
 function today(): string {
@@ -26,13 +30,16 @@ function today(): string {
 export class Processing {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
+  private readonly checker: DocumentChecker;
   private stopped = false;
 
   constructor(
     private readonly store: SandboxStore,
     private readonly events: EventLog,
     private readonly options: ProcessingOptions,
-  ) {}
+  ) {
+    this.checker = new DocumentChecker(options.dataDir, options.documentCheckBudget);
+  }
 
   resume(): void {
     for (const { workspaceId, document } of this.store.documentsInStatus('processing')) this.scheduleDocument(workspaceId, document.id);
@@ -50,6 +57,7 @@ export class Processing {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearTimeout(timer);
+    await this.checker.stop();
     await Promise.allSettled([...this.running]);
   }
 
@@ -65,9 +73,8 @@ export class Processing {
 
   private async processDocument(workspaceId: string, id: string): Promise<void> {
     const document = this.store.document(workspaceId, id);
-    const content = this.store.documentContent(id);
-    if (!document || document.status !== 'processing' || !content) return;
-    const check = await checkDocument(content);
+    if (!document || document.status !== 'processing') return;
+    const check = await this.checker.check(id);
     if (this.stopped) return;
     let processed: Document;
     if (!check.ok) {

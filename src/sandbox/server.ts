@@ -5,6 +5,7 @@ import type { Route, SandboxApp } from './app.js';
 import { Authenticator, authorise, clientAddress } from './auth.js';
 import { WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
+import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
 import { errorBody, HttpError, sendJson } from './http.js';
 import { randomToken } from '../ids.js';
 import { ensureSandboxKeys } from './keys.js';
@@ -29,9 +30,28 @@ export interface SandboxOptions {
   /** Reports a month for live keys, instead of the plan's (to try out the quota). */
   monthlyQuota?: number | undefined;
   analysisDelayMs?: number;
+  /** What one document's check may take (defaults: DEFAULT_DOCUMENT_CHECK_BUDGET). */
+  documentCheckBudget?: Partial<DocumentCheckBudget> | undefined;
   /** One line per request and per webhook attempt. */
   log?: ((line: string) => void) | undefined;
+  /** Deadlines of slow and idle connections (defaults: DEFAULT_CONNECTION_DEADLINES). */
+  connectionDeadlines?: Partial<ConnectionDeadlines> | undefined;
 }
+
+/** When the sandbox closes a connection that is slow or idle, in milliseconds. */
+export interface ConnectionDeadlines {
+  /** From the connection to its first byte, and again from there to the end of the TLS handshake. */
+  handshakeMs: number;
+  /** From the handshake, or the first byte of a later request, to the end of the request's headers. */
+  headersMs: number;
+  /** From the first byte of a request to the end of its body. */
+  requestMs: number;
+  /** Between an answer and the next request on a kept-alive connection. */
+  keepAliveMs: number;
+}
+
+/** Generous for any client, even a 10 MiB upload over a slow link; a client that stalls longer is gone. */
+export const DEFAULT_CONNECTION_DEADLINES: ConnectionDeadlines = { handshakeMs: 10_000, headersMs: 30_000, requestMs: 120_000, keepAliveMs: 30_000 };
 
 export interface Sandbox {
   url: string;
@@ -95,7 +115,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   const dispatcher = new WebhookDispatcher(store, { secret: webhookSecret, timeScale: options.timeScale ?? 1, log: options.log });
   const events = new EventLog(store, webhookUrls);
-  const processing = new Processing(store, events, { delayMs: options.analysisDelayMs ?? 500, onEvents: () => dispatcher.wake() });
+  const documentCheckBudget = { ...DEFAULT_DOCUMENT_CHECK_BUDGET, ...definedOnly(options.documentCheckBudget) };
+  const processing = new Processing(store, events, {
+    delayMs: options.analysisDelayMs ?? 500,
+    onEvents: () => dispatcher.wake(),
+    dataDir: options.dataDir,
+    documentCheckBudget,
+  });
   const authenticator = new Authenticator(store);
   const monthlyQuota = options.monthlyQuota ?? PLAN_LIMITS[plan].reportsPerMonth;
   const app: SandboxApp = { store, events, processing, authenticator, plan, monthlyQuota, dispatch: () => dispatcher.wake() };
@@ -148,12 +174,21 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     options.log?.(`${request.method} ${path} ${response.statusCode} ${(performance.now() - started).toFixed(1)} ms ${keyId}`);
   }
 
+  const deadlines = { ...DEFAULT_CONNECTION_DEADLINES, ...definedOnly(options.connectionDeadlines) };
   // The HTTPS server never listens itself, so Node does not track its connections: this does,
   // to close idle keep-alive connections at once on stop and busy ones when their answer is sent.
   const sockets = new Set<Socket>();
   const busy = new Map<Socket, number>();
   let closing = false;
-  const https = createHttpsServer({ cert: certificate.cert, key: certificate.key, keepAliveTimeout: 30_000 }, (request, response) => {
+  const https = createHttpsServer({
+    cert: certificate.cert,
+    key: certificate.key,
+    handshakeTimeout: deadlines.handshakeMs,
+    headersTimeout: deadlines.headersMs,
+    requestTimeout: deadlines.requestMs,
+    keepAliveTimeout: deadlines.keepAliveMs,
+    connectionsCheckingInterval: Math.ceil(deadlines.headersMs / 10),
+  }, (request, response) => {
     const socket = request.socket;
     busy.set(socket, (busy.get(socket) ?? 0) + 1);
     response.on('close', () => {
@@ -165,16 +200,25 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     void handle(request, response);
   });
   https.on('secureConnection', (socket: Socket) => socket.on('close', () => busy.delete(socket)));
+  // Node enforces headersTimeout and requestTimeout on the connections it tracks, and starts tracking
+  // them when the server emits 'listening', which a server that never listens does not.
+  https.emit('listening');
   // One port for both: TLS goes to the HTTPS server, anything else is told to use HTTPS.
   const front = createNetServer((socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
+    // Until the first byte; a plain-HTTP client that does not close after the refusal is closed too.
+    socket.setTimeout(deadlines.handshakeMs, () => socket.destroy());
     socket.once('data', (first: Buffer) => {
       socket.pause();
       socket.unshift(first);
-      if (first[0] === TLS_HANDSHAKE) https.emit('connection', socket);
-      else socket.end(plainHttpRefusal(limiter.take(`ip:${clientAddress(socket.remoteAddress)}`).remaining));
+      if (first[0] === TLS_HANDSHAKE) {
+        socket.setTimeout(0);
+        https.emit('connection', socket);
+      } else {
+        socket.end(plainHttpRefusal(limiter.take(`ip:${clientAddress(socket.remoteAddress)}`).remaining));
+      }
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -198,6 +242,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     store,
     async close() {
       closing = true;
+      https.close();
       await new Promise<void>((resolve) => {
         front.close(() => resolve());
         for (const [socket, requests] of busy) if (requests === 0) socket.destroy();
@@ -212,4 +257,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       store.close();
     },
   };
+}
+
+/** The options given, without those left undefined (which would hide the defaults they are spread over). */
+function definedOnly<T extends object>(values: Partial<T> | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(values ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

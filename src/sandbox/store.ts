@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Applicant, Document, EventType, Key, Report } from '../api/types.js';
 import { inTransaction, openPrivateDatabase, StatementCache } from '../sqlite.js';
 
@@ -75,6 +75,25 @@ export function hashSecret(secret: string): string {
 
 type Row = Record<string, SQLInputValue>;
 
+function databaseFile(dataDir: string): string {
+  return join(dataDir, 'sandbox.db');
+}
+
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * A document's uploaded content, read through a read-only connection of its own: a worker thread
+ * reads it so that the copy of up to 10 MiB stays off the sandbox's event loop.
+ */
+export function readDocumentContent(dataDir: string, id: string): Uint8Array | undefined {
+  const db = new DatabaseSync(databaseFile(dataDir), { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+  try {
+    return db.prepare('SELECT content FROM documents WHERE id = ?').get(id)?.content as Uint8Array | undefined;
+  } finally {
+    db.close();
+  }
+}
+
 /** The sandbox's state in one SQLite file (WAL): every resource as the JSON the API returns. */
 export class SandboxStore {
   readonly db: DatabaseSync;
@@ -82,7 +101,7 @@ export class SandboxStore {
 
   constructor(dataDir: string) {
     // It holds the sandbox's keys and webhook secret.
-    this.db = openPrivateDatabase(join(dataDir, 'sandbox.db'), 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    this.db = openPrivateDatabase(databaseFile(dataDir), `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`);
     this.db.exec(SCHEMA);
     this.statements = new StatementCache(this.db);
   }
@@ -200,10 +219,6 @@ export class SandboxStore {
   document(workspaceId: string, id: string): Document | undefined {
     const row = this.get('SELECT body FROM documents WHERE workspace_id = ? AND id = ?', workspaceId, id);
     return row && JSON.parse(row.body as string);
-  }
-
-  documentContent(id: string): Uint8Array | undefined {
-    return this.get('SELECT content FROM documents WHERE id = ?', id)?.content as Uint8Array | undefined;
   }
 
   insertDocument(workspaceId: string, document: Document, content: Uint8Array): void {

@@ -25,7 +25,8 @@ export interface RunningSandbox {
 /** Starts the real `svc sandbox start` as a child process on a free port and waits until it is ready. */
 export async function startSandboxProcess(args: string[] = [], env: Record<string, string> = isolatedEnv()): Promise<RunningSandbox> {
   const dataDir = join(env.HOME!, 'sandbox');
-  const child = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--data-dir', dataDir, '--analysis-delay', '100', ...args], {
+  const analysisDelay = args.includes('--analysis-delay') ? [] : ['--analysis-delay', '100'];
+  const child = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--data-dir', dataDir, ...analysisDelay, ...args], {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
-import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { crc32, deflateSync } from 'node:zlib';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { constants, crc32, deflateRawSync, deflateSync } from 'node:zlib';
 import type { Applicant } from '../../src/api/types.js';
 import { buildMrz, type MrzFields } from '../../src/sandbox/mrz.js';
 
@@ -93,4 +93,29 @@ export function jpeg(): Uint8Array {
   const app1 = [0xff, 0xe1, 0x00, thumbnail.length + 2, ...thumbnail];
   const scan = [0xff, 0xda, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3f, 0x00, 0x12, 0x34, 0xff, 0x00, 0x56];
   return Uint8Array.from([0xff, 0xd8, ...app1, ...scan, 0xff, 0xd9]);
+}
+
+const MIB = 1024 * 1024;
+
+/** 10 MiB, the upload limit, of `%PDF-1.7`, one object, then `stream` lines: an hour for a scan that looks back from every stream. */
+export function streamKeywordsPdf(): Buffer {
+  const header = '%PDF-1.7\n1 0 obj\n';
+  const unit = 'stream\n';
+  return Buffer.from(header + unit.repeat(Math.floor((10 * MIB - header.length) / unit.length)), 'latin1');
+}
+
+/**
+ * A valid one-page PDF, a few KiB per MiB of content, whose page content is `unit` repeated to `mib`
+ * MiB: a decompression bomb for whatever reads the page. The FlateDecode data is one compressed MiB
+ * repeated (each copy ends in a full flush, so it stands alone), without the checksum PDF readers skip.
+ */
+export async function pdfWithRepeatedContent(unit: string, mib: number): Promise<Uint8Array> {
+  const oneMib = deflateRawSync(unit.repeat(Math.floor(MIB / unit.length)), { finishFlush: constants.Z_FULL_FLUSH });
+  const zlibHeader = Buffer.from([0x78, 0x01]);
+  const finalEmptyBlock = Buffer.from([0x03, 0x00]);
+  const pdf = await PDFDocument.create();
+  const page = pdf.addPage([600, 400]);
+  const content = pdf.context.stream(Buffer.concat([zlibHeader, ...Array<Buffer>(mib).fill(oneMib), finalEmptyBlock]), { Filter: 'FlateDecode' });
+  page.node.set(PDFName.of('Contents'), pdf.context.register(content));
+  return pdf.save();
 }

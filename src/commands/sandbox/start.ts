@@ -25,6 +25,14 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
     'monthly-quota': Flags.integer({ description: "Reports a month for live keys, instead of the plan's 100 (free) or 10,000 (pro)", min: 0 }),
     'analysis-delay': Flags.integer({ description: 'Milliseconds a report or document stays queued before its analysis', default: 500, min: 0 }),
     quiet: Flags.boolean({ char: 'q', description: 'No line per request and per webhook attempt on stderr' }),
+    // Budgets of a document's check and deadlines of connections, lowered by tests; hidden, since the
+    // defaults suit every real use.
+    'document-check-time': Flags.integer({ description: 'Milliseconds a document check may take', hidden: true, min: 1 }),
+    'document-check-memory': Flags.integer({ description: 'MiB a document check may use', hidden: true, min: 16 }),
+    'handshake-timeout': Flags.integer({ description: 'Milliseconds to the first byte and to the end of the TLS handshake', hidden: true, min: 1 }),
+    'headers-timeout': Flags.integer({ description: "Milliseconds to the end of a request's headers", hidden: true, min: 1 }),
+    'request-timeout': Flags.integer({ description: 'Milliseconds to the end of a request (at least --headers-timeout)', hidden: true, min: 1 }),
+    'keep-alive-timeout': Flags.integer({ description: 'Milliseconds a kept-alive connection may stay idle', hidden: true, min: 1 }),
   };
 
   public async run(): Promise<void> {
@@ -39,6 +47,13 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
       plan: flags.plan as Plan,
       monthlyQuota: flags['monthly-quota'],
       analysisDelayMs: flags['analysis-delay'],
+      documentCheckBudget: { timeMs: flags['document-check-time'], memoryMb: flags['document-check-memory'] },
+      connectionDeadlines: {
+        handshakeMs: flags['handshake-timeout'],
+        headersMs: flags['headers-timeout'],
+        requestMs: flags['request-timeout'],
+        keepAliveMs: flags['keep-alive-timeout'],
+      },
       log: flags.quiet ? undefined : (line) => this.note(line),
     });
     await writeSandboxProfile(sandbox);

@@ -1,0 +1,111 @@
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { DocumentCheck } from './document-check.js';
+
+/** What one document's check may take; a document whose check needs more is rejected. */
+export interface DocumentCheckBudget {
+  timeMs: number;
+  /** How much the process may grow while the check runs: the worker's heap and what PDF.js decodes. */
+  memoryMb: number;
+}
+
+/** Enough for a few hundred pages of text; a passport scan or a bank statement needs a fraction. */
+export const DEFAULT_DOCUMENT_CHECK_BUDGET: DocumentCheckBudget = { timeMs: 30_000, memoryMb: 256 };
+
+/** How often the process's memory is compared with the budget while a check runs. */
+const MEMORY_WATCH_MS = 50;
+const MIB = 1024 * 1024;
+
+// From the TypeScript sources (as vitest runs them), Node compiles the worker's TypeScript (with the
+// flags of startWorker) but looks for the `.js` files its imports name: this resolves those to the
+// `.ts` files beside them.
+const FROM_SOURCES = `
+const { registerHooks } = require('node:module');
+registerHooks({
+  resolve(specifier, context, next) {
+    try {
+      return next(specifier, context);
+    } catch (error) {
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !specifier.endsWith('.js') || !context.parentURL?.endsWith('.ts')) throw error;
+      return next(specifier.slice(0, -3) + '.ts', context);
+    }
+  },
+});
+import(require('node:worker_threads').workerData.script);
+`;
+
+/**
+ * Checks documents off the event loop, one at a time, each in a worker thread of its own: a check that
+ * runs past its time or memory budget is stopped and the document rejected, so no upload can stall or
+ * exhaust the sandbox.
+ */
+export class DocumentChecker {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly running = new Set<Worker>();
+  private stopped = false;
+
+  /** `dataDir`: the sandbox's, whose store holds the documents' content. */
+  constructor(
+    private readonly dataDir: string,
+    private readonly budget: DocumentCheckBudget,
+  ) {}
+
+  /** Checks a document still in the store with its content, reading the content in the worker. */
+  check(documentId: string): Promise<DocumentCheck> {
+    const check = this.queue.then(() => this.checkInWorker(documentId));
+    this.queue = check.catch(() => undefined);
+    return check;
+  }
+
+  /** Stops the checks under way and those waiting; their documents are left as they were. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.running].map((worker) => worker.terminate()));
+  }
+
+  private checkInWorker(documentId: string): Promise<DocumentCheck> {
+    if (this.stopped) return Promise.resolve(failed('the sandbox is stopping'));
+    const { timeMs, memoryMb } = this.budget;
+    const baseline = process.memoryUsage.rss();
+    const worker = startWorker({ workerData: { dataDir: this.dataDir, documentId }, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+    this.running.add(worker);
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (check: DocumentCheck) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        clearInterval(memoryWatch);
+        this.running.delete(worker);
+        void worker.terminate();
+        resolve(check);
+      };
+      const overMemory = () => overBudget(`needed more than the sandbox's budget of ${memoryMb} MiB of memory`);
+      const deadline = setTimeout(() => settle(overBudget(`took longer than the sandbox's budget of ${timeMs / 1000} s`)), timeMs);
+      const memoryWatch = setInterval(() => {
+        if (process.memoryUsage.rss() - baseline > memoryMb * MIB) settle(overMemory());
+      }, MEMORY_WATCH_MS);
+      worker.on('message', (check: DocumentCheck) => settle(check));
+      worker.on('error', (error: Error & { code?: string }) => settle(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overMemory() : failed(error.message)));
+      worker.on('exit', (code) => settle(failed(`the check stopped with exit code ${code}`)));
+    });
+  }
+}
+
+function startWorker(options: WorkerOptions): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./document-check-worker.js', import.meta.url), options);
+  const script = new URL('./document-check-worker.ts', import.meta.url).href;
+  return new Worker(FROM_SOURCES, {
+    ...options,
+    eval: true,
+    workerData: { ...options.workerData, script },
+    execArgv: ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'],
+  });
+}
+
+function overBudget(what: string): DocumentCheck {
+  return { ok: false, rejection: { code: 'check_budget_exceeded', message: `checking the document ${what}; upload a smaller or simpler file` } };
+}
+
+function failed(reason: string): DocumentCheck {
+  return { ok: false, rejection: { code: 'unreadable', message: `the document could not be checked: ${reason}` } };
+}

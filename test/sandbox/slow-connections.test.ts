@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+
+// Deadlines short enough for a test; the defaults are for real use.
+const DEADLINES = ['--handshake-timeout', '500', '--headers-timeout', '1000', '--request-timeout', '2000', '--keep-alive-timeout', '500'];
+const IDLE_CONNECTIONS = 500;
+
+let sandbox: RunningSandbox;
+let ca: string;
+beforeAll(async () => {
+  sandbox = await startSandboxProcess(['--plan', 'enterprise', '--quiet', ...DEADLINES]);
+  ca = readFileSync(sandbox.caCert, 'utf8');
+});
+afterAll(async () => {
+  expect(await sandbox.stop()).toBe(0);
+});
+
+/** What the sandbox sent on the connection until it closed it. */
+function untilClosed(socket: Socket): Promise<string> {
+  let received = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+  socket.on('error', () => {});
+  return new Promise((resolve) => socket.once('close', () => resolve(received)));
+}
+
+interface Target {
+  port: number;
+  ca: string;
+}
+
+function tcp(target: Target = { port: sandbox.port, ca }): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(target.port, '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** A connection whose TLS handshake is done, on which nothing has been sent yet. */
+function tls(target: Target = { port: sandbox.port, ca }): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTls({ host: '127.0.0.1', port: target.port, ca: target.ca, servername: 'localhost' }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Writes one byte of `text` every 100 ms, never the end, for as long as the connection is open. */
+function trickle(socket: Socket, text: string): void {
+  let next = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || next >= text.length) return clearInterval(timer);
+    socket.write(text.charAt(next++));
+  }, 100);
+  socket.once('close', () => clearInterval(timer));
+}
+
+describe('slow and idle connections are closed on a deadline', () => {
+  it('a connection that sends nothing', async () => {
+    expect(await untilClosed(await tcp())).toBe('');
+  });
+
+  it('a connection that stops in the middle of its TLS handshake', async () => {
+    const socket = await tcp();
+    const closed = untilClosed(socket);
+    socket.write(Buffer.from([0x16, 0x03, 0x01]));
+    expect(await closed).toBe('');
+  });
+
+  it('a TLS connection that sends no request, answered 408', async () => {
+    expect(await untilClosed(await tls())).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a slowloris sending its headers a byte at a time, answered 408 while still sending them', async () => {
+    const socket = await tls();
+    const closed = untilClosed(socket);
+    trickle(socket, `GET /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sandbox.keys.test}\r\nX-Padding: ${'a'.repeat(10_000)}`);
+    expect(await closed).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a request whose body comes a byte at a time, answered 408 while still sending it', async () => {
+    const socket = await tls();
+    const closed = untilClosed(socket);
+    const body = JSON.stringify({ given_names: 'Anna', surname: 'Eriksson', date_of_birth: '1984-08-12', nationality: 'SE', occupation: 'x'.repeat(1000) });
+    socket.write(`POST /v1/applicants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sandbox.keys.test}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    trickle(socket, body);
+    expect(await closed).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a keep-alive connection left idle after its answer', async () => {
+    const socket = await tls();
+    const closed = untilClosed(socket);
+    socket.write(`GET /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sandbox.keys.test}\r\n\r\n`);
+    const received = await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(received).toMatch(/\r\nConnection: keep-alive\r\n/i);
+  });
+});
+
+describe(`${IDLE_CONNECTIONS} idle connections`, () => {
+  // Deadlines long enough for all of them to be open while the request is answered.
+  let patient: RunningSandbox;
+  beforeAll(async () => {
+    patient = await startSandboxProcess(['--plan', 'enterprise', '--quiet', '--handshake-timeout', '5000', '--headers-timeout', '8000', '--request-timeout', '8000']);
+  });
+  afterAll(async () => {
+    expect(await patient.stop()).toBe(0);
+  });
+
+  it('do not stop the sandbox from answering, and are closed', async () => {
+    const target = { port: patient.port, ca: readFileSync(patient.caCert, 'utf8') };
+    const idle = await Promise.all(Array.from({ length: IDLE_CONNECTIONS }, (_, index) => (index % 2 === 0 ? tcp(target) : tls(target))));
+    const closed = Promise.all(idle.map(untilClosed));
+    const response = await patient.fetch('/v1/reports');
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { object: string }).object).toBe('list');
+    expect(idle.filter((socket) => socket.destroyed)).toEqual([]);
+    await closed;
+  });
+});
