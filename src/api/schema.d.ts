@@ -615,7 +615,7 @@ export interface components {
         };
         /** @description Why a document failed its format or safety check. */
         DocumentRejection: {
-            /** @description `unsupported_format` (not a PDF, JPEG, PNG or UTF-8 text), `unsafe_content` (active or executable content), `empty_file`, `unreadable` (damaged file). */
+            /** @description `unsupported_format` (not a PDF, JPEG, PNG or UTF-8 text), `unsafe_content` (active or executable content), `empty_file`, `unreadable` (damaged file), `check_budget_exceeded` (checking it needed more time or memory than the sandbox gives one document). */
             code: components["schemas"]["SnakeCase"];
             message: string;
         };
