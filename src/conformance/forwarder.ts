@@ -51,8 +51,6 @@ export class Forwarder {
   private readonly tokenDigest = digest(this.token);
   /** `METHOD path` of every request forwarded, for tests. */
   readonly seen: string[] = [];
-  /** `METHOD path` of every request refused, for tests. */
-  readonly refused: string[] = [];
   /** Requests whose body the kit could not make, or which the implementation refused as an input of the kit's, by `METHOD path`: inconclusive. */
   readonly setupErrors = new Map<string, Error>();
 
@@ -69,8 +67,7 @@ export class Forwarder {
     return undefined;
   }
 
-  private refuse(request: IncomingMessage, response: ServerResponse, what: string, reason: string): void {
-    this.refused.push(what);
+  private refuse(request: IncomingMessage, response: ServerResponse, reason: string): void {
     response.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end(`${reason}\n`);
     request.resume();
   }
@@ -107,7 +104,7 @@ export class Forwarder {
       const method = request.method ?? 'GET';
       const path = request.url ?? '/';
       const refusal = this.refusal(request, method, path);
-      if (refusal) return this.refuse(request, response, `${method} ${path}`, refusal);
+      if (refusal) return this.refuse(request, response, refusal);
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
