@@ -2,6 +2,7 @@ import type { ReportAnswer } from '../api/types.js';
 import { BaseCommand } from '../base-command.js';
 import { runDemo } from '../demo.js';
 import { renderReport } from '../ui/reports.js';
+import { hangingLine } from '../ui/table.js';
 
 export default class Demo extends BaseCommand {
   static override summary = 'Run the whole API once on an embedded sandbox: applicant, passport, report, verified webhook';
@@ -12,7 +13,7 @@ export default class Demo extends BaseCommand {
 
   public async run(): Promise<ReportAnswer> {
     await this.parse(Demo);
-    const report = await runDemo(({ step, detail }) => this.note(`✓ ${step.padEnd(9)} ${detail}`));
+    const report = await runDemo(({ step, detail }) => this.note(hangingLine(`✓ ${step.padEnd(9)} `, detail, process.stderr)));
     this.log(renderReport(report));
     return report;
   }

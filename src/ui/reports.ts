@@ -1,6 +1,6 @@
 import { reportOutcome } from '../api/report-outcome.js';
 import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
-import { type Cell, presentFields, renderTable } from './table.js';
+import { type Cell, hangingLine, presentFields, renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
 
 function percent(weight: number): string {
@@ -54,7 +54,7 @@ export function renderReport(report: ReportAnswer): string {
     parts.push('Criteria (highest weighted risk first)', renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows));
   }
   const recommendations = Array.isArray(report.recommendations) ? report.recommendations : [];
-  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => `  • ${terminalText(String(line))}`).join('\n'));
+  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(String(line)))).join('\n'));
   if (reportOutcome(report) === 'unfinished' && report.id) {
     parts.push(`The analysis is not finished yet: \`svc reports wait ${terminalText(report.id)}\` waits for it.`);
   }
