@@ -15,6 +15,9 @@ export const INBOUND_SERVER_OPTIONS = {
 
 export const MAX_INBOUND_HEADERS = 100;
 
+/** The largest body taken by default: far above any event part 6 describes. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
 export class BodyTooLarge extends Error {}
 
 /** Reads a body up to `limit` bytes, refusing a larger one as soon as it shows, without reading it whole. */

@@ -7,11 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSelfSignedCertificate } from '../certificate.js';
 import { paths } from '../config/paths.js';
 import { SvcError } from '../errors.js';
-import { BodyTooLarge, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
+import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
 import { closeServer } from './http.js';
 
-/** The largest delivery the kit takes, as `svc webhooks listen` by default. */
-export const RECEIVER_BODY_LIMIT = 1024 * 1024;
 /** What the kit keeps of a run's deliveries at most; a sender that floods it is answered 503 beyond. */
 const KEPT_BYTES_LIMIT = 256 * 1024 * 1024;
 
@@ -101,10 +99,10 @@ export class WebhookReceiver {
   private receive(request: IncomingMessage, response: ServerResponse): void {
     const refuse = (status: number, text: string) => void response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(text);
     if (this.keptBytes >= this.keptBytesLimit) return refuse(503, 'the kit keeps no more deliveries in this run');
-    readBody(request, RECEIVER_BODY_LIMIT).then(
+    readBody(request, DEFAULT_BODY_LIMIT).then(
       (raw) => this.record(request, response, raw),
       (error: Error) => {
-        if (error instanceof BodyTooLarge) refuse(413, `bodies are limited to ${RECEIVER_BODY_LIMIT} bytes`);
+        if (error instanceof BodyTooLarge) refuse(413, `bodies are limited to ${DEFAULT_BODY_LIMIT} bytes`);
       },
     );
   }

@@ -9,8 +9,6 @@ import { Intake, type IntakeResult } from './intake.js';
 import type { RejectedLimits } from './store.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
 export interface Faults {
   /** Status of the deliberately bad answers (default 500). */
   status?: number;

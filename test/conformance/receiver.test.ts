@@ -5,7 +5,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RECEIVER_BODY_LIMIT, WebhookReceiver } from '../../src/conformance/receiver.js';
+import { DEFAULT_BODY_LIMIT } from '../../src/inbound-http.js';
+import { WebhookReceiver } from '../../src/conformance/receiver.js';
 
 const receivers: WebhookReceiver[] = [];
 afterEach(async () => {
@@ -32,7 +33,7 @@ function deliver(port: number, body: Buffer): Promise<number> {
 describe("the kit's webhook receiver", () => {
   it('refuses a body over its limit with 413 and keeps nothing of it', async () => {
     const { receiver, port } = await started();
-    expect(await deliver(port, Buffer.alloc(RECEIVER_BODY_LIMIT + 1, 'a'))).toBe(413);
+    expect(await deliver(port, Buffer.alloc(DEFAULT_BODY_LIMIT + 1, 'a'))).toBe(413);
     expect(await deliver(port, Buffer.from('{"id":"evt_1"}'))).toBe(200);
     expect(receiver.deliveries.map((delivery) => delivery.text)).toEqual(['{"id":"evt_1"}']);
   });

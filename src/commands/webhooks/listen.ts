@@ -5,10 +5,11 @@ import { redactKey } from '../../config/keys.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
+import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
-import { DEFAULT_BODY_LIMIT, type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
+import { type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
 import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
 
 const fraction = Flags.custom<number>({
