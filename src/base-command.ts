@@ -1,6 +1,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { redactText } from './config/keys.js';
 import { SvcError } from './errors.js';
+import { hangingLine } from './ui/table.js';
 import { terminalText } from './ui/terminal-text.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
@@ -17,6 +18,7 @@ export abstract class BaseCommand extends Command {
       description: 'Profile of the config file to use (default: SVC_PROFILE, then the current profile)',
       helpGroup: 'GLOBAL',
     }),
+    utc: Flags.boolean({ description: 'Show times exactly, in UTC (ISO 8601), instead of relative and local; piped output and --json always do', helpGroup: 'GLOBAL' }),
   };
 
   /** Secrets this run knows of; they are redacted from anything it prints. */
@@ -28,7 +30,7 @@ export abstract class BaseCommand extends Command {
   }
 
   protected warning(message: string): void {
-    this.note(`Warning: ${message}`);
+    this.note(hangingLine('Warning: ', message, process.stderr));
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
@@ -37,8 +39,8 @@ export abstract class BaseCommand extends Command {
     process.exitCode = error.exitCode;
     if (this.jsonEnabled()) this.logJson({ error: error.toJSON() });
     // Messages carry what an API or a sender said; --json has them exact, people see them escaped.
-    this.note(`Error: ${terminalText(error.message)}`);
-    if (error.hint) this.note(`  → ${terminalText(error.hint)}`);
+    this.note(hangingLine('Error: ', terminalText(error.message), process.stderr));
+    if (error.hint) this.note(hangingLine('  → ', terminalText(error.hint), process.stderr));
     return this.exit(error.exitCode);
   }
 }

@@ -3,6 +3,7 @@ import { BaseCommand } from '../base-command.js';
 import { runDemo } from '../demo.js';
 import { renderReport } from '../ui/reports.js';
 import { hangingLine } from '../ui/table.js';
+import { timeView } from '../ui/time.js';
 
 export default class Demo extends BaseCommand {
   static override summary = 'Run the whole API once on an embedded sandbox: applicant, passport, report, verified webhook';
@@ -12,9 +13,9 @@ export default class Demo extends BaseCommand {
   static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --json'];
 
   public async run(): Promise<ReportAnswer> {
-    await this.parse(Demo);
+    const { flags } = await this.parse(Demo);
     const report = await runDemo(({ step, detail }) => this.note(hangingLine(`✓ ${step.padEnd(9)} `, detail, process.stderr)));
-    this.log(renderReport(report));
+    this.log(renderReport(report, timeView(flags.utc)));
     return report;
   }
 }

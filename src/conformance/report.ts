@@ -1,10 +1,10 @@
-import Table from 'cli-table3';
 import { PART_TITLES } from './catalogue.js';
 import type { CheckResult, RunResult } from './run.js';
-import { useColor } from '../ui/table.js';
+import { hangingLine, renderTable, useColor } from '../ui/table.js';
 import { terminalText } from '../ui/terminal-text.js';
 
 const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', inconclusive: 'INCONCLUSIVE' };
+const MARK_COLOUR: Record<string, number> = { pass: 32, FAIL: 31, skip: 33, INCONCLUSIVE: 35 };
 
 /** The one-word verdict of a run: failures first; inconclusive checks leave it open. */
 export function verdictOf(result: Pick<RunResult, 'failed' | 'inconclusive'>): 'conforms' | 'does not conform' | 'inconclusive' {
@@ -33,34 +33,24 @@ export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = 
   const blocks: string[] = [];
   const color = useColor(stream);
   const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
-  const width = Math.max(80, stream.columns ?? 120);
+  const markColumn = { title: '', style: (mark: string) => paint(MARK_COLOUR[mark] ?? 0, mark) };
   for (const part of parts(result)) {
     const checks = result.checks.filter((check) => check.spec === part);
     if (!stream.isTTY) {
       blocks.push([partTitle(part), ...checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)].join('\t'))].join('\n'));
       continue;
     }
-    const table = new Table({
-      head: ['', 'check', 'level', 'result'],
-      colWidths: [14, 32, 8, width - 14 - 32 - 8 - 6],
-      wordWrap: true,
-      style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
-    });
-    for (const check of checks) {
-      const colour = { passed: 32, failed: 31, skipped: 33, inconclusive: 35 }[check.status];
-      const mark = paint(colour, MARK[check.status]);
-      table.push([mark, check.id, check.level, resultText(check)]);
-    }
-    blocks.push(`${partTitle(part)}\n${table.toString()}`);
+    const rows = checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)]);
+    blocks.push(`${partTitle(part)}\n${renderTable([markColumn, 'check', { title: 'level', leaveOut: 1 }, { title: 'result', freeText: true }], rows, stream)}`);
   }
-  const coverageLines = result.run.coverage.map(
-    (part) => `  part ${part.part} ${part.title}: ${part.with_checks}/${part.stated_rules} stated rules have checks at level ${result.level}, ${part.checked} checked in this run`,
+  const coverageLines = result.run.coverage.map((part) =>
+    hangingLine(`  part ${part.part} `, `${part.title}: ${part.with_checks}/${part.stated_rules} stated rules have checks at level ${result.level}, ${part.checked} checked in this run`, stream),
   );
   blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
   const verdict = verdictOf(result);
   const painted = paint({ conforms: 32, 'does not conform': 31, inconclusive: 35 }[verdict], verdict === 'inconclusive' ? 'is not judged in full' : verdict);
   const counts = `${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped${result.inconclusive > 0 ? `, ${result.inconclusive} inconclusive (the kit's own setup could not be done; see each for what to supply)` : ''}`;
-  blocks.push(`${result.run.base_url} ${painted} at level ${result.level}: ${counts} (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`);
+  blocks.push(hangingLine('', `${result.run.base_url} ${painted} at level ${result.level}: ${counts} (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`, stream));
   return blocks.join('\n\n');
 }
 

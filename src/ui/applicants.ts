@@ -1,5 +1,6 @@
 import type { ApplicantAnswer } from '../api/types.js';
 import { presentFields, renderTable } from './table.js';
+import type { TimeView } from './time.js';
 
 function amount(value: number | null | undefined, currency: string | null | undefined): string | undefined {
   return typeof value === 'number' ? `${value}${currency ? ` ${currency}` : ''}` : undefined;
@@ -9,7 +10,7 @@ function amount(value: number | null | undefined, currency: string | null | unde
  * One applicant profile, as `svc applicants get` shows it to people: the sandbox's fields that the
  * answer carries; the fields of another service's own are left to --json.
  */
-export function renderApplicant(applicant: ApplicantAnswer): string {
+export function renderApplicant(applicant: ApplicantAnswer, times: TimeView): string {
   const parts = [
     presentFields([
       ['id', applicant.id],
@@ -24,8 +25,8 @@ export function renderApplicant(applicant: ApplicantAnswer): string {
       ['monthly income', amount(applicant.monthly_income, applicant.currency)],
       ['savings', amount(applicant.savings, applicant.currency)],
       ['previous refusals', applicant.previous_refusals],
-      ['created', applicant.created_at],
-      ['updated', applicant.updated_at],
+      ['created', times.full(applicant.created_at)],
+      ['updated', times.full(applicant.updated_at)],
     ]),
   ];
   const trips = Array.isArray(applicant.travel_history) ? applicant.travel_history : [];

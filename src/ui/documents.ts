@@ -1,6 +1,7 @@
 import type { DocumentAnswer } from '../api/types.js';
 import { presentFields, renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
+import type { TimeView } from './time.js';
 
 function size(bytes: number): string {
   return bytes < 1024 * 1024 ? `${bytes} bytes` : `${(bytes / 1024 / 1024).toFixed(1)} MiB (${bytes} bytes)`;
@@ -21,7 +22,7 @@ function contentType(document: DocumentAnswer): string | undefined {
  * One document with its analysis, as `svc documents get` shows it to people: the fields the answer
  * carries; those it lacks get no row, those svc does not know are left to --json.
  */
-export function renderDocument(document: DocumentAnswer): string {
+export function renderDocument(document: DocumentAnswer, times: TimeView): string {
   const rejection = document.rejection ? [document.rejection.code, document.rejection.message].filter(Boolean).join(': ') : undefined;
   const parts = [
     presentFields([
@@ -31,7 +32,7 @@ export function renderDocument(document: DocumentAnswer): string {
       ['applicant', document.applicant_id],
       ['file', file(document)],
       ['content type', contentType(document)],
-      ['created', document.created_at],
+      ['created', times.full(document.created_at)],
       ['rejected', rejection],
     ]),
   ];

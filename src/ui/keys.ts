@@ -1,23 +1,35 @@
 import type { Key } from '../api/types.js';
-import { renderFields, renderTable } from './table.js';
+import { type Cell, renderFields, renderTable } from './table.js';
+import type { TimeView } from './time.js';
 
 function ipLock(key: Key): string {
   return key.allowed_ips.length ? key.allowed_ips.join(', ') : 'any';
 }
 
-function lastUse(key: Key): string {
-  return key.last_used_at ? `${key.last_used_at}${key.last_used_ip ? ` from ${key.last_used_ip}` : ''}` : 'never';
+export function lastUse(key: Key, times: TimeView): string {
+  return key.last_used_at ? `${times.full(key.last_used_at)}${key.last_used_ip ? ` from ${key.last_used_ip}` : ''}` : 'never';
 }
 
-export function renderKeyRows(keys: Key[]): string {
+export function renderKeyRows(keys: Key[], times: TimeView): string {
   return renderTable(
-    ['id', 'key', 'name', 'env', 'status', 'read-only', 'IP lock', 'last used', 'last IP', 'created'],
-    keys.map((key) => [key.id, key.prefix_hint, key.name, key.environment, key.status, key.read_only ? 'yes' : 'no', ipLock(key), key.last_used_at ?? 'never', key.last_used_ip, key.created_at]),
+    [
+      'id',
+      { title: 'key', leaveOut: 4 },
+      { title: 'name', freeText: true },
+      'env',
+      'status',
+      { title: 'read-only', leaveOut: 3 },
+      { title: 'IP lock', leaveOut: 2, freeText: true },
+      'last used',
+      { title: 'last IP', leaveOut: 1 },
+      { title: 'created', leaveOut: 5 },
+    ],
+    keys.map((key) => [key.id, key.prefix_hint, key.name, key.environment, key.status, key.read_only ? 'yes' : 'no', ipLock(key), key.last_used_at ? times.short(key.last_used_at) : 'never', key.last_used_ip, times.short(key.created_at)]),
   );
 }
 
-export function renderKey(key: Key): string {
-  const fields: Array<[string, string | null]> = [
+export function renderKey(key: Key, times: TimeView): string {
+  const fields: Array<[string, Cell]> = [
     ['id', key.id],
     ['key', key.prefix_hint],
     ['name', key.name],
@@ -25,9 +37,9 @@ export function renderKey(key: Key): string {
     ['status', key.status],
     ['read-only', key.read_only ? 'yes' : 'no'],
     ['IP lock', ipLock(key)],
-    ['last used', lastUse(key)],
-    ['created', key.created_at],
+    ['last used', lastUse(key, times)],
+    ['created', times.full(key.created_at)],
   ];
-  if (key.revoked_at) fields.push(['revoked', key.revoked_at]);
+  if (key.revoked_at) fields.push(['revoked', times.full(key.revoked_at)]);
   return renderFields(fields);
 }

@@ -2,6 +2,7 @@ import { reportOutcome } from '../api/report-outcome.js';
 import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
 import { type Cell, hangingLine, presentFields, renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
+import type { TimeView } from './time.js';
 
 function percent(weight: number): string {
   return `${(weight * 100).toFixed(weight * 100 % 1 === 0 ? 0 : 1)}%`;
@@ -27,7 +28,7 @@ function failure(error: ReportAnswer['error']): string | undefined {
  * The full breakdown of one report, as `svc reports get` shows it to people: the fields the answer
  * carries, in svc's order; fields it lacks get no row, fields svc does not know are left to --json.
  */
-export function renderReport(report: ReportAnswer): string {
+export function renderReport(report: ReportAnswer, times: TimeView): string {
   const parts = [
     presentFields([
       ['id', report.id],
@@ -36,8 +37,8 @@ export function renderReport(report: ReportAnswer): string {
       ['destination', report.destination],
       ['visa type', report.visa_type],
       ['purpose', report.purpose],
-      ['created', report.created_at],
-      ['finished', report.completed_at],
+      ['created', times.full(report.created_at)],
+      ['finished', times.full(report.completed_at)],
       ['risk score', report.risk_score],
       ['score band', report.score_band],
       ['error', failure(report.error)],
@@ -61,9 +62,9 @@ export function renderReport(report: ReportAnswer): string {
   return parts.filter(Boolean).join('\n\n');
 }
 
-export function renderReportRows(reports: ReportAnswer[]): string {
+export function renderReportRows(reports: ReportAnswer[], times: TimeView): string {
   return renderTable(
-    ['id', 'status', 'applicant', 'destination', 'visa type', 'score', 'band', 'created'],
-    reports.map((report) => [report.id, report.status, report.applicant_id, report.destination, report.visa_type, report.risk_score, report.score_band, report.created_at]),
+    ['id', 'status', { title: 'applicant', leaveOut: 1 }, { title: 'to', leaveOut: 3 }, { title: 'visa type', leaveOut: 2 }, 'score', 'band', 'created'],
+    reports.map((report) => [report.id, report.status, report.applicant_id, report.destination, report.visa_type, report.risk_score, report.score_band, times.short(report.created_at)]),
   );
 }

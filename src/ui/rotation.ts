@@ -4,6 +4,7 @@ import type { DrainProgress, RotationEvent } from '../keys/rotation.js';
 import { formatDuration } from './duration.js';
 import { renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
+import type { TimeView } from './time.js';
 
 /** Shows a rotation's events to people or scripts. */
 export interface RotationView {
@@ -106,17 +107,17 @@ export function rotationState(record: RotationRecord): string {
   return step ? `at step ${stepNumber(step)}/7 (${step})` : 'finishing';
 }
 
-export function renderRotations(records: RotationRecord[]): string {
+export function renderRotations(records: RotationRecord[], times: TimeView): string {
   return renderTable(
-    ['rotation', 'old key', 'new key', 'state', 'quiet period', 'started', 'updated'],
+    ['rotation', { title: 'old key', freeText: true }, { title: 'new key', freeText: true }, { title: 'state', freeText: true }, { title: 'quiet period', leaveOut: 2 }, { title: 'started', leaveOut: 1 }, 'updated'],
     records.map((record) => [
       record.id,
       `${record.old_key.id} (${record.old_key.prefix_hint})`,
       record.steps.create ? `${record.steps.create.new_key.id} (${record.steps.create.new_key.prefix_hint})` : '',
       rotationState(record),
       formatDuration(record.quiet_period_ms),
-      record.started_at,
-      record.updated_at,
+      times.short(record.started_at),
+      times.short(record.updated_at),
     ]),
   );
 }

@@ -1,9 +1,21 @@
-import Table from 'cli-table3';
 import stringWidth from 'string-width';
 import wrapAnsi from 'wrap-ansi';
 import { terminalText } from './terminal-text.js';
 
 export type Cell = string | number | boolean | null | undefined;
+
+/**
+ * A column of a table for people. `leaveOut` ranks the columns a narrow terminal may do without,
+ * the lowest left out first; `freeText` marks prose, URLs and lists, whose long words may be broken
+ * (ids, times and names of states are only ever wrapped between words).
+ */
+export interface Column {
+  title: string;
+  leaveOut?: number;
+  freeText?: boolean;
+  /** Colour for a cell's laid-out text, where colour is shown. */
+  style?: (text: string) => string;
+}
 
 /** A cell's text, escaped: values come from API answers and deliveries. */
 function text(cell: Cell): string {
@@ -30,19 +42,23 @@ export function hangingLine(prefix: string, value: string, stream: NodeJS.WriteS
   return [`${prefix}${lines[0] ?? ''}`, ...lines.slice(1).map((line) => `${' '.repeat(indent)}${line}`)].join('\n');
 }
 
-/** The longest word kept whole in a narrowed column, where the terminal is wide enough for that. */
-const WHOLE_WORD = 12;
+/** Space between two columns. */
+const GAP = '  ';
+/** The longest word of free text kept whole when its column is narrowed. */
+const FREE_TEXT_WORD = 12;
+
+const sum = (widths: number[]) => widths.reduce((total, width) => total + width, 0);
+const longestWord = (cell: string) => Math.max(0, ...cell.split(/\s+/).map((word) => stringWidth(word)));
 
 /**
- * Column widths (padding included) that fit `available`: a column that fits its share keeps its
- * natural width, the others share what is left, none narrower than its floor (the longest word of
- * its title).
+ * Column widths that fit `available`: a column that fits its share keeps its natural width, the
+ * others share what is left, none narrower than its floor.
  */
 function fittedWidths(natural: number[], floors: number[], available: number): number[] {
   const widths = [...natural];
   let open = natural.map((_, index) => index).filter((index) => natural[index]! > floors[index]!);
   while (open.length > 0) {
-    const taken = widths.reduce((sum, width, index) => (open.includes(index) ? sum : sum + width), 0);
+    const taken = widths.reduce((total, width, index) => (open.includes(index) ? total : total + width), 0);
     const share = Math.floor((available - taken) / open.length);
     const settled = open.filter((index) => natural[index]! <= share || floors[index]! >= share);
     if (settled.length === 0) {
@@ -55,32 +71,66 @@ function fittedWidths(natural: number[], floors: number[], available: number): n
   return widths;
 }
 
+/** The columns shown at `width`: those a narrow terminal may do without are left out, lowest rank first, until the rest fit without breaking a word. */
+function shownColumns(columns: Column[], floors: number[], width: number): number[] {
+  let shown = columns.map((_, index) => index);
+  const fits = () => sum(shown.map((index) => floors[index]!)) + GAP.length * (shown.length - 1) <= width;
+  const ranked = shown.filter((index) => columns[index]!.leaveOut !== undefined).sort((a, b) => columns[a]!.leaveOut! - columns[b]!.leaveOut!);
+  for (const index of ranked) {
+    if (fits()) break;
+    shown = shown.filter((kept) => kept !== index);
+  }
+  return shown;
+}
+
 /**
- * A table for people on a terminal, as wide as the terminal at most (long cells wrap inside their
- * column); tab-separated lines when stdout is piped, so that `cut` and `awk` can take it apart.
+ * A table for people on a terminal, as `gh` and `kubectl` draw them: titles in capitals, columns
+ * two spaces apart, no wider than the terminal (long cells wrap inside their column, and columns
+ * ranked with `leaveOut` are left out, with a note, where the terminal is too narrow for them).
+ * Tab-separated lines, every column, when stdout is piped, so that `cut` and `awk` can take it apart.
  */
-export function renderTable(head: string[], rows: Cell[][], stream: NodeJS.WriteStream = process.stdout): string {
-  const cells = rows.map((row) => row.map(text));
-  if (!stream.isTTY) return [head, ...cells].map((row) => row.join('\t')).join('\n');
-  const color = useColor(stream);
-  // Each cell has one space of padding on either side; the borders take one column each, and one more.
-  const widthOf = (cell: string) => Math.max(...cell.split('\n').map((line) => stringWidth(line)));
-  const natural = head.map((title, column) => Math.max(widthOf(title), ...cells.map((row) => widthOf(row[column] ?? ''))) + 2);
-  const longestWord = (cell: string) => Math.max(...cell.split(/\s+/).map((word) => stringWidth(word)));
-  const titleFloors = head.map((title, column) => Math.min(natural[column]!, longestWord(title) + 2));
-  // Words up to a short id's length stay whole where the terminal is wide enough for that.
-  const wordFloors = titleFloors.map((floor, column) => Math.min(natural[column]!, Math.max(floor, Math.min(WHOLE_WORD, ...cells.map((row) => longestWord(row[column] ?? ''))) + 2)));
-  const available = terminalWidth(stream) - (head.length + 1);
-  const sum = (widths: number[]) => widths.reduce((total, width) => total + width, 0);
-  const widths = sum(natural) <= available ? natural : fittedWidths(natural, sum(wordFloors) <= available ? wordFloors : titleFloors, available);
-  const wrap = (cell: string, column: number) => wrapAnsi(cell, widths[column]! - 2, { hard: true });
-  const table = new Table({
-    head: head.map(wrap),
-    colWidths: widths,
-    style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
+export function renderTable(head: Array<string | Column>, rows: Cell[][], stream: NodeJS.WriteStream = process.stdout): string {
+  const columns = head.map((column) => (typeof column === 'string' ? { title: column } : column));
+  const cells = rows.map((row) => columns.map((_, index) => text(row[index])));
+  if (!stream.isTTY) return [columns.map((column) => column.title), ...cells].map((row) => row.join('\t')).join('\n');
+  const titles = columns.map((column) => column.title.toUpperCase());
+  const cellWidth = (cell: string) => Math.max(0, ...cell.split('\n').map((line) => stringWidth(line)));
+  const natural = titles.map((title, column) => Math.max(cellWidth(title), ...cells.map((row) => cellWidth(row[column]!))));
+  const floors = columns.map((column, index) => {
+    const words = Math.max(0, ...cells.map((row) => longestWord(row[index]!)));
+    return Math.min(natural[index]!, Math.max(longestWord(titles[index]!), column.freeText ? Math.min(words, FREE_TEXT_WORD) : words));
   });
-  table.push(...cells.map((row) => row.map(wrap)));
-  return table.toString();
+  const width = terminalWidth(stream);
+  const shown = shownColumns(columns, floors, width);
+  const available = width - GAP.length * (shown.length - 1);
+  const pick = <T>(values: T[]) => shown.map((index) => values[index]!);
+  const widths = sum(pick(natural)) <= available ? pick(natural) : fittedWidths(pick(natural), pick(floors), available);
+  const color = useColor(stream);
+  const styles = pick(columns).map((column) => (color && column.style) || ((part: string) => part));
+  const lay = (row: string[], styled: boolean) => {
+    const wrapped = row.map((cell, column) => wrapAnsi(cell, Math.max(1, widths[column]!), { hard: true }).split('\n'));
+    const height = Math.max(...wrapped.map((lines) => lines.length));
+    return Array.from({ length: height }, (_, line) =>
+      wrapped
+        .map((lines, column) => {
+          const part = lines[line] ?? '';
+          return (styled && part ? styles[column]!(part) : part) + ' '.repeat(Math.max(0, widths[column]! - stringWidth(part)));
+        })
+        .join(GAP)
+        .trimEnd(),
+    );
+  };
+  const header = lay(pick(titles), false).map((line) => (color ? `\u001b[1m${line}\u001b[22m` : line));
+  const body = cells.map((row) => lay(pick(row), true));
+  // Rows that take several lines are set apart, so that each reads as one.
+  const separated = body.some((lines) => lines.length > 1);
+  const lines = [...header, ...body.flatMap((row, index) => (separated && index > 0 ? ['', ...row] : row))];
+  const left = columns.filter((_, index) => !shown.includes(index)).map((column) => column.title);
+  if (left.length) {
+    const note = `(${left.join(', ')} left out at ${width} columns: a wider terminal or --json shows ${left.length === 1 ? 'it' : 'them'})`;
+    lines.push(hangingLine('', color ? `\u001b[2m${note}\u001b[22m` : note, stream));
+  }
+  return lines.join('\n');
 }
 
 /**

@@ -6,11 +6,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, Report } from '../../src/api/types.js';
+import { type RunningListen, startListen } from '../helpers/listen.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { runSvc } from '../helpers/svc.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { runInTerminal, widerThan } from '../helpers/terminal.js';
 
 const COLUMNS = 80;
+const SECRET = 'whsec_terminal_width_test_secret';
+let listen: RunningListen;
 let sandbox: RunningSandbox;
 let applicant: Applicant;
 let report: Report;
@@ -22,13 +25,17 @@ async function parsed<T>(args: string[]): Promise<T> {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet']);
+  listen = await startListen(['--secret', SECRET], isolatedEnv());
+  sandbox = await startSandboxProcess(['--quiet', '--webhook-url', listen.url, '--webhook-secret', SECRET]);
   const profile = join(sandbox.env.HOME!, 'profile.json');
   writeFileSync(profile, JSON.stringify({ given_names: 'Erika Johanna Theresia', surname: 'Mustermann-Oberhuber', date_of_birth: '1988-03-02', nationality: 'AT', occupation: 'Senior procurement engineer for heavy industrial equipment' }));
   applicant = await parsed<Applicant>(['applicants', 'create', '--file', profile, '--monthly-income', '5200', '--currency', 'EUR']);
   report = await parsed<Report>(['reports', 'create', '--applicant', applicant.id, '--destination', 'DE', '--visa-type', 'business', '--purpose', 'Trade fair in Hanover, then two weeks of meetings with suppliers in Stuttgart, Munich and Nuremberg', '--wait']);
 });
-afterAll(() => sandbox.stop());
+afterAll(async () => {
+  await sandbox.stop();
+  await listen.stop();
+});
 
 describe(`at a ${COLUMNS}-column terminal`, () => {
   it('reports get wraps the criteria inside their columns and shows the fields as aligned lines', async () => {
@@ -36,16 +43,44 @@ describe(`at a ${COLUMNS}-column terminal`, () => {
     expect(shown.code).toBe(0);
     expect(widerThan(shown.lines, COLUMNS)).toEqual([]);
     expect(shown.lines).toContain(`id           ${report.id}`);
-    expect(shown.lines.some((line) => /^│ criterion +│ score │ weight │ weighted │ detail +│$/.test(line))).toBe(true);
-    // Every criterion's label is in the table, on a line of its own row.
-    for (const criterion of report.criteria ?? []) expect(shown.lines.some((line) => line.startsWith(`│ ${criterion.label}`))).toBe(true);
+    expect(shown.lines.some((line) => /^CRITERION +SCORE +WEIGHT +WEIGHTED +DETAIL$/.test(line))).toBe(true);
+    // Every criterion's label is in the table, at the start of its row.
+    for (const criterion of report.criteria ?? []) expect(shown.lines.some((line) => line.startsWith(`${criterion.label}  `))).toBe(true);
   });
 
-  it('reports list, applicants get and keys list fit too', async () => {
-    for (const args of [['reports', 'list'], ['applicants', 'get', applicant.id], ['keys', 'list']]) {
-      const shown = await runInTerminal(args, { ...sandbox.env, SVC_ADMIN_KEY: sandbox.keys.admin }, COLUMNS);
-      expect(shown.code, args.join(' ')).toBe(0);
+  it('reports list, applicants get, keys list, webhooks events, sandbox deliveries and contract verify fit too', async () => {
+    await listen.waitFor((lines) => lines.some((line) => line.type === 'report.completed'));
+    const env = { ...sandbox.env, SVC_API_KEY: sandbox.keys.test, SVC_ADMIN_KEY: sandbox.keys.admin, SVC_WEBHOOK_SECRET: SECRET };
+    const commands = [
+      ['reports', 'list'],
+      ['applicants', 'get', applicant.id],
+      ['keys', 'list'],
+      ['webhooks', 'events', '--store', listen.store],
+      ['sandbox', 'deliveries', '--data-dir', sandbox.dataDir],
+      ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--only', 'auth.*,limits.*'],
+    ];
+    for (const args of commands) {
+      const shown = await runInTerminal(args, env, COLUMNS);
+      expect(shown.code, `${args.join(' ')}\n${shown.lines.join('\n')}`).toBe(0);
       expect(widerThan(shown.lines, COLUMNS), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it('reports list keeps every id whole, leaving out the columns that do not fit and saying which', async () => {
+    const shown = await runInTerminal(['reports', 'list'], sandbox.env, COLUMNS);
+    expect(shown.lines.some((line) => line.startsWith(`${report.id}  completed`))).toBe(true);
+    expect(shown.lines.join(' ')).toMatch(/\(applicant left out at 80 columns: a wider terminal or\s+--json shows it\)/);
+    const wide = await runInTerminal(['reports', 'list'], sandbox.env, 140);
+    expect(wide.lines.some((line) => line.startsWith(`${report.id}  completed  ${applicant.id}  DE`))).toBe(true);
+    expect(wide.lines.join('\n')).not.toContain('left out');
+  });
+
+  it('webhooks events and sandbox deliveries keep event ids whole', async () => {
+    const eventIds = listen.lines.filter((line) => line.type === 'report.completed').map((line) => String(line.event_id));
+    expect(eventIds.length).toBeGreaterThan(0);
+    for (const args of [['webhooks', 'events', '--store', listen.store], ['sandbox', 'deliveries', '--data-dir', sandbox.dataDir]]) {
+      const shown = await runInTerminal(args, sandbox.env, COLUMNS);
+      for (const id of eventIds) expect(shown.lines.some((line) => line.split(/\s+/).includes(id)), `${args[0]} ${args[1]}: ${id}\n${shown.lines.join('\n')}`).toBe(true);
     }
   });
 
@@ -55,5 +90,31 @@ describe(`at a ${COLUMNS}-column terminal`, () => {
     expect(widerThan(shown.lines, COLUMNS)).toEqual([]);
     expect(shown.lines.some((line) => line.startsWith('✓ webhook   report.completed'))).toBe(true);
     expect(shown.lines).toContain('Recommendations');
+  });
+});
+
+describe('times for people', () => {
+  const localTime = (iso: string, timeZone: string) => {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+        .formatToParts(new Date(iso))
+        .map((part) => [part.type, part.value]),
+    );
+    return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  };
+
+  it('are relative and local on a terminal, in the time zone TZ names', async () => {
+    const shown = await runInTerminal(['applicants', 'get', applicant.id], { ...sandbox.env, TZ: 'Asia/Kolkata' }, COLUMNS);
+    const created = shown.lines.find((line) => line.startsWith('created '));
+    expect(created).toMatch(/^created +(\d+ (second|minute)s? ago|now) \(\d{4}-\d\d-\d\d \d\d:\d\d GMT\+5:30\)$/);
+    expect(created).toContain(localTime(applicant.created_at!, 'Asia/Kolkata'));
+  });
+
+  it('are exact and in UTC with --utc, when piped, and in --json', async () => {
+    const utc = await runInTerminal(['applicants', 'get', applicant.id, '--utc'], { ...sandbox.env, TZ: 'Asia/Kolkata' }, COLUMNS);
+    expect(utc.lines.some((line) => new RegExp(`^created +${applicant.created_at}$`).test(line))).toBe(true);
+    const piped = await runSvc(['reports', 'list'], { env: { ...sandbox.env, TZ: 'Asia/Kolkata' } });
+    expect(piped.stdout.split('\n').find((line) => line.startsWith(`${report.id}\t`))?.split('\t').at(-1)).toBe(report.created_at);
+    expect((await parsed<Applicant>(['applicants', 'get', applicant.id])).created_at).toBe(applicant.created_at);
   });
 });

@@ -4,6 +4,7 @@ import { SvcError } from '../../errors.js';
 import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
+import { timeView } from '../../ui/time.js';
 
 export default class ApplicantsCreate extends ApiCommand {
   static override summary = 'Create an applicant profile';
@@ -25,7 +26,7 @@ export default class ApplicantsCreate extends ApiCommand {
       throw new SvcError('invalidInput', 'invalid_input', `the profile file carries id ${String(input.id)}: creating an applicant takes no id (field id)`, 'to change an existing applicant use `svc applicants update <id>`, or remove id from the file');
     }
     const applicant = await upsertApplicant(session.client, input);
-    this.log(renderApplicant(applicant));
+    this.log(renderApplicant(applicant, timeView(flags.utc)));
     return applicant;
   }
 }

@@ -4,6 +4,7 @@ import { assertStated, STATED } from '../../api/stated.js';
 import type { ApplicantAnswer } from '../../api/types.js';
 import { getApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
+import { timeView } from '../../ui/time.js';
 
 export default class ApplicantsGet extends ApiCommand {
   static override summary = 'Show an applicant profile';
@@ -18,7 +19,7 @@ export default class ApplicantsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.applicantId]]);
     const { session } = await this.connect(flags);
     const applicant = await getApplicant(session.client, args.id);
-    this.log(renderApplicant(applicant));
+    this.log(renderApplicant(applicant, timeView(flags.utc)));
     return applicant;
   }
 }

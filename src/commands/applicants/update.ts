@@ -6,6 +6,7 @@ import { SvcError } from '../../errors.js';
 import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
+import { timeView } from '../../ui/time.js';
 
 export default class ApplicantsUpdate extends ApiCommand {
   static override summary = 'Change fields of an applicant profile';
@@ -34,7 +35,7 @@ export default class ApplicantsUpdate extends ApiCommand {
       throw new SvcError('usage', 'nothing_to_update', `no field of applicant ${args.id} was given to change`, 'pass the fields to change as flags (see --help) or in a JSON file with --file');
     }
     const applicant = await upsertApplicant(session.client, input);
-    this.log(renderApplicant(applicant));
+    this.log(renderApplicant(applicant, timeView(flags.utc)));
     return applicant;
   }
 }

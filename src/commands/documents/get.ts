@@ -4,6 +4,7 @@ import { assertStated, STATED } from '../../api/stated.js';
 import type { DocumentAnswer } from '../../api/types.js';
 import { getDocument } from '../../services/documents.js';
 import { renderDocument } from '../../ui/documents.js';
+import { timeView } from '../../ui/time.js';
 
 export default class DocumentsGet extends ApiCommand {
   static override summary = 'Show a document: its status, red flags and the fields read from it';
@@ -18,7 +19,7 @@ export default class DocumentsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.documentId]]);
     const { session } = await this.connect(flags);
     const document = await getDocument(session.client, args.id);
-    this.log(renderDocument(document));
+    this.log(renderDocument(document, timeView(flags.utc)));
     return document;
   }
 }

@@ -8,6 +8,7 @@ import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
 import { byteProgress } from '../../ui/progress.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { timeView } from '../../ui/time.js';
 
 export default class DocumentsUpload extends ApiCommand {
   static override summary = 'Upload a supporting document as a multipart form (fields type, applicant_id and file)';
@@ -45,7 +46,7 @@ export default class DocumentsUpload extends ApiCommand {
     } finally {
       progress?.stop();
     }
-    this.log(renderDocument(document));
+    this.log(renderDocument(document, timeView(flags.utc)));
     return document;
   }
 }

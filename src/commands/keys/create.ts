@@ -7,6 +7,7 @@ import { assertSecretFileWritable, writeSecretFile } from '../../config/secret-f
 import { SvcError } from '../../errors.js';
 import { createKey, revokeKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
+import { timeView } from '../../ui/time.js';
 
 export default class KeysCreate extends AdminCommand {
   static override summary = 'Create a key; its secret is written to --key-file (0600), never printed (admin key)';
@@ -45,7 +46,7 @@ export default class KeysCreate extends AdminCommand {
     } catch (error) {
       throw await this.revokeUnsaved(session.client, key.id, file, error as Error);
     }
-    this.log(renderKey(key));
+    this.log(renderKey(key, timeView(flags.utc)));
     this.note(`Secret written to ${file} (0600); it cannot be shown again.`);
     return { ...key, secret_file: file };
   }

@@ -4,6 +4,7 @@ import { assertStated, STATED } from '../../api/stated.js';
 import type { Key } from '../../api/types.js';
 import { getKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
+import { timeView } from '../../ui/time.js';
 
 export default class KeysGet extends AdminCommand {
   static override summary = 'Show a key: scope, status, and when and from where it was last used (admin key)';
@@ -18,7 +19,7 @@ export default class KeysGet extends AdminCommand {
     assertStated([['id', args.id, STATED.keyId]]);
     const { session } = await this.connectAdmin(flags);
     const key = await getKey(session.client, args.id);
-    this.log(renderKey(key));
+    this.log(renderKey(key, timeView(flags.utc)));
     return key;
   }
 }

@@ -3,6 +3,7 @@ import { AdminCommand } from '../../admin-command.js';
 import type { KeyList } from '../../api/types.js';
 import { listAllKeys, listKeys } from '../../services/keys.js';
 import { renderKeyRows } from '../../ui/keys.js';
+import { timeView } from '../../ui/time.js';
 
 export default class KeysList extends AdminCommand {
   static override summary = 'List the keys of the workspace with their last use, read-only limit and IP lock (admin key)';
@@ -21,7 +22,7 @@ export default class KeysList extends AdminCommand {
       ? { object: 'list', data: await listAllKeys(session.client), has_more: false }
       : await listKeys(session.client, { limit: flags.limit, starting_after: flags['starting-after'] });
     if (list.data.length === 0) this.note('No keys.');
-    else this.log(renderKeyRows(list.data));
+    else this.log(renderKeyRows(list.data, timeView(flags.utc)));
     if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
     return list;
   }

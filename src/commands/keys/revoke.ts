@@ -7,6 +7,8 @@ import { redactKey } from '../../config/keys.js';
 import { ApiError, SvcError } from '../../errors.js';
 import { getKey, revokeKey } from '../../services/keys.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';
+import { lastUse } from '../../ui/keys.js';
+import { timeView } from '../../ui/time.js';
 
 /** Statuses of a GET /v1/keys/{id} that the service does not offer: key reads are not shown by the spec. */
 const NO_KEY_READS = new Set([404, 405, 501]);
@@ -40,11 +42,11 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
       await confirmOrRefuse(`Revoke ${args.id}? Anything using it gets 401 at once.`, flags.yes);
     } else if (key.status === 'active') {
       this.markLive(key.environment, `revokes the production key ${key.id}`);
-      const lastUse = key.last_used_at ? `last used ${key.last_used_at}${key.last_used_ip ? ` from ${key.last_used_ip}` : ''}` : 'never used';
-      await confirmOrRefuse(`Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${lastUse})? Anything using it gets 401 at once.`, flags.yes);
+      const use = key.last_used_at ? `last used ${lastUse(key, timeView(flags.utc, process.stderr))}` : 'never used';
+      await confirmOrRefuse(`Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`, flags.yes);
     }
     const revocation = await revokeKey(session.client, args.id);
-    const at = revocation.revoked_at ? ` at ${revocation.revoked_at}` : '';
+    const at = revocation.revoked_at ? `, ${timeView(flags.utc).full(revocation.revoked_at)}` : '';
     this.log(`${key && key.status !== 'active' ? 'Already revoked:' : 'Revoked'} ${args.id}${at}`);
     return revocation;
   }

@@ -12,6 +12,7 @@ import { getKey } from '../../services/keys.js';
 import { formatDuration } from '../../ui/duration.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { humanView, jsonLinesView, type RotationView } from '../../ui/rotation.js';
+import { timeView } from '../../ui/time.js';
 
 const DEFAULT_QUIET_PERIOD_MS = 15 * 60_000;
 const DEFAULT_TIMEOUT_MS = 60 * 60_000;
@@ -25,7 +26,7 @@ function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void {
   }
 }
 
-type RotateFlags = Interfaces.InferredFlags<typeof KeysRotate.flags>;
+type RotateFlags = Interfaces.InferredFlags<typeof KeysRotate.flags & typeof KeysRotate.baseFlags>;
 
 export default class KeysRotate extends AdminCommand {
   static override summary = 'Replace a key without downtime: create, save, deploy, verify, drain, revoke, confirm (admin key)';
@@ -128,7 +129,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     const baseUrl = connection.baseUrl.href;
     const earlier = (await listRotations()).find((rotation) => rotation.old_key.id === keyId && rotation.base_url === baseUrl && rotation.status !== 'aborted');
     if (earlier) {
-      if (earlier.status === 'in_progress') this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${earlier.started_at}.`);
+      if (earlier.status === 'in_progress') this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${timeView(flags.utc, process.stderr).full(earlier.started_at)}.`);
       return earlier;
     }
     const oldKey = await getKey(admin, keyId);

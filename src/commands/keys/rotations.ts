@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../base-command.js';
 import { listRotations, type RotationRecord } from '../../keys/journal.js';
 import { renderRotations } from '../../ui/rotation.js';
+import { timeView } from '../../ui/time.js';
 
 export default class KeysRotations extends BaseCommand {
   static override summary = 'List the key rotations started from this machine and where each stands';
@@ -8,10 +9,10 @@ export default class KeysRotations extends BaseCommand {
   static override examples = ['<%= config.bin %> keys rotations', '<%= config.bin %> keys rotations --json'];
 
   public async run(): Promise<RotationRecord[]> {
-    await this.parse(KeysRotations);
+    const { flags } = await this.parse(KeysRotations);
     const records = await listRotations();
     if (records.length === 0) this.note('No rotations.');
-    else this.log(renderRotations(records));
+    else this.log(renderRotations(records, timeView(flags.utc)));
     return records;
   }
 }

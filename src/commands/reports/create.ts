@@ -11,6 +11,7 @@ import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
+import { timeView } from '../../ui/time.js';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 
@@ -47,7 +48,7 @@ Flags left out are asked for on a terminal; anywhere else they are left out of t
     ]);
     let report = await createReport(session.client, input);
     if (flags.wait) report = await waitWithSpinner(session.client, idOf(report, 'POST /v1/reports'), flags['wait-timeout']);
-    this.log(renderReport(report));
+    this.log(renderReport(report, timeView(flags.utc)));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }

@@ -4,6 +4,7 @@ import { assertStated, STATED } from '../../api/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { getReport } from '../../services/reports.js';
 import { renderReport } from '../../ui/reports.js';
+import { timeView } from '../../ui/time.js';
 
 export default class ReportsGet extends ApiCommand {
   static override summary = 'Show a report with its full risk breakdown';
@@ -18,7 +19,7 @@ export default class ReportsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
     const report = await getReport(session.client, args.id);
-    this.log(renderReport(report));
+    this.log(renderReport(report, timeView(flags.utc)));
     return report;
   }
 }

@@ -4,6 +4,7 @@ import type { ReportAnswer } from '../../api/types.js';
 import { listAllReports, listReports, type PagingStop, type ReportsQuery } from '../../services/reports.js';
 import { renderReportRows } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
+import { timeView } from '../../ui/time.js';
 
 /** `--json`: the reports read, and whether more follow (null when svc cannot tell). */
 interface ReportListing {
@@ -39,12 +40,12 @@ Query parameters are sent only when asked for: the specification shows none, and
     if (flags.all) {
       const { reports, stop } = await listAllReports(session.client, query);
       listing = { object: 'list', data: reports, has_more: stop.kind === 'end' ? false : null };
-      this.show(reports);
+      this.show(reports, flags.utc);
       this.explainStop(stop);
     } else {
       const page = await listReports(session.client, query);
       listing = { object: 'list', data: page.reports, has_more: page.next.kind === 'unknown' ? null : page.next.kind === 'next' };
-      this.show(page.reports);
+      this.show(page.reports, flags.utc);
       if (page.next.kind === 'next') {
         const after = page.next.url.searchParams.get('starting_after');
         this.note(`More reports follow: ${after ? `--starting-after ${terminalText(after)}, or ` : ''}--all.`);
@@ -54,9 +55,9 @@ Query parameters are sent only when asked for: the specification shows none, and
     return listing;
   }
 
-  private show(reports: ReportAnswer[]): void {
+  private show(reports: ReportAnswer[], utc: boolean): void {
     if (reports.length === 0) this.note('No reports.');
-    else this.log(renderReportRows(reports));
+    else this.log(renderReportRows(reports, timeView(utc)));
   }
 
   private explainStop(stop: PagingStop): void {

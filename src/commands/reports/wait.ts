@@ -6,6 +6,7 @@ import type { ReportAnswer } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
+import { timeView } from '../../ui/time.js';
 
 export default class ReportsWait extends ApiCommand {
   static override summary = 'Wait until a report is completed or failed, then show it';
@@ -27,7 +28,7 @@ Exit code 11 when the report failed, 12 when --wait-timeout passes first (the re
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
     const report = await waitWithSpinner(session.client, args.id, flags['wait-timeout']);
-    this.log(renderReport(report));
+    this.log(renderReport(report, timeView(flags.utc)));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }

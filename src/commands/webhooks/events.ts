@@ -3,6 +3,7 @@ import { BaseCommand } from '../../base-command.js';
 import { instantFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS } from '../../flags/event-kind.js';
 import { renderTable } from '../../ui/table.js';
+import { timeView } from '../../ui/time.js';
 import { forwardCell, statusCell, storedEventJson } from '../../ui/webhooks.js';
 import { storeFlag } from '../../webhook-command.js';
 import { EventStore, REJECTED_BODY_BYTES, type StoredStatus } from '../../webhooks/store.js';
@@ -43,11 +44,12 @@ export default class WebhooksEvents extends BaseCommand {
       });
       if (events.length === 0) this.note('No events.');
       else {
+        const times = timeView(flags.utc);
         this.log(
           renderTable(
-            ['received', 'event', 'type', 'resource', 'status', 'forward'],
+            ['received', 'event', { title: 'type', leaveOut: 2 }, { title: 'resource', leaveOut: 1 }, { title: 'status', freeText: true }, { title: 'forward', freeText: true }],
             events.map((event) => [
-              event.receivedAt,
+              times.short(event.receivedAt),
               event.eventId,
               event.type,
               event.resourceId,

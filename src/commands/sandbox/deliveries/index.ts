@@ -3,6 +3,7 @@ import { SandboxCommand } from '../../../sandbox-command.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery, DeliveryAttempt } from '../../../sandbox/store.js';
 import { renderTable } from '../../../ui/table.js';
+import { timeView } from '../../../ui/time.js';
 
 export default class SandboxDeliveries extends SandboxCommand {
   static override summary = "List the sandbox's webhook deliveries, dead letters included";
@@ -25,9 +26,10 @@ export default class SandboxDeliveries extends SandboxCommand {
       const deliveries = store.deliveries({ status: flags.status as Delivery['status'] | undefined, eventId: flags.event, limit: flags.limit });
       if (deliveries.length === 0) this.note('No deliveries.');
       else {
+        const times = timeView(flags.utc);
         this.log(
           renderTable(
-            ['delivery', 'event', 'type', 'url', 'status', 'attempts', 'last answer', 'next attempt'],
+            [{ title: 'delivery', leaveOut: 3 }, 'event', { title: 'type', leaveOut: 4 }, { title: 'url', leaveOut: 2, freeText: true }, 'status', { title: 'attempts', leaveOut: 5 }, { title: 'last answer', freeText: true, leaveOut: 1 }, 'next attempt'],
             deliveries.map((delivery) => [
               delivery.id,
               delivery.eventId,
@@ -36,7 +38,7 @@ export default class SandboxDeliveries extends SandboxCommand {
               delivery.status,
               delivery.attempts,
               delivery.lastStatus ?? delivery.lastError,
-              delivery.nextAttemptAt === null ? '' : new Date(delivery.nextAttemptAt).toISOString(),
+              delivery.nextAttemptAt === null ? '' : times.short(new Date(delivery.nextAttemptAt).toISOString()),
             ]),
           ),
         );
