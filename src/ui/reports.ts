@@ -64,7 +64,7 @@ export function renderReport(report: ReportAnswer, times: TimeView): string {
 
 export function renderReportRows(reports: ReportAnswer[], times: TimeView): string {
   return renderTable(
-    ['id', 'status', { title: 'applicant', leaveOut: 1 }, { title: 'to', leaveOut: 3 }, { title: 'visa type', leaveOut: 2 }, 'score', 'band', 'created'],
+    ['id', 'status', { title: 'applicant', leaveOut: 1 }, { title: 'destination', leaveOut: 3 }, { title: 'visa type', leaveOut: 2 }, 'score', 'band', 'created'],
     reports.map((report) => [report.id, report.status, report.applicant_id, report.destination, report.visa_type, report.risk_score, report.score_band, times.short(report.created_at)]),
   );
 }

@@ -68,8 +68,8 @@ describe(`at a ${COLUMNS}-column terminal`, () => {
 
   it('reports list keeps every id whole, leaving out the columns that do not fit and saying which', async () => {
     const shown = await runInTerminal(['reports', 'list'], sandbox.env, COLUMNS);
-    expect(shown.lines.some((line) => line.startsWith(`${report.id}  completed`))).toBe(true);
-    expect(shown.lines.join(' ')).toMatch(/\(applicant left out at 80 columns: a wider terminal or\s+--json shows it\)/);
+    expect(shown.lines.some((line) => line.startsWith(`${report.id}  completed  DE`))).toBe(true);
+    expect(shown.lines.join(' ')).toMatch(/\(applicant, visa type left out at 80 columns: a wider terminal or\s+--json shows them\)/);
     const wide = await runInTerminal(['reports', 'list'], sandbox.env, 140);
     expect(wide.lines.some((line) => line.startsWith(`${report.id}  completed  ${applicant.id}  DE`))).toBe(true);
     expect(wide.lines.join('\n')).not.toContain('left out');
