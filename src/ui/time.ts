@@ -4,6 +4,8 @@ export interface TimeView {
   full(value: string | null | undefined): string | undefined;
   /** In a table: "3m ago", "in 2h", or the local date beyond a month. */
   short(value: string | null | undefined): string | undefined;
+  /** In a log of lines as they happen: the local time of day, "17:20:31". */
+  clock(value: string): string;
 }
 
 const SECOND = 1000;
@@ -48,7 +50,7 @@ function parsed(value: string | null | undefined): Date | undefined {
 }
 
 /** Times as the answer gives them (ISO 8601 UTC): with --utc, and when stdout is not a terminal. */
-const exact: TimeView = { full: (value) => value ?? undefined, short: (value) => value ?? undefined };
+const exact: TimeView = { full: (value) => value ?? undefined, short: (value) => value ?? undefined, clock: (value) => value };
 
 /**
  * Times for people at a terminal, relative to `now` and local; exact as given with `--utc` or when
@@ -67,6 +69,10 @@ export function timeView(utc: boolean, stream: NodeJS.WriteStream = process.stdo
       if (!date) return value ?? undefined;
       const ms = date.getTime() - now;
       return Math.abs(ms) < MONTH ? compact(ms) : local(date, false);
+    },
+    clock(value) {
+      const date = parsed(value);
+      return date ? date.toLocaleTimeString('en-GB', { hourCycle: 'h23' }) : value;
     },
   };
 }

@@ -6,7 +6,9 @@ import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
+import { hangingLine } from '../../ui/table.js';
 import { terminalText } from '../../ui/terminal-text.js';
+import { type TimeView, timeView } from '../../ui/time.js';
 import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
 import { type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
@@ -37,13 +39,13 @@ function deliveryJson(report: DeliveryReport): Record<string, unknown> {
 }
 
 /** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */
-function deliveryLine(report: DeliveryReport): string {
-  return terminalText(describeDelivery(report));
+function deliveryLine(report: DeliveryReport, times: TimeView): string {
+  return hangingLine(`${times.clock(report.at)}  `, terminalText(describeDelivery(report)));
 }
 
 function describeDelivery(report: DeliveryReport): string {
   const { event } = report;
-  const what = [report.at, event.id ?? '-', event.type ?? '-', event.resourceId ?? '-'];
+  const what = [event.id ?? '-', event.type ?? '-', event.resourceId ?? '-'];
   const notes = report.schemaNotes.length > 0 ? `  schema notes: ${report.schemaNotes.join('; ')}` : '';
   switch (report.result) {
     case 'accepted': {
@@ -142,7 +144,8 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
     });
     const json = this.jsonEnabled();
-    listener.on('report', (report) => this.render(report, json));
+    const times = timeView(flags.utc);
+    listener.on('report', (report) => this.render(report, json, times));
     let url: string;
     try {
       url = await listener.start();
@@ -183,11 +186,11 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     if (this.lines.length > 0) process.stdout.write(`${this.lines.splice(0).join('\n')}\n`);
   }
 
-  private render(report: ListenerReport, json: boolean): void {
+  private render(report: ListenerReport, json: boolean, times: TimeView): void {
     if (json) {
       this.print(JSON.stringify(report.kind === 'delivery' ? deliveryJson(report) : report));
     } else if (report.kind === 'delivery') {
-      this.print(deliveryLine(report));
+      this.print(deliveryLine(report, times));
     } else {
       this.note(terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`));
     }
