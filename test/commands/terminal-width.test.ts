@@ -2,7 +2,7 @@
  * What a person sees at an 80-column terminal: the real `svc` in a pseudo-terminal against the
  * real sandbox; no line is wider than the terminal, and what the lines hold is still there.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, Report } from '../../src/api/types.js';
@@ -90,6 +90,22 @@ describe(`at a ${COLUMNS}-column terminal`, () => {
     expect(widerThan(shown.lines, COLUMNS)).toEqual([]);
     expect(shown.lines.some((line) => line.startsWith('✓ webhook   report.completed'))).toBe(true);
     expect(shown.lines).toContain('Recommendations');
+  });
+});
+
+describe(`help at a ${COLUMNS}-column terminal`, () => {
+  it('fits, examples aside (they are commands to copy whole)', async () => {
+    const prose = (lines: string[]) => lines.filter((line) => !line.startsWith('  $ '));
+    for (const args of [['--help'], ...['reports', 'applicants', 'documents', 'keys', 'webhooks', 'contract', 'sandbox', 'config'].map((topic) => [topic, '--help'])]) {
+      const shown = await runInTerminal(args, isolatedEnv(), COLUMNS);
+      expect(widerThan(prose(shown.lines), COLUMNS), args.join(' ')).toEqual([]);
+    }
+  });
+
+  it("puts no command's summary, the first line of its help, beyond the terminal's edge", () => {
+    const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as { commands: Record<string, { summary?: string }> };
+    const wide = Object.entries(manifest.commands).filter(([, command]) => (command.summary ?? '').length > COLUMNS);
+    expect(wide.map(([id]) => id)).toEqual([]);
   });
 });
 

@@ -11,7 +11,7 @@ import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { timeView } from '../../ui/time.js';
 
 export default class DocumentsUpload extends ApiCommand {
-  static override summary = 'Upload a supporting document as a multipart form (fields type, applicant_id and file)';
+  static override summary = 'Upload a supporting document as a multipart form (type, applicant_id, file)';
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
 --type is asked for on a terminal when left out; anywhere else it is left out of the form, with a warning.`;
 

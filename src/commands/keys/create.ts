@@ -10,7 +10,7 @@ import { renderKey } from '../../ui/keys.js';
 import { timeView } from '../../ui/time.js';
 
 export default class KeysCreate extends AdminCommand {
-  static override summary = 'Create a key; its secret is written to --key-file (0600), never printed (admin key)';
+  static override summary = 'Create a key; its secret goes to --key-file (0600), never printed (admin key)';
   static override description = 'The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. A path that cannot be written is refused before the key is made; should the write fail all the same, the key is revoked, as nobody would hold its secret.';
   static override examples = [
     '<%= config.bin %> keys create --name "billing worker" --key-file ./billing.key',

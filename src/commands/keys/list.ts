@@ -6,7 +6,7 @@ import { renderKeyRows } from '../../ui/keys.js';
 import { timeView } from '../../ui/time.js';
 
 export default class KeysList extends AdminCommand {
-  static override summary = 'List the keys of the workspace with their last use, read-only limit and IP lock (admin key)';
+  static override summary = 'List the keys of the workspace: last use, read-only, IP lock (admin key)';
   static override examples = ['<%= config.bin %> keys list', '<%= config.bin %> keys list --all --json'];
 
   static override flags = {

@@ -29,7 +29,7 @@ function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void {
 type RotateFlags = Interfaces.InferredFlags<typeof KeysRotate.flags & typeof KeysRotate.baseFlags>;
 
 export default class KeysRotate extends AdminCommand {
-  static override summary = 'Replace a key without downtime: create, save, deploy, verify, drain, revoke, confirm (admin key)';
+  static override summary = 'Replace a key without downtime: create, deploy, drain, revoke (admin key)';
   static override description = `Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope; (2) save its secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy command only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a person confirm the deploy; (4) make a read request with the new key; (5) wait until the old key has been silent for --quiet-period and the new key has been used since step 4, by the API's own clock; (6) revoke the old key; (7) check that the old key is refused.
 Each step is recorded in $XDG_STATE_HOME/svc/rotations/<rotation-id>.json (0600; never a secret) before the next begins. After a crash, a Ctrl-C or a failure, --resume (or running the same command again) continues from there without repeating an effect: no second key, no second deploy without asking.
 With --json, stdout carries one JSON object per line: started, step_done, drain_progress (each poll), new_key_replaced, notice, completed or aborted; a failure ends with {"error": …}.

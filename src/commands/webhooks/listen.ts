@@ -66,7 +66,7 @@ function describeDelivery(report: DeliveryReport): string {
 export default class WebhooksListen extends WebhookCommand {
   private readonly lines: string[] = [];
 
-  static override summary = 'Receive, verify and store webhook deliveries, and forward them to a local application';
+  static override summary = 'Receive, verify and store webhook deliveries; forward them to your application';
   static override description = `Verifies every delivery (signature over the raw body, timestamp within --tolerance, then the envelope part 6 states: a UTF-8 JSON object with an id starting with evt_, a type and a data object) and commits each accepted event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
 Where an authentic event differs from openapi.yaml's event schemas (any data, kinds it does not list, no created_at, a Service-Event header naming another kind), it is accepted all the same, with schema notes; --strict-schema refuses it instead (400 envelope_invalid), for testing your own implementation.
 With --forward-to, each new event is posted to the application with its raw body and original headers; the sender's answer reflects the storing, not the application.
