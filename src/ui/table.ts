@@ -13,6 +13,8 @@ export interface Column {
   title: string;
   leaveOut?: number;
   freeText?: boolean;
+  /** Cells are never wrapped, not even between words (short labels such as "* default"). */
+  unbroken?: boolean;
   /** Colour for a cell's laid-out text, where colour is shown. */
   style?: (text: string) => string;
 }
@@ -46,35 +48,42 @@ export function hangingLine(prefix: string, value: string, stream: NodeJS.WriteS
 const GAP = '  ';
 /** The longest word of free text kept whole when its column is narrowed. */
 const FREE_TEXT_WORD = 12;
+/** The least room free text is given before columns a narrow terminal can do without are left out. */
+const FREE_TEXT_ROOM = 24;
 
 const sum = (widths: number[]) => widths.reduce((total, width) => total + width, 0);
 const longestWord = (cell: string) => Math.max(0, ...cell.split(/\s+/).map((word) => stringWidth(word)));
 
 /**
- * Column widths that fit `available`: a column that fits its share keeps its natural width, the
- * others share what is left, none narrower than its floor.
+ * Column widths that fit `available`: each column at least its floor, the space beyond the floors
+ * shared in proportion to what each column lacks of its natural width (so prose gets the room).
  */
 function fittedWidths(natural: number[], floors: number[], available: number): number[] {
-  const widths = [...natural];
-  let open = natural.map((_, index) => index).filter((index) => natural[index]! > floors[index]!);
-  while (open.length > 0) {
-    const taken = widths.reduce((total, width, index) => (open.includes(index) ? total : total + width), 0);
-    const share = Math.floor((available - taken) / open.length);
-    const settled = open.filter((index) => natural[index]! <= share || floors[index]! >= share);
-    if (settled.length === 0) {
-      for (const index of open) widths[index] = share;
-      break;
-    }
-    for (const index of settled) widths[index] = natural[index]! <= share ? natural[index]! : floors[index]!;
-    open = open.filter((index) => !settled.includes(index));
+  const widths = [...floors];
+  const lacking = (index: number) => natural[index]! - widths[index]!;
+  const wanted = sum(natural.map((_, index) => lacking(index)));
+  let spare = available - sum(floors);
+  if (spare <= 0) return widths;
+  if (wanted <= spare) return [...natural];
+  const share = widths.map((_, index) => Math.floor((spare * lacking(index)) / wanted));
+  widths.forEach((_, index) => (widths[index]! += share[index]!));
+  spare -= sum(share);
+  // What rounding left goes to the columns that lack the most.
+  for (const index of widths.map((_, index) => index).sort((a, b) => lacking(b) - lacking(a))) {
+    if (spare === 0) break;
+    widths[index]! += 1;
+    spare -= 1;
   }
   return widths;
 }
 
-/** The columns shown at `width`: those a narrow terminal may do without are left out, lowest rank first, until the rest fit without breaking a word. */
-function shownColumns(columns: Column[], floors: number[], width: number): number[] {
+/**
+ * The columns shown at `width`: those a narrow terminal may do without are left out, lowest rank
+ * first, until the rest fit in `room` (words kept whole, free text given room to read).
+ */
+function shownColumns(columns: Column[], room: number[], width: number): number[] {
   let shown = columns.map((_, index) => index);
-  const fits = () => sum(shown.map((index) => floors[index]!)) + GAP.length * (shown.length - 1) <= width;
+  const fits = () => sum(shown.map((index) => room[index]!)) + GAP.length * (shown.length - 1) <= width;
   const ranked = shown.filter((index) => columns[index]!.leaveOut !== undefined).sort((a, b) => columns[a]!.leaveOut! - columns[b]!.leaveOut!);
   for (const index of ranked) {
     if (fits()) break;
@@ -98,13 +107,18 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
   const natural = titles.map((title, column) => Math.max(cellWidth(title), ...cells.map((row) => cellWidth(row[column]!))));
   const floors = columns.map((column, index) => {
     const words = Math.max(0, ...cells.map((row) => longestWord(row[index]!)));
+    if (column.unbroken) return natural[index]!;
     return Math.min(natural[index]!, Math.max(longestWord(titles[index]!), column.freeText ? Math.min(words, FREE_TEXT_WORD) : words));
   });
   const width = terminalWidth(stream);
-  const shown = shownColumns(columns, floors, width);
+  const room = columns.map((column, index) => (column.freeText ? Math.max(floors[index]!, Math.min(natural[index]!, FREE_TEXT_ROOM)) : floors[index]!));
+  const shown = shownColumns(columns, room, width);
   const available = width - GAP.length * (shown.length - 1);
   const pick = <T>(values: T[]) => shown.map((index) => values[index]!);
-  const widths = sum(pick(natural)) <= available ? pick(natural) : fittedWidths(pick(natural), pick(floors), available);
+  // Where even whole words do not fit, words are broken: only a title's words are kept whole then.
+  const titleFloors = titles.map((title, index) => Math.min(natural[index]!, longestWord(title)));
+  const kept = sum(pick(floors)) <= available ? pick(floors) : pick(titleFloors);
+  const widths = sum(pick(natural)) <= available ? pick(natural) : fittedWidths(pick(natural), kept, available);
   const color = useColor(stream);
   const styles = pick(columns).map((column) => (color && column.style) || ((part: string) => part));
   const lay = (row: string[], styled: boolean) => {

@@ -46,7 +46,7 @@ export default class SandboxKeys extends SandboxCommand {
         keys.push({ role: 'webhook_secret', id: null, workspace: null, environment: 'webhook', read_only: false, allowed_ips: [], status: 'active', secret: shown(webhookSecret) });
       }
       if (!flags.reveal) this.note('Secrets redacted; --reveal shows them.');
-      this.log(renderTable(['role', 'id', 'workspace', 'status', 'read-only', 'allowed IPs', 'secret'], keys.map((key) => [key.role, key.id, key.workspace, key.status, key.read_only, key.allowed_ips.join(' '), key.secret])));
+      this.log(renderTable(['role', 'id', { title: 'workspace', leaveOut: 3 }, { title: 'status', leaveOut: 1 }, { title: 'read-only', leaveOut: 2 }, { title: 'allowed IPs', freeText: true }, 'secret'], keys.map((key) => [key.role, key.id, key.workspace, key.status, key.read_only, key.allowed_ips.join(' '), key.secret])));
       return keys;
     } finally {
       store.close();
