@@ -52,7 +52,7 @@ export function renderReport(report: ReportAnswer, times: TimeView): string {
         const weight = numberOr(criterion.weight);
         return [criterion.label ?? criterion.key, criterion.score, weight === undefined ? undefined : percent(weight), weighted(criterion)?.toFixed(1), criterion.detail];
       });
-    parts.push('Criteria (highest weighted risk first)', renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows));
+    parts.push('Criteria (highest weighted risk first)', renderTable(['criterion', 'score', 'weight', 'weighted', { title: 'detail', freeText: true }], rows));
   }
   const recommendations = Array.isArray(report.recommendations) ? report.recommendations : [];
   if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(String(line)))).join('\n'));

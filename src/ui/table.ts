@@ -54,27 +54,32 @@ const FREE_TEXT_ROOM = 24;
 const sum = (widths: number[]) => widths.reduce((total, width) => total + width, 0);
 const longestWord = (cell: string) => Math.max(0, ...cell.split(/\s+/).map((word) => stringWidth(word)));
 
-/**
- * Column widths that fit `available`: each column at least its floor, the space beyond the floors
- * shared in proportion to what each column lacks of its natural width (so prose gets the room).
- */
-function fittedWidths(natural: number[], floors: number[], available: number): number[] {
-  const widths = [...floors];
-  const lacking = (index: number) => natural[index]! - widths[index]!;
-  const wanted = sum(natural.map((_, index) => lacking(index)));
-  let spare = available - sum(floors);
-  if (spare <= 0) return widths;
+/** Widths from `floors` up to `natural`, `spare` columns more in all, shared in proportion to what each lacks. */
+function grown(natural: number[], floors: number[], spare: number): number[] {
+  const lacking = natural.map((width, index) => width - floors[index]!);
+  const wanted = sum(lacking);
   if (wanted <= spare) return [...natural];
-  const share = widths.map((_, index) => Math.floor((spare * lacking(index)) / wanted));
-  widths.forEach((_, index) => (widths[index]! += share[index]!));
-  spare -= sum(share);
+  const widths = floors.map((floor, index) => floor + Math.floor((spare * lacking[index]!) / wanted));
+  let left = spare - sum(widths) + sum(floors);
   // What rounding left goes to the columns that lack the most.
-  for (const index of widths.map((_, index) => index).sort((a, b) => lacking(b) - lacking(a))) {
-    if (spare === 0) break;
+  for (const index of lacking.map((_, index) => index).sort((a, b) => lacking[b]! - lacking[a]!)) {
+    if (left === 0) break;
     widths[index]! += 1;
-    spare -= 1;
+    left -= 1;
   }
   return widths;
+}
+
+/**
+ * Column widths that fit `available`, each at least its floor: the room beyond the floors goes
+ * first to the columns of names and values, then to free text, which reads well at any width.
+ */
+function fittedWidths(natural: number[], floors: number[], freeText: boolean[], available: number): number[] {
+  const spare = available - sum(floors);
+  if (spare <= 0) return [...floors];
+  const firstNatural = natural.map((width, index) => (freeText[index] ? floors[index]! : width));
+  const first = grown(firstNatural, floors, spare);
+  return grown(natural, first, spare - sum(first) + sum(floors));
 }
 
 /**
@@ -118,7 +123,7 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
   // Where even whole words do not fit, words are broken: only a title's words are kept whole then.
   const titleFloors = titles.map((title, index) => Math.min(natural[index]!, longestWord(title)));
   const kept = sum(pick(floors)) <= available ? pick(floors) : pick(titleFloors);
-  const widths = sum(pick(natural)) <= available ? pick(natural) : fittedWidths(pick(natural), kept, available);
+  const widths = sum(pick(natural)) <= available ? pick(natural) : fittedWidths(pick(natural), kept, pick(columns).map((column) => Boolean(column.freeText)), available);
   const color = useColor(stream);
   const styles = pick(columns).map((column) => (color && column.style) || ((part: string) => part));
   const lay = (row: string[], styled: boolean) => {
