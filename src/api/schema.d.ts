@@ -387,7 +387,7 @@ export interface components {
          */
         VisaType: "tourist" | "business" | "student" | "work" | "transit" | "family";
         /**
-         * @description Band of the risk score (`score_band` in a report, `risk_band` in webhook payloads).
+         * @description Band of the risk score (`score_band` in a report, `risk_band` in webhook payloads); `x-lowest-score` gives the lowest risk score of each band.
          * @enum {string}
          */
         RiskBand: "low" | "medium" | "high" | "very_high";

@@ -22,7 +22,7 @@ function validatorFor(name: SchemaName): ValidateFunction {
     // ajv-formats is CommonJS; under NodeNext its default import is the module object.
     (formats as unknown as typeof formats.default)(ajv);
     ajv.addFormat('binary', true);
-    ajv.addKeyword('x-spec').addKeyword('example').addKeyword('components');
+    ajv.addKeyword('x-spec').addKeyword('x-lowest-score').addKeyword('example').addKeyword('components');
     ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas } });
   }
   let validate = validators.get(name);

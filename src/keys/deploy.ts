@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { environmentWithoutSvc } from '../child-environment.js';
 import { copyRedacted } from '../child-output.js';
 import { SvcError } from '../errors.js';
 
@@ -8,10 +9,8 @@ import { SvcError } from '../errors.js';
  */
 const OUTPUT_AFTER_EXIT_MS = 1000;
 
-/** svc's own variables (its keys, the webhook secret, the profile) stay with svc; the rest of the environment is the deploy's. */
 function deployEnvironment(secret: string, newKeyId: string): NodeJS.ProcessEnv {
-  const inherited = Object.entries(process.env).filter(([name]) => !name.toUpperCase().startsWith('SVC_'));
-  return { ...Object.fromEntries(inherited), SVC_NEW_API_KEY: secret, SVC_NEW_KEY_ID: newKeyId };
+  return { ...environmentWithoutSvc(), SVC_NEW_API_KEY: secret, SVC_NEW_KEY_ID: newKeyId };
 }
 
 /**

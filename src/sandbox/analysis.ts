@@ -20,6 +20,7 @@
  * letters, or the applicant's own country), `unknown_destination` (not an ISO 3166-1 country),
  * `document_unreadable` (a document was rejected) and `documents_pending` (a document is still processing).
  */
+import { RISK_BAND_LOWEST_SCORES } from '../api/enums.js';
 import type { Criterion, RiskBand } from '../api/types.js';
 import { isCountryCode } from './countries.js';
 import { assessDestinationPolicy } from './criteria/destination-policy.js';
@@ -58,9 +59,6 @@ export const CRITERIA: readonly CriterionRule[] = [
 
 export const CRITERION_WEIGHTS: Readonly<Record<string, number>> = Object.fromEntries(CRITERIA.map(({ key, weight }) => [key, weight]));
 
-/** The lowest risk score of each band. */
-export const RISK_BAND_THRESHOLDS: Readonly<Record<RiskBand, number>> = { low: 0, medium: 25, high: 50, very_high: 75 };
-
 /** A criterion scoring this or more gets a recommendation. */
 export const RECOMMENDATION_THRESHOLD = 40;
 export const MAX_RECOMMENDATIONS = 4;
@@ -84,9 +82,9 @@ export function analyseReport(input: ReportAnalysisInput): ReportAnalysis {
 }
 
 export function scoreBand(riskScore: number): RiskBand {
-  if (riskScore >= RISK_BAND_THRESHOLDS.very_high) return 'very_high';
-  if (riskScore >= RISK_BAND_THRESHOLDS.high) return 'high';
-  return riskScore >= RISK_BAND_THRESHOLDS.medium ? 'medium' : 'low';
+  if (riskScore >= RISK_BAND_LOWEST_SCORES.very_high) return 'very_high';
+  if (riskScore >= RISK_BAND_LOWEST_SCORES.high) return 'high';
+  return riskScore >= RISK_BAND_LOWEST_SCORES.medium ? 'medium' : 'low';
 }
 
 function failureOf({ applicant, documents, destination }: ReportAnalysisInput): { code: string; message: string } | undefined {

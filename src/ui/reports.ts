@@ -1,61 +1,63 @@
 import { reportOutcome } from '../api/report-outcome.js';
-import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
-import { type Cell, hangingLine, presentFields, renderTable } from './table.js';
+import type { ReportAnswer } from '../api/types.js';
+import { byContribution, contribution, criteriaBars, numberOr, paintedBand, percent, riskPicture, scaledScore, scoreScale } from './risk.js';
+import { type Cell, hangingLine, presentFields, renderTable, Styled } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
-
-function percent(weight: number): string {
-  return `${(weight * 100).toFixed(weight * 100 % 1 === 0 ? 0 : 1)}%`;
-}
-
-function numberOr(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-/** A criterion's score times its weight, when both are numbers. */
-function weighted(criterion: Answered<Criterion>): number | undefined {
-  const score = numberOr(criterion.score);
-  const weight = numberOr(criterion.weight);
-  return score === undefined || weight === undefined ? undefined : score * weight;
-}
 
 function failure(error: ReportAnswer['error']): string | undefined {
   if (!error) return undefined;
   return [error.code, error.message].filter((part) => typeof part === 'string' && part !== '').join(': ') || undefined;
 }
 
+/** The criteria as tab-separated lines, for scripts reading a pipe. */
+function criteriaLines(report: ReportAnswer, stream: NodeJS.WriteStream): string {
+  const rows: Cell[][] = byContribution(report.criteria ?? []).map((criterion) => {
+    const weight = numberOr(criterion.weight);
+    return [criterion.label ?? criterion.key, criterion.score, weight === undefined ? undefined : percent(weight), contribution(criterion)?.toFixed(1), criterion.detail];
+  });
+  return renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows, stream);
+}
+
 /**
  * The full breakdown of one report, as `svc reports get` shows it to people: the fields the answer
- * carries, in svc's order; fields it lacks get no row, fields svc does not know are left to --json.
+ * carries, in svc's order (fields it lacks get no row, fields svc does not know are left to
+ * --json). On a terminal the risk is a picture: the score on svc's 0–100 scale with its band in
+ * colour, where the answer fits that scale, and each criterion's contribution as a bar.
  */
-export function renderReport(report: ReportAnswer, times: TimeView): string {
+export function renderReport(report: ReportAnswer, times: TimeView, stream: NodeJS.WriteStream = process.stdout): string {
+  const picture = stream.isTTY ? riskPicture(stream) : undefined;
+  const scaled = picture && scaledScore(report);
+  const band = picture && typeof report.score_band === 'string' ? new Styled(paintedBand(report.score_band, picture)) : report.score_band;
   const parts = [
-    presentFields([
-      ['id', report.id],
-      ['status', report.status],
-      ['applicant', report.applicant_id],
-      ['destination', report.destination],
-      ['visa type', report.visa_type],
-      ['purpose', report.purpose],
-      ['created', times.full(report.created_at)],
-      ['finished', times.full(report.completed_at)],
-      ['risk score', report.risk_score],
-      ['score band', report.score_band],
-      ['error', failure(report.error)],
-    ]),
+    presentFields(
+      [
+        ['id', report.id],
+        ['status', report.status],
+        ['applicant', report.applicant_id],
+        ['destination', report.destination],
+        ['visa type', report.visa_type],
+        ['purpose', report.purpose],
+        ['created', times.full(report.created_at)],
+        ['finished', times.full(report.completed_at)],
+        ...(scaled
+          ? ([['risk score', new Styled(`${scaled.score} of 100, ${paintedBand(scaled.band, picture)}`)]] as Array<[string, Cell]>)
+          : ([['risk score', report.risk_score], ['score band', band]] as Array<[string, Cell]>)),
+        ['error', failure(report.error)],
+      ],
+      stream,
+    ),
   ];
+  if (scaled) parts.push(scoreScale(scaled.score, scaled.band, picture));
   const criteria = Array.isArray(report.criteria) ? report.criteria : [];
   if (criteria.length) {
-    const rows: Cell[][] = [...criteria]
-      .sort((a, b) => (weighted(b) ?? Number.NEGATIVE_INFINITY) - (weighted(a) ?? Number.NEGATIVE_INFINITY))
-      .map((criterion) => {
-        const weight = numberOr(criterion.weight);
-        return [criterion.label ?? criterion.key, criterion.score, weight === undefined ? undefined : percent(weight), weighted(criterion)?.toFixed(1), criterion.detail];
-      });
-    parts.push('Criteria (highest weighted risk first)', renderTable(['criterion', 'score', 'weight', 'weighted', { title: 'detail', freeText: true }], rows));
+    parts.push(
+      picture ? 'Criteria, by weighted contribution to the risk score' : 'Criteria (highest weighted risk first)',
+      picture ? criteriaBars(criteria, picture, stream) : criteriaLines(report, stream),
+    );
   }
   const recommendations = Array.isArray(report.recommendations) ? report.recommendations : [];
-  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(String(line)))).join('\n'));
+  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(String(line)), stream)).join('\n'));
   if (reportOutcome(report) === 'unfinished' && report.id) {
     parts.push(`The analysis is not finished yet: \`svc reports wait ${terminalText(report.id)}\` waits for it.`);
   }

@@ -2,7 +2,12 @@ import stringWidth from 'string-width';
 import wrapAnsi from 'wrap-ansi';
 import { terminalText } from './terminal-text.js';
 
-export type Cell = string | number | boolean | null | undefined;
+/** Text made for the terminal by svc itself (escaped, then coloured): shown as it is. */
+export class Styled {
+  constructor(readonly text: string) {}
+}
+
+export type Cell = string | number | boolean | null | undefined | Styled;
 
 /**
  * A column of a table for people. `leaveOut` ranks the columns a narrow terminal may do without,
@@ -21,6 +26,7 @@ export interface Column {
 
 /** A cell's text, escaped: values come from API answers and deliveries. */
 function text(cell: Cell): string {
+  if (cell instanceof Styled) return cell.text;
   return cell === null || cell === undefined ? '' : terminalText(String(cell));
 }
 

@@ -17,7 +17,7 @@ export function runInTerminal(args: string[], env: Record<string, string>, colum
     let screen = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, lines: stripVTControlCharacters(screen).split(/\r?\n/) }));
+    child.on('close', (code) => resolve({ code, lines: stripVTControlCharacters(screen).split(/\r?\n/), screen }));
     child.stdin.end();
   });
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { RISK_BAND_LOWEST_SCORES } from '../../src/api/enums.js';
 import type { Applicant, DocumentType, RedFlag } from '../../src/api/types.js';
 import {
   analyseReport,
   CRITERIA,
   CRITERION_WEIGHTS,
   MAX_RECOMMENDATIONS,
-  RISK_BAND_THRESHOLDS,
   scoreBand,
   STRONG_PROFILE_RECOMMENDATION,
   type ReportAnalysis,
@@ -392,7 +392,7 @@ describe('analyseReport: risk score and band', () => {
   });
 
   it('exports the thresholds it bands by', () => {
-    expect(RISK_BAND_THRESHOLDS).toEqual({ low: 0, medium: 25, high: 50, very_high: 75 });
+    expect(RISK_BAND_LOWEST_SCORES).toEqual({ low: 0, medium: 25, high: 50, very_high: 75 });
   });
 
   it('is the rounded weighted sum of the criteria, banded', () => {

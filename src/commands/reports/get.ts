@@ -1,17 +1,26 @@
-import { Args } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
 import { assertStated, STATED } from '../../api/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
+import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
+import { showPage } from '../../ui/open-page.js';
+import { reportPage } from '../../ui/report-page.js';
 import { renderReport } from '../../ui/reports.js';
 import { timeView } from '../../ui/time.js';
 
 export default class ReportsGet extends ApiCommand {
   static override summary = 'Show a report with its full risk breakdown';
-  static override examples = ['<%= config.bin %> reports get rep_123', '<%= config.bin %> reports get rep_123 --json'];
+  static override description = `On a terminal the risk is drawn: the score on a 0-100 scale with its band in colour (where the service's score and band fit that scale, the sandbox's), and each criterion's weighted contribution as a bar. --web writes the report as a self-contained HTML page (no script, nothing loaded from anywhere, mode 0600) and opens it in the browser, as \`svc reports open\` does.`;
+  static override examples = ['<%= config.bin %> reports get rep_123', '<%= config.bin %> reports get rep_123 --web', '<%= config.bin %> reports get rep_123 --json'];
 
   static override args = {
     id: Args.string({ description: 'Report id (rep_…)', required: true }),
+  };
+
+  static override flags = {
+    web: Flags.boolean({ description: 'Open the report as an HTML page in the browser instead' }),
+    output: pageOutputFlag(['web']),
   };
 
   public async run(): Promise<ReportAnswer> {
@@ -19,7 +28,8 @@ export default class ReportsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
     const report = await getReport(session.client, args.id);
-    this.log(renderReport(report, timeView(flags.utc)));
+    if (flags.web) this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
+    else this.log(renderReport(report, timeView(flags.utc)));
     return report;
   }
 }

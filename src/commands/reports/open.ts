@@ -1,0 +1,29 @@
+import { Args } from '@oclif/core';
+import { ApiCommand } from '../../api-command.js';
+import { assertStated, STATED } from '../../api/stated.js';
+import type { ReportAnswer } from '../../api/types.js';
+import { pageOutputFlag } from '../../flags/page.js';
+import { getReport } from '../../services/reports.js';
+import { showPage } from '../../ui/open-page.js';
+import { reportPage } from '../../ui/report-page.js';
+
+export default class ReportsOpen extends ApiCommand {
+  static override summary = 'Open a report as an HTML page in the browser (reports get --web)';
+  static override description = `The page is self-contained: the risk score on a 0-100 scale and each criterion's weighted contribution as inline SVG charts, the fields, the details and the recommendations, with no script and a policy that lets it load nothing from anywhere. It is written with mode 0600 to a new private temporary directory (or --output) and opened with the system's opener (xdg-open, open, start); where there is none, its path is printed.`;
+  static override examples = ['<%= config.bin %> reports open rep_123', '<%= config.bin %> reports open rep_123 --output report.html'];
+
+  static override args = {
+    id: Args.string({ description: 'Report id (rep_…)', required: true }),
+  };
+
+  static override flags = { output: pageOutputFlag() };
+
+  public async run(): Promise<ReportAnswer> {
+    const { args, flags } = await this.parse(ReportsOpen);
+    assertStated([['id', args.id, STATED.reportId]]);
+    const { session } = await this.connect(flags);
+    const report = await getReport(session.client, args.id);
+    this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
+    return report;
+  }
+}
