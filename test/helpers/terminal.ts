@@ -10,7 +10,7 @@ const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  * at a terminal would: stdout and stderr are that terminal. Answers the terminal's lines, without
  * colour and cursor sequences.
  */
-export function runInTerminal(args: string[], env: Record<string, string>, columns = 80): Promise<{ code: number | null; lines: string[] }> {
+export function runInTerminal(args: string[], env: Record<string, string>, columns = 80): Promise<{ code: number | null; lines: string[]; screen: string }> {
   const command = `stty cols ${columns} rows 60; exec ${[process.execPath, SVC_BIN, ...args].map(quoted).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
