@@ -1,4 +1,6 @@
 import { ux } from '@oclif/core';
+import { formatDuration } from './duration.js';
+import { showsLiveProgress } from './progress.js';
 
 /** What a task under a spinner may do: change the status beside it, or write a line for people above it. */
 export interface SpinnerControl {
@@ -7,22 +9,34 @@ export interface SpinnerControl {
 }
 
 /**
- * Runs `task` under a spinner on stderr, whose status `task` may update; where oclif would not
- * spin (stderr not a terminal, CI, a dumb terminal) one line says what is going on instead.
+ * Runs `task` under a spinner on stderr showing its status and the time it has taken; when done,
+ * one line is left: `message… outcome (elapsed)`. Where no person watches (stdout or stderr not a
+ * terminal, CI) there is no spinner and no line, only the notes the task writes.
  */
 export async function withSpinner<T>(message: string, task: (control: SpinnerControl) => Promise<T>, outcome: (result: T) => string): Promise<T> {
   const write = (line: string) => process.stderr.write(`${line}\n`);
-  if (ux.action.type !== 'spinner') {
-    write(`${message}…`);
-    return task({ status: () => undefined, note: write });
-  }
+  if (!showsLiveProgress()) return task({ status: () => undefined, note: write });
+  const started = performance.now();
+  const elapsed = () => formatDuration(performance.now() - started);
+  let status = '';
+  const show = () => (ux.action.status = status ? `${status} · ${elapsed()}` : elapsed());
   ux.action.start(message);
+  show();
+  const clock = setInterval(show, 1000);
   try {
-    const result = await task({ status: (text) => (ux.action.status = text), note: (line) => ux.action.pause(() => write(line)) });
-    ux.action.stop(outcome(result));
+    const result = await task({
+      status: (text) => {
+        status = text;
+        show();
+      },
+      note: (line) => ux.action.pause(() => write(line)),
+    });
+    ux.action.stop(`${outcome(result)} (${elapsed()})`);
     return result;
   } catch (error) {
-    ux.action.stop('!');
+    ux.action.stop(`stopped after ${elapsed()}`);
     throw error;
+  } finally {
+    clearInterval(clock);
   }
 }

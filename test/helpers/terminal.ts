@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { stripVTControlCharacters } from 'node:util';
+import xterm from '@xterm/headless';
 import stringWidth from 'string-width';
 import { SVC_BIN } from './svc.js';
+
+const { Terminal } = xterm;
 
 const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
@@ -25,4 +28,17 @@ export function runInTerminal(args: string[], env: Record<string, string>, colum
 /** The lines wider than `columns` terminal cells. */
 export function widerThan(lines: string[], columns: number): string[] {
   return lines.filter((line) => stringWidth(line) > columns);
+}
+
+/**
+ * The screen a person is left with once `raw` (what a program wrote to its terminal: cursor moves,
+ * erased lines and all) has been drawn on a terminal of `columns` columns: its non-empty lines.
+ */
+export async function finalScreen(raw: string, columns = 80): Promise<string[]> {
+  const terminal = new Terminal({ cols: columns, rows: 200, allowProposedApi: true });
+  await new Promise<void>((resolve) => terminal.write(raw, resolve));
+  const buffer = terminal.buffer.active;
+  const lines = Array.from({ length: buffer.length }, (_, row) => buffer.getLine(row)?.translateToString(true) ?? '');
+  terminal.dispose();
+  return lines.filter((line) => line !== '');
 }

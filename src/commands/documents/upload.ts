@@ -6,7 +6,7 @@ import type { DocumentAnswer } from '../../api/types.js';
 import { readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
-import { byteProgress } from '../../ui/progress.js';
+import { uploadProgress } from '../../ui/progress.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { timeView } from '../../ui/time.js';
 
@@ -39,12 +39,12 @@ export default class DocumentsUpload extends ApiCommand {
     let type = flags.type;
     if (type === undefined && canPrompt()) type = await chooseOrType(inquirerPrompter, 'Kind of document:', DOCUMENT_TYPES);
     for (const note of [leftOutWarning(type === undefined ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
-    const progress = await byteProgress(`Uploading ${file.filename}`, file.bytes.length);
-    let document: DocumentAnswer;
+    const progress = await uploadProgress(file.filename, file.bytes.length);
+    let document: DocumentAnswer | undefined;
     try {
       document = await uploadDocument(session.client, { file, type, applicantId: flags.applicant }, progress?.update);
     } finally {
-      progress?.stop();
+      progress?.stop(document !== undefined);
     }
     this.log(renderDocument(document, timeView(flags.utc)));
     return document;
