@@ -18,11 +18,11 @@ const validators = new Map<SchemaName, ValidateFunction>();
 
 function validatorFor(name: SchemaName): ValidateFunction {
   if (!ajv) {
-    ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
     // ajv-formats is CommonJS; under NodeNext its default import is the module object.
     (formats as unknown as typeof formats.default)(ajv);
     ajv.addFormat('binary', true);
-    ajv.addKeyword('x-spec').addKeyword('x-lowest-score').addKeyword('example').addKeyword('components');
+    ajv.addKeyword('x-spec').addKeyword('x-lowest-score').addKeyword('x-in-words').addKeyword('example').addKeyword('components');
     ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas } });
   }
   let validate = validators.get(name);
@@ -52,8 +52,11 @@ function messageOf(error: ErrorObject): string {
       return 'is required';
     case 'additionalProperties':
       return 'is not a known field';
-    case 'pattern':
-      return `must match ${error.params.pattern}`;
+    case 'pattern': {
+      // openapi.yaml says in words what its patterns of input mean (x-in-words): people read regular expressions badly.
+      const words = (error.parentSchema as { 'x-in-words'?: string } | undefined)?.['x-in-words'];
+      return words ? `must be ${words}` : `must match ${error.params.pattern}`;
+    }
     case 'enum':
       return `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
     case 'format':

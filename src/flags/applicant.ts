@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Flags, type Interfaces } from '@oclif/core';
 import { EMPLOYMENT_STATUSES } from '../api/enums.js';
+import { countryCode, currencyCode, trimmed } from '../api/normalise.js';
 import { SvcError } from '../errors.js';
 
 /** The fields of ApplicantInput as flags, shared by `applicants create` and `applicants update`. */
@@ -38,7 +39,7 @@ function invalid(message: string, hint: string): SvcError {
 function parseTrip(text: string): { country: string; year: number | string; overstayed: boolean } {
   const match = /^([^:]*):([^:]*)(?::(overstayed))?$/.exec(text);
   if (!match) throw invalid(`--travel ${text}: expected COUNTRY:YEAR or COUNTRY:YEAR:overstayed (field travel_history)`, 'write each trip as --travel DE:2023, or --travel US:2019:overstayed');
-  return { country: match[1] ?? '', year: numeric(match[2]) ?? '', overstayed: match[3] !== undefined };
+  return { country: countryCode(match[1]) ?? '', year: numeric(match[2]) ?? '', overstayed: match[3] !== undefined };
 }
 
 async function readProfile(path: string): Promise<Record<string, unknown>> {
@@ -66,17 +67,17 @@ async function readProfile(path: string): Promise<Record<string, unknown>> {
  */
 export async function applicantInputFrom(flags: ApplicantFlagValues): Promise<Record<string, unknown>> {
   const fromFlags: Record<string, unknown> = {
-    given_names: flags['given-names'],
-    surname: flags.surname,
-    date_of_birth: flags['date-of-birth'],
-    nationality: flags.nationality,
-    passport_number: flags['passport-number'],
-    passport_expiry: flags['passport-expiry'],
-    occupation: flags.occupation,
-    employment_status: flags['employment-status'],
+    given_names: trimmed(flags['given-names']),
+    surname: trimmed(flags.surname),
+    date_of_birth: trimmed(flags['date-of-birth']),
+    nationality: countryCode(flags.nationality),
+    passport_number: trimmed(flags['passport-number']),
+    passport_expiry: trimmed(flags['passport-expiry']),
+    occupation: trimmed(flags.occupation),
+    employment_status: trimmed(flags['employment-status']),
     monthly_income: numeric(flags['monthly-income']),
     savings: numeric(flags.savings),
-    currency: flags.currency,
+    currency: currencyCode(flags.currency),
     previous_refusals: numeric(flags['previous-refusals']),
     travel_history: flags.travel?.map(parseTrip),
   };

@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { jsonOf, resourceIn } from '../api/answer.js';
@@ -18,6 +19,16 @@ function mib(bytes: number): string {
  * Reads a file to upload, refusing only what no service could take: a path that is not a readable
  * regular file, or an empty one. Its size and format are the service's to judge (`uploadNotes`).
  */
+/** Whether `path` names a regular file this process can read: what a prompt for a document accepts. */
+export function isReadableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 export async function readDocumentFile(path: string): Promise<FilePart> {
   const invalid = (code: string, message: string, hint: string) => new SvcError('invalidInput', code, message, hint);
   let bytes: Uint8Array;

@@ -42,3 +42,47 @@ export async function finalScreen(raw: string, columns = 80): Promise<string[]> 
   terminal.dispose();
   return lines.filter((line) => line !== '');
 }
+
+/** Keys as a terminal sends them. */
+export const KEYS = { enter: '\r', up: '\u001b[A', down: '\u001b[B', backspace: '\u007f' };
+
+export interface TerminalSession {
+  /** Waits until `text` appears on the screen after what earlier waits found; fails with the screen so far. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
+  /** Types keys, as a person would. */
+  type(keys: string): void;
+  /** Waits for svc to exit. */
+  exited(): Promise<{ code: number | null; screen: string }>;
+}
+
+/** Starts the real `svc` in a pseudo-terminal of `columns` columns, for a test to read its screen and answer it. */
+export function startInTerminal(args: string[], env: Record<string, string>, columns = 80): TerminalSession {
+  const command = `stty cols ${columns} rows 60; exec ${[process.execPath, SVC_BIN, ...args].map(quoted).join(' ')}`;
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  let seen = 0;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+  const exit = new Promise<{ code: number | null; screen: string }>((resolve) => child.on('close', (code) => resolve({ code, screen: stripVTControlCharacters(screen) })));
+  return {
+    async waitFor(text, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const rest = stripVTControlCharacters(screen).slice(seen);
+        const match = typeof text === 'string' ? { index: rest.indexOf(text), length: text.length } : ((found) => ({ index: found?.index ?? -1, length: found?.[0].length ?? 0 }))(text.exec(rest));
+        if (match.index >= 0) {
+          seen += match.index + match.length;
+          return;
+        }
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${String(text)} did not appear; the screen after the last answer:\n${rest}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    type(keys) {
+      child.stdin.write(keys);
+    },
+    exited: () => {
+      child.stdin.end();
+      return exit;
+    },
+  };
+}

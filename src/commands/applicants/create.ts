@@ -1,16 +1,21 @@
 import { ApiCommand } from '../../api-command.js';
 import type { ApplicantAnswer } from '../../api/types.js';
+import { rememberApplicant } from '../../config/recent-applicants.js';
 import { SvcError } from '../../errors.js';
 import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
+import { askApplicant, lacksRequired } from '../../ui/applicant-questions.js';
 import { renderApplicant } from '../../ui/applicants.js';
+import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { timeView } from '../../ui/time.js';
 
 export default class ApplicantsCreate extends ApiCommand {
   static override summary = 'Create an applicant profile';
-  static override description = `From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the service's to define (the specification does not show them): the file is sent as it is, and the service's answer, or its error, is shown. The flags name the sandbox's fields, where given names, surname, date of birth and nationality are required.`;
+  static override description = `From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the service's to define (the specification does not show them): the file is sent as it is, and the service's answer, or its error, is shown. The flags name the sandbox's fields, where given names, surname, date of birth and nationality are required.
+Without --file, on a terminal, the required fields left out are asked for, then the optional ones if you wish; anywhere else the profile is sent as given, for the service to say what it lacks.`;
 
   static override examples = [
+    '<%= config.bin %> applicants create',
     '<%= config.bin %> applicants create --given-names Ana --surname Silva --date-of-birth 1990-04-12 --nationality PT --travel DE:2023 --travel US:2019:overstayed',
     '<%= config.bin %> applicants create --file profile.json --occupation Engineer --json',
   ];
@@ -20,12 +25,15 @@ export default class ApplicantsCreate extends ApiCommand {
 
   public async run(): Promise<ApplicantAnswer> {
     const { flags } = await this.parse(ApplicantsCreate);
-    const { session } = await this.connect(flags);
-    const input = await applicantInputFrom(flags);
+    const { session, connection } = await this.connect(flags);
+    let input = await applicantInputFrom(flags);
     if (input.id !== undefined) {
       throw new SvcError('invalidInput', 'invalid_input', `the profile file carries id ${String(input.id)}: creating an applicant takes no id (field id)`, 'to change an existing applicant use `svc applicants update <id>`, or remove id from the file');
     }
+    // A --file is another service's profile as much as the sandbox's: it is sent as it is.
+    if (flags.file === undefined && lacksRequired(input) && canPrompt()) input = await askApplicant(inquirerPrompter, input);
     const applicant = await upsertApplicant(session.client, input);
+    if (typeof applicant.id === 'string') await rememberApplicant(connection.baseUrl.href, applicant.id);
     this.log(renderApplicant(applicant, timeView(flags.utc)));
     return applicant;
   }

@@ -3,7 +3,8 @@ import { ApiCommand } from '../../api-command.js';
 import { DOCUMENT_TYPES } from '../../api/enums.js';
 import { assertStated, STATED } from '../../api/stated.js';
 import type { DocumentAnswer } from '../../api/types.js';
-import { readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';
+import { SvcError } from '../../errors.js';
+import { isReadableFile, readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
@@ -13,7 +14,7 @@ import { timeView } from '../../ui/time.js';
 export default class DocumentsUpload extends ApiCommand {
   static override summary = 'Upload a supporting document as a multipart form (type, applicant_id, file)';
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
---type is asked for on a terminal when left out; anywhere else it is left out of the form, with a warning.`;
+The file and --type are asked for on a terminal when left out; anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.`;
 
   static override examples = [
     '<%= config.bin %> documents upload passport.pdf --type passport --applicant app_123',
@@ -23,7 +24,7 @@ export default class DocumentsUpload extends ApiCommand {
   static override mutating = true;
 
   static override args = {
-    file: Args.string({ description: 'File to upload', required: true }),
+    file: Args.string({ description: 'File to upload (asked for on a terminal when left out)' }),
   };
 
   static override flags = {
@@ -35,7 +36,7 @@ export default class DocumentsUpload extends ApiCommand {
     const { args, flags } = await this.parse(DocumentsUpload);
     const { session } = await this.connect(flags);
     assertStated([['applicant_id', flags.applicant, STATED.applicantId]]);
-    const file = await readDocumentFile(args.file);
+    const file = await readDocumentFile(args.file ?? (await this.askForFile()));
     let type = flags.type;
     if (type === undefined && canPrompt()) type = await chooseOrType(inquirerPrompter, 'Kind of document:', DOCUMENT_TYPES);
     for (const note of [leftOutWarning(type === undefined ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
@@ -48,5 +49,11 @@ export default class DocumentsUpload extends ApiCommand {
     }
     this.log(renderDocument(document, timeView(flags.utc)));
     return document;
+  }
+
+  private async askForFile(): Promise<string> {
+    if (!canPrompt()) throw new SvcError('usage', 'missing_file', 'name the file to upload', 'svc documents upload <file> --type <type>');
+    const answer = await inquirerPrompter.input('File to upload:', { validate: (path) => isReadableFile(path.trim()) || 'a file that exists and can be read, like ./passport.pdf' });
+    return answer.trim();
   }
 }

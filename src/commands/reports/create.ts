@@ -3,15 +3,24 @@ import { ApiCommand } from '../../api-command.js';
 import { idOf } from '../../api/answer.js';
 import { VISA_TYPES } from '../../api/enums.js';
 import { reportOutcome } from '../../api/report-outcome.js';
+import type { ApiClient } from '../../api/client.js';
+import { countryCode, trimmed } from '../../api/normalise.js';
 import { answerCheck, assertStated, STATED } from '../../api/stated.js';
+import { recentApplicants, rememberApplicant } from '../../config/recent-applicants.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
+import { knownApplicants, upsertApplicant } from '../../services/applicants.js';
 import { createReport, type ReportRequest } from '../../services/reports.js';
+import { askApplicant } from '../../ui/applicant-questions.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
+import { terminalText } from '../../ui/terminal-text.js';
 import { timeView } from '../../ui/time.js';
+
+const CREATE_APPLICANT = 'Create a new applicant now';
+const TYPE_APPLICANT_ID = 'Type an applicant id';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 
@@ -19,7 +28,7 @@ export default class ReportsCreate extends ApiCommand {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
   static override description = `The report is analysed asynchronously; --wait waits until it is completed or failed (exit code 11 when it failed, 12 when --wait-timeout passes first).
 Only what the specification states is checked before sending: the app_ prefix, a destination of two uppercase letters, a snake_case visa type. Which visa types and purposes are allowed is the service's to say, and its answer is shown.
-Flags left out are asked for on a terminal; anywhere else they are left out of the request, with a warning.`;
+A destination in small letters is taken in capitals (fr is FR). Flags left out are asked for on a terminal, the applicant chosen among those svc created lately and those of the latest reports, or created on the spot; anywhere else they are left out of the request, with a warning.`;
 
   static override examples = [
     '<%= config.bin %> reports create',
@@ -39,8 +48,8 @@ Flags left out are asked for on a terminal; anywhere else they are left out of t
 
   public async run(): Promise<ReportAnswer> {
     const { flags } = await this.parse(ReportsCreate);
-    const { session } = await this.connect(flags);
-    const input = await this.requestFrom(flags);
+    const { session, connection } = await this.connect(flags);
+    const input = await this.requestFrom({ ...flags, destination: countryCode(flags.destination) }, session.client, connection.baseUrl.href);
     assertStated([
       ['applicant_id', input.applicant_id, STATED.applicantId],
       ['destination', input.destination, STATED.destination],
@@ -54,7 +63,7 @@ Flags left out are asked for on a terminal; anywhere else they are left out of t
   }
 
   /** The request from the flags; on a terminal, the flags left out are asked for. */
-  private async requestFrom(flags: Partial<Record<keyof typeof FIELDS, string>>): Promise<ReportRequest> {
+  private async requestFrom(flags: Partial<Record<keyof typeof FIELDS, string>>, client: ApiClient, baseUrl: string): Promise<ReportRequest> {
     const missing = (Object.keys(FIELDS) as Array<keyof typeof FIELDS>).filter((name) => flags[name] === undefined);
     if (!canPrompt()) {
       const warning = leftOutWarning(missing);
@@ -63,10 +72,24 @@ Flags left out are asked for on a terminal; anywhere else they are left out of t
     }
     const ask = inquirerPrompter;
     return {
-      applicant_id: flags.applicant ?? (await ask.input('Applicant id (app_…):', { validate: answerCheck(STATED.applicantId) })),
-      destination: flags.destination ?? (await ask.input('Destination, two uppercase letters (DE, US, …):', { validate: answerCheck(STATED.destination) })),
+      applicant_id: flags.applicant ?? (await this.chooseApplicant(client, baseUrl)),
+      destination: flags.destination ?? countryCode(await ask.input('Destination, two letters (DE, US, …):', { validate: (answer) => STATED.destination.test(countryCode(answer)!) || 'two letters, like FR or US' })),
       visa_type: flags['visa-type'] ?? (await chooseOrType(ask, 'Visa type:', VISA_TYPES, answerCheck(STATED.visaType))),
-      purpose: flags.purpose ?? (await ask.input('Purpose of travel:')),
+      purpose: flags.purpose ?? trimmed(await ask.input('Purpose of travel:')),
     };
+  }
+
+  /** An applicant for the report: one the workspace is known to have, a new one made now, or an id typed in. */
+  private async chooseApplicant(client: ApiClient, baseUrl: string): Promise<string> {
+    const known = await knownApplicants(client, await recentApplicants(baseUrl));
+    const labels = known.map(({ id, name }) => terminalText(name ? `${name} (${id})` : id));
+    const choice = await inquirerPrompter.select('Applicant:', [...labels, CREATE_APPLICANT, TYPE_APPLICANT_ID]);
+    if (choice === TYPE_APPLICANT_ID) return trimmed(await inquirerPrompter.input('Applicant id (app_…):', { validate: (answer) => STATED.applicantId.test(answer.trim()) || 'an id starting with app_, like app_4Jd92kQz' }))!;
+    if (choice !== CREATE_APPLICANT) return known[labels.indexOf(choice)]!.id;
+    const applicant = await upsertApplicant(client, await askApplicant(inquirerPrompter, {}));
+    const id = idOf(applicant, 'POST /v1/applicants');
+    await rememberApplicant(baseUrl, id);
+    this.note(`Created applicant ${terminalText(id)}.`);
+    return id;
   }
 }

@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { paths } from './paths.js';
+import { writeSecretFile } from './secret-file.js';
+
+/** Applicants kept per service, newest first: ids only, never a name or any other personal data. */
+const KEPT = 20;
+const file = () => join(paths.stateDir, 'recent-applicants.json');
+
+async function readAll(): Promise<Record<string, string[]>> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(file(), 'utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, string[]>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The ids of the applicants svc created lately at this base URL, newest first. */
+export async function recentApplicants(baseUrl: string): Promise<string[]> {
+  const ids = (await readAll())[baseUrl];
+  return Array.isArray(ids) ? ids.filter((id) => typeof id === 'string') : [];
+}
+
+/** Remembers an applicant svc created, for `reports create` to offer; a failure to remember is no failure of the command. */
+export async function rememberApplicant(baseUrl: string, id: string): Promise<void> {
+  try {
+    const all = await readAll();
+    all[baseUrl] = [id, ...(all[baseUrl] ?? []).filter((known) => known !== id)].slice(0, KEPT);
+    await writeSecretFile(file(), `${JSON.stringify(all, null, 2)}\n`);
+  } catch {
+    // Only a convenience: the applicant exists, and its id was printed.
+  }
+}
