@@ -131,14 +131,26 @@ describe('svc applicants create', () => {
   });
 
   it.each([
-    [['--nationality', 'pt'], { nationality: 'pt' }],
+    [['--nationality', 'por'], { nationality: 'por' }],
     [['--date-of-birth', '1990-02-30'], { date_of_birth: '1990-02-30' }],
     [['--monthly-income', 'lots'], { monthly_income: 'lots' }],
     [['--previous-refusals', '1.5'], { previous_refusals: 1.5 }],
     [['--passport-number', 'x-1'], { passport_number: 'x-1' }],
     [['--employment-status', 'on_sabbatical'], { employment_status: 'on_sabbatical' }],
-    [['--travel', 'de:1850'], { travel_history: [{ country: 'de', year: 1850, overstayed: false }] }],
+    [['--travel', 'deu:1850'], { travel_history: [{ country: 'deu', year: 1850, overstayed: false }] }],
   ])('sends %j as given: the applicant fields and their rules are the service\'s, not stated', async (flag, field) => {
+    const args = REQUIRED.includes(flag[0]!) ? REQUIRED.map((item, index) => (REQUIRED[index - 1] === flag[0] ? flag[1]! : item)) : [...REQUIRED, ...flag];
+    const result = await svc(['applicants', 'create', ...args]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(sentBody()).toMatchObject(field);
+  });
+
+  it.each([
+    [['--nationality', ' pt '], { nationality: 'PT' }],
+    [['--currency', 'eur'], { currency: 'EUR' }],
+    [['--surname', '  Silva '], { surname: 'Silva' }],
+    [['--travel', 'de:2023'], { travel_history: [{ country: 'DE', year: 2023, overstayed: false }] }],
+  ])('takes %j as meant: a code in small letters is the code, spaces around a value are not part of it', async (flag, field) => {
     const args = REQUIRED.includes(flag[0]!) ? REQUIRED.map((item, index) => (REQUIRED[index - 1] === flag[0] ? flag[1]! : item)) : [...REQUIRED, ...flag];
     const result = await svc(['applicants', 'create', ...args]);
     expect(result.code, result.stderr).toBe(0);

@@ -94,7 +94,8 @@ describe('svc reports create', () => {
   });
 
   it.each([
-    [['--destination', 'de'], 'destination "de" must be two uppercase letters, like DE (spec part 2) (field destination)'],
+    [['--destination', 'deu'], 'destination "deu" must be two uppercase letters, like DE (spec part 2) (field destination)'],
+    [['--destination', 'd3'], 'destination "d3" must be two uppercase letters, like DE (spec part 2) (field destination)'],
     [['--applicant', 'bob'], 'applicant_id "bob" must be an identifier starting with app_ (spec part 2) (field applicant_id)'],
     [['--applicant', 'app_'], 'applicant_id "app_" must be an identifier starting with app_ (spec part 2) (field applicant_id)'],
     [['--visa-type', 'Work Holiday'], 'visa_type "Work Holiday" must be a snake_case name, like work_holiday (spec part 2) (field visa_type)'],
