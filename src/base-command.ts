@@ -26,7 +26,8 @@ export abstract class BaseCommand extends Command {
 
   /** A line for people on stderr, in every output mode (oclif's logToStderr is silent under --json). */
   protected note(line: string): void {
-    process.stderr.write(`${redactText(line, this.secrets)}\n`);
+    const text = redactText(line, this.secrets);
+    process.stderr.write(`${text.split('\n').map((part) => hangingLine('', part, process.stderr)).join('\n')}\n`);
   }
 
   protected warning(message: string): void {

@@ -130,6 +130,14 @@ describe('svc applicants create', () => {
     expect(result.stdout).toContain('US\t2019\tyes');
   });
 
+  /** The body svc sends for the required flags with `flag` added, or in place of the same flag. */
+  async function bodySentWith(flag: string[]): Promise<unknown> {
+    const args = REQUIRED.includes(flag[0]!) ? REQUIRED.map((item, index) => (REQUIRED[index - 1] === flag[0] ? flag[1]! : item)) : [...REQUIRED, ...flag];
+    const result = await svc(['applicants', 'create', ...args]);
+    expect(result.code, result.stderr).toBe(0);
+    return sentBody();
+  }
+
   it.each([
     [['--nationality', 'por'], { nationality: 'por' }],
     [['--date-of-birth', '1990-02-30'], { date_of_birth: '1990-02-30' }],
@@ -139,10 +147,7 @@ describe('svc applicants create', () => {
     [['--employment-status', 'on_sabbatical'], { employment_status: 'on_sabbatical' }],
     [['--travel', 'deu:1850'], { travel_history: [{ country: 'deu', year: 1850, overstayed: false }] }],
   ])('sends %j as given: the applicant fields and their rules are the service\'s, not stated', async (flag, field) => {
-    const args = REQUIRED.includes(flag[0]!) ? REQUIRED.map((item, index) => (REQUIRED[index - 1] === flag[0] ? flag[1]! : item)) : [...REQUIRED, ...flag];
-    const result = await svc(['applicants', 'create', ...args]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(sentBody()).toMatchObject(field);
+    expect(await bodySentWith(flag)).toMatchObject(field);
   });
 
   it.each([
@@ -151,10 +156,7 @@ describe('svc applicants create', () => {
     [['--surname', '  Silva '], { surname: 'Silva' }],
     [['--travel', 'de:2023'], { travel_history: [{ country: 'DE', year: 2023, overstayed: false }] }],
   ])('takes %j as meant: a code in small letters is the code, spaces around a value are not part of it', async (flag, field) => {
-    const args = REQUIRED.includes(flag[0]!) ? REQUIRED.map((item, index) => (REQUIRED[index - 1] === flag[0] ? flag[1]! : item)) : [...REQUIRED, ...flag];
-    const result = await svc(['applicants', 'create', ...args]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(sentBody()).toMatchObject(field);
+    expect(await bodySentWith(flag)).toMatchObject(field);
   });
 
   it('refuses a --travel that is not COUNTRY:YEAR, the syntax of the flag itself (exit 6)', async () => {

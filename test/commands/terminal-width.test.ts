@@ -9,7 +9,7 @@ import type { Applicant, Report } from '../../src/api/types.js';
 import { type RunningListen, startListen } from '../helpers/listen.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
-import { runInTerminal, widerThan } from '../helpers/terminal.js';
+import { runInTerminal, startInTerminal, widerThan } from '../helpers/terminal.js';
 
 const COLUMNS = 80;
 const SECRET = 'whsec_terminal_width_test_secret';
@@ -90,6 +90,26 @@ describe(`at a ${COLUMNS}-column terminal`, () => {
     expect(widerThan(shown.lines, COLUMNS)).toEqual([]);
     expect(shown.lines.some((line) => line.startsWith('✓ webhook   report.completed'))).toBe(true);
     expect(shown.lines).toContain('Recommendations');
+  });
+});
+
+describe(`webhooks listen at a ${COLUMNS}-column terminal`, () => {
+  it("starts each delivery's line with the local time of day and wraps the rest under itself", async () => {
+    const store = join(isolatedEnv().HOME!, 'events.db');
+    const session = startInTerminal(['webhooks', 'listen', '--port', '0', '--secret', SECRET, '--store', store], { ...isolatedEnv(), TZ: 'Asia/Kolkata' }, COLUMNS);
+    const url = (await session.waitFor(/http:\/\/127\.0\.0\.1:\d+/)).trim();
+    await session.waitFor('Press Ctrl-C to stop.');
+    const sent = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', url, '--secret', SECRET, '--json'], { env: isolatedEnv() });
+    expect(sent.code, sent.stderr).toBe(0);
+    await session.waitFor('verified, stored');
+    session.type('\u0003');
+    const { screen } = await session.exited();
+    const lines = screen.split(/\r?\n/);
+    expect(widerThan(lines, COLUMNS)).toEqual([]);
+    const delivery = lines.findIndex((line) => / evt_\w+ +report\.completed/.test(line));
+    expect(lines[delivery]).toMatch(/^\d\d:\d\d:\d\d  evt_\w+  report\.completed/);
+    // What does not fit continues under the text, past the time of day.
+    expect(lines[delivery + 1]).toMatch(/^ {10}(rep_\w+  )?verified, stored/);
   });
 });
 

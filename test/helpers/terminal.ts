@@ -47,8 +47,8 @@ export async function finalScreen(raw: string, columns = 80): Promise<string[]> 
 export const KEYS = { enter: '\r', up: '\u001b[A', down: '\u001b[B', backspace: '\u007f' };
 
 export interface TerminalSession {
-  /** Waits until `text` appears on the screen after what earlier waits found; fails with the screen so far. */
-  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
+  /** Waits until `text` appears on the screen after what earlier waits found, and answers what matched; fails with the screen so far. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Types keys, as a person would. */
   type(keys: string): void;
   /** Waits for svc to exit. */
@@ -71,7 +71,7 @@ export function startInTerminal(args: string[], env: Record<string, string>, col
         const match = typeof text === 'string' ? { index: rest.indexOf(text), length: text.length } : ((found) => ({ index: found?.index ?? -1, length: found?.[0].length ?? 0 }))(text.exec(rest));
         if (match.index >= 0) {
           seen += match.index + match.length;
-          return;
+          return rest.slice(match.index, match.index + match.length);
         }
         if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${String(text)} did not appear; the screen after the last answer:\n${rest}`);
         await new Promise((resolve) => setTimeout(resolve, 25));

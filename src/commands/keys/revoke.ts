@@ -46,7 +46,7 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
       await confirmOrRefuse(`Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`, flags.yes);
     }
     const revocation = await revokeKey(session.client, args.id);
-    const at = revocation.revoked_at ? `, ${timeView(flags.utc).full(revocation.revoked_at)}` : '';
+    const at = revocation.revoked_at ? ` at ${revocation.revoked_at}` : '';
     this.log(`${key && key.status !== 'active' ? 'Already revoked:' : 'Revoked'} ${args.id}${at}`);
     return revocation;
   }
