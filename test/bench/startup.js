@@ -1,13 +1,23 @@
-// Start-up time of `svc --version` and `svc --help` next to bare `node -e 0`, on the same Node.
-// Usage: npm run bench:startup [-- --runs 30]
-import { spawnSync } from 'node:child_process';
+// What one svc call costs from start to exit, next to bare `node -e 0` on the same Node and to the
+// least any client needs for the same request: curl, and 3-line Node scripts with node:https and fetch.
+// Every command runs once per round, rounds interleaved, so that a busy moment of the machine falls on
+// all of them alike; the figure is the median of the rounds. svc reports get runs against the embedded
+// sandbox on 127.0.0.1, started here in its own process.
+// Usage: npm run bench:startup [-- --runs 21]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '30' } } });
-const runs = Number(values.runs);
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' } } });
+const runs = Math.max(11, Number(values.runs));
 const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
-const env = { ...process.env, NO_COLOR: '1' };
+const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const dataDir = join(home, 'sandbox');
+const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
 
 function median(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -15,23 +25,60 @@ function median(samples) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-function time(args) {
-  spawnSync(process.execPath, args, { env }); // warm the file cache and Node's compile cache
-  const samples = [];
-  for (let run = 0; run < runs; run++) {
-    const started = process.hrtime.bigint();
-    const child = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
-    if (child.status !== 0) throw new Error(`${args.join(' ')} exited ${child.status}: ${child.stderr}`);
-  }
-  return median(samples);
+function once(command, args, extraEnv = {}) {
+  const started = process.hrtime.bigint();
+  const child = spawnSync(command, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (child.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${child.status}: ${child.stderr}`);
+  return ms;
 }
 
-const baseline = time(['-e', '0']);
-const rows = [
-  ['node -e 0', baseline],
-  ['svc --version', time([bin, '--version'])],
-  ['svc --help', time([bin, '--help'])],
-];
-console.log(`Node ${process.version}, median of ${runs} runs each`);
-for (const [name, ms] of rows) console.log(`${name.padEnd(14)} ${ms.toFixed(1).padStart(7)} ms  ${(ms / baseline).toFixed(2)}× node -e 0`);
+const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+try {
+  const ready = await new Promise((resolve, reject) => {
+    createInterface({ input: sandbox.stdout }).once('line', (line) => resolve(JSON.parse(line)));
+    sandbox.once('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
+  });
+  const svcJson = (args) => JSON.parse(spawnSync(process.execPath, [bin, ...args, '--json'], { env, encoding: 'utf8' }).stdout);
+  const applicant = svcJson(['applicants', 'create', '--profile', 'sandbox', '--given-names', 'Anna', '--surname', 'Eriksson', '--date-of-birth', '1984-08-12', '--nationality', 'SE']);
+  const report = svcJson(['reports', 'create', '--profile', 'sandbox', '--applicant', applicant.id, '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'holiday', '--wait']);
+  const key = svcJson(['sandbox', 'keys', '--reveal', '--data-dir', dataDir]).find((item) => item.role === 'test').secret;
+  const url = `${ready.url}/v1/reports/${report.id}`;
+  // The key reaches the bare clients through their environment or a 0600 file, never their argv.
+  const header = join(home, 'authorization');
+  writeFileSync(header, `Authorization: Bearer ${key}\n`, { mode: 0o600 });
+  const request = { BENCH_URL: url, BENCH_KEY: key, BENCH_CA: ready.ca_cert };
+  const viaHttps = `const { get } = require('node:https'); const { readFileSync } = require('node:fs');
+get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { authorization: 'Bearer ' + process.env.BENCH_KEY } }, (r) => { r.resume(); r.on('end', () => process.exit(r.statusCode === 200 ? 0 : 1)); });`;
+  const viaFetch = `const tls = require('node:tls'); tls.setDefaultCACertificates([...tls.getCACertificates('default'), require('node:fs').readFileSync(process.env.BENCH_CA, 'utf8')]);
+fetch(process.env.BENCH_URL, { headers: { authorization: 'Bearer ' + process.env.BENCH_KEY } }).then(async (r) => { await r.text(); process.exit(r.ok ? 0 : 1); });`;
+  const hasCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
+
+  const commands = [
+    { name: 'node -e 0', run: () => once(process.execPath, ['-e', '0']) },
+    { name: 'svc --version', run: () => once(process.execPath, [bin, '--version']), target: 1.3 },
+    { name: 'svc --help', run: () => once(process.execPath, [bin, '--help']), target: 2.0 },
+    { name: 'svc reports get --help', run: () => once(process.execPath, [bin, 'reports', 'get', '--help']), target: 2.0 },
+    { name: 'svc reports get --json', run: () => once(process.execPath, [bin, 'reports', 'get', report.id, '--json', '--profile', 'sandbox']), target: 2.5 },
+    ...(hasCurl ? [{ name: 'curl, the same GET', run: () => once('curl', ['-sf', '-o', '/dev/null', '--cacert', ready.ca_cert, '-H', `@${header}`, url]) }] : []),
+    { name: 'node:https, the same GET', run: () => once(process.execPath, ['-e', viaHttps], request) },
+    { name: 'fetch, the same GET', run: () => once(process.execPath, ['-e', viaFetch], request) },
+  ];
+  for (const command of commands) command.run(); // warm the file cache and Node's compile cache
+  const samples = commands.map(() => []);
+  for (let round = 0; round < runs; round++) commands.forEach((command, index) => samples[index].push(command.run()));
+
+  const baseline = median(samples[0]);
+  const width = Math.max(...commands.map((command) => command.name.length));
+  console.log(`Node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, median of ${runs} interleaved rounds; svc reports get against the sandbox on 127.0.0.1`);
+  commands.forEach((command, index) => {
+    const ms = median(samples[index]);
+    const ratio = ms / baseline;
+    const verdict = command.target === undefined ? '' : `  target ≤ ${command.target.toFixed(1)}× ${ratio <= command.target ? 'met' : 'NOT met'}`;
+    console.log(`${command.name.padEnd(width)}  ${ms.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}× node -e 0${verdict}`);
+  });
+} finally {
+  sandbox.kill('SIGTERM');
+  await new Promise((resolve) => sandbox.once('exit', resolve));
+  rmSync(home, { recursive: true, force: true });
+}

@@ -8,6 +8,12 @@ const { Terminal } = xterm;
 
 const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
+/** The environment of a person at a terminal: a terminal type, and no CI=true (svc asks and shows progress only outside CI), even when the tests run in CI. */
+function personAt(env: Record<string, string>): Record<string, string> {
+  const { CI: _, ...rest } = env;
+  return { ...rest, TERM: 'xterm-256color' };
+}
+
 /**
  * Runs the real `svc` in a pseudo-terminal of `columns` columns (util-linux `script`), as a person
  * at a terminal would: stdout and stderr are that terminal. Answers the terminal's lines, without
@@ -16,7 +22,7 @@ const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 export function runInTerminal(args: string[], env: Record<string, string>, columns = 80): Promise<{ code: number | null; lines: string[]; screen: string }> {
   const command = `stty cols ${columns} rows 60; exec ${[process.execPath, SVC_BIN, ...args].map(quoted).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: personAt(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
     child.on('error', reject);
@@ -58,7 +64,7 @@ export interface TerminalSession {
 /** Starts the real `svc` in a pseudo-terminal of `columns` columns, for a test to read its screen and answer it. */
 export function startInTerminal(args: string[], env: Record<string, string>, columns = 80): TerminalSession {
   const command = `stty cols ${columns} rows 60; exec ${[process.execPath, SVC_BIN, ...args].map(quoted).join(' ')}`;
-  const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, TERM: 'xterm-256color' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env: personAt(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   let seen = 0;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
