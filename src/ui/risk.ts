@@ -1,8 +1,8 @@
-import stringWidth from 'string-width';
 import { RISK_BAND_LOWEST_SCORES } from '../api/enums.js';
 import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
 import { hangingLine, terminalWidth, useColor } from './table.js';
 import { terminalText } from './terminal-text.js';
+import { stringWidth } from './text-width.js';
 
 const BANDS = Object.keys(RISK_BAND_LOWEST_SCORES) as Array<keyof typeof RISK_BAND_LOWEST_SCORES>;
 const SCALE_TOP = 100;

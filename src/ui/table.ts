@@ -1,5 +1,4 @@
-import stringWidth from 'string-width';
-import wrapAnsi from 'wrap-ansi';
+import { stringWidth, wrapAnsi } from './text-width.js';
 import { terminalText } from './terminal-text.js';
 
 /** Text made for the terminal by svc itself (escaped, then coloured): shown as it is. */
