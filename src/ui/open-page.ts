@@ -22,7 +22,8 @@ async function writePage(html: string, name: string, output?: string): Promise<s
 
 function opener(platform: NodeJS.Platform): [string, ...string[]] {
   if (platform === 'darwin') return ['open'];
-  if (platform === 'win32') return ['cmd', '/c', 'start', '""'];
+  // start takes its first quoted argument as a window title: an empty one, so that the path is the file.
+  if (platform === 'win32') return ['cmd', '/c', 'start', ''];
   return ['xdg-open'];
 }
 
