@@ -84,9 +84,9 @@ export async function askApplicant(prompter: Prompter, given: Record<string, unk
   for (const field of REQUIRED) {
     if (given[field] === undefined) answers[field] = await ask(prompter, QUESTIONS[field]!, true);
   }
-  const optional = Object.keys(QUESTIONS).filter((field) => !REQUIRED.includes(field) && given[field] === undefined);
-  if ((optional.length > 0 || given.travel_history === undefined) && (await prompter.confirm('Add optional details (passport, occupation, income, travel history)?', false))) {
-    for (const field of optional) {
+  const optionalFields = Object.keys(QUESTIONS).filter((field) => !REQUIRED.includes(field) && given[field] === undefined);
+  if ((optionalFields.length > 0 || given.travel_history === undefined) && (await prompter.confirm('Add optional details (passport, occupation, income, travel history)?', false))) {
+    for (const field of optionalFields) {
       const value = await ask(prompter, QUESTIONS[field]!, false);
       if (value !== undefined) answers[field] = value;
     }
