@@ -1,6 +1,6 @@
 import { RISK_BAND_LOWEST_SCORES } from '../api/enums.js';
 import type { ReportAnswer } from '../api/types.js';
-import { bandName, byContribution, contribution, numberOr, percent, scaledScore } from './risk.js';
+import { bandName, byContribution, contribution, criteriaOf, numberOr, percent, recommendationsOf, scaledScore } from './risk.js';
 
 const BAND_COLOUR: Record<string, string> = { low: '#15803d', medium: '#ca8a04', high: '#dc2626', very_high: '#991b1b' };
 const BAR_COLOUR = '#2563eb';
@@ -30,7 +30,7 @@ function scaleChart(score: number, band: string): string {
 
 /** Each criterion's weighted contribution as a horizontal bar, the largest first, scaled to the largest. */
 function criteriaChart(report: ReportAnswer): string {
-  const criteria = byContribution(report.criteria ?? []);
+  const criteria = byContribution(criteriaOf(report));
   const largest = Math.max(0, ...criteria.map((criterion) => contribution(criterion) ?? 0));
   const row = 30;
   const barWidth = 360;
@@ -59,12 +59,12 @@ export function reportPage(report: ReportAnswer, writtenAt: Date): string {
     : score !== undefined || band
       ? `<p class="headline">Risk score <strong>${escape(score ?? 'not given')}</strong>${band ? `, band <span class="band" style="color:${BAND_COLOUR[band] ?? 'inherit'}">${escape(bandName(band))}</span>` : ''}</p>`
       : '';
-  const criteria = byContribution(report.criteria ?? []);
+  const criteria = byContribution(criteriaOf(report));
   const details = criteria
     .filter((criterion) => typeof criterion.detail === 'string' && criterion.detail !== '')
     .map((criterion) => `<dt>${escape(criterion.label ?? criterion.key)}</dt><dd>${escape(criterion.detail)}</dd>`)
     .join('');
-  const recommendations = (report.recommendations ?? []).map((line) => `<li>${escape(line)}</li>`).join('');
+  const recommendations = recommendationsOf(report).map((line) => `<li>${escape(line)}</li>`).join('');
   const error = report.error ? [report.error.code, report.error.message].filter(Boolean).join(': ') : undefined;
   return `<!doctype html>
 <html lang="en">

@@ -1,6 +1,6 @@
 import { reportOutcome } from '../api/report-outcome.js';
 import type { ReportAnswer } from '../api/types.js';
-import { byContribution, contribution, criteriaBars, numberOr, paintedBand, percent, riskPicture, scaledScore, scoreScale } from './risk.js';
+import { byContribution, contribution, criteriaBars, criteriaOf, numberOr, paintedBand, percent, recommendationsOf, riskPicture, scaledScore, scoreScale } from './risk.js';
 import { type Cell, hangingLine, presentFields, renderTable, Styled } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -12,7 +12,7 @@ function failure(error: ReportAnswer['error']): string | undefined {
 
 /** The criteria as tab-separated lines, for scripts reading a pipe. */
 function criteriaLines(report: ReportAnswer, stream: NodeJS.WriteStream): string {
-  const rows: Cell[][] = byContribution(report.criteria ?? []).map((criterion) => {
+  const rows: Cell[][] = byContribution(criteriaOf(report)).map((criterion) => {
     const weight = numberOr(criterion.weight);
     return [criterion.label ?? criterion.key, criterion.score, weight === undefined ? undefined : percent(weight), contribution(criterion)?.toFixed(1), criterion.detail];
   });
@@ -49,15 +49,15 @@ export function renderReport(report: ReportAnswer, times: TimeView, stream: Node
     ),
   ];
   if (scaled) parts.push(scoreScale(scaled.score, scaled.band, picture));
-  const criteria = Array.isArray(report.criteria) ? report.criteria : [];
+  const criteria = criteriaOf(report);
   if (criteria.length) {
     parts.push(
       picture ? 'Criteria, by weighted contribution to the risk score' : 'Criteria (highest weighted risk first)',
       picture ? criteriaBars(criteria, picture, stream) : criteriaLines(report, stream),
     );
   }
-  const recommendations = Array.isArray(report.recommendations) ? report.recommendations : [];
-  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(String(line)), stream)).join('\n'));
+  const recommendations = recommendationsOf(report);
+  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(line), stream)).join('\n'));
   if (reportOutcome(report) === 'unfinished' && report.id) {
     parts.push(`The analysis is not finished yet: \`svc reports wait ${terminalText(report.id)}\` waits for it.`);
   }

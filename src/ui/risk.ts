@@ -27,6 +27,19 @@ export function percent(weight: number): string {
   return `${(weight * 100).toFixed((weight * 100) % 1 === 0 ? 0 : 1)}%`;
 }
 
+/**
+ * The criteria of an answer that are objects. The specification shows criteria as a list of objects;
+ * an answer that sends something else shows no criteria rather than failing to show the rest.
+ */
+export function criteriaOf(report: ReportAnswer): Array<Answered<Criterion>> {
+  return Array.isArray(report.criteria) ? report.criteria.filter((criterion) => typeof criterion === 'object' && criterion !== null && !Array.isArray(criterion)) : [];
+}
+
+/** The recommendations of an answer as text, however the answer sends them. */
+export function recommendationsOf(report: ReportAnswer): string[] {
+  return Array.isArray(report.recommendations) ? report.recommendations.filter((line) => line !== null && line !== undefined).map(String) : [];
+}
+
 /** The criteria, the largest contribution first; those without one last. */
 export function byContribution(criteria: Array<Answered<Criterion>>): Array<Answered<Criterion>> {
   return [...criteria].sort((a, b) => (contribution(b) ?? Number.NEGATIVE_INFINITY) - (contribution(a) ?? Number.NEGATIVE_INFINITY));

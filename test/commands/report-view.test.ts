@@ -41,13 +41,24 @@ const otherReport = {
   created_at: '2026-11-20T10:00:00Z',
 };
 
+/** A report of a service that sends its criteria and recommendations in shapes the specification does not show. */
+const oddReport = {
+  id: 'rep_odd1',
+  status: 'completed',
+  risk_score: 12,
+  score_band: 'low',
+  criteria: [null, 'funds', 7, ['nested'], { key: 'history', score: 10, weight: 1 }],
+  recommendations: 'Bring bank statements',
+};
+const otherReports: Record<string, unknown> = { '/v1/reports/rep_other1': otherReport, '/v1/reports/rep_odd1': oddReport, '/v1/reports/rep_odd2': { ...oddReport, id: 'rep_odd2', criteria: 5, recommendations: [3, null, 'Apply early'] } };
+
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet']);
   const created = await runSvc(['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-01-02', '--nationality', 'PT', '--json'], { env: sandbox.env });
   const applicant = JSON.parse(created.stdout) as Applicant;
   const made = await runSvc(['reports', 'create', '--applicant', applicant.id, '--destination', 'US', '--visa-type', 'tourist', '--purpose', 'Holiday', '--wait', '--json'], { env: sandbox.env });
   report = JSON.parse(made.stdout) as Report;
-  other = await startServer((request, response) => json(response, 200, request.path === '/v1/reports/rep_other1' ? otherReport : { error: { code: 'not_found', message: 'no' } }));
+  other = await startServer((request, response) => otherReports[request.path] ? json(response, 200, otherReports[request.path]) : json(response, 404, { error: { code: 'not_found', message: 'no' } }));
 });
 afterAll(async () => {
   await sandbox.stop();
@@ -118,6 +129,26 @@ describe(`reports get at a ${COLUMNS}-column terminal`, () => {
     expect(barLength(hostile)).toBeGreaterThan(barLength(shown.lines.find((line) => line.startsWith('funds  '))!));
     expect(shown.screen).not.toContain('\u001b]0;pwned');
     expect(shown.screen).not.toContain('\u001b[2J');
+  });
+
+  it('shows the rest of a report whose criteria or recommendations come in shapes the specification does not show', async () => {
+    const shown = await runInTerminal(['reports', 'get', 'rep_odd1'], otherEnv(), COLUMNS);
+    expect(shown.code, shown.lines.join('\n')).toBe(0);
+    expect(shown.lines).toContain('risk score  12 of 100, low');
+    expect(shown.lines.find((line) => line.startsWith('history  '))).toMatch(/10\.0  score 10 × 100%$/);
+    expect(shown.lines.join('\n')).not.toContain('Recommendations');
+
+    const piped = await runSvc(['reports', 'get', 'rep_odd2'], { env: otherEnv() });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toContain('risk score\t12\n');
+    expect(piped.stdout).not.toContain('criterion\t');
+    expect(piped.stdout).toContain('Recommendations\n  • 3\n  • Apply early');
+
+    const env = otherEnv();
+    const output = join(env.HOME!, 'odd.html');
+    const page = await runSvc(['reports', 'open', 'rep_odd1', '--output', output], { env: { ...env, PATH: join(env.HOME!, 'nowhere') } });
+    expect(page.code, page.stderr).toBe(0);
+    expect((readFileSync(output, 'utf8').match(/<rect x="200"/g) ?? []).length).toBe(1);
   });
 });
 
