@@ -20,7 +20,7 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
 } else {
   // The check above replaces oclif's own engine check, which costs a sixth of start-up.
   process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
-  const { execute } = await import('@oclif/core/execute');
+  const { execute } = await import('../dist/run.js');
   delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
   await execute({ dir: import.meta.url });
 }

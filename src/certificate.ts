@@ -28,7 +28,7 @@ export async function ensureSelfSignedCertificate(dir: string, commonName: strin
     const cert = readFileSync(certPath, 'utf8');
     if (stillValid(cert, hosts)) return { certPath, cert, key: readFileSync(keyPath, 'utf8') };
   }
-  const { generate } = await import('selfsigned');
+  const { generate } = (await import('selfsigned')).default;
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: commonName }], {
     keyType: 'ec',

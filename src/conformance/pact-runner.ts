@@ -1,9 +1,8 @@
 import { fork } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ownScript, packageFile } from '../package-files.js';
 import type { Check } from './catalogue.js';
 import { call, type KitContext } from './context.js';
 import { checkOfInteraction, PACT_PROVIDER, STATES } from './contract-terms.js';
@@ -57,7 +56,7 @@ export interface PactRunResult {
   verdicts: Map<string, string>;
 }
 
-export const CONTRACTS_DIR = fileURLToPath(new URL('../../contracts/', import.meta.url));
+export const CONTRACTS_DIR = packageFile('contracts');
 
 /**
  * What the verifier's process may see of the kit's environment. It needs none of the kit's keys
@@ -76,11 +75,6 @@ function childEnvironment(): NodeJS.ProcessEnv {
 
 /** The verifier's output is read only when it stops without a verdict: its last part is kept, not all of it. */
 const OUTPUT_KEPT = 64 * 1024;
-
-function childScript(): string {
-  const compiled = fileURLToPath(new URL('./pact-child.js', import.meta.url));
-  return existsSync(compiled) ? compiled : fileURLToPath(new URL('./pact-child.ts', import.meta.url));
-}
 
 export async function readContracts(dir = CONTRACTS_DIR): Promise<Array<{ name: string; pact: PactFile }>> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
@@ -213,7 +207,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
   let output = '';
   let verdict: { ok: boolean; json: string } | undefined;
   try {
-    const child = fork(childScript(), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnvironment() });
+    const child = fork(ownScript('conformance/pact-child'), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnvironment() });
     const keep = (chunk: string) => (output = (output + chunk).slice(-OUTPUT_KEPT));
     child.stdout?.setEncoding('utf8').on('data', keep);
     child.stderr?.setEncoding('utf8').on('data', keep);

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 import { type Check, CLAUSES, type Level, PART_TITLES, partOf } from './catalogue.js';
 import type { KitFixtures } from './fixtures.js';
 import type { Status } from './outcome.js';
 import { CONTRACTS_DIR } from './pact-runner.js';
 
-const PACKAGE_ROOT = new URL('../../', import.meta.url);
 
 export interface ClauseCoverage {
   clause: string;
@@ -52,7 +51,7 @@ function sha256(bytes: Uint8Array | string): string {
 }
 
 export async function kitVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(new URL('package.json', PACKAGE_ROOT), 'utf8')) as { version: string };
+  const pkg = JSON.parse(await readFile(packageFile('package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 
@@ -103,7 +102,7 @@ export async function runRecord(input: {
     started_at: input.started.toISOString(),
     finished_at: finished.toISOString(),
     duration_ms: finished.getTime() - input.started.getTime(),
-    openapi_sha256: sha256(await readFile(fileURLToPath(new URL('openapi.yaml', PACKAGE_ROOT)))),
+    openapi_sha256: sha256(await readFile(packageFile('openapi.yaml'))),
     contracts: await Promise.all(files.map(async (file) => ({ file: `contracts/${file}`, sha256: sha256(await readFile(join(dir, file))) }))),
     fixtures: { ...input.fixtures.given, document_encoding: input.fixtures.document.encoding },
     webhook_receiver: input.webhookReceiver ?? null,

@@ -1,4 +1,6 @@
+import { pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { ownScript, runsFromSources } from '../package-files.js';
 import type { DocumentCheck } from './document-check.js';
 
 /** What one document's check may take; a document whose check needs more is rejected. */
@@ -92,12 +94,12 @@ export class DocumentChecker {
 }
 
 function startWorker(options: WorkerOptions): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./document-check-worker.js', import.meta.url), options);
-  const script = new URL('./document-check-worker.ts', import.meta.url).href;
+  const script = ownScript('sandbox/document-check-worker');
+  if (!runsFromSources()) return new Worker(script, options);
   return new Worker(FROM_SOURCES, {
     ...options,
     eval: true,
-    workerData: { ...options.workerData, script },
+    workerData: { ...options.workerData, script: pathToFileURL(script).href },
     execArgv: ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'],
   });
 }

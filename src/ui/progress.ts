@@ -27,7 +27,7 @@ export function showsLiveProgress(): boolean {
  */
 export async function uploadProgress(filename: string, total: number): Promise<Progress | undefined> {
   if (!showsLiveProgress() || total <= MIB) return undefined;
-  const { SingleBar, Presets } = await import('cli-progress');
+  const { SingleBar, Presets } = (await import('cli-progress')).default;
   const started = performance.now();
   const rate = (done: number) => `${bytes(done / Math.max(0.001, (performance.now() - started) / 1000))}/s`;
   const bar = new SingleBar(

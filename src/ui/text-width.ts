@@ -6,11 +6,11 @@ import type WrapAnsi from 'wrap-ansi';
 // and only a terminal needs them: they are loaded on first use, so that a command whose output is
 // piped or --json never pays for them. Both are ES modules without top-level await, which Node's
 // require loads synchronously.
-const require = createRequire(import.meta.url);
+const requireHere = createRequire(import.meta.url);
 let loaded: { stringWidth: typeof StringWidth; wrapAnsi: typeof WrapAnsi } | undefined;
 
 function libraries(): NonNullable<typeof loaded> {
-  loaded ??= { stringWidth: (require('string-width') as { default: typeof StringWidth }).default, wrapAnsi: (require('wrap-ansi') as { default: typeof WrapAnsi }).default };
+  loaded ??= { stringWidth: (requireHere('string-width') as { default: typeof StringWidth }).default, wrapAnsi: (requireHere('wrap-ansi') as { default: typeof WrapAnsi }).default };
   return loaded;
 }
 
