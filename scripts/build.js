@@ -4,7 +4,7 @@
 // `npm run typecheck`'s; this only transpiles.
 // Usage: node scripts/build.js
 import { readdirSync, rmSync } from 'node:fs';
-import { build } from 'esbuild';
+import { build } from 'esbuild-wasm';
 
 const root = new URL('..', import.meta.url);
 const commands = readdirSync(new URL('src/commands', root), { recursive: true })

@@ -1,10 +1,11 @@
 /**
  * Reading a single answer of an implementation svc did not write. Success codes, creation and
  * deletion bodies are not shown by the specification (part 4), so an answer is read as text
- * (`parseAs: 'text'`) and whatever it holds is taken: nothing, JSON, or the resource wrapped the
+ and whatever it holds is taken: nothing, JSON, or the resource wrapped the
  * way common conventions wrap it.
  */
 import { SvcError } from '../errors.js';
+import type { ApiResponse } from './exchange.js';
 import { resourceOf } from './list-answer.js';
 
 type Json = Record<string, unknown>;
@@ -27,13 +28,13 @@ export function parsedOrUndefined(text: string | undefined): unknown {
  * The JSON of an answer that should carry JSON (the spec: "responses are JSON"); undefined when it
  * has no body. `what` names the request in the error for a body that is not JSON.
  */
-export function jsonOf(result: { data?: string; response: Response }, what: string): unknown {
-  const body = parsedOrUndefined(result.data);
-  if (body === undefined && result.data !== undefined && result.data.trim() !== '') {
+export function jsonOf(answer: ApiResponse, what: string): unknown {
+  const body = parsedOrUndefined(answer.text);
+  if (body === undefined && answer.text.trim() !== '') {
     throw new SvcError(
       'server',
       'answer_not_json',
-      `${what} answered ${result.response.status} with a body that is not JSON (${result.response.headers.get('content-type') ?? 'no Content-Type'})`,
+      `${what} answered ${answer.status} with a body that is not JSON (${answer.headers.get('content-type') ?? 'no Content-Type'})`,
       'the specification says responses are JSON (part 4); check --base-url points at the API itself, not a proxy or a web page',
     );
   }

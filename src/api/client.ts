@@ -1,4 +1,4 @@
-import createClient, { type Client } from 'openapi-fetch';
+import type { ApiRequest, ApiResponse, Middleware, Send, StreamedBody } from './exchange.js';
 import { bearerAuth } from './middleware/auth.js';
 import { throwApiErrors } from './middleware/errors.js';
 import { httpsOnly } from './middleware/https-only.js';
@@ -8,7 +8,41 @@ import { DEFAULT_RETRY_POLICY, type RetryNotice, type RetryPolicy, withRetries }
 import type { paths } from './schema.js';
 import { createTransport } from './transport.js';
 
-export type ApiClient = Client<paths>;
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The paths of openapi.yaml that have an operation for `M`. */
+type PathsWith<M extends Method> = { [P in keyof paths]: paths[P][M] extends undefined ? never : P }[keyof paths];
+type OperationOf<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type PathParameters<O> = O extends { parameters: { path: infer T } } ? T : never;
+type JsonBodyOf<O> = O extends { requestBody?: infer R } ? (NonNullable<R> extends { content: { 'application/json': infer B } } ? B : never) : never;
+
+/** Query parameters: those undefined are not sent. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface CallOptions<O> {
+  query?: Query;
+  /** A query string as a next-page link gives it, sent as it is. */
+  search?: string;
+  body?: JsonBodyOf<O>;
+  /** A body other than JSON, streamed (a multipart upload). */
+  upload?: StreamedBody;
+}
+
+/** The options of a call, required when the path has parameters. */
+type Call<O> = [PathParameters<O>] extends [never] ? [options?: CallOptions<O>] : [options: CallOptions<O> & { path: PathParameters<O> }];
+type ClientMethod<M extends Method> = <P extends PathsWith<M>>(path: P, ...options: Call<OperationOf<P, M>>) => Promise<ApiResponse>;
+
+/**
+ * The API as openapi.yaml describes it: paths, path parameters and JSON bodies typed from the
+ * generated schema. Every call answers the exchange's response, read whole; a non-2xx answer or a
+ * failed exchange is thrown as an ApiError.
+ */
+export interface ApiClient {
+  GET: ClientMethod<'get'>;
+  POST: ClientMethod<'post'>;
+  PUT: ClientMethod<'put'>;
+  PATCH: ClientMethod<'patch'>;
+  DELETE: ClientMethod<'delete'>;
+}
 
 export interface ApiClientOptions {
   baseUrl: URL;
@@ -27,23 +61,55 @@ export interface ApiSession {
   rateLimit: RateLimitState;
 }
 
+function urlOf(baseUrl: string, path: string, options: CallOptions<unknown> & { path?: Record<string, unknown> }): string {
+  const filled = path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.path?.[name] ?? '')));
+  const search =
+    options.search?.replace(/^\?/, '') ??
+    Object.entries(options.query ?? {})
+      .filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined)
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+      .join('&');
+  return `${baseUrl}${filled}${search ? `?${search}` : ''}`;
+}
+
+/** Runs one exchange through the middlewares: requests in their order, answers and failures in the reverse one. */
+async function through(middlewares: Middleware[], send: Send, request: ApiRequest): Promise<ApiResponse> {
+  for (const middleware of middlewares) middleware.onRequest?.(request);
+  let response: ApiResponse;
+  try {
+    response = await send(request);
+  } catch (caught) {
+    let error = caught;
+    for (const middleware of [...middlewares].reverse()) error = middleware.onError ? middleware.onError(request, error) : error;
+    throw error;
+  }
+  for (const middleware of [...middlewares].reverse()) middleware.onResponse?.(request, response);
+  return response;
+}
+
 export function createApiClient(options: ApiClientOptions): ApiSession {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const notice: RetryNotice | undefined =
     options.log &&
     ((event) => options.log?.(`retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`));
-  const fetch = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice);
-
-  const client = createClient<paths>({
-    baseUrl: options.baseUrl.href.replace(/\/$/, ''),
-    fetch,
-    redirect: 'error',
-  });
+  const send = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice);
   const rateLimit: RateLimitState = { remaining: undefined };
-  // onRequest runs in this order, onResponse and onError in the reverse one.
-  client.use(throwApiErrors(timeoutMs), trackRateLimit(rateLimit));
-  if (options.log) client.use(trace(options.log));
-  client.use(httpsOnly, bearerAuth(options.key));
+  const middlewares = [throwApiErrors(timeoutMs), trackRateLimit(rateLimit), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
+  const baseUrl = options.baseUrl.href.replace(/\/$/, '');
+
+  const call =
+    (method: string) =>
+    (path: string, callOptions: CallOptions<unknown> & { path?: Record<string, unknown> } = {}): Promise<ApiResponse> => {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      let body: ApiRequest['body'];
+      if (callOptions.upload) body = callOptions.upload;
+      else if (callOptions.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(callOptions.body);
+      }
+      return through(middlewares, send, { method, url: urlOf(baseUrl, path, callOptions), headers, body });
+    };
+  const client = { GET: call('GET'), POST: call('POST'), PUT: call('PUT'), PATCH: call('PATCH'), DELETE: call('DELETE') } as ApiClient;
   return { client, rateLimit };
 }

@@ -1,4 +1,5 @@
 import { ApiError, type ErrorKind } from '../errors.js';
+import type { AnswerHeaders, ApiRequest, ApiResponse } from './exchange.js';
 
 const HINTS: Record<string, string> = {
   unauthorized: 'the Authorization header was missing or malformed — set SVC_API_KEY or `svc config set api_key`',
@@ -29,8 +30,8 @@ function kindForStatus(status: number): ErrorKind {
 }
 
 /** Retry-After in seconds, from either of its forms (delta-seconds or an HTTP date). */
-export function retryAfterSeconds(response: Response): number | undefined {
-  const value = response.headers.get('retry-after');
+export function retryAfterSeconds(headers: AnswerHeaders): number | undefined {
+  const value = headers.get('retry-after');
   if (!value) return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
   const date = Date.parse(value);
@@ -86,11 +87,11 @@ function describeBody(text: string): { code?: string; message?: string; param?: 
   };
 }
 
-export async function errorFromResponse(request: Request, response: Response): Promise<ApiError> {
-  const body = describeBody(await response.text());
+export function errorFromResponse(request: ApiRequest, response: ApiResponse): ApiError {
+  const body = describeBody(response.text);
   const kind = kindForStatus(response.status);
   const code = body.code ?? (kind === 'server' ? 'server_error' : `http_${response.status}`);
-  const retryAfter = retryAfterSeconds(response);
+  const retryAfter = retryAfterSeconds(response.headers);
   const detail = body.message ?? (response.statusText || 'no message');
   const param = body.param ? ` (field ${body.param})` : '';
   let hint = HINTS[code];
@@ -100,6 +101,9 @@ export async function errorFromResponse(request: Request, response: Response): P
   if (!hint && kind === 'notFound') hint = HINTS.not_found;
   if (!hint && kind === 'server') hint = 'the service failed to answer; try again later — GET and DELETE were already retried';
   if (!hint && kind === 'invalidInput') hint = 'correct the input named above and run the command again';
+  if (!hint && response.status >= 300 && response.status < 400) {
+    hint = `svc follows no redirect (this one leads to ${response.headers.get('location') ?? 'no Location'}): point --base-url at the API itself`;
+  }
   return new ApiError({
     kind,
     code,
@@ -148,7 +152,7 @@ export function isConnectionFailure(error: unknown): boolean {
   return !isUntrustedCertificate(causeCode(error));
 }
 
-export function errorFromFailure(request: Request, error: unknown, timeoutMs: number): ApiError {
+export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs: number): ApiError {
   if (error instanceof ApiError) return error;
   const origin = new URL(request.url).origin;
   const code = causeCode(error);

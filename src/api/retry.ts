@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isConnectionFailure, retryAfterSeconds } from './errors.js';
+import type { ApiRequest, ApiResponse, Send } from './exchange.js';
 
 export interface RetryPolicy {
   /** Attempts after the first; 0 disables retries. */
@@ -16,13 +17,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { retries: 3, baseDelayMs: 500,
 const IDEMPOTENT_METHODS = new Set(['GET', 'DELETE']);
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 
-export type Fetch = (request: Request) => Promise<Response>;
-type Outcome = { response: Response } | { error: unknown };
-export type RetryNotice = (notice: { request: Request; attempt: number; delayMs: number; reason: string }) => void;
+type Outcome = { response: ApiResponse } | { error: unknown };
+export type RetryNotice = (notice: { request: ApiRequest; attempt: number; delayMs: number; reason: string }) => void;
 
 function delayBefore(retry: number, outcome: Outcome, policy: RetryPolicy): number | undefined {
   if ('response' in outcome) {
-    const retryAfter = retryAfterSeconds(outcome.response);
+    const retryAfter = retryAfterSeconds(outcome.response.headers);
     if (retryAfter !== undefined) {
       const delay = retryAfter * 1000;
       return delay <= policy.maxRetryAfterMs ? delay : undefined;
@@ -44,12 +44,12 @@ function reasonOf(outcome: Outcome): string {
  * Retries GET and DELETE on 429, 502, 503, 504 and connection failures, with exponential backoff
  * and jitter, honouring Retry-After; the number of attempts is bounded by the policy.
  */
-export function withRetries(fetch: Fetch, policy: RetryPolicy, notice?: RetryNotice): Fetch {
+export function withRetries(send: Send, policy: RetryPolicy, notice?: RetryNotice): Send {
   return async (request) => {
-    if (!IDEMPOTENT_METHODS.has(request.method) || policy.retries === 0) return fetch(request);
+    if (!IDEMPOTENT_METHODS.has(request.method) || policy.retries === 0) return send(request);
     const settle = async (): Promise<Outcome> => {
       try {
-        return { response: await fetch(new Request(request)) };
+        return { response: await send(request) };
       } catch (error) {
         return { error };
       }
@@ -59,7 +59,6 @@ export function withRetries(fetch: Fetch, policy: RetryPolicy, notice?: RetryNot
       const delayMs = delayBefore(retry, outcome, policy);
       if (delayMs === undefined) break;
       notice?.({ request, attempt: retry + 1, delayMs, reason: reasonOf(outcome) });
-      if ('response' in outcome) await outcome.response.body?.cancel();
       await sleep(delayMs);
       outcome = await settle();
     }

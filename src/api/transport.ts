@@ -1,7 +1,13 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { setDefaultCACertificates } from 'node:tls';
-import { ConfigError } from '../errors.js';
-import type { Fetch } from './retry.js';
+import { ApiError, ConfigError } from '../errors.js';
+import { AnswerHeaders, type ApiRequest, type ApiResponse, type Send } from './exchange.js';
+
+/** The most of an answer svc reads: far above any JSON answer of the API, far below what could exhaust memory. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** The PEM text of a CA certificate file, or an error that says what is wrong with the file. */
 export function readCaCertificate(path: string): string {
@@ -19,18 +25,100 @@ export function readCaCertificate(path: string): string {
 
 /**
  * Makes the CA certificate in this PEM file the one root this process trusts, as `curl --cacert`
- * does. Set process-wide, it serves Node's own fetch and every other client alike, which spares
- * every command the start-up cost of loading a second HTTP client only to pass it a CA.
+ * does. Set process-wide, it serves svc's client, Node's fetch and every other client alike.
  */
 export function trustOnly(caCertPath: string): void {
   setDefaultCACertificates([readCaCertificate(caCertPath)]);
 }
 
+function readAnswer(request: ApiRequest, answer: IncomingMessage): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    answer.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) {
+        const origin = new URL(request.url).origin;
+        answer.destroy(
+          new ApiError({
+            kind: 'server',
+            code: 'answer_too_large',
+            message: `${origin} sent an answer to ${request.method} ${new URL(request.url).pathname} of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`,
+            hint: 'check that --base-url points at the API itself',
+            method: request.method,
+            url: request.url,
+          }),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    });
+    answer.once('error', reject);
+    answer.once('end', () => {
+      const status = answer.statusCode ?? 0;
+      resolve({
+        status,
+        statusText: answer.statusMessage ?? '',
+        ok: status >= 200 && status < 300,
+        url: request.url,
+        headers: new AnswerHeaders(answer.headers),
+        text: new TextDecoder().decode(Buffer.concat(chunks)),
+      });
+    });
+  });
+}
+
 /**
- * Node's fetch with a timeout for each attempt, trusting the CA given by the operator (a private
- * deployment, the sandbox's own certificate) when there is one.
+ * Writes the body, waiting for the connection to take each chunk. A failure to write is the
+ * request's own error event, which settles the exchange (an answer that came first stands).
  */
-export function createTransport(options: { caCertPath?: string | undefined; timeoutMs: number }): Fetch {
+async function sendBody(outgoing: ClientRequest, body: ApiRequest['body']): Promise<void> {
+  if (body === undefined || typeof body === 'string') {
+    outgoing.end(body);
+    return;
+  }
+  for await (const chunk of body.chunks()) {
+    if (outgoing.destroyed) return;
+    if (!outgoing.write(chunk)) await once(outgoing, 'drain').catch(() => undefined);
+  }
+  outgoing.end();
+}
+
+/**
+ * One exchange over Node's http or https module, on a connection of its own, read whole. The
+ * signal bounds all of it, connecting to the last byte of the answer; aborted, it rejects with the
+ * signal's reason (a TimeoutError for a timeout), as fetch does.
+ */
+export function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiResponse> {
+  const url = new URL(request.url);
+  const headers: Record<string, string | number> = { ...request.headers };
+  if (typeof request.body === 'string') headers['content-length'] = Buffer.byteLength(request.body);
+  if (request.body !== undefined && typeof request.body !== 'string') {
+    headers['content-type'] ??= request.body.contentType;
+    headers['content-length'] = request.body.length;
+  }
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const outgoing = send(url, { method: request.method, headers, agent: false });
+    const abort = () => outgoing.destroy(signal.reason as Error);
+    signal.addEventListener('abort', abort, { once: true });
+    const settle = <T>(then: (value: T) => void) => (value: T) => {
+      signal.removeEventListener('abort', abort);
+      then(value);
+    };
+    outgoing.once('error', settle(reject));
+    outgoing.once('response', (answer) => readAnswer(request, answer).then(settle(resolve), settle(reject)));
+    // What fails here is the body's source (a file that cannot be read): the request cannot be completed.
+    sendBody(outgoing, request.body).catch((error: unknown) => outgoing.destroy(error as Error));
+  });
+}
+
+/** svc's transport: one exchange per attempt, each bounded by the timeout, trusting the operator's CA when one is given. */
+export function createTransport(options: { caCertPath?: string | undefined; timeoutMs: number }): Send {
   if (options.caCertPath) trustOnly(options.caCertPath);
-  return (request) => fetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(options.timeoutMs)]) });
+  return (request) => exchange(request, AbortSignal.timeout(options.timeoutMs));
 }

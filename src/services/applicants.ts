@@ -10,13 +10,13 @@ import { listReports } from './reports.js';
  */
 export async function upsertApplicant(client: ApiClient, input: Record<string, unknown>): Promise<ApplicantAnswer> {
   // openapi.yaml's ApplicantInput is the sandbox's assumption; another service has fields of its own.
-  const result = await client.POST('/v1/applicants', { body: input as ApplicantInput, parseAs: 'text' });
-  return resourceIn(jsonOf(result, 'POST /v1/applicants'));
+  const answer = await client.POST('/v1/applicants', { body: input as ApplicantInput });
+  return resourceIn(jsonOf(answer, 'POST /v1/applicants'));
 }
 
 export async function getApplicant(client: ApiClient, id: string): Promise<ApplicantAnswer> {
-  const result = await client.GET('/v1/applicants/{id}', { params: { path: { id } }, parseAs: 'text' });
-  return resourceIn(jsonOf(result, `GET /v1/applicants/${id}`));
+  const answer = await client.GET('/v1/applicants/{id}', { path: { id } });
+  return resourceIn(jsonOf(answer, `GET /v1/applicants/${id}`));
 }
 
 export interface KnownApplicant {

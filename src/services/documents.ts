@@ -63,17 +63,13 @@ export function uploadNotes(file: FilePart): string[] {
   return notes;
 }
 
-function countingStream(body: Blob, onProgress: (sent: number, total: number) => void): ReadableStream<Uint8Array> {
+async function* counted(body: Blob, onProgress: (sent: number, total: number) => void): AsyncIterable<Uint8Array> {
   let sent = 0;
-  return body.stream().pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        sent += chunk.byteLength;
-        onProgress(sent, body.size);
-        controller.enqueue(chunk);
-      },
-    }),
-  );
+  for await (const chunk of body.stream()) {
+    sent += chunk.byteLength;
+    onProgress(sent, body.size);
+    yield chunk;
+  }
 }
 
 export interface DocumentUploadInput {
@@ -91,19 +87,13 @@ export interface DocumentUploadInput {
 export async function uploadDocument(client: ApiClient, upload: DocumentUploadInput, onProgress: (sent: number, total: number) => void = () => undefined): Promise<DocumentAnswer> {
   const boundary = newBoundary();
   const form = encodeMultipart({ type: upload.type, applicant_id: upload.applicantId, file: upload.file }, boundary);
-  const result = await client.POST('/v1/documents', {
-    // openapi-typescript types the binary file part as a string, so the typed body cannot hold
-    // the file: the form is framed above, and the serializer only streams it.
-    body: form as never,
-    bodySerializer: () => countingStream(form, onProgress),
-    headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(form.size) },
-    duplex: 'half',
-    parseAs: 'text',
+  const answer = await client.POST('/v1/documents', {
+    upload: { contentType: `multipart/form-data; boundary=${boundary}`, length: form.size, chunks: () => counted(form, onProgress) },
   });
-  return resourceIn(jsonOf(result, 'POST /v1/documents'));
+  return resourceIn(jsonOf(answer, 'POST /v1/documents'));
 }
 
 export async function getDocument(client: ApiClient, id: string): Promise<DocumentAnswer> {
-  const result = await client.GET('/v1/documents/{id}', { params: { path: { id } }, parseAs: 'text' });
-  return resourceIn(jsonOf(result, `GET /v1/documents/${id}`));
+  const answer = await client.GET('/v1/documents/{id}', { path: { id } });
+  return resourceIn(jsonOf(answer, `GET /v1/documents/${id}`));
 }

@@ -1,5 +1,6 @@
 import { parsedOrUndefined, withDefaults } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
+import type { ApiResponse } from '../api/exchange.js';
 import { dataOf } from '../api/data.js';
 import type { Answered, Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
 
@@ -13,13 +14,13 @@ export interface ObservedKey {
  * The server's clock from an answer's Date header (RFC 9110 §6.6.1; whole seconds, rounded down),
  * so that last-use times are compared with the clock that wrote them. The local clock when absent.
  */
-function serverTimeOf(response: Response): number {
+function serverTimeOf(response: ApiResponse): number {
   const date = Date.parse(response.headers.get('date') ?? '');
   return Number.isNaN(date) ? Date.now() : date;
 }
 
 export async function createKey(client: ApiClient, input: KeyCreate): Promise<KeyWithSecret> {
-  return dataOf(await client.POST('/v1/keys', { body: input }));
+  return dataOf(await client.POST('/v1/keys', { body: input }), 'POST /v1/keys');
 }
 
 export async function getKey(client: ApiClient, id: string): Promise<Key> {
@@ -27,12 +28,12 @@ export async function getKey(client: ApiClient, id: string): Promise<Key> {
 }
 
 export async function observeKey(client: ApiClient, id: string): Promise<ObservedKey> {
-  const result = await client.GET('/v1/keys/{id}', { params: { path: { id } } });
-  return { key: dataOf(result), serverTime: serverTimeOf(result.response) };
+  const answer = await client.GET('/v1/keys/{id}', { path: { id } });
+  return { key: dataOf(answer, `GET /v1/keys/${id}`), serverTime: serverTimeOf(answer) };
 }
 
 export async function listKeys(client: ApiClient, query: { limit?: number; starting_after?: string }): Promise<KeyList> {
-  return dataOf(await client.GET('/v1/keys', { params: { query } }));
+  return dataOf(await client.GET('/v1/keys', { query }), 'GET /v1/keys');
 }
 
 /** Every key of the workspace, following `has_more`. */
@@ -54,8 +55,8 @@ export async function listAllKeys(client: ApiClient): Promise<Key[]> {
  * leaves them out; `revoked_at` only when the service sends it.
  */
 export async function revokeKey(client: ApiClient, id: string): Promise<Answered<KeyRevocation>> {
-  const result = await client.DELETE('/v1/keys/{id}', { params: { path: { id } }, parseAs: 'text' });
-  return withDefaults(parsedOrUndefined(result.data), { id, revoked: true });
+  const answer = await client.DELETE('/v1/keys/{id}', { path: { id } });
+  return withDefaults(parsedOrUndefined(answer.text), { id, revoked: true });
 }
 
 /**
@@ -63,6 +64,5 @@ export async function revokeKey(client: ApiClient, id: string): Promise<Answered
  * the server's time of the answer. A key that does not work throws its ApiError (401, 403).
  */
 export async function probeKey(client: ApiClient): Promise<{ serverTime: number }> {
-  const result = await client.GET('/v1/reports', { parseAs: 'text' });
-  return { serverTime: serverTimeOf(result.response) };
+  return { serverTime: serverTimeOf(await client.GET('/v1/reports')) };
 }

@@ -10,8 +10,8 @@ import { SvcError } from '../errors.js';
 export type ReportsQuery = Record<string, string | number | undefined>;
 
 export async function getReport(client: ApiClient, id: string): Promise<ReportAnswer> {
-  const result = await client.GET('/v1/reports/{id}', { params: { path: { id } }, parseAs: 'text' });
-  return resourceIn(jsonOf(result, `GET /v1/reports/${id}`));
+  const answer = await client.GET('/v1/reports/{id}', { path: { id } });
+  return resourceIn(jsonOf(answer, `GET /v1/reports/${id}`));
 }
 
 /** The body of POST /v1/reports: the four request fields of part 4, those left out not sent. */
@@ -20,8 +20,8 @@ export type ReportRequest = Partial<Record<keyof ReportCreate, string>>;
 /** Creates a report; any success status is taken (201, and 200 or 202 of other implementations). */
 export async function createReport(client: ApiClient, input: ReportRequest): Promise<ReportAnswer> {
   // openapi.yaml's type holds the assumed visa type enum; the service decides what it takes.
-  const result = await client.POST('/v1/reports', { body: input as ReportCreate, parseAs: 'text' });
-  return resourceIn(jsonOf(result, 'POST /v1/reports'));
+  const answer = await client.POST('/v1/reports', { body: input as ReportCreate });
+  return resourceIn(jsonOf(answer, 'POST /v1/reports'));
 }
 
 /**
@@ -29,8 +29,8 @@ export async function createReport(client: ApiClient, input: ReportRequest): Pro
  * result is the answer's own object, with `id` and `deleted: true` added where it leaves them out.
  */
 export async function deleteReport(client: ApiClient, id: string): Promise<Answered<DeletionResult>> {
-  const result = await client.DELETE('/v1/reports/{id}', { params: { path: { id } }, parseAs: 'text' });
-  return withDefaults(parsedOrUndefined(result.data), { id, deleted: true });
+  const answer = await client.DELETE('/v1/reports/{id}', { path: { id } });
+  return withDefaults(parsedOrUndefined(answer.text), { id, deleted: true });
 }
 
 export interface ReportPage {
@@ -43,9 +43,8 @@ export interface ReportPage {
 
 /** One page of GET /v1/reports: with `query`, or with the query string of a next page's URL. */
 async function readPage(client: ApiClient, request: { query: ReportsQuery } | { search: string }): Promise<ReportPage> {
-  const options = 'search' in request ? { querySerializer: () => request.search.replace(/^\?/, '') } : { params: { query: request.query } };
-  const result = await client.GET('/v1/reports', { ...options, parseAs: 'text' });
-  const body = jsonOf(result, 'GET /v1/reports');
+  const answer = await client.GET('/v1/reports', request);
+  const body = jsonOf(answer, 'GET /v1/reports');
   const reports = listItems(body);
   if (!reports) {
     throw new SvcError(
@@ -55,8 +54,8 @@ async function readPage(client: ApiClient, request: { query: ReportsQuery } | { 
       'svc reads a bare array, the array in `data`, or the one array of resources in the answer; the service answers in another shape',
     );
   }
-  const url = new URL(result.response.url);
-  return { reports: reports.map(resourceIn), next: nextPage(url, body, (name) => result.response.headers.get(name)), url };
+  const url = new URL(answer.url);
+  return { reports: reports.map(resourceIn), next: nextPage(url, body, (name) => answer.headers.get(name)), url };
 }
 
 /** One page of reports; `query` holds only the parameters the user asked for. */

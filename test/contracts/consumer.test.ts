@@ -155,7 +155,7 @@ describe('svc as the consumer of the Visa Report Service', () => {
       .withRequest('DELETE', M.fromProviderState('/v1/keys/${keyId}', `/v1/keys/${KEY_ID}`), (request) => request.headers(auth(CONTRACT_KEYS.admin)))
       .willRespondWith(SUCCESS(200))
       .executeTest(async (mock) => {
-        const { response } = await client(CONTRACT_KEYS.admin, mock.url).DELETE('/v1/keys/{id}', { params: { path: { id: KEY_ID } } });
+        const response = await client(CONTRACT_KEYS.admin, mock.url).DELETE('/v1/keys/{id}', { path: { id: KEY_ID } });
         expect(response.ok).toBe(true);
       });
   });

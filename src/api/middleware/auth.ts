@@ -1,11 +1,10 @@
-import type { Middleware } from 'openapi-fetch';
+import type { Middleware } from '../exchange.js';
 
 /** Sends the bearer key of spec part 5.1 on every request. */
 export function bearerAuth(key: string): Middleware {
   return {
-    onRequest({ request }) {
-      request.headers.set('Authorization', `Bearer ${key}`);
-      return request;
+    onRequest(request) {
+      request.headers.authorization = `Bearer ${key}`;
     },
   };
 }

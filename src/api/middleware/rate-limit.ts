@@ -1,4 +1,4 @@
-import type { Middleware } from 'openapi-fetch';
+import type { Middleware } from '../exchange.js';
 
 export interface RateLimitState {
   /** The last X-RateLimit-Remaining the API sent (spec part 8), if any. */
@@ -7,7 +7,7 @@ export interface RateLimitState {
 
 export function trackRateLimit(state: RateLimitState): Middleware {
   return {
-    onResponse({ response }) {
+    onResponse(_request, response) {
       const value = response.headers.get('x-ratelimit-remaining');
       if (value !== null && /^\d+$/.test(value.trim())) state.remaining = Number(value.trim());
     },

@@ -1,21 +1,20 @@
-import type { Middleware } from 'openapi-fetch';
+import type { ApiRequest, Middleware } from '../exchange.js';
 
 /** With --verbose: one line per exchange on stderr, with the rate limit the API reports. */
 export function trace(log: (line: string) => void): Middleware {
-  const started = new Map<string, number>();
+  const started = new WeakMap<ApiRequest, number>();
   return {
-    onRequest({ id }) {
-      started.set(id, performance.now());
+    onRequest(request) {
+      started.set(request, performance.now());
     },
-    onResponse({ id, request, response }) {
-      const elapsed = Math.round(performance.now() - (started.get(id) ?? performance.now()));
-      started.delete(id);
+    onResponse(request, response) {
+      const elapsed = Math.round(performance.now() - (started.get(request) ?? performance.now()));
       const remaining = response.headers.get('x-ratelimit-remaining') ?? 'not sent';
       log(`${request.method} ${request.url} → ${response.status} in ${elapsed} ms · X-RateLimit-Remaining: ${remaining}`);
     },
-    onError({ id, request, error }) {
-      started.delete(id);
+    onError(request, error) {
       log(`${request.method} ${request.url} → failed: ${(error as Error)?.message ?? String(error)}`);
+      return error;
     },
   };
 }
