@@ -142,7 +142,7 @@ describe(`reports get at a ${COLUMNS}-column terminal`, () => {
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toContain('risk score\t12\n');
     expect(piped.stdout).not.toContain('criterion\t');
-    expect(piped.stdout).toContain('Recommendations\n  • 3\n  • Apply early');
+    expect(piped.stdout).toContain('Recommendations\n\n  • 3\n  • Apply early');
 
     const env = otherEnv();
     const output = join(env.HOME!, 'odd.html');
