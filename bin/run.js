@@ -11,16 +11,40 @@ if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
 
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
+const { existsSync, readFileSync } = await import('node:fs');
+const { fileURLToPath } = await import('node:url');
+const root = new URL('..', import.meta.url);
+const pjson = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+const args = process.argv.slice(2);
+
+/**
+ * Whether the arguments start with one of svc's own commands, by the file oclif would load for it
+ * (dist/commands/<topic>/<command>.js, or index.js for a topic that is a command too).
+ */
+function namesOwnCommand() {
+  const words = [];
+  for (const arg of args.slice(0, 3)) {
+    if (!/^[a-z][a-z0-9-]*$/.test(arg)) break;
+    words.push(arg);
+  }
+  for (let length = words.length; length > 0; length--) {
+    const path = `dist/commands/${words.slice(0, length).join('/')}`;
+    if (existsSync(new URL(`${path}.js`, root)) || existsSync(new URL(`${path}/index.js`, root))) return true;
+  }
+  return false;
+}
 
 // Scripts call `svc --version` to probe for svc: answer it as oclif would, without loading oclif.
-if (process.argv.length === 3 && process.argv[2] === '--version') {
-  const { readFileSync } = await import('node:fs');
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  process.stdout.write(`svc/${version} ${process.platform}-${process.arch} node-${process.version}\n`);
+if (args.length === 1 && args[0] === '--version') {
+  process.stdout.write(`svc/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
   // The check above replaces oclif's own engine check, which costs a sixth of start-up.
   process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
   const { execute } = await import('../dist/run.js');
   delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
-  await execute({ dir: import.meta.url });
+  // oclif's plugins (help, autocomplete, not-found) bring commands of their own and a hook for an
+  // unknown command: one of svc's own commands needs none of them, only the time they take to load.
+  const own = namesOwnCommand();
+  const plugins = own ? [] : pjson.oclif.plugins;
+  await execute({ dir: import.meta.url, loadOptions: { root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins } } } });
 }

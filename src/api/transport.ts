@@ -1,10 +1,14 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { setDefaultCACertificates } from 'node:tls';
 import { ApiError, ConfigError } from '../errors.js';
 import { AnswerHeaders, type ApiRequest, type ApiResponse, type Send } from './exchange.js';
+
+// An ES module import of node:http reads all its exports, and one of them starts Node's fetch (undici),
+// the very cost this transport avoids: both modules are taken as CommonJS.
+const { request: httpRequest } = process.getBuiltinModule('node:http');
+const { request: httpsRequest } = process.getBuiltinModule('node:https');
 
 /** The most of an answer svc reads: far above any JSON answer of the API, far below what could exhaust memory. */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;

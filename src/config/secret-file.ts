@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { ConfigError, SvcError } from '../errors.js';
 import { makeDirectory } from './directory.js';
 
@@ -30,6 +28,8 @@ export async function readSecretFile(path: string): Promise<string | undefined> 
 /** Writes a file that holds secrets: mode 0600 from its first byte, replaced atomically. */
 export async function writeSecretFile(path: string, content: string): Promise<void> {
   makeDirectory(dirname(path), 0o700);
+  // Loaded when a file is written: it loads node:crypto, which a command that only reads its configuration does without.
+  const { default: writeFileAtomic } = await import('write-file-atomic');
   await writeFileAtomic(path, content, { mode: 0o600 });
 }
 
@@ -40,6 +40,8 @@ export async function writeSecretFile(path: string, content: string): Promise<vo
  */
 export async function assertSecretFileWritable(path: string, flag: string): Promise<void> {
   const directory = dirname(path);
+  // node:crypto is loaded here, not imported: every command that reads its configuration loads this module.
+  const { randomBytes } = process.getBuiltinModule('node:crypto');
   const probe = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.check`);
   try {
     makeDirectory(directory, 0o700);

@@ -15,13 +15,14 @@ const DAY = 24 * HOUR;
 const MONTH = 30 * DAY;
 const YEAR = 365 * DAY;
 
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+// Made on first use: Intl's first formatter costs some 10 ms, which --json and piped output never need.
+let relative: Intl.RelativeTimeFormat | undefined;
 
 function phrase(ms: number): string {
   const size = Math.abs(ms);
   const [unit, length]: [Intl.RelativeTimeFormatUnit, number] =
     size < MINUTE ? ['second', SECOND] : size < HOUR ? ['minute', MINUTE] : size < DAY ? ['hour', HOUR] : size < MONTH ? ['day', DAY] : size < YEAR ? ['month', MONTH] : ['year', YEAR];
-  return relative.format(Math.trunc(ms / length), unit);
+  return (relative ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' })).format(Math.trunc(ms / length), unit);
 }
 
 function compact(ms: number): string {

@@ -4,8 +4,6 @@ import { assertStated, STATED } from '../../api/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
-import { showPage } from '../../ui/open-page.js';
-import { reportPage } from '../../ui/report-page.js';
 import { renderReport } from '../../ui/reports.js';
 import { timeView } from '../../ui/time.js';
 
@@ -28,7 +26,10 @@ export default class ReportsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
     const report = await getReport(session.client, args.id);
-    if (flags.web) this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
+    if (flags.web) {
+      const [{ showPage }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
+      this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
+    }
     else this.log(renderReport(report, timeView(flags.utc)));
     return report;
   }
