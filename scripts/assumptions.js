@@ -1,5 +1,5 @@
-// Writes the README's table of every `x-spec` assumption of openapi.yaml, between its markers.
-// Usage: node scripts/assumptions.js [--check]   (--check exits 1 when the README is stale)
+// Writes docs/assumptions.md's table of every `x-spec` assumption of openapi.yaml, between its markers.
+// Usage: node scripts/assumptions.js [--check]   (--check exits 1 when the table is stale)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
@@ -60,15 +60,15 @@ const table = [
   ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`),
 ].join('\n');
 
-const readmeUrl = new URL('README.md', root);
+const readmeUrl = new URL('docs/assumptions.md', root);
 const readme = readFileSync(readmeUrl, 'utf8');
 const start = readme.indexOf(START);
 const end = readme.indexOf(END);
-if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${START} … ${END}`);
+if (start < 0 || end < start) throw new Error(`docs/assumptions.md lacks the markers ${START} … ${END}`);
 const updated = `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`;
 if (process.argv.includes('--check')) {
   if (updated !== readme) {
-    console.error('README.md: the assumptions table is stale; run `npm run readme`');
+    console.error('docs/assumptions.md: the assumptions table is stale; run `npm run readme`');
     process.exit(1);
   }
 } else {

@@ -10,7 +10,7 @@ export abstract class SandboxCommand extends BaseCommand {
       description: 'Data directory of the sandbox',
       env: 'SVC_SANDBOX_DIR',
       default: async () => defaultSandboxDir(),
-      // What help shows (and the generated README): the rule, not this machine's path.
+      // What help shows (and the generated docs/commands.md): the rule, not this machine's path.
       defaultHelp: async () => '$XDG_DATA_HOME/svc/sandbox',
       helpGroup: 'SANDBOX',
     }),

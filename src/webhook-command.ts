@@ -21,7 +21,7 @@ export const toleranceFlag = Flags.integer({
 export const storeFlag = Flags.string({
   description: 'SQLite file of the received events',
   default: async () => defaultStorePath(),
-  // What help shows (and the generated README): the rule, not this machine's path.
+  // What help shows (and the generated docs/commands.md): the rule, not this machine's path.
   defaultHelp: async () => '$XDG_DATA_HOME/svc/webhooks/events.db',
   helpGroup: 'WEBHOOK',
 });

@@ -99,7 +99,7 @@ const ENCODING_KEYS: Record<DocumentEncoding, { takes: string[]; needs: string[]
   raw: { takes: ['headers'], needs: [] },
 };
 
-function invalid(path: string, problem: string, hint = 'see "Pointing the kit at an implementation with its own shapes" in the README'): SvcError {
+function invalid(path: string, problem: string, hint = 'see "Pointing the kit at an implementation with its own shapes" in docs/contract-kit.md'): SvcError {
   return new SvcError('usage', 'invalid_fixtures', `${path}: ${problem}`, hint);
 }
 
@@ -156,7 +156,7 @@ export async function readFixtures(path: string): Promise<KitFixtures> {
   }
   if (!validate(value)) {
     const problems = problemsOf(validate.errors).map((problem) => `${problem.field || '(the file)'}: ${problem.message}`);
-    throw new SvcError('usage', 'invalid_fixtures', `${path}: ${problems.join('; ')}`, 'the keys are applicant, report and document (encoding, fields, file_field, body, headers, file); see the README');
+    throw new SvcError('usage', 'invalid_fixtures', `${path}: ${problems.join('; ')}`, 'the keys are applicant, report and document (encoding, fields, file_field, body, headers, file); see docs/contract-kit.md');
   }
   const given = value as { applicant?: Json; report?: Json; document?: Json };
   for (const found of placeholdersIn({ report: given.report, applicant: given.applicant, document: given.document }, '').map((item) => ({ ...item, path: item.path.slice(1) }))) {

@@ -66,7 +66,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     'ca-cert': Flags.string({ description: 'PEM CA certificate to trust for the implementation', env: 'SVC_CA_CERT', exclusive: ['insecure'], helpGroup: 'TARGET' }),
     fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redeliveries)" }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
-    fixtures: Flags.string({ description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see the README)', helpGroup: 'INPUT' }),
+    fixtures: Flags.string({ description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see docs/contract-kit.md)', helpGroup: 'INPUT' }),
     'applicant-file': Flags.string({ description: 'JSON body for POST /v1/applicants (the same as "applicant" in --fixtures)', helpGroup: 'INPUT' }),
     'report-timeout': durationFlag({ description: 'How long a report may take to finish (default 2m)', helpGroup: 'INPUT' }),
     'event-timeout': durationFlag({ description: 'How long a webhook event may take to arrive after what triggers it (default 30s)', helpGroup: 'INPUT' }),
