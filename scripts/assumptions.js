@@ -29,11 +29,19 @@ function describeTail(path, node) {
   const words = [];
   for (let i = 0; i < path.length; i++) {
     const [key, next] = [path[i], path[i + 1]];
-    if (key === 'responses') words.push(`→ ${next}`), i++;
-    else if (key === 'parameters') words.push(node?.name ? `param ${node.name}` : 'param'), i++;
-    else if (key === 'headers') words.push(`header ${next}`), i++;
-    else if (key === 'properties') words.push(`.${next}`), i++;
-    else if (key === 'requestBody') words.push('body');
+    if (key === 'responses') {
+      words.push(`→ ${next}`);
+      i++;
+    } else if (key === 'parameters') {
+      words.push(node?.name ? `param ${node.name}` : 'param');
+      i++;
+    } else if (key === 'headers') {
+      words.push(`header ${next}`);
+      i++;
+    } else if (key === 'properties') {
+      words.push(`.${next}`);
+      i++;
+    } else if (key === 'requestBody') words.push('body');
     else if (!['content', 'schema', 'items', 'application/json', 'multipart/form-data', 'post'].includes(key) && typeof key === 'string') words.push(key);
   }
   return words.join(' ').replace(/ \./g, '.').split(/\s+(?=→|param|header|body)/);

@@ -62,7 +62,7 @@ export interface ApiSession {
 }
 
 function urlOf(baseUrl: string, path: string, options: CallOptions<unknown> & { path?: Record<string, unknown> }): string {
-  const filled = path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String(options.path?.[name] ?? '')));
+  const filled = path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String((options.path?.[name] as string | number | undefined) ?? '')));
   const search =
     options.search?.replace(/^\?/, '') ??
     Object.entries(options.query ?? {})

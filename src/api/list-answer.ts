@@ -26,9 +26,9 @@ export function resourceOf(item: unknown): unknown {
 const MAX_DEPTH = 3;
 
 function itemsIn(body: unknown, depth: number): unknown[] | undefined {
-  if (Array.isArray(body)) return body;
+  if (Array.isArray(body)) return body as unknown[];
   if (!isObject(body) || depth > MAX_DEPTH) return undefined;
-  if (Array.isArray(body.data)) return body.data;
+  if (Array.isArray(body.data)) return body.data as unknown[];
   const arrays = Object.values(body).filter(Array.isArray);
   const ofResources = arrays.filter((array) => array.length > 0 && array.every(isResource));
   if (ofResources.length === 1) return ofResources[0];

@@ -103,7 +103,7 @@ export function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiR
   }
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
-      reject(signal.reason);
+      reject(signal.reason as Error);
       return;
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -115,7 +115,7 @@ export function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiR
       then(value);
     };
     outgoing.once('error', settle(reject));
-    outgoing.once('response', (answer) => readAnswer(request, answer).then(settle(resolve), settle(reject)));
+    outgoing.once('response', (answer) => void readAnswer(request, answer).then(settle(resolve), settle(reject)));
     // What fails here is the body's source (a file that cannot be read): the request cannot be completed.
     sendBody(outgoing, request.body).catch((error: unknown) => outgoing.destroy(error as Error));
   });

@@ -77,6 +77,6 @@ function isConfigFile(value: unknown): value is ConfigFile {
     (profile) =>
       typeof profile === 'object' &&
       profile !== null &&
-      Object.entries(profile).every(([key, setting]) => isSettingName(key) && typeof setting === 'string'),
+      Object.entries(profile as Record<string, unknown>).every(([key, setting]) => isSettingName(key) && typeof setting === 'string'),
   );
 }

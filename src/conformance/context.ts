@@ -241,7 +241,7 @@ export class SharedSetup {
       if (isSuccess(got.status) && status === 'completed') return got;
       if (!isSuccess(got.status)) throw new SetupError(`the kit's report ${report.id} could not be read back: GET /v1/reports/${report.id} answered ${shown(got)}`);
       if (readsAsFailure(status)) {
-        throw new SetupError(`the kit's report ${report.id} ended ${status} (${JSON.stringify(field(got, 'error') ?? null)})`, 'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures');
+        throw new SetupError(`the kit's report ${report.id} ended ${String(status)} (${JSON.stringify(field(got, 'error') ?? null)})`, 'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures');
       }
       const left = deadline - Date.now();
       if (left <= 0) throw new ReportUnfinished(`the kit's report ${report.id} was still ${JSON.stringify(status)} ${completionMs / 1000} s after its creation`, 'for a slow implementation, give a longer --report-timeout');

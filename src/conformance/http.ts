@@ -186,7 +186,7 @@ export class ImplementationClient {
       purpose: options.purpose,
       requestBody: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : Buffer.from(options.body).toString('latin1'),
       status: response.statusCode,
-      headers: flatHeaders(response.headers as Record<string, string | string[] | undefined>),
+      headers: flatHeaders(response.headers),
       body,
       json: parseJson(body),
       at: Date.now(),

@@ -82,8 +82,8 @@ export async function readContracts(dir = CONTRACTS_DIR): Promise<Array<{ name: 
 }
 
 function contentTypeOf(delivery: Delivery): string {
-  const header = delivery.headers['content-type'];
-  const value = Array.isArray(header) ? header[0] : header;
+  // Node keeps one Content-Type of a request, the first.
+  const value = delivery.headers['content-type'];
   return value && /^application\/json\b/i.test(value) ? 'application/json' : (value ?? '');
 }
 

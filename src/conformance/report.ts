@@ -69,6 +69,7 @@ export function toJson(result: RunResult): Record<string, unknown> {
 }
 
 // XML 1.0 allows tab, line feed, carriage return and these ranges; anything else cannot appear even escaped.
+// eslint-disable-next-line no-control-regex -- control characters are what it matches
 const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 export function escapeXml(text: string): string {

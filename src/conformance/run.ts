@@ -62,8 +62,8 @@ export interface RunResult {
 }
 
 const PROBE_SETS = [reportProbes, authProbes, eventProbes, limitProbes, strictProbes];
-export const PROBES: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.probes));
-export const FINAL: Record<string, Probe> = Object.assign({}, ...PROBE_SETS.map((set) => set.final ?? {}));
+export const PROBES: Record<string, Probe> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.probes)));
+export const FINAL: Record<string, Probe> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.final ?? {})));
 
 function missingInput(check: Check, options: KitOptions, fixtures: KitFixtures): Input | undefined {
   const { keys } = options;

@@ -6,6 +6,7 @@ const JPEG_SIGNATURE = [0xff, 0xd8, 0xff];
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** C0 and C1 control characters and DEL, except tab, line feed, form feed and carriage return. */
+// eslint-disable-next-line no-control-regex -- control characters are what it matches
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F]/;
 
 export function startsWith(bytes: Uint8Array, signature: readonly number[]): boolean {

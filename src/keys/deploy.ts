@@ -23,10 +23,10 @@ function deployEnvironment(secret: string, newKeyId: string): NodeJS.ProcessEnv 
 export async function runDeployCommand(command: string, secret: string, newKeyId: string, secrets: readonly string[], signal: AbortSignal): Promise<void> {
   const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: deployEnvironment(secret, newKeyId) });
   const redacted = [...secrets, secret];
-  const copies = [copyRedacted(child.stdout!, process.stderr, redacted), copyRedacted(child.stderr!, process.stderr, redacted)];
+  const copies = [copyRedacted(child.stdout, process.stderr, redacted), copyRedacted(child.stderr, process.stderr, redacted)];
   // A command that does not read stdin may exit before the write: that is not a failure.
-  child.stdin!.on('error', () => undefined);
-  child.stdin!.end(`${secret}\n`);
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(`${secret}\n`);
   const stop = () => child.kill('SIGTERM');
   signal.addEventListener('abort', stop, { once: true });
   try {

@@ -370,7 +370,7 @@ class RotationRun {
       if (quiet && progress.new_key_used) {
         return finish(false, `${record.old_key.id} ${quietFor === null ? 'was never used' : `has been silent for ${formatDuration(quietFor)}`} and the new key is in use`);
       }
-      const why = [quiet ? '' : `${record.old_key.id} was used ${formatDuration(quietFor!)} ago${old.key.last_used_ip ? ` from ${old.key.last_used_ip}` : ''}`, progress.new_key_used ? '' : 'the new key has not been used since the verification']
+      const why = [quiet ? '' : `${record.old_key.id} was used ${formatDuration(quietFor)} ago${old.key.last_used_ip ? ` from ${old.key.last_used_ip}` : ''}`, progress.new_key_used ? '' : 'the new key has not been used since the verification']
         .filter(Boolean)
         .join(' and ');
       if (context.force) {
@@ -380,7 +380,7 @@ class RotationRun {
       if (progress.timeout_in_ms <= 0) {
         throw new SvcError('drainTimedOut', 'drain_timed_out', `waiting timed out: ${why}; nothing was revoked`, `\`svc keys rotate --resume ${record.id}\` waits again; --force revokes anyway`);
       }
-      const untilQuiet = quiet ? context.pollIntervalMs : quietPeriod - quietFor! + 1000;
+      const untilQuiet = quiet ? context.pollIntervalMs : quietPeriod - quietFor + 1000;
       await sleep(Math.min(context.pollIntervalMs, untilQuiet, progress.timeout_in_ms), undefined, { signal: context.signal });
     }
   }
@@ -399,7 +399,7 @@ class RotationRun {
     if (context.oldKeySecret && redactKey(context.oldKeySecret) === record.old_key.prefix_hint) {
       const refusal = await probeKey(await context.clientWith(context.oldKeySecret)).then(
         () => undefined,
-        (error: unknown) => error,
+        (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
       );
       if (!(refusal instanceof ApiError && refusal.code === 'invalid_key')) {
         if (refusal === undefined) {

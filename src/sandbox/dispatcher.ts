@@ -28,7 +28,7 @@ export async function sendEvent(url: string, eventType: string, body: string, se
     await response.body?.cancel();
     return { status: response.status, error: null, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : String((error as Error).cause ?? (error as Error).message);
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : String(((error as Error).cause as Error | undefined) ?? (error as Error).message);
     return { status: null, error: reason, durationMs: Math.round(performance.now() - started) };
   }
 }
@@ -91,7 +91,7 @@ export class WebhookDispatcher {
         : { status: 'pending' as const, nextAttemptAt: Date.now() + (delay * 1000) / this.options.timeScale };
     this.store.recordAttempt(delivery, { deliveryId: delivery.id, attempt, at: new Date().toISOString(), ...result }, next);
     this.options.log?.(
-      `webhook ${event.type} ${event.id} → ${delivery.url}: ${result.status ?? result.error} (attempt ${attempt}${next.status === 'pending' ? `, next in ${((next.nextAttemptAt! - Date.now()) / 1000).toFixed(1)} s` : `, ${next.status}`})`,
+      `webhook ${event.type} ${event.id} → ${delivery.url}: ${result.status ?? result.error} (attempt ${attempt}${next.status === 'pending' ? `, next in ${((next.nextAttemptAt - Date.now()) / 1000).toFixed(1)} s` : `, ${next.status}`})`,
     );
   }
 

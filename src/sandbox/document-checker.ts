@@ -93,7 +93,7 @@ export class DocumentChecker {
   }
 }
 
-function startWorker(options: WorkerOptions): Worker {
+function startWorker(options: Omit<WorkerOptions, 'workerData'> & { workerData: Record<string, unknown> }): Worker {
   const script = ownScript('sandbox/document-check-worker');
   if (!runsFromSources()) return new Worker(script, options);
   return new Worker(FROM_SOURCES, {

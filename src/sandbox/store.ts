@@ -75,6 +75,11 @@ export function hashSecret(secret: string): string {
 
 type Row = Record<string, SQLInputValue>;
 
+/** A resource the store keeps as JSON text, as it was stored. */
+function stored<T>(text: SQLInputValue | undefined): T {
+  return JSON.parse(text as string) as T;
+}
+
 function databaseFile(dataDir: string): string {
   return join(dataDir, 'sandbox.db');
 }
@@ -115,11 +120,11 @@ export class SandboxStore {
   }
 
   private get(sql: string, ...params: SQLInputValue[]): Row | undefined {
-    return this.statement(sql).get(...params) as Row | undefined;
+    return this.statement(sql).get(...params);
   }
 
   private all(sql: string, ...params: SQLInputValue[]): Row[] {
-    return this.statement(sql).all(...params) as Row[];
+    return this.statement(sql).all(...params);
   }
 
   private run(sql: string, ...params: SQLInputValue[]): number {
@@ -157,7 +162,7 @@ export class SandboxStore {
 
   private toStoredKey(row: Row | undefined): StoredKey | undefined {
     if (!row) return undefined;
-    return { key: JSON.parse(row.body as string), workspaceId: row.workspace_id as string, role: row.role as KeyRole | null, secret: row.secret as string | null };
+    return { key: stored(row.body), workspaceId: row.workspace_id as string, role: row.role as KeyRole | null, secret: row.secret as string | null };
   }
 
   keyByHash(secretHash: string): StoredKey | undefined {
@@ -172,7 +177,7 @@ export class SandboxStore {
     const rows = startingAfter
       ? this.all('SELECT body FROM keys WHERE workspace_id = ? AND seq < (SELECT seq FROM keys WHERE id = ?) ORDER BY seq DESC LIMIT ?', workspaceId, startingAfter, limit + 1)
       : this.all('SELECT body FROM keys WHERE workspace_id = ? ORDER BY seq DESC LIMIT ?', workspaceId, limit + 1);
-    return { keys: rows.slice(0, limit).map((row) => JSON.parse(row.body as string)), hasMore: rows.length > limit };
+    return { keys: rows.slice(0, limit).map((row) => stored(row.body)), hasMore: rows.length > limit };
   }
 
   keyExists(id: string): boolean {
@@ -202,7 +207,7 @@ export class SandboxStore {
 
   applicant(workspaceId: string, id: string): Applicant | undefined {
     const row = this.get('SELECT body FROM applicants WHERE workspace_id = ? AND id = ?', workspaceId, id);
-    return row && JSON.parse(row.body as string);
+    return row && stored(row.body);
   }
 
   saveApplicant(workspaceId: string, applicant: Applicant): void {
@@ -218,7 +223,7 @@ export class SandboxStore {
 
   document(workspaceId: string, id: string): Document | undefined {
     const row = this.get('SELECT body FROM documents WHERE workspace_id = ? AND id = ?', workspaceId, id);
-    return row && JSON.parse(row.body as string);
+    return row && stored(row.body);
   }
 
   insertDocument(workspaceId: string, document: Document, content: Uint8Array): void {
@@ -246,11 +251,11 @@ export class SandboxStore {
   }
 
   documentsOfApplicant(workspaceId: string, applicantId: string): Document[] {
-    return this.all('SELECT body FROM documents WHERE workspace_id = ? AND applicant_id = ?', workspaceId, applicantId).map((row) => JSON.parse(row.body as string));
+    return this.all('SELECT body FROM documents WHERE workspace_id = ? AND applicant_id = ?', workspaceId, applicantId).map((row) => stored(row.body));
   }
 
   documentsInStatus(status: string): Array<{ workspaceId: string; document: Document }> {
-    return this.all('SELECT workspace_id, body FROM documents WHERE status = ?', status).map((row) => ({ workspaceId: row.workspace_id as string, document: JSON.parse(row.body as string) }));
+    return this.all('SELECT workspace_id, body FROM documents WHERE status = ?', status).map((row) => ({ workspaceId: row.workspace_id as string, document: stored(row.body) }));
   }
 
   // ---------------------------------------------------------------- reports
@@ -262,7 +267,7 @@ export class SandboxStore {
 
   report(workspaceId: string, id: string): Report | undefined {
     const body = this.reportJson(workspaceId, id);
-    return body === undefined ? undefined : JSON.parse(body);
+    return body === undefined ? undefined : stored(body);
   }
 
   insertReport(workspaceId: string, report: Report): void {
@@ -284,17 +289,26 @@ export class SandboxStore {
   reportsOf(workspaceId: string, filter: { limit: number; beforeSeq?: number; status?: string; applicantId?: string }): { reports: Report[]; hasMore: boolean } {
     const conditions = ['workspace_id = ?'];
     const params: SQLInputValue[] = [workspaceId];
-    if (filter.beforeSeq !== undefined) conditions.push('seq < ?'), params.push(filter.beforeSeq);
-    if (filter.status) conditions.push('status = ?'), params.push(filter.status);
-    if (filter.applicantId) conditions.push('applicant_id = ?'), params.push(filter.applicantId);
+    if (filter.beforeSeq !== undefined) {
+      conditions.push('seq < ?');
+      params.push(filter.beforeSeq);
+    }
+    if (filter.status) {
+      conditions.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.applicantId) {
+      conditions.push('applicant_id = ?');
+      params.push(filter.applicantId);
+    }
     const rows = this.all(`SELECT body FROM reports WHERE ${conditions.join(' AND ')} ORDER BY seq DESC LIMIT ?`, ...params, filter.limit + 1);
-    return { reports: rows.slice(0, filter.limit).map((row) => JSON.parse(row.body as string)), hasMore: rows.length > filter.limit };
+    return { reports: rows.slice(0, filter.limit).map((row) => stored(row.body)), hasMore: rows.length > filter.limit };
   }
 
   reportsInStatus(...statuses: string[]): Array<{ workspaceId: string; report: Report }> {
     return this.all(`SELECT workspace_id, body FROM reports WHERE status IN (${statuses.map(() => '?').join(', ')}) ORDER BY seq`, ...statuses).map((row) => ({
       workspaceId: row.workspace_id as string,
-      report: JSON.parse(row.body as string),
+      report: stored(row.body),
     }));
   }
 
@@ -353,8 +367,14 @@ export class SandboxStore {
   deliveries(filter: { status?: DeliveryStatus; eventId?: string; limit: number }): Delivery[] {
     const conditions = ['1 = 1'];
     const params: SQLInputValue[] = [];
-    if (filter.status) conditions.push('d.status = ?'), params.push(filter.status);
-    if (filter.eventId) conditions.push('d.event_id = ?'), params.push(filter.eventId);
+    if (filter.status) {
+      conditions.push('d.status = ?');
+      params.push(filter.status);
+    }
+    if (filter.eventId) {
+      conditions.push('d.event_id = ?');
+      params.push(filter.eventId);
+    }
     return this.all(`SELECT d.*, e.type FROM deliveries d JOIN events e ON e.id = d.event_id WHERE ${conditions.join(' AND ')} ORDER BY d.id DESC LIMIT ?`, ...params, filter.limit).map((row) =>
       this.toDelivery(row),
     );

@@ -1,6 +1,6 @@
 import { jsonOf, resourceIn } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
-import type { ApplicantAnswer, ApplicantInput } from '../api/types.js';
+import type { ApplicantAnswer } from '../api/types.js';
 import { listReports } from './reports.js';
 
 /**
@@ -10,7 +10,7 @@ import { listReports } from './reports.js';
  */
 export async function upsertApplicant(client: ApiClient, input: Record<string, unknown>): Promise<ApplicantAnswer> {
   // openapi.yaml's ApplicantInput is the sandbox's assumption; another service has fields of its own.
-  const answer = await client.POST('/v1/applicants', { body: input as ApplicantInput });
+  const answer = await client.POST('/v1/applicants', { body: input });
   return resourceIn(jsonOf(answer, 'POST /v1/applicants'));
 }
 

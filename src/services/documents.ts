@@ -65,7 +65,7 @@ export function uploadNotes(file: FilePart): string[] {
 
 async function* counted(body: Blob, onProgress: (sent: number, total: number) => void): AsyncIterable<Uint8Array> {
   let sent = 0;
-  for await (const chunk of body.stream()) {
+  for await (const chunk of body.stream() as AsyncIterable<Uint8Array>) {
     sent += chunk.byteLength;
     onProgress(sent, body.size);
     yield chunk;

@@ -5,9 +5,9 @@ const KIB = 1024;
 const MIB = 1024 * KIB;
 
 export interface Progress {
-  update(done: number, total: number): void;
+  update: (done: number, total: number) => void;
   /** Ends the bar, leaving one line that says what was done; `completed` false leaves none. */
-  stop(completed: boolean): void;
+  stop: (completed: boolean) => void;
 }
 
 function bytes(count: number): string {

@@ -3,10 +3,10 @@ export type AnswerCheck = (answer: string) => true | string;
 
 /** What commands ask of a person; the inquirer implementation is loaded only when a prompt is due. */
 export interface Prompter {
-  input(message: string, options?: { validate?: AnswerCheck }): Promise<string>;
-  select<T extends string>(message: string, choices: readonly T[]): Promise<T>;
-  secret(message: string): Promise<string>;
-  confirm(message: string, defaultAnswer?: boolean): Promise<boolean>;
+  input: (message: string, options?: { validate?: AnswerCheck }) => Promise<string>;
+  select: <T extends string>(message: string, choices: readonly T[]) => Promise<T>;
+  secret: (message: string) => Promise<string>;
+  confirm: (message: string, defaultAnswer?: boolean) => Promise<boolean>;
 }
 
 export const inquirerPrompter: Prompter = {

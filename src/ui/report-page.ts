@@ -7,7 +7,7 @@ const BAR_COLOUR = '#2563eb';
 
 /** Text from an answer, made inert in HTML: as element content and as a quoted attribute value. */
 function escape(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+  return String((value as string | number | undefined) ?? '').replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 function field(name: string, value: unknown): string {

@@ -4,8 +4,8 @@ import { showsLiveProgress } from './progress.js';
 
 /** What a task under a spinner may do: change the status beside it, or write a line for people above it. */
 export interface SpinnerControl {
-  status(text: string): void;
-  note(line: string): void;
+  status: (text: string) => void;
+  note: (line: string) => void;
 }
 
 /**
@@ -29,7 +29,7 @@ export async function withSpinner<T>(message: string, task: (control: SpinnerCon
         status = text;
         show();
       },
-      note: (line) => ux.action.pause(() => write(line)),
+      note: (line) => void ux.action.pause(() => write(line)),
     });
     ux.action.stop(`${outcome(result)} (${elapsed()})`);
     return result;

@@ -4,6 +4,7 @@
  * (U+009B is a CSI of its own), the bidirectional overrides and isolates that reorder what is shown
  * (Trojan Source), and the line and paragraph separators.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what it matches
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

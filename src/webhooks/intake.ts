@@ -71,7 +71,7 @@ export class Intake {
 
   private constructor(private readonly worker: Worker) {
     worker.on('message', (reply: BatchReply) => this.settle(reply));
-    worker.on('error', (error) => this.fail(error));
+    worker.on('error', (error: Error) => this.fail(error));
     worker.on('exit', () => this.fail(new Error('the intake worker stopped')));
   }
 

@@ -123,7 +123,7 @@ describe(`reports get at a ${COLUMNS}-column terminal`, () => {
     expect(shown.lines).toContain('risk score   640');
     expect(shown.lines).toContain('score band   elevated');
     expect(shown.lines.join('\n')).not.toContain('░');
-    expect(shown.lines.find((line) => line.startsWith('funds  '))).toMatch(/150\.0  score 300 × 50%$/);
+    expect(shown.lines.find((line) => line.startsWith('funds  '))).toMatch(/150\.0 {2}score 300 × 50%$/);
     // The hostile key is shown escaped, and its bar is the longest (450 against 150).
     const hostile = shown.lines.find((line) => line.includes('450.0'))!;
     expect(barLength(hostile)).toBeGreaterThan(barLength(shown.lines.find((line) => line.startsWith('funds  '))!));
@@ -135,7 +135,7 @@ describe(`reports get at a ${COLUMNS}-column terminal`, () => {
     const shown = await runInTerminal(['reports', 'get', 'rep_odd1'], otherEnv(), COLUMNS);
     expect(shown.code, shown.lines.join('\n')).toBe(0);
     expect(shown.lines).toContain('risk score  12 of 100, low');
-    expect(shown.lines.find((line) => line.startsWith('history  '))).toMatch(/10\.0  score 10 × 100%$/);
+    expect(shown.lines.find((line) => line.startsWith('history  '))).toMatch(/10\.0 {2}score 10 × 100%$/);
     expect(shown.lines.join('\n')).not.toContain('Recommendations');
 
     const piped = await runSvc(['reports', 'get', 'rep_odd2'], { env: otherEnv() });

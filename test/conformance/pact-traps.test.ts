@@ -102,7 +102,7 @@ describe('trap 2: a request filter also sees the verifier\'s own state-setup cal
       requestFilter: ((request: { path: string }, _response: unknown, next: () => void) => {
         seen.push(request.path);
         next();
-      }) as never,
+      }),
     })
       .verifyProvider()
       .then(() => true);

@@ -279,7 +279,7 @@ export const BROKEN: Variant[] = [
     name: 'red-flags-not-array',
     change: 'red_flags as an object',
     breaks: ['documents.upload'],
-    response: (response) => void (isDocument(response.json) && ((response.json as Json).red_flags = { count: 0 })),
+    response: (response) => void (isDocument(response.json) && ((response.json).red_flags = { count: 0 })),
   },
   {
     name: 'list-without-reports',

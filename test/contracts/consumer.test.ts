@@ -101,7 +101,7 @@ describe('svc as the consumer of the Visa Report Service', () => {
       )
       .willRespondWith(SUCCESS(201), (response) => response.headers(jsonAnswer).jsonBody(M.like(reportCore(M.string('queued')))))
       .executeTest(async (mock) => {
-        const report = await createReport(client(CONTRACT_KEYS.api, mock.url), sampleReportRequest(APPLICANT_ID) as never);
+        const report = await createReport(client(CONTRACT_KEYS.api, mock.url), sampleReportRequest(APPLICANT_ID));
         expect(report.id).toBe(REPORT_ID);
       });
   });

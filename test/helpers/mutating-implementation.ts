@@ -160,7 +160,7 @@ export async function startMutatingImplementation(sandbox: RunningSandbox, varia
     } catch {
       json = undefined;
     }
-    const response: ProxiedResponse = { status: answer.statusCode, headers: flat(answer.headers as Record<string, string | string[] | undefined>), json, text };
+    const response: ProxiedResponse = { status: answer.statusCode, headers: flat(answer.headers), json, text };
     learn(proxied, response, state);
     const before = JSON.stringify(response.json);
     variant.response?.(response, proxied, state);

@@ -58,7 +58,7 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
       const { key = keys.test, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-      return fetch(`${ready.url}${path}`, { ...rest, headers, dispatcher } as RequestInit);
+      return fetch(`${ready.url}${path}`, { ...rest, headers, dispatcher });
     },
     stop(signal = 'SIGTERM') {
       return new Promise((resolve) => {

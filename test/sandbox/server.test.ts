@@ -61,7 +61,7 @@ describe('part 7: authentication errors', () => {
     ['"Bearer" with no key', 401, 'unauthorized', { key: null, headers: { authorization: 'Bearer ' } }],
     ['an unknown key', 401, 'invalid_key', { key: 'svc_test_doesnotexist0000000000000000' }],
   ] as const)('%s → %i %s, with X-RateLimit-Remaining', async (_case, status, code, init) => {
-    const response = await sandbox.fetch('/v1/reports', init as RequestInit & { key: string | null });
+    const response = await sandbox.fetch('/v1/reports', init);
     const body = await json<{ error: { code: string } }>(response, status);
     expect(body.error.code).toBe(code);
     expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
 import { BaseCommand } from '../../base-command.js';
-import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
+import { CATALOGUE, selectChecks } from '../../conformance/catalogue.js';
 import type { KitKeys } from '../../conformance/context.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { DEFAULT_FIXTURES, type KitFixtures, readFixtures } from '../../conformance/fixtures.js';
@@ -86,7 +86,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
     const keys = this.keys(flags);
-    const level = flags.level as Level;
+    const level = flags.level;
     const only = flags.only?.split(',').map((item) => item.trim()).filter(Boolean);
     const { selected, unknown } = selectChecks(level, only);
     if (unknown.length > 0) throw new SvcError('usage', 'unknown_check', `--only names no check: ${unknown.join(', ')}`, 'list the checks with `svc contract list`');

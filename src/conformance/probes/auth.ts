@@ -185,7 +185,7 @@ export const authProbes: ProbeSet = {
     'keys.revoke': async (context) => {
       const scenario = await revocation(context);
       const findings = new Findings();
-      findings.expect(isSuccess(scenario.byAdmin!.status), 'a 2xx answer', shown(scenario.byAdmin!), scenario.byAdmin!);
+      findings.expect(isSuccess(scenario.byAdmin!.status), 'a 2xx answer', shown(scenario.byAdmin!), scenario.byAdmin);
       findings.done();
     },
 

@@ -63,7 +63,7 @@ const armed = new WeakMap<KitContext, Map<string, Promise<Redelivery>>>();
  */
 function armRedelivery(context: KitContext, check: string): Promise<Redelivery> {
   let byCheck = armed.get(context);
-  if (!byCheck) armed.set(context, (byCheck = new Map()));
+  if (!byCheck) armed.set(context, (byCheck = new Map<string, Promise<Redelivery>>()));
   let promise = byCheck.get(check);
   if (!promise) {
     promise = (async () => {

@@ -11,7 +11,7 @@ const answers = new WeakMap<KitContext, Map<boolean, Promise<PlainAnswer>>>();
  */
 export function plainHttpAnswer(context: KitContext, onHttpsPort = false): Promise<PlainAnswer> {
   let byPort = answers.get(context);
-  if (!byPort) answers.set(context, (byPort = new Map()));
+  if (!byPort) answers.set(context, (byPort = new Map<boolean, Promise<PlainAnswer>>()));
   let answer = byPort.get(onHttpsPort);
   if (!answer) {
     answer = context.client.plainHttp('/v1/reports', `Bearer svc_test_${randomBytes(24).toString('hex')}`, onHttpsPort);

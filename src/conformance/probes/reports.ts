@@ -86,7 +86,7 @@ export function stillThere(exchange: Exchange, id: string): boolean {
 function breakdown(exchange: Exchange): Record<string, unknown> {
   const criteria = field(exchange, 'criteria');
   const sorted = Array.isArray(criteria)
-    ? [...criteria].map((item) => ({ key: item?.key, score: item?.score, weight: item?.weight })).sort((a, b) => String(a.key).localeCompare(String(b.key)))
+    ? (criteria as Array<Record<string, unknown> | null>).map((item) => ({ key: item?.key, score: item?.score, weight: item?.weight })).sort((a, b) => String(a.key).localeCompare(String(b.key)))
     : criteria;
   return { risk_score: field(exchange, 'risk_score'), score_band: field(exchange, 'score_band'), criteria: sorted, recommendations: field(exchange, 'recommendations') };
 }
