@@ -3,8 +3,10 @@
 const version = process.versions.node.split('.').map(Number);
 if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
   process.stderr.write(
-    'svc needs Node.js 22.19 or newer; this is Node ' + process.versions.node + '.\n' +
-    'Install a current Node.js (https://nodejs.org), or run svc through npm (npx svc), which uses the Node 24 the project pins.\n'
+    'svc needs Node.js 22.19 or newer; this is Node ' +
+      process.versions.node +
+      '.\n' +
+      'Install a current Node.js (https://nodejs.org), or run svc through npm (npx svc), which uses the Node 24 the project pins.\n',
   );
   process.exit(1);
 }
@@ -46,5 +48,8 @@ if (args.length === 1 && args[0] === '--version') {
   // unknown command: one of svc's own commands needs none of them, only the time they take to load.
   const own = namesOwnCommand();
   const plugins = own ? [] : pjson.oclif.plugins;
-  await execute({ dir: import.meta.url, loadOptions: { root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins } } } });
+  await execute({
+    dir: import.meta.url,
+    loadOptions: { root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins } } },
+  });
 }

@@ -44,7 +44,10 @@ function describeTail(path, node) {
     } else if (key === 'requestBody') words.push('body');
     else if (!['content', 'schema', 'items', 'application/json', 'multipart/form-data', 'post'].includes(key) && typeof key === 'string') words.push(key);
   }
-  return words.join(' ').replace(/ \./g, '.').split(/\s+(?=→|param|header|body)/);
+  return words
+    .join(' ')
+    .replace(/ \./g, '.')
+    .split(/\s+(?=→|param|header|body)/);
 }
 
 function collect(node, path, rows) {

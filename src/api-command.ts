@@ -4,9 +4,12 @@ import { BaseCommand } from './base-command.js';
 import { type Connection, missingKeyError, resolveConnection } from './config/connection.js';
 import { redactKey } from './config/keys.js';
 
-export const connectionFlags = {
+const connectionFlags = {
   'base-url': Flags.string({ description: 'Base URL of the API (default: SVC_BASE_URL, then the profile)', helpGroup: 'CONNECTION' }),
-  'ca-cert': Flags.string({ description: 'PEM CA certificate to trust instead of the system roots (default: SVC_CA_CERT, then the profile)', helpGroup: 'CONNECTION' }),
+  'ca-cert': Flags.string({
+    description: 'PEM CA certificate to trust instead of the system roots (default: SVC_CA_CERT, then the profile)',
+    helpGroup: 'CONNECTION',
+  }),
   'api-key': Flags.string({
     description: 'API key; visible to other local users in the process list, prefer SVC_API_KEY or the profile',
     helpGroup: 'CONNECTION',
@@ -35,7 +38,9 @@ export abstract class ApiCommand extends BaseCommand {
   protected async connect(flags: ConnectionFlagValues, role: 'api_key' | 'admin_key' = 'api_key'): Promise<{ session: ApiSession; connection: Connection }> {
     for (const name of ['api-key', 'admin-key'] as const) {
       if (flags[name] !== undefined) {
-        this.warning(`a key given with --${name} is visible to other local users in the process list; prefer SVC_${name.replace('-', '_').toUpperCase()} or the profile`);
+        this.warning(
+          `a key given with --${name} is visible to other local users in the process list; prefer SVC_${name.replace('-', '_').toUpperCase()} or the profile`,
+        );
       }
     }
     const connection = await resolveConnection({

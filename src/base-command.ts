@@ -1,10 +1,8 @@
-import { Command, Flags, type Interfaces } from '@oclif/core';
+import { Command, Flags } from '@oclif/core';
 import { redactText } from './config/keys.js';
 import { SvcError } from './errors.js';
 import { hangingLine } from './ui/table.js';
 import { terminalText } from './ui/terminal-text.js';
-
-export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
 /**
  * What every svc command shares: `--json` (the result of run() alone on stdout), `--profile`,
@@ -18,7 +16,10 @@ export abstract class BaseCommand extends Command {
       description: 'Profile of the config file to use (default: SVC_PROFILE, then the current profile)',
       helpGroup: 'GLOBAL',
     }),
-    utc: Flags.boolean({ description: 'Show times exactly, in UTC (ISO 8601), instead of relative and local; piped output and --json always do', helpGroup: 'GLOBAL' }),
+    utc: Flags.boolean({
+      description: 'Show times exactly, in UTC (ISO 8601), instead of relative and local; piped output and --json always do',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
   /** Secrets this run knows of; they are redacted from anything it prints. */
@@ -27,7 +28,12 @@ export abstract class BaseCommand extends Command {
   /** A line for people on stderr, in every output mode (oclif's logToStderr is silent under --json). */
   protected note(line: string): void {
     const text = redactText(line, this.secrets);
-    process.stderr.write(`${text.split('\n').map((part) => hangingLine('', part, process.stderr)).join('\n')}\n`);
+    process.stderr.write(
+      `${text
+        .split('\n')
+        .map((part) => hangingLine('', part, process.stderr))
+        .join('\n')}\n`,
+    );
   }
 
   protected warning(message: string): void {

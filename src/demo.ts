@@ -52,7 +52,10 @@ async function startSubscriber(secret: string): Promise<{ url: string; server: S
         const name = `${type} ${resourceId}`;
         const arrived = received.get(name);
         if (arrived) return resolve(arrived);
-        const timer = setTimeout(() => reject(new SvcError('failure', 'event_missing', `no verified ${type} event for ${resourceId} within ${EVENT_TIMEOUT_MS / 1000} s`)), EVENT_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => reject(new SvcError('failure', 'event_missing', `no verified ${type} event for ${resourceId} within ${EVENT_TIMEOUT_MS / 1000} s`)),
+          EVENT_TIMEOUT_MS,
+        );
         waiting.set(name, (event) => {
           clearTimeout(timer);
           resolve(event);
@@ -127,7 +130,10 @@ export async function runDemo(onStep: (step: DemoStep) => void): Promise<ReportA
     const documentId = idOf(document, 'POST /v1/documents');
     const processed = await subscriber.next('document.processed', documentId);
     const flags = (processed.data as { red_flags?: unknown[] }).red_flags?.length ?? 0;
-    onStep({ step: 'document', detail: `passport ${documentId} uploaded; document.processed ${processed.id} verified, ${flags} red flag${flags === 1 ? '' : 's'}` });
+    onStep({
+      step: 'document',
+      detail: `passport ${documentId} uploaded; document.processed ${processed.id} verified, ${flags} red flag${flags === 1 ? '' : 's'}`,
+    });
 
     const report = await createReport(client, {
       applicant_id: applicantId,

@@ -6,7 +6,8 @@ import { DEFAULT_TOLERANCE_SECONDS } from './webhooks/signature.js';
 import { defaultStorePath } from './webhooks/store.js';
 
 export const secretFlag = Flags.string({
-  description: 'Webhook secret (whsec_…); repeat it to try several during a rotation. Visible to other local users in the process list: prefer SVC_WEBHOOK_SECRET (several separated by commas)',
+  description:
+    'Webhook secret (whsec_…); repeat it to try several during a rotation. Visible to other local users in the process list: prefer SVC_WEBHOOK_SECRET (several separated by commas)',
   multiple: true,
   helpGroup: 'WEBHOOK',
 });
@@ -69,7 +70,8 @@ export abstract class WebhookCommand extends BaseCommand {
   /** Warns of a secret with white space around it: the sender's copy almost certainly has none. */
   protected warnOfWhitespace(secrets: readonly string[]): void {
     for (const [index, secret] of secrets.entries()) {
-      if (secret.trim() !== secret) this.warning(`webhook secret #${index + 1} has white space around it; signatures made with the secret itself will not match`);
+      if (secret.trim() !== secret)
+        this.warning(`webhook secret #${index + 1} has white space around it; signatures made with the secret itself will not match`);
     }
   }
 }

@@ -29,7 +29,11 @@ const INSTALL_SCRIPTS_ALLOWED = ['node'];
 const packageNameOf = (lockPath: string) => lockPath.slice(lockPath.lastIndexOf('node_modules/') + 'node_modules/'.length);
 
 /** The package a bare import specifier names: `@scope/name` or `name`, without a subpath. */
-const packageOfSpecifier = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOfSpecifier = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(join(root, directory), { recursive: true, encoding: 'utf8' })

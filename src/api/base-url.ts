@@ -29,7 +29,11 @@ export function parseBaseUrl(value: string, source: string): URL {
     throw new ConfigError('invalid_base_url', `the base URL from ${source} uses ${url.protocol} — only https: is supported`, 'give an https:// URL');
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new ConfigError('invalid_base_url', `the base URL from ${source} carries credentials, a query or a fragment`, 'give only scheme, host, port and an optional path prefix');
+    throw new ConfigError(
+      'invalid_base_url',
+      `the base URL from ${source} carries credentials, a query or a fragment`,
+      'give only scheme, host, port and an optional path prefix',
+    );
   }
   return url;
 }

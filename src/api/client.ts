@@ -16,9 +16,9 @@ type PathParameters<O> = O extends { parameters: { path: infer T } } ? T : never
 type JsonBodyOf<O> = O extends { requestBody?: infer R } ? (NonNullable<R> extends { content: { 'application/json': infer B } } ? B : never) : never;
 
 /** Query parameters: those undefined are not sent. */
-export type Query = Record<string, string | number | boolean | undefined>;
+type Query = Record<string, string | number | boolean | undefined>;
 
-export interface CallOptions<O> {
+interface CallOptions<O> {
   query?: Query;
   /** A query string as a next-page link gives it, sent as it is. */
   search?: string;
@@ -54,7 +54,7 @@ export interface ApiClientOptions {
   log?: ((line: string) => void) | undefined;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface ApiSession {
   client: ApiClient;
@@ -92,7 +92,10 @@ export function createApiClient(options: ApiClientOptions): ApiSession {
   const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const notice: RetryNotice | undefined =
     options.log &&
-    ((event) => options.log?.(`retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`));
+    ((event) =>
+      options.log?.(
+        `retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`,
+      ));
   const send = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice);
   const rateLimit: RateLimitState = { remaining: undefined };
   const middlewares = [throwApiErrors(timeoutMs), trackRateLimit(rateLimit), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];

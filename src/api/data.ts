@@ -9,7 +9,12 @@ import type { ApiResponse } from './exchange.js';
 export function dataOf<T>(answer: ApiResponse, what: string): T {
   const body = jsonOf(answer, what);
   if (body === undefined) {
-    throw new SvcError('server', 'answer_empty', `${what} answered ${answer.status} with no body`, 'the specification says responses are JSON (part 4); check --base-url points at the API itself');
+    throw new SvcError(
+      'server',
+      'answer_empty',
+      `${what} answered ${answer.status} with no body`,
+      'the specification says responses are JSON (part 4); check --base-url points at the API itself',
+    );
   }
   return body as T;
 }

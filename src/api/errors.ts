@@ -56,7 +56,12 @@ function asCode(value: unknown): string | undefined {
 
 /** The last segment of an RFC 9457 problem `type` URI, when it reads as a code (`…/problems/invalid_key`). */
 function codeOfProblemType(type: unknown): string | undefined {
-  return asCode(textOf(type)?.replace(/[?#].*$/, '').split('/').at(-1));
+  return asCode(
+    textOf(type)
+      ?.replace(/[?#].*$/, '')
+      .split('/')
+      .at(-1),
+  );
 }
 
 /**
@@ -158,7 +163,12 @@ export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs:
   const code = causeCode(error);
   const base = { kind: 'network' as const, method: request.method, url: request.url, cause: error };
   if ((error as Error)?.name === 'TimeoutError') {
-    return new ApiError({ ...base, code: 'timeout', message: `no answer from ${origin} within ${timeoutMs / 1000} s`, hint: 'raise --timeout, or check the network and the service' });
+    return new ApiError({
+      ...base,
+      code: 'timeout',
+      message: `no answer from ${origin} within ${timeoutMs / 1000} s`,
+      hint: 'raise --timeout, or check the network and the service',
+    });
   }
   if (isUntrustedCertificate(code)) {
     return new ApiError({
@@ -169,11 +179,26 @@ export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs:
     });
   }
   if (code === 'ECONNREFUSED') {
-    return new ApiError({ ...base, code: 'connection_refused', message: `nothing is listening at ${origin}`, hint: 'check --base-url / SVC_BASE_URL, or start the sandbox with `svc sandbox start`' });
+    return new ApiError({
+      ...base,
+      code: 'connection_refused',
+      message: `nothing is listening at ${origin}`,
+      hint: 'check --base-url / SVC_BASE_URL, or start the sandbox with `svc sandbox start`',
+    });
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return new ApiError({ ...base, code: 'dns_failure', message: `the host of ${origin} does not resolve`, hint: 'check the host name in --base-url / SVC_BASE_URL' });
+    return new ApiError({
+      ...base,
+      code: 'dns_failure',
+      message: `the host of ${origin} does not resolve`,
+      hint: 'check the host name in --base-url / SVC_BASE_URL',
+    });
   }
   const detail = code ?? innermostMessage(error);
-  return new ApiError({ ...base, code: 'network_error', message: `the request to ${origin} failed (${detail})`, hint: 'check the network and the service, then try again' });
+  return new ApiError({
+    ...base,
+    code: 'network_error',
+    message: `the request to ${origin} failed (${detail})`,
+    hint: 'check the network and the service, then try again',
+  });
 }

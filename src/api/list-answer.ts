@@ -69,7 +69,18 @@ function field(body: Json, path: string): unknown {
   return path.split('.').reduce<unknown>((value, name) => (isObject(value) ? value[name] : undefined), body);
 }
 
-const NEXT_LINKS = ['links.next', 'links.next.href', '_links.next.href', 'next', 'next_url', 'nextUrl', 'next_page_url', 'paging.next', 'pagination.next', 'meta.next'];
+const NEXT_LINKS = [
+  'links.next',
+  'links.next.href',
+  '_links.next.href',
+  'next',
+  'next_url',
+  'nextUrl',
+  'next_page_url',
+  'paging.next',
+  'pagination.next',
+  'meta.next',
+];
 const CURSORS: Array<[string, string]> = [
   ['next_cursor', 'cursor'],
   ['nextCursor', 'cursor'],
@@ -135,7 +146,9 @@ export function nextPage(url: URL, body: unknown, header: (name: string) => stri
   if (hasMore === false) return { kind: 'end', how: 'has_more is false' };
   if (hasMore === true) {
     const last = listItems(body)?.at(-1);
-    return isResource(last) ? { kind: 'next', url: withQuery(url, 'starting_after', String(last.id)), how: 'has_more, after the last id' } : { kind: 'unknown' };
+    return isResource(last)
+      ? { kind: 'next', url: withQuery(url, 'starting_after', String(last.id)), how: 'has_more, after the last id' }
+      : { kind: 'unknown' };
   }
   for (const [path] of CURSORS) {
     const value = field(body, path);
@@ -145,7 +158,9 @@ export function nextPage(url: URL, body: unknown, header: (name: string) => stri
     const page = field(body, pagePath);
     const total = field(body, totalPath);
     if (Number.isInteger(page) && Number.isInteger(total)) {
-      return (page as number) < (total as number) ? { kind: 'next', url: withQuery(url, 'page', String((page as number) + 1)), how: `${pagePath} of ${totalPath}` } : { kind: 'end', how: `${pagePath} is the last` };
+      return (page as number) < (total as number)
+        ? { kind: 'next', url: withQuery(url, 'page', String((page as number) + 1)), how: `${pagePath} of ${totalPath}` }
+        : { kind: 'end', how: `${pagePath} is the last` };
     }
   }
   return { kind: 'unknown' };

@@ -11,7 +11,7 @@ const { request: httpRequest } = process.getBuiltinModule('node:http');
 const { request: httpsRequest } = process.getBuiltinModule('node:https');
 
 /** The most of an answer svc reads: far above any JSON answer of the API, far below what could exhaust memory. */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** The PEM text of a CA certificate file, or an error that says what is wrong with the file. */
 export function readCaCertificate(path: string): string {
@@ -19,7 +19,11 @@ export function readCaCertificate(path: string): string {
   try {
     pem = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError('ca_cert_unreadable', `cannot read the CA certificate ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'check the path given by --ca-cert (or SVC_CA_CERT, or the profile)');
+    throw new ConfigError(
+      'ca_cert_unreadable',
+      `cannot read the CA certificate ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      'check the path given by --ca-cert (or SVC_CA_CERT, or the profile)',
+    );
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new ConfigError('ca_cert_invalid', `${path} holds no PEM certificate`, 'give a PEM file (-----BEGIN CERTIFICATE-----)');
@@ -93,7 +97,7 @@ async function sendBody(outgoing: ClientRequest, body: ApiRequest['body']): Prom
  * signal bounds all of it, connecting to the last byte of the answer; aborted, it rejects with the
  * signal's reason (a TimeoutError for a timeout), as fetch does.
  */
-export function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiResponse> {
+function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiResponse> {
   const url = new URL(request.url);
   const headers: Record<string, string | number> = { ...request.headers };
   if (typeof request.body === 'string') headers['content-length'] = Buffer.byteLength(request.body);
@@ -110,10 +114,12 @@ export function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiR
     const outgoing = send(url, { method: request.method, headers, agent: false });
     const abort = () => outgoing.destroy(signal.reason as Error);
     signal.addEventListener('abort', abort, { once: true });
-    const settle = <T>(then: (value: T) => void) => (value: T) => {
-      signal.removeEventListener('abort', abort);
-      then(value);
-    };
+    const settle =
+      <T>(then: (value: T) => void) =>
+      (value: T) => {
+        signal.removeEventListener('abort', abort);
+        then(value);
+      };
     outgoing.once('error', settle(reject));
     outgoing.once('response', (answer) => void readAnswer(request, answer).then(settle(resolve), settle(reject)));
     // What fails here is the body's source (a file that cannot be read): the request cannot be completed.

@@ -11,7 +11,7 @@ export interface ConnectionInput {
   adminKey?: string;
 }
 
-export interface ResolvedKey {
+interface ResolvedKey {
   value: string;
   source: string;
   environment: KeyEnvironment;
@@ -86,5 +86,9 @@ export async function resolveConnection(input: ConnectionInput, env = process.en
 export function missingKeyError(role: 'api_key' | 'admin_key'): ConfigError {
   return role === 'api_key'
     ? new ConfigError('no_api_key', 'no API key is configured', 'set SVC_API_KEY, or save one with `svc config set api_key` (it reads the key from stdin)')
-    : new ConfigError('no_admin_key', 'this command needs an admin key and none is configured', 'set SVC_ADMIN_KEY, or save one with `svc config set admin_key` (it reads the key from stdin)');
+    : new ConfigError(
+        'no_admin_key',
+        'this command needs an admin key and none is configured',
+        'set SVC_ADMIN_KEY, or save one with `svc config set admin_key` (it reads the key from stdin)',
+      );
 }

@@ -8,7 +8,7 @@ export type KeyEnvironment = keyof typeof KEY_PREFIXES;
 const SECRET_PATTERN = /(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_-]+/g;
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
-export function keyEnvironment(key: string): KeyEnvironment | undefined {
+function keyEnvironment(key: string): KeyEnvironment | undefined {
   for (const [environment, prefix] of Object.entries(KEY_PREFIXES)) {
     if (key.startsWith(prefix) && key.length > prefix.length) return environment as KeyEnvironment;
   }

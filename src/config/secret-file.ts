@@ -49,6 +49,11 @@ export async function assertSecretFileWritable(path: string, flag: string): Prom
     await (await open(probe, 'wx', 0o600)).close();
     await unlink(probe);
   } catch (error) {
-    throw new SvcError('usage', 'secret_file_unwritable', `cannot write the secret to ${path}: ${(error as Error).message}`, `give ${flag} a path in a directory you can write to`);
+    throw new SvcError(
+      'usage',
+      'secret_file_unwritable',
+      `cannot write the secret to ${path}: ${(error as Error).message}`,
+      `give ${flag} a path in a directory you can write to`,
+    );
   }
 }

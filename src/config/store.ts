@@ -21,7 +21,7 @@ export interface ConfigFile {
 export const DEFAULT_PROFILE = 'default';
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export function isSettingName(name: string): name is SettingName {
+function isSettingName(name: string): name is SettingName {
   return Object.hasOwn(SETTINGS, name);
 }
 

@@ -58,7 +58,14 @@ export interface KitContext {
 
 type KeyRole = Exclude<Role, 'revocable' | 'none'>;
 
-const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = { api: 'api', admin: 'admin', readOnly: 'readOnly', ipLocked: 'ipLocked', other: 'other', otherAdmin: 'otherAdmin' };
+const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = {
+  api: 'api',
+  admin: 'admin',
+  readOnly: 'readOnly',
+  ipLocked: 'ipLocked',
+  other: 'other',
+  otherAdmin: 'otherAdmin',
+};
 
 export interface CallOptions {
   role: KeyRole;
@@ -121,7 +128,8 @@ export interface KeyToRevoke extends RevocableKey {
 /** What to supply when the implementation refuses one of the kit's inputs (their shapes are not shown by the specification). */
 export const SUPPLY = {
   applicant: 'give a body the implementation takes as "applicant" in --fixtures (applicant fields are not shown by the specification)',
-  report: 'give the fields the implementation takes as "report" in --fixtures (destination, visa_type, purpose; their values are not shown by the specification)',
+  report:
+    'give the fields the implementation takes as "report" in --fixtures (destination, visa_type, purpose; their values are not shown by the specification)',
   document: 'give the encoding the implementation takes as "document" in --fixtures (the upload encoding is not shown by the specification)',
 } as const;
 
@@ -178,7 +186,10 @@ export class SharedSetup {
       const applicant = await this.applicant();
       const upload = await this.upload(applicant.id, passportFile(this.context.fixtures), 'fixture');
       if (!isSuccess(upload.uploaded.status) || !upload.id) {
-        throw new SetupError(`the kit could not upload its passport (${describeEncoding(this.context.fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`, SUPPLY.document);
+        throw new SetupError(
+          `the kit could not upload its passport (${describeEncoding(this.context.fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`,
+          SUPPLY.document,
+        );
       }
       return upload;
     });
@@ -239,14 +250,27 @@ export class SharedSetup {
       const got = await call(this.context, 'GET', `/v1/reports/${report.id}`, { role: 'api', purpose: 'fixture' });
       const status = field(got, 'status');
       if (isSuccess(got.status) && status === 'completed') return got;
-      if (!isSuccess(got.status)) throw new SetupError(`the kit's report ${report.id} could not be read back: GET /v1/reports/${report.id} answered ${shown(got)}`);
+      if (!isSuccess(got.status))
+        throw new SetupError(`the kit's report ${report.id} could not be read back: GET /v1/reports/${report.id} answered ${shown(got)}`);
       if (readsAsFailure(status)) {
-        throw new SetupError(`the kit's report ${report.id} ended ${String(status)} (${JSON.stringify(field(got, 'error') ?? null)})`, 'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures');
+        throw new SetupError(
+          `the kit's report ${report.id} ended ${String(status)} (${JSON.stringify(field(got, 'error') ?? null)})`,
+          'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures',
+        );
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new ReportUnfinished(`the kit's report ${report.id} was still ${JSON.stringify(status)} ${completionMs / 1000} s after its creation`, 'for a slow implementation, give a longer --report-timeout');
+      if (left <= 0)
+        throw new ReportUnfinished(
+          `the kit's report ${report.id} was still ${JSON.stringify(status)} ${completionMs / 1000} s after its creation`,
+          'for a slow implementation, give a longer --report-timeout',
+        );
       if (receiver) {
-        await receiver.waitFor((delivery) => eventOf(delivery).type?.startsWith('report.') === true && eventOf(delivery).type !== 'report.created' && mentions(delivery.json, report.id), Math.min(interval, left), report.deliveriesBefore);
+        await receiver.waitFor(
+          (delivery) =>
+            eventOf(delivery).type?.startsWith('report.') === true && eventOf(delivery).type !== 'report.created' && mentions(delivery.json, report.id),
+          Math.min(interval, left),
+          report.deliveriesBefore,
+        );
       } else {
         await sleep(Math.min(interval, left));
       }
@@ -260,7 +284,11 @@ export class SharedSetup {
   rejectedUpload(): Promise<UploadedDocument & { applicantId: string }> {
     return this.once('rejected upload', async () => {
       const applicant = await this.applicant('rejected');
-      const upload = await this.upload(applicant.id, { name: 'passport.exe', contentType: 'application/octet-stream', bytes: sampleUnsafeFile() }, 'documents.rejected');
+      const upload = await this.upload(
+        applicant.id,
+        { name: 'passport.exe', contentType: 'application/octet-stream', bytes: sampleUnsafeFile() },
+        'documents.rejected',
+      );
       return { ...upload, applicantId: applicant.id };
     });
   }

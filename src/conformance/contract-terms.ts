@@ -23,8 +23,6 @@ export const STATES = {
   documentAnalysed: 'a document was analysed',
 } as const;
 
-export type StateName = (typeof STATES)[keyof typeof STATES];
-
 /** The check an interaction backs: the part of its description before the colon. */
 export function checkOfInteraction(description: string): string {
   const colon = description.indexOf(':');

@@ -17,7 +17,7 @@ import { SAMPLE_APPLICANT, SAMPLE_REPORT, samplePassportPdf } from './samples.js
 
 type Json = Record<string, unknown>;
 
-export type DocumentEncoding = 'multipart' | 'json' | 'raw';
+type DocumentEncoding = 'multipart' | 'json' | 'raw';
 
 /** A file the kit uploads. */
 export interface UploadFile {
@@ -49,7 +49,7 @@ export interface KitFixtures {
   given: { applicant: boolean; report: boolean; document: boolean };
 }
 
-export const PLACEHOLDERS = ['applicant_id', 'file_base64', 'file_name', 'content_type'] as const;
+const PLACEHOLDERS = ['applicant_id', 'file_base64', 'file_name', 'content_type'] as const;
 type Placeholder = (typeof PLACEHOLDERS)[number];
 
 const DEFAULT_DOCUMENT: DocumentFixture = {
@@ -117,7 +117,11 @@ async function readUploadFile(fixturesPath: string, given: string): Promise<Uplo
   try {
     bytes = new Uint8Array(await readFile(path));
   } catch (error) {
-    throw invalid('document.file', `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'give a path relative to the fixtures file');
+    throw invalid(
+      'document.file',
+      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      'give a path relative to the fixtures file',
+    );
   }
   return { name: basename(path), contentType: detectFormat(bytes) ?? 'application/octet-stream', bytes };
 }
@@ -127,7 +131,12 @@ function documentFixture(raw: Json | undefined, file: UploadFile | undefined): D
   const encoding = (raw.encoding as DocumentEncoding | undefined) ?? 'multipart';
   const rules = ENCODING_KEYS[encoding];
   for (const key of ['fields', 'file_field', 'body', 'headers']) {
-    if (raw[key] !== undefined && !rules.takes.includes(key)) throw invalid(`document.${key}`, `is not used with the encoding ${encoding}`, `it belongs to ${Object.entries(ENCODING_KEYS).find(([, other]) => other.takes.includes(key))![0]}; remove it or change document.encoding`);
+    if (raw[key] !== undefined && !rules.takes.includes(key))
+      throw invalid(
+        `document.${key}`,
+        `is not used with the encoding ${encoding}`,
+        `it belongs to ${Object.entries(ENCODING_KEYS).find(([, other]) => other.takes.includes(key))![0]}; remove it or change document.encoding`,
+      );
   }
   for (const key of rules.needs) if (raw[key] === undefined) throw invalid(`document.${key}`, `is required with the encoding ${encoding}`);
   return {
@@ -146,22 +155,45 @@ export async function readFixtures(path: string): Promise<KitFixtures> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new SvcError('usage', 'fixtures_unreadable', `cannot read the fixtures file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'check the path given with --fixtures');
+    throw new SvcError(
+      'usage',
+      'fixtures_unreadable',
+      `cannot read the fixtures file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      'check the path given with --fixtures',
+    );
   }
   let value: unknown;
   try {
     value = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw new SvcError('usage', 'invalid_fixtures', `${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`, 'a JSON file (.json) or a YAML file (.yaml, .yml) holding an object');
+    throw new SvcError(
+      'usage',
+      'invalid_fixtures',
+      `${path} is not valid ${/\.ya?ml$/i.test(path) ? 'YAML' : 'JSON'}: ${(error as Error).message.split('\n')[0]}`,
+      'a JSON file (.json) or a YAML file (.yaml, .yml) holding an object',
+    );
   }
   if (!validate(value)) {
     const problems = problemsOf(validate.errors).map((problem) => `${problem.field || '(the file)'}: ${problem.message}`);
-    throw new SvcError('usage', 'invalid_fixtures', `${path}: ${problems.join('; ')}`, 'the keys are applicant, report and document (encoding, fields, file_field, body, headers, file); see docs/contract-kit.md');
+    throw new SvcError(
+      'usage',
+      'invalid_fixtures',
+      `${path}: ${problems.join('; ')}`,
+      'the keys are applicant, report and document (encoding, fields, file_field, body, headers, file); see docs/contract-kit.md',
+    );
   }
   const given = value as { applicant?: Json; report?: Json; document?: Json };
-  for (const found of placeholdersIn({ report: given.report, applicant: given.applicant, document: given.document }, '').map((item) => ({ ...item, path: item.path.slice(1) }))) {
+  for (const found of placeholdersIn({ report: given.report, applicant: given.applicant, document: given.document }, '').map((item) => ({
+    ...item,
+    path: item.path.slice(1),
+  }))) {
     if (!found.path.startsWith('document.')) throw invalid(found.path, `placeholders such as {{${found.name}}} are only taken in document`);
-    if (!(PLACEHOLDERS as readonly string[]).includes(found.name)) throw invalid(found.path, `{{${found.name}}} is no placeholder the kit knows`, `the placeholders are ${PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ')}`);
+    if (!(PLACEHOLDERS as readonly string[]).includes(found.name))
+      throw invalid(
+        found.path,
+        `{{${found.name}}} is no placeholder the kit knows`,
+        `the placeholders are ${PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ')}`,
+      );
   }
   const file = typeof given.document?.file === 'string' ? await readUploadFile(path, given.document.file) : undefined;
   return {
@@ -194,8 +226,17 @@ function fill(value: unknown, values: Record<Placeholder, string>): unknown {
 }
 
 /** The request of POST /v1/documents that uploads `file` for the applicant, in the fixtures' encoding. */
-export async function documentRequest(fixture: DocumentFixture, applicantId: string, file: UploadFile): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
-  const values: Record<Placeholder, string> = { applicant_id: applicantId, file_base64: Buffer.from(file.bytes).toString('base64'), file_name: file.name, content_type: file.contentType };
+export async function documentRequest(
+  fixture: DocumentFixture,
+  applicantId: string,
+  file: UploadFile,
+): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+  const values: Record<Placeholder, string> = {
+    applicant_id: applicantId,
+    file_base64: Buffer.from(file.bytes).toString('base64'),
+    file_name: file.name,
+    content_type: file.contentType,
+  };
   switch (fixture.encoding) {
     case 'multipart': {
       const boundary = `svc-kit-${randomBytes(12).toString('hex')}`;
@@ -206,7 +247,12 @@ export async function documentRequest(fixture: DocumentFixture, applicantId: str
     case 'json':
       return { headers: { 'content-type': 'application/json' }, body: new Uint8Array(Buffer.from(JSON.stringify(fill(fixture.body, values)))) };
     case 'raw':
-      return { headers: Object.fromEntries(Object.entries(fill(fixture.headers, values) as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value])), body: file.bytes };
+      return {
+        headers: Object.fromEntries(
+          Object.entries(fill(fixture.headers, values) as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value]),
+        ),
+        body: file.bytes,
+      };
   }
 }
 

@@ -85,9 +85,17 @@ export class Forwarder {
    * examples of what the specification leaves open (applicant fields, the report's values, the
    * upload's encoding), each only where the user gave one.
    */
-  private async request(method: string, path: string, headers: Record<string, string>, raw: Buffer): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+  private async request(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    raw: Buffer,
+  ): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
     const { fixtures, setup } = this.context;
-    const json = (value: unknown) => ({ headers: { ...headers, 'content-type': 'application/json' }, body: new Uint8Array(Buffer.from(JSON.stringify(value))) });
+    const json = (value: unknown) => ({
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: new Uint8Array(Buffer.from(JSON.stringify(value))),
+    });
     if (method !== 'POST') return { headers, body: raw };
     if (path === '/v1/applicants' && fixtures.given.applicant && parsed(raw)?.id === undefined) return json(fixtures.applicant);
     const applicantId = parsed(raw)?.applicant_id;
@@ -120,7 +128,17 @@ export class Forwarder {
             this.setupErrors.set(`${method} ${path}`, error);
             throw error;
           })
-          .then((outgoing) => this.context.client.send({ method, path, authorization, role, purpose: 'pact', headers: outgoing.headers, body: outgoing.body.length > 0 ? outgoing.body : undefined }))
+          .then((outgoing) =>
+            this.context.client.send({
+              method,
+              path,
+              authorization,
+              role,
+              purpose: 'pact',
+              headers: outgoing.headers,
+              body: outgoing.body.length > 0 ? outgoing.body : undefined,
+            }),
+          )
           .then((exchange) => {
             this.note(method, path, exchange.status, exchange.json);
             this.noteRefusedInput(method, path, exchange);
@@ -144,8 +162,17 @@ export class Forwarder {
    */
   private noteRefusedInput(method: string, path: string, exchange: Exchange): void {
     const input = method === 'POST' ? INPUTS[path] : undefined;
-    if (!input || exchange.status < 400 || exchange.status >= 500 || (input === 'applicant' && parsed(Buffer.from(exchange.requestBody ?? '', 'latin1'))?.id !== undefined)) return;
-    this.setupErrors.set(`${method} ${path}`, new SetupError(`the implementation refused the kit's ${input}: ${method} ${path} answered ${shown(exchange)}`, SUPPLY[input]));
+    if (
+      !input ||
+      exchange.status < 400 ||
+      exchange.status >= 500 ||
+      (input === 'applicant' && parsed(Buffer.from(exchange.requestBody ?? '', 'latin1'))?.id !== undefined)
+    )
+      return;
+    this.setupErrors.set(
+      `${method} ${path}`,
+      new SetupError(`the implementation refused the kit's ${input}: ${method} ${path} answered ${shown(exchange)}`, SUPPLY[input]),
+    );
   }
 
   private note(method: string, path: string, status: number, json: unknown): void {

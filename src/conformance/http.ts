@@ -87,7 +87,7 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
 export type PlainAnswer = { status: number; headers: Record<string, string>; body: string; url: string } | { refused: string; url: string };
 
 /** Seconds to wait after a 429: Retry-After in seconds or as an HTTP date, else a short default. */
-export function retryAfterSeconds(headers: Record<string, string>): number | undefined {
+function retryAfterSeconds(headers: Record<string, string>): number | undefined {
   const value = headers['retry-after']?.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value);
@@ -209,7 +209,9 @@ export class ImplementationClient {
       const outgoing = plainRequest(url, { method: 'GET', headers: { authorization, accept: 'application/json' }, timeout: 10_000 }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: flatHeaders(response.headers), body: Buffer.concat(chunks).toString('utf8'), url }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: flatHeaders(response.headers), body: Buffer.concat(chunks).toString('utf8'), url }),
+        );
         response.on('error', (error) => resolve({ refused: error.message, url }));
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 10 s')));

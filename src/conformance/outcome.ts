@@ -15,7 +15,7 @@ export interface Finding {
   request?: string | undefined;
 }
 
-export function describeFinding(finding: Finding): string {
+function describeFinding(finding: Finding): string {
   return `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}`;
 }
 
@@ -122,4 +122,3 @@ export function bodyNamesCode(exchange: Pick<Exchange, 'json' | 'body'>, code: s
 
 /** An ISO 8601 timestamp in UTC: `Z` or a zero offset (`+00:00`, `+0000`, `-00:00`). */
 export const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]00:?00)$/;
-export const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;

@@ -11,9 +11,9 @@ import { CheckFailure, CheckSkipped, isSuccess, type Outcome, SetupError, shown 
 import { type Delivery, eventOf, mentions } from './receiver.js';
 
 /** Sets up one provider state through the public API and answers the values the interaction's `fromProviderState` expressions take. */
-export type StateHandler = (params: Record<string, unknown>) => Promise<Record<string, string>>;
+type StateHandler = (params: Record<string, unknown>) => Promise<Record<string, string>>;
 
-export interface PactInteraction {
+interface PactInteraction {
   description: string;
   type: string;
   providerStates?: Array<{ name: string; params?: Record<string, unknown> }>;
@@ -29,7 +29,11 @@ interface InteractionResult {
   description: string;
   result: string;
   pending?: boolean;
-  mismatch?: { type?: string; message?: string; mismatches?: Array<{ mismatch?: string; path?: string; expected?: unknown; actual?: unknown; type?: string; key?: string }> };
+  mismatch?: {
+    type?: string;
+    message?: string;
+    mismatches?: Array<{ mismatch?: string; path?: string; expected?: unknown; actual?: unknown; type?: string; key?: string }>;
+  };
 }
 
 export interface PactRunOptions {
@@ -125,18 +129,33 @@ function kitStates(context: KitContext, deliveries: Map<string, Delivery>): Reco
       // The payload of report.created is not shown, so it may name no report: one that names this report, or
       // none of the kit's others (any report.created after this creation is then one of the kit's own).
       const aboutOther = (delivery: Delivery) => [...setup.reports].some((id) => id !== report.id && mentions(delivery.json, id));
-      await awaitEvent(STATES.reportCreated, `report.created for ${report.id}`, report.deliveriesBefore, (delivery) => eventOf(delivery).type === 'report.created' && (mentions(delivery.json, report.id) || !aboutOther(delivery)));
+      await awaitEvent(
+        STATES.reportCreated,
+        `report.created for ${report.id}`,
+        report.deliveriesBefore,
+        (delivery) => eventOf(delivery).type === 'report.created' && (mentions(delivery.json, report.id) || !aboutOther(delivery)),
+      );
       return { reportId: report.id };
     },
     [STATES.reportCompleted]: async () => {
       const report = await setup.completedReport();
-      await awaitEvent(STATES.reportCompleted, `report.completed for ${report.id}`, report.deliveriesBefore, (delivery) => eventOf(delivery).type === 'report.completed' && mentions(delivery.json, report.id));
+      await awaitEvent(
+        STATES.reportCompleted,
+        `report.completed for ${report.id}`,
+        report.deliveriesBefore,
+        (delivery) => eventOf(delivery).type === 'report.completed' && mentions(delivery.json, report.id),
+      );
       return { reportId: report.id };
     },
     [STATES.documentAnalysed]: async () => {
       const document = await setup.document();
       const isSucceeded = (delivery: Delivery) => ['document.processed', 'document.parsed'].includes(eventOf(delivery).type ?? '');
-      await awaitEvent(STATES.documentAnalysed, `document.processed or document.parsed for ${document.id}`, document.deliveriesBefore, (delivery) => isSucceeded(delivery) && mentions(delivery.json, document.id));
+      await awaitEvent(
+        STATES.documentAnalysed,
+        `document.processed or document.parsed for ${document.id}`,
+        document.deliveriesBefore,
+        (delivery) => isSucceeded(delivery) && mentions(delivery.json, document.id),
+      );
       return { documentId: document.id };
     },
   };
@@ -201,7 +220,10 @@ export async function runPactVerification(context: KitContext, checks: readonly 
 
   // The contract's example path or the one the states' values make: Pact sends the example when a state failed.
   const isInteraction = (method: string, path: string) =>
-    interactions.some((interaction) => interaction.request?.method === method && (interaction.request.path === path || requestOf(interaction, stateValues) === `${method} ${path}`));
+    interactions.some(
+      (interaction) =>
+        interaction.request?.method === method && (interaction.request.path === path || requestOf(interaction, stateValues) === `${method} ${path}`),
+    );
   const forwarder = new Forwarder(context, isInteraction);
   const providerBaseUrl = options.providerBaseUrl ?? (await forwarder.start());
   let output = '';
@@ -222,7 +244,9 @@ export async function runPactVerification(context: KitContext, checks: readonly 
         const state = String(message.payload.state);
         if (message.payload.action !== 'setup') return void reply({ result: {} });
         const handler = handlers[state];
-        const run = handler ? handler((message.payload.params as Record<string, unknown>) ?? {}) : Promise.reject(new Error(`the kit has no set-up for the provider state "${state}"`));
+        const run = handler
+          ? handler((message.payload.params as Record<string, unknown>) ?? {})
+          : Promise.reject(new Error(`the kit has no set-up for the provider state "${state}"`));
         run.then(
           (result) => {
             stateValues.set(state, result);
@@ -240,7 +264,9 @@ export async function runPactVerification(context: KitContext, checks: readonly 
         const delivery = deliveries.get(state);
         if (!delivery) {
           // Pact would answer its own 500 and report the empty message; the kit keeps why there was none.
-          const reason = stateErrors.get(state)?.message ?? `no delivery was found for "${description}": the kit verifies the events the implementation sent to its receiver, never values handed over by a state`;
+          const reason =
+            stateErrors.get(state)?.message ??
+            `no delivery was found for "${description}": the kit verifies the events the implementation sent to its receiver, never values handed over by a state`;
           messageErrors.set(description, reason);
           return void reply({ error: reason });
         }
@@ -248,9 +274,19 @@ export async function runPactVerification(context: KitContext, checks: readonly 
       }
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.send({ type: 'start', pactFile, provider, providerBaseUrl, providerHeaders: { [FORWARDER_TOKEN_HEADER]: forwarder.token }, states, messages, timeoutMs: options.timeoutMs ?? 180_000 });
+    child.send({
+      type: 'start',
+      pactFile,
+      provider,
+      providerBaseUrl,
+      providerHeaders: { [FORWARDER_TOKEN_HEADER]: forwarder.token },
+      states,
+      messages,
+      timeoutMs: options.timeoutMs ?? 180_000,
+    });
     const code = await exited;
-    if (!verdict) verdict = { ok: false, json: `the Pact verifier stopped (exit code ${code}) before it reported: ${output.trim().split('\n').slice(-5).join(' ')}` };
+    if (!verdict)
+      verdict = { ok: false, json: `the Pact verifier stopped (exit code ${code}) before it reported: ${output.trim().split('\n').slice(-5).join(' ')}` };
   } finally {
     await forwarder.close();
     await rm(workDir, { recursive: true, force: true });

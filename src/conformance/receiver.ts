@@ -74,7 +74,12 @@ export interface ReceiverCertificate {
  * data directory, so that an implementation trusts it once for every later run.
  */
 export async function kitReceiverCertificate(): Promise<ReceiverCertificate> {
-  const made = await ensureSelfSignedCertificate(join(paths.dataDir, 'contract', 'webhook-tls'), 'svc contract verify webhook receiver', ['localhost', '127.0.0.1', '::1', hostname()]);
+  const made = await ensureSelfSignedCertificate(join(paths.dataDir, 'contract', 'webhook-tls'), 'svc contract verify webhook receiver', [
+    'localhost',
+    '127.0.0.1',
+    '::1',
+    hostname(),
+  ]);
   return { cert: made.cert, key: made.key, certPath: made.certPath };
 }
 
@@ -116,7 +121,18 @@ export class WebhookReceiver {
     } catch {
       json = undefined;
     }
-    const delivery: Delivery = { seq: this.deliveries.length, at: Date.now(), method: request.method ?? '', path: request.url ?? '/', headers: request.headers, raw, text, json, answered: 200, heldMs: 0 };
+    const delivery: Delivery = {
+      seq: this.deliveries.length,
+      at: Date.now(),
+      method: request.method ?? '',
+      path: request.url ?? '/',
+      headers: request.headers,
+      raw,
+      text,
+      json,
+      answered: 200,
+      heldMs: 0,
+    };
     for (const rule of this.rules) {
       const answer = rule(delivery);
       if (answer === undefined) continue;
@@ -142,7 +158,14 @@ export class WebhookReceiver {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(new SvcError('config', 'webhook_port_unavailable', `cannot listen on ${host}:${port} for webhooks: ${error.code ?? error.message}`, 'give a free port with --webhook-port, and an address of this machine with --webhook-host')),
+        reject(
+          new SvcError(
+            'config',
+            'webhook_port_unavailable',
+            `cannot listen on ${host}:${port} for webhooks: ${error.code ?? error.message}`,
+            'give a free port with --webhook-port, and an address of this machine with --webhook-host',
+          ),
+        ),
       );
       server.listen(port, host, () => resolve());
     });

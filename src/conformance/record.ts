@@ -7,8 +7,7 @@ import type { KitFixtures } from './fixtures.js';
 import type { Status } from './outcome.js';
 import { CONTRACTS_DIR } from './pact-runner.js';
 
-
-export interface ClauseCoverage {
+interface ClauseCoverage {
   clause: string;
   text: string;
   checks: string[];
@@ -17,7 +16,7 @@ export interface ClauseCoverage {
   note?: string;
 }
 
-export interface PartCoverage {
+interface PartCoverage {
   part: string;
   title: string;
   stated_rules: number;
@@ -50,12 +49,12 @@ function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-export async function kitVersion(): Promise<string> {
+async function kitVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(packageFile('package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-export function coverage(level: Level, catalogue: readonly Check[], statuses: Map<string, Status>): PartCoverage[] {
+function coverage(level: Level, catalogue: readonly Check[], statuses: Map<string, Status>): PartCoverage[] {
   const atLevel = new Set(catalogue.filter((check) => level === 'strict' || check.level === 'spec').map((check) => check.id));
   const parts = [...new Set(CLAUSES.map(partOf))];
   return parts.map((part) => {

@@ -1,10 +1,5 @@
 import { PART_TITLES } from './catalogue.js';
-import type { CheckResult, RunResult } from './run.js';
-import { hangingLine, renderTable, useColor } from '../ui/table.js';
-import { terminalText } from '../ui/terminal-text.js';
-
-const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', inconclusive: 'INCONCLUSIVE' };
-const MARK_COLOUR: Record<string, number> = { pass: 32, FAIL: 31, skip: 33, INCONCLUSIVE: 35 };
+import type { RunResult } from './run.js';
 
 /** The one-word verdict of a run: failures first; inconclusive checks leave it open. */
 export function verdictOf(result: Pick<RunResult, 'failed' | 'inconclusive'>): 'conforms' | 'does not conform' | 'inconclusive' {
@@ -12,46 +7,13 @@ export function verdictOf(result: Pick<RunResult, 'failed' | 'inconclusive'>): '
   return result.inconclusive > 0 ? 'inconclusive' : 'conforms';
 }
 
-function parts(result: RunResult): string[] {
+/** The parts of the specification the run's checks belong to, in order. */
+export function partsOf(result: RunResult): string[] {
   return [...new Set(result.checks.map((check) => check.spec))].sort((a, b) => Number(a) - Number(b));
 }
 
-function partTitle(part: string): string {
+export function partTitle(part: string): string {
   return `Part ${part}: ${PART_TITLES[part] ?? ''}`;
-}
-
-/** What the result column shows; a detail quotes what the implementation under test answered, so it is escaped. */
-function resultText(check: CheckResult): string {
-  return check.status === 'passed' ? check.title : terminalText(check.detail);
-}
-
-/**
- * For people: one table per part of the specification, each failure with its reason (expected,
- * got, and the request that showed it), then the coverage by clause and the totals.
- */
-export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = process.stdout): string {
-  const blocks: string[] = [];
-  const color = useColor(stream);
-  const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
-  const markColumn = { title: '', style: (mark: string) => paint(MARK_COLOUR[mark] ?? 0, mark) };
-  for (const part of parts(result)) {
-    const checks = result.checks.filter((check) => check.spec === part);
-    if (!stream.isTTY) {
-      blocks.push([partTitle(part), ...checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)].join('\t'))].join('\n'));
-      continue;
-    }
-    const rows = checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)]);
-    blocks.push(`${partTitle(part)}\n${renderTable([markColumn, 'check', { title: 'level', leaveOut: 1 }, { title: 'result', freeText: true }], rows, stream)}`);
-  }
-  const coverageLines = result.run.coverage.map((part) =>
-    hangingLine(`  part ${part.part} `, `${part.title}: ${part.with_checks}/${part.stated_rules} stated rules have checks at level ${result.level}, ${part.checked} checked in this run`, stream),
-  );
-  blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
-  const verdict = verdictOf(result);
-  const painted = paint({ conforms: 32, 'does not conform': 31, inconclusive: 35 }[verdict], verdict === 'inconclusive' ? 'is not judged in full' : verdict);
-  const counts = `${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped${result.inconclusive > 0 ? `, ${result.inconclusive} inconclusive (the kit's own setup could not be done; see each for what to supply)` : ''}`;
-  blocks.push(hangingLine('', `${result.run.base_url} ${painted} at level ${result.level}: ${counts} (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`, stream));
-  return blocks.join('\n\n');
 }
 
 /** The `--json` object: the counts, every check, and the run record. */
@@ -104,7 +66,7 @@ export function toJunit(result: RunResult): string {
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: result.inconclusive, skipped: result.skipped, time: seconds, timestamp: record.started_at })}>`,
   ];
-  for (const part of parts(result)) {
+  for (const part of partsOf(result)) {
     const checks = result.checks.filter((check) => check.spec === part);
     const partCoverage = record.coverage.find((item) => item.part === part);
     lines.push(
@@ -125,7 +87,10 @@ export function toJunit(result: RunResult): string {
         ['coverage.stated_rules', String(partCoverage.stated_rules)],
         ['coverage.with_checks', String(partCoverage.with_checks)],
         ['coverage.checked', String(partCoverage.checked)],
-        ...partCoverage.clauses.map((clause): [string, string] => [`coverage.clause.${clause.clause}`, `${clause.state}${clause.checks.length ? `: ${clause.checks.join(', ')}` : clause.note ? `: ${clause.note}` : ''}`]),
+        ...partCoverage.clauses.map((clause): [string, string] => [
+          `coverage.clause.${clause.clause}`,
+          `${clause.state}${clause.checks.length ? `: ${clause.checks.join(', ')}` : clause.note ? `: ${clause.note}` : ''}`,
+        ]),
       );
     }
     for (const [name, value] of properties) lines.push(`      <property${attributes({ name, value })}/>`);
@@ -135,8 +100,18 @@ export function toJunit(result: RunResult): string {
       if (check.status === 'passed') lines.push(`${open}/>`);
       else if (check.status === 'skipped') lines.push(`${open}>`, `      <skipped${attributes({ message: check.detail })}/>`, '    </testcase>');
       // Inconclusive: an error of the test run, not a failure of the implementation (JUnit's own distinction).
-      else if (check.status === 'inconclusive') lines.push(`${open}>`, `      <error${attributes({ message: check.detail.slice(0, 500), type: 'inconclusive' })}>${escapeXml(check.detail)}</error>`, '    </testcase>');
-      else lines.push(`${open}>`, `      <failure${attributes({ message: check.detail.slice(0, 500), type: 'nonconformant' })}>${escapeXml(check.detail)}</failure>`, '    </testcase>');
+      else if (check.status === 'inconclusive')
+        lines.push(
+          `${open}>`,
+          `      <error${attributes({ message: check.detail.slice(0, 500), type: 'inconclusive' })}>${escapeXml(check.detail)}</error>`,
+          '    </testcase>',
+        );
+      else
+        lines.push(
+          `${open}>`,
+          `      <failure${attributes({ message: check.detail.slice(0, 500), type: 'nonconformant' })}>${escapeXml(check.detail)}</failure>`,
+          '    </testcase>',
+        );
     }
     lines.push('  </testsuite>');
   }

@@ -120,11 +120,14 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const runnable: Check[] = [];
   for (const check of selected) {
     const missing = missingInput(check, options, fixtures);
-    if (missing) outcomes.set(check.id, { status: 'skipped', detail: missing === 'slow' ? `--fast skips it: ${INPUT_FLAGS.slow}` : `needs ${INPUT_FLAGS[missing]}` });
+    if (missing)
+      outcomes.set(check.id, { status: 'skipped', detail: missing === 'slow' ? `--fast skips it: ${INPUT_FLAGS.slow}` : `needs ${INPUT_FLAGS[missing]}` });
     else runnable.push(check);
   }
 
-  const secrets = [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, options.webhookSecret].filter((value): value is string => Boolean(value));
+  const secrets = [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, options.webhookSecret].filter(
+    (value): value is string => Boolean(value),
+  );
   const client = new ImplementationClient({ baseUrl: options.baseUrl, caCertPath: options.caCertPath, insecure: options.insecure, log, secrets });
   let receiver: WebhookReceiver | undefined;
   if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
@@ -177,7 +180,15 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const checks: CheckResult[] = selected.map((check) => {
     const outcome = outcomes.get(check.id) ?? { status: 'inconclusive' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
     // An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report.
-    return { id: check.id, title: check.title, spec: check.spec, level: check.level, verified_by: verifierOf(check, keys), status: outcome.status, detail: redactText(outcome.detail, secrets) };
+    return {
+      id: check.id,
+      title: check.title,
+      spec: check.spec,
+      level: check.level,
+      verified_by: verifierOf(check, keys),
+      status: outcome.status,
+      detail: redactText(outcome.detail, secrets),
+    };
   });
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {
@@ -205,7 +216,13 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
 async function preflight(context: KitContext): Promise<void> {
   let exchange;
   try {
-    exchange = await context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${context.keys.api}`, role: 'api', purpose: 'preflight' });
+    exchange = await context.client.send({
+      method: 'GET',
+      path: '/v1/reports',
+      authorization: `Bearer ${context.keys.api}`,
+      role: 'api',
+      purpose: 'preflight',
+    });
   } catch (error) {
     const cause = (error as Error & { cause?: { code?: string } }).cause;
     const code = (error as { code?: string }).code ?? cause?.code ?? '';
@@ -214,12 +231,19 @@ async function preflight(context: KitContext): Promise<void> {
       kind: 'network',
       code: tls ? 'tls_untrusted' : 'network_error',
       message: `cannot reach ${context.client.baseUrl.origin}: ${(error as Error).message}${code ? ` (${code})` : ''}`,
-      hint: tls ? "pass the implementation's CA certificate with --ca-cert (or, for a throwaway test deployment, --insecure)" : 'check --base-url and that the implementation is running',
+      hint: tls
+        ? "pass the implementation's CA certificate with --ca-cert (or, for a throwaway test deployment, --insecure)"
+        : 'check --base-url and that the implementation is running',
       method: 'GET',
       url: `${context.client.baseUrl.origin}/v1/reports`,
     });
   }
   if (exchange.status === 401) {
-    throw new SvcError('auth', 'api_key_refused', `the implementation refused --api-key: GET /v1/reports answered 401 ${exchange.body.slice(0, 200)}`, 'give a working svc_test_ key of the implementation (--api-key or SVC_API_KEY)');
+    throw new SvcError(
+      'auth',
+      'api_key_refused',
+      `the implementation refused --api-key: GET /v1/reports answered 401 ${exchange.body.slice(0, 200)}`,
+      'give a working svc_test_ key of the implementation (--api-key or SVC_API_KEY)',
+    );
   }
 }

@@ -36,7 +36,7 @@ export function sampleReportRequest(applicantId: string): Record<string, string>
 }
 
 /** The machine-readable zone (ICAO 9303 TD3) of the sample applicant's passport. */
-export const SAMPLE_MRZ = ['P<SWEERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36SWE8408129F3908118<<<<<<<<<<<<<<<4'] as const;
+const SAMPLE_MRZ = ['P<SWEERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L898902C36SWE8408129F3908118<<<<<<<<<<<<<<<4'] as const;
 
 function escapePdfText(text: string): string {
   return text.replace(/[\\()]/g, (character) => `\\${character}`);

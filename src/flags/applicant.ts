@@ -6,7 +6,9 @@ import { SvcError } from '../errors.js';
 
 /** The fields of ApplicantInput as flags, shared by `applicants create` and `applicants update`. */
 export const applicantFlags = {
-  file: Flags.string({ description: 'JSON file of applicant fields, as the service names them (the sandbox: given_names, …); sent as it is, flags overriding its fields' }),
+  file: Flags.string({
+    description: 'JSON file of applicant fields, as the service names them (the sandbox: given_names, …); sent as it is, flags overriding its fields',
+  }),
   'given-names': Flags.string({ description: 'Given names, as in the passport' }),
   surname: Flags.string({ description: 'Surname, as in the passport' }),
   'date-of-birth': Flags.string({ description: 'Date of birth, YYYY-MM-DD' }),
@@ -38,7 +40,11 @@ function invalid(message: string, hint: string): SvcError {
 
 function parseTrip(text: string): { country: string; year: number | string; overstayed: boolean } {
   const match = /^([^:]*):([^:]*)(?::(overstayed))?$/.exec(text);
-  if (!match) throw invalid(`--travel ${text}: expected COUNTRY:YEAR or COUNTRY:YEAR:overstayed (field travel_history)`, 'write each trip as --travel DE:2023, or --travel US:2019:overstayed');
+  if (!match)
+    throw invalid(
+      `--travel ${text}: expected COUNTRY:YEAR or COUNTRY:YEAR:overstayed (field travel_history)`,
+      'write each trip as --travel DE:2023, or --travel US:2019:overstayed',
+    );
   return { country: countryCode(match[1]) ?? '', year: numeric(match[2]) ?? '', overstayed: match[3] !== undefined };
 }
 
@@ -47,16 +53,25 @@ async function readProfile(path: string): Promise<Record<string, unknown>> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw invalid(`cannot read the profile file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'check the path given with --file');
+    throw invalid(
+      `cannot read the profile file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      'check the path given with --file',
+    );
   }
   let profile: unknown;
   try {
     profile = JSON.parse(text);
   } catch (error) {
-    throw invalid(`the profile file ${path} is not valid JSON (${(error as Error).message})`, 'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}');
+    throw invalid(
+      `the profile file ${path} is not valid JSON (${(error as Error).message})`,
+      'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}',
+    );
   }
   if (typeof profile !== 'object' || profile === null || Array.isArray(profile)) {
-    throw invalid(`the profile file ${path} does not hold a JSON object`, 'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}');
+    throw invalid(
+      `the profile file ${path} does not hold a JSON object`,
+      'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}',
+    );
   }
   return profile as Record<string, unknown>;
 }

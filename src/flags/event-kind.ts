@@ -8,7 +8,12 @@ export const LISTED_KINDS = `openapi.yaml lists ${EVENT_TYPES.join(', ')}; any o
 /** An event kind to send; it goes into the Service-Event header, so visible ASCII only. */
 function kindToSend(input: string): string {
   if (/^[\x21-\x7e]+$/.test(input)) return input;
-  throw new SvcError('usage', 'invalid_event_kind', `${JSON.stringify(input)} cannot be sent as an event kind: it goes into the Service-Event header`, 'give visible ASCII characters without spaces, such as report.archived');
+  throw new SvcError(
+    'usage',
+    'invalid_event_kind',
+    `${JSON.stringify(input)} cannot be sent as an event kind: it goes into the Service-Event header`,
+    'give visible ASCII characters without spaces, such as report.archived',
+  );
 }
 
 /** An event kind to look for among those received: any but an empty one. */

@@ -81,7 +81,8 @@ export async function saveRotation(record: RotationRecord): Promise<void> {
 export async function loadRotation(id: string): Promise<RotationRecord> {
   if (!/^rot_[0-9a-f]+$/.test(id)) throw new SvcError('usage', 'invalid_rotation_id', `${id} is not a rotation id (rot_…)`, '`svc keys rotations` lists them');
   const text = await readSecretFile(journalPath(id));
-  if (text === undefined) throw new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${rotationsDir()}`, '`svc keys rotations` lists them');
+  if (text === undefined)
+    throw new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${rotationsDir()}`, '`svc keys rotations` lists them');
   return JSON.parse(text) as RotationRecord;
 }
 
@@ -123,7 +124,12 @@ export async function lockRotation(id: string): Promise<() => Promise<void>> {
     lock.close();
     if ((error as { errcode?: number }).errcode !== SQLITE_BUSY) throw error;
     const holder = (await readFile(pidFile, 'utf8').catch(() => '')).trim();
-    throw new SvcError('refused', 'rotation_in_progress', `rotation ${id} is being run by ${holder ? `process ${holder}` : 'another svc process'}`, 'wait for it to finish, or stop it (Ctrl-C) and resume with --resume');
+    throw new SvcError(
+      'refused',
+      'rotation_in_progress',
+      `rotation ${id} is being run by ${holder ? `process ${holder}` : 'another svc process'}`,
+      'wait for it to finish, or stop it (Ctrl-C) and resume with --resume',
+    );
   }
   await writeSecretFile(pidFile, `${process.pid}\n`);
   return async () => {
@@ -150,5 +156,10 @@ async function isUnderWay(id: string): Promise<boolean> {
 export async function assertJournalUnchanged(record: RotationRecord): Promise<void> {
   const saved = await readSecretFile(journalPath(record.id));
   if (saved === undefined || (JSON.parse(saved) as RotationRecord).updated_at === record.updated_at) return;
-  throw new SvcError('refused', 'rotation_moved_on', `rotation ${record.id} was moved on by another run while this one was starting`, 'run the command again: it continues from where that run stopped');
+  throw new SvcError(
+    'refused',
+    'rotation_moved_on',
+    `rotation ${record.id} was moved on by another run while this one was starting`,
+    'run the command again: it continues from where that run stopped',
+  );
 }

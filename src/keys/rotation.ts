@@ -6,7 +6,7 @@ import type { Key } from '../api/types.js';
 import { redactKey } from '../config/keys.js';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
 import { ApiError, SvcError } from '../errors.js';
-import { formatDuration } from '../ui/duration.js';
+import { formatDuration } from '../duration.js';
 import { createKey, getKey, listAllKeys, observeKey, probeKey, revokeKey } from '../services/keys.js';
 import { runDeployCommand } from './deploy.js';
 import { type KeyRef, newRotationId, nextStep, type RotationRecord, saveRotation, type StepName, type StepRecords, STEPS, stepNumber } from './journal.js';
@@ -36,9 +36,7 @@ export type DrainProgress = Extract<RotationEvent, { event: 'drain_progress' }>;
 
 /** The decisions a person (or --yes) makes during a rotation. */
 export type RotationQuestion =
-  | { kind: 'deployed'; message: string }
-  | { kind: 'repeat_deploy'; message: string }
-  | { kind: 'force_revoke'; message: string; progress: DrainProgress };
+  { kind: 'deployed'; message: string } | { kind: 'repeat_deploy'; message: string } | { kind: 'force_revoke'; message: string; progress: DrainProgress };
 
 export interface RotationContext {
   /** Authenticated with the admin key. */
@@ -81,9 +79,19 @@ function newKeyName(oldKey: Key, rotationId: string): string {
 export function assertRotatable(oldKey: Key, adminKeySecret: string): void {
   if (oldKey.environment === 'admin') {
     if (oldKey.prefix_hint === redactKey(adminKeySecret)) {
-      throw new SvcError('refused', 'revoking_own_key', `${oldKey.id} is the admin key this rotation would revoke with`, 'a key cannot revoke itself: rotate admin keys in the dashboard (Settings, API Keys)');
+      throw new SvcError(
+        'refused',
+        'revoking_own_key',
+        `${oldKey.id} is the admin key this rotation would revoke with`,
+        'a key cannot revoke itself: rotate admin keys in the dashboard (Settings, API Keys)',
+      );
     }
-    throw new SvcError('refused', 'admin_key_rotation', `${oldKey.id} is an admin key, and admin keys are created in the dashboard only`, 'rotate admin keys in the dashboard (Settings, API Keys)');
+    throw new SvcError(
+      'refused',
+      'admin_key_rotation',
+      `${oldKey.id} is an admin key, and admin keys are created in the dashboard only`,
+      'rotate admin keys in the dashboard (Settings, API Keys)',
+    );
   }
   if (oldKey.status !== 'active') {
     throw new SvcError('refused', 'key_revoked', `${oldKey.id} is already revoked: there is nothing to rotate`, '`svc keys list` shows the active keys');
@@ -139,11 +147,21 @@ export function describeSteps(record: RotationRecord): Array<{ step: StepName; n
 function interrupted(record: RotationRecord): SvcError {
   const step = nextStep(record);
   const where = step ? ` before step ${stepNumber(step)}/7 (${step}) finished` : '';
-  return new SvcError('interrupted', 'interrupted', `rotation ${record.id} was interrupted${where}; its journal is consistent`, `continue it with \`svc keys rotate --resume ${record.id}\``);
+  return new SvcError(
+    'interrupted',
+    'interrupted',
+    `rotation ${record.id} was interrupted${where}; its journal is consistent`,
+    `continue it with \`svc keys rotate --resume ${record.id}\``,
+  );
 }
 
 function cancelled(record: RotationRecord): SvcError {
-  return new SvcError('failure', 'cancelled', `rotation ${record.id} stopped at your answer; nothing more was changed`, `continue it with \`svc keys rotate --resume ${record.id}\`, or end it with --abort`);
+  return new SvcError(
+    'failure',
+    'cancelled',
+    `rotation ${record.id} stopped at your answer; nothing more was changed`,
+    `continue it with \`svc keys rotate --resume ${record.id}\`, or end it with --abort`,
+  );
 }
 
 /** Runs a rotation from its next step to the end; every step is recorded before the next begins. */
@@ -170,7 +188,13 @@ class RotationRun {
   async toTheEnd(): Promise<void> {
     const { record, context } = this;
     const resumed = Object.keys(record.steps).length > 0 || Object.keys(record.attempts).length > 0;
-    context.emit({ event: 'started', rotation: record.id, old_key: { id: record.old_key.id, prefix_hint: record.old_key.prefix_hint }, resumed, next_step: nextStep(record) ?? 'confirm' });
+    context.emit({
+      event: 'started',
+      rotation: record.id,
+      old_key: { id: record.old_key.id, prefix_hint: record.old_key.prefix_hint },
+      resumed,
+      next_step: nextStep(record) ?? 'confirm',
+    });
     for (let step = nextStep(record); step; step = nextStep(record)) {
       context.signal.throwIfAborted();
       await this[step]();
@@ -219,7 +243,11 @@ class RotationRun {
     this.secret = created.secret;
     // Step 2's effect comes first: a crash from here on leaves the secret where the operator wants it.
     if (record.new_key_file) await writeSecretFile(record.new_key_file, `${created.secret}\n`);
-    await this.done('create', { at: new Date().toISOString(), new_key: { id: created.id, prefix_hint: created.prefix_hint } }, `created ${created.id} (${created.prefix_hint}) with the scope of ${record.old_key.id}`);
+    await this.done(
+      'create',
+      { at: new Date().toISOString(), new_key: { id: created.id, prefix_hint: created.prefix_hint } },
+      `created ${created.id} (${created.prefix_hint}) with the scope of ${record.old_key.id}`,
+    );
   }
 
   /**
@@ -231,11 +259,20 @@ class RotationRun {
     const found = (await listAllKeys(context.admin)).filter((key) => key.name === record.new_key_name && key.status === 'active');
     for (const key of found) {
       if (!record.steps.create && (await this.knownSecret(key.prefix_hint))) {
-        await this.done('create', { at: new Date().toISOString(), new_key: { id: key.id, prefix_hint: key.prefix_hint } }, `found ${key.id} (${key.prefix_hint}), created before the interruption, its secret in ${record.new_key_file}`);
+        await this.done(
+          'create',
+          { at: new Date().toISOString(), new_key: { id: key.id, prefix_hint: key.prefix_hint } },
+          `found ${key.id} (${key.prefix_hint}), created before the interruption, its secret in ${record.new_key_file}`,
+        );
         continue;
       }
       await revokeKey(context.admin, key.id);
-      context.emit({ event: 'new_key_replaced', rotation: record.id, revoked_key: key.id, reason: 'it was created before an interruption and its secret was never saved' });
+      context.emit({
+        event: 'new_key_replaced',
+        rotation: record.id,
+        revoked_key: key.id,
+        reason: 'it was created before an interruption and its secret was never saved',
+      });
     }
     if (!record.steps.create) {
       delete record.attempts.create;
@@ -259,7 +296,9 @@ class RotationRun {
     const { record } = this;
     const newKey = this.newKey();
     if (!(await this.knownSecret(newKey.prefix_hint))) {
-      return this.replaceLostKey(record.new_key_file ? `${record.new_key_file} does not hold its secret` : 'its secret was held only in the memory of a run that stopped');
+      return this.replaceLostKey(
+        record.new_key_file ? `${record.new_key_file} does not hold its secret` : 'its secret was held only in the memory of a run that stopped',
+      );
     }
     if (record.new_key_file) return this.done('save', { at: new Date().toISOString(), to: 'file' }, `saved its secret to ${record.new_key_file} (0600)`);
     return this.done('save', { at: new Date().toISOString(), to: 'deploy_cmd' }, 'kept its secret in memory, for the deploy command only');
@@ -275,7 +314,10 @@ class RotationRun {
     }
     if (record.deploy_cmd) {
       if (record.attempts.deploy) {
-        const again = await context.ask({ kind: 'repeat_deploy', message: `The deploy command of rotation ${record.id} was started at ${record.attempts.deploy} and did not succeed. Run it again?` });
+        const again = await context.ask({
+          kind: 'repeat_deploy',
+          message: `The deploy command of rotation ${record.id} was started at ${record.attempts.deploy} and did not succeed. Run it again?`,
+        });
         if (!again) throw cancelled(record);
       }
       record.attempts.deploy = new Date().toISOString();
@@ -318,13 +360,23 @@ class RotationRun {
     } catch (error) {
       if (error instanceof ApiError && error.code === 'ip_not_allowed') ipLocked = true;
       else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-        throw new SvcError('rotationStepFailed', 'verification_failed', `the new key ${newKey.id} does not work: ${error.message}; nothing was revoked`, `check the key with \`svc keys get ${newKey.id}\`; \`svc keys rotate --abort ${record.id}\` ends the rotation`);
+        throw new SvcError(
+          'rotationStepFailed',
+          'verification_failed',
+          `the new key ${newKey.id} does not work: ${error.message}; nothing was revoked`,
+          `check the key with \`svc keys get ${newKey.id}\`; \`svc keys rotate --abort ${record.id}\` ends the rotation`,
+        );
       } else throw error;
     }
     const observed = await observeKey(context.admin, newKey.id);
     const scopeDiffers = observed.key.read_only !== record.old_key.read_only || observed.key.allowed_ips.join() !== record.old_key.allowed_ips.join();
     if (observed.key.status !== 'active' || scopeDiffers) {
-      throw new SvcError('rotationStepFailed', 'verification_failed', `the new key ${newKey.id} is ${observed.key.status !== 'active' ? observed.key.status : 'not of the old key\'s scope'}; nothing was revoked`, `\`svc keys rotate --abort ${record.id}\` ends the rotation`);
+      throw new SvcError(
+        'rotationStepFailed',
+        'verification_failed',
+        `the new key ${newKey.id} is ${observed.key.status !== 'active' ? observed.key.status : "not of the old key's scope"}; nothing was revoked`,
+        `\`svc keys rotate --abort ${record.id}\` ends the rotation`,
+      );
     }
     // The Date header counts whole seconds: one more second is certainly after the verification request.
     const usedAfter = new Date(observed.serverTime + 1000).toISOString();
@@ -347,9 +399,18 @@ class RotationRun {
     for (;;) {
       const [old, fresh] = await Promise.all([observeKey(context.admin, record.old_key.id), observeKey(context.admin, newKey.id)]);
       const finish = (forced: boolean, message: string) =>
-        this.done('drain', { at: new Date().toISOString(), forced, old_key_last_used_at: old.key.last_used_at, new_key_last_used_at: fresh.key.last_used_at }, message);
+        this.done(
+          'drain',
+          { at: new Date().toISOString(), forced, old_key_last_used_at: old.key.last_used_at, new_key_last_used_at: fresh.key.last_used_at },
+          message,
+        );
       if (fresh.key.status !== 'active') {
-        throw new SvcError('rotationStepFailed', 'new_key_revoked', `the new key ${newKey.id} was revoked during the drain; the old key was not`, `\`svc keys rotate --abort ${record.id}\` ends the rotation`);
+        throw new SvcError(
+          'rotationStepFailed',
+          'new_key_revoked',
+          `the new key ${newKey.id} was revoked during the drain; the old key was not`,
+          `\`svc keys rotate --abort ${record.id}\` ends the rotation`,
+        );
       }
       if (old.key.status !== 'active') return finish(false, `${record.old_key.id} was already revoked`);
       const lastOldUse = old.key.last_used_at === null ? null : parseTimestamp(old.key.last_used_at);
@@ -368,17 +429,29 @@ class RotationRun {
       context.emit(progress);
       const quiet = quietFor === null || quietFor >= quietPeriod;
       if (quiet && progress.new_key_used) {
-        return finish(false, `${record.old_key.id} ${quietFor === null ? 'was never used' : `has been silent for ${formatDuration(quietFor)}`} and the new key is in use`);
+        return finish(
+          false,
+          `${record.old_key.id} ${quietFor === null ? 'was never used' : `has been silent for ${formatDuration(quietFor)}`} and the new key is in use`,
+        );
       }
-      const why = [quiet ? '' : `${record.old_key.id} was used ${formatDuration(quietFor)} ago${old.key.last_used_ip ? ` from ${old.key.last_used_ip}` : ''}`, progress.new_key_used ? '' : 'the new key has not been used since the verification']
+      const why = [
+        quiet ? '' : `${record.old_key.id} was used ${formatDuration(quietFor)} ago${old.key.last_used_ip ? ` from ${old.key.last_used_ip}` : ''}`,
+        progress.new_key_used ? '' : 'the new key has not been used since the verification',
+      ]
         .filter(Boolean)
         .join(' and ');
       if (context.force) {
-        if (!(await context.ask({ kind: 'force_revoke', message: `Not drained: ${why}. Revoke ${record.old_key.id} anyway?`, progress }))) throw cancelled(record);
+        if (!(await context.ask({ kind: 'force_revoke', message: `Not drained: ${why}. Revoke ${record.old_key.id} anyway?`, progress })))
+          throw cancelled(record);
         return finish(true, `forced: ${why}`);
       }
       if (progress.timeout_in_ms <= 0) {
-        throw new SvcError('drainTimedOut', 'drain_timed_out', `waiting timed out: ${why}; nothing was revoked`, `\`svc keys rotate --resume ${record.id}\` waits again; --force revokes anyway`);
+        throw new SvcError(
+          'drainTimedOut',
+          'drain_timed_out',
+          `waiting timed out: ${why}; nothing was revoked`,
+          `\`svc keys rotate --resume ${record.id}\` waits again; --force revokes anyway`,
+        );
       }
       const untilQuiet = quiet ? context.pollIntervalMs : quietPeriod - quietFor + 1000;
       await sleep(Math.min(context.pollIntervalMs, untilQuiet, progress.timeout_in_ms), undefined, { signal: context.signal });
@@ -388,14 +461,24 @@ class RotationRun {
   private async revoke(): Promise<void> {
     const revocation = await revokeKey(this.context.admin, this.record.old_key.id);
     const revokedAt = revocation.revoked_at ?? null;
-    return this.done('revoke', { at: new Date().toISOString(), revoked_at: revokedAt }, `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`);
+    return this.done(
+      'revoke',
+      { at: new Date().toISOString(), revoked_at: revokedAt },
+      `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`,
+    );
   }
 
   /** With the old key's secret at hand, a request must be refused 401 invalid_key; without it, the key must read revoked. */
   private async confirm(): Promise<void> {
     const { record, context } = this;
     const oldId = record.old_key.id;
-    const stillWorks = () => new SvcError('rotationStepFailed', 'old_key_still_works', `${oldId} was revoked but is still ${context.oldKeySecret ? 'accepted' : 'active'}`, `\`svc keys rotate --resume ${record.id}\` revokes and checks again`);
+    const stillWorks = () =>
+      new SvcError(
+        'rotationStepFailed',
+        'old_key_still_works',
+        `${oldId} was revoked but is still ${context.oldKeySecret ? 'accepted' : 'active'}`,
+        `\`svc keys rotate --resume ${record.id}\` revokes and checks again`,
+      );
     if (context.oldKeySecret && redactKey(context.oldKeySecret) === record.old_key.prefix_hint) {
       const refusal = await probeKey(await context.clientWith(context.oldKeySecret)).then(
         () => undefined,
@@ -424,9 +507,18 @@ class RotationRun {
  * `--abort`: undoes what can be undone. A new key that was never handed to a deploy is revoked (and
  * its file removed); one that may be deployed is left active, as is the old key.
  */
-export async function abortRotation(record: RotationRecord, admin: ApiClient, emit: (event: RotationEvent) => void): Promise<{ newKeyRevoked: string[]; newKeyLeft: string | undefined }> {
+export async function abortRotation(
+  record: RotationRecord,
+  admin: ApiClient,
+  emit: (event: RotationEvent) => void,
+): Promise<{ newKeyRevoked: string[]; newKeyLeft: string | undefined }> {
   if (record.status === 'completed' || record.steps.revoke) {
-    throw new SvcError('refused', 'rotation_past_revocation', `rotation ${record.id} has already revoked ${record.old_key.id}; there is nothing to undo`, `finish it with \`svc keys rotate --resume ${record.id}\``);
+    throw new SvcError(
+      'refused',
+      'rotation_past_revocation',
+      `rotation ${record.id} has already revoked ${record.old_key.id}; there is nothing to undo`,
+      `finish it with \`svc keys rotate --resume ${record.id}\``,
+    );
   }
   const revoked: string[] = [];
   let left: string | undefined;
@@ -434,7 +526,11 @@ export async function abortRotation(record: RotationRecord, admin: ApiClient, em
   if (record.attempts.deploy && newKey) {
     left = newKey.id;
   } else {
-    const candidates = newKey ? [newKey.id] : record.attempts.create ? (await listAllKeys(admin)).filter((key) => key.name === record.new_key_name && key.status === 'active').map((key) => key.id) : [];
+    const candidates = newKey
+      ? [newKey.id]
+      : record.attempts.create
+        ? (await listAllKeys(admin)).filter((key) => key.name === record.new_key_name && key.status === 'active').map((key) => key.id)
+        : [];
     for (const id of candidates) {
       await revokeKey(admin, id);
       revoked.push(id);

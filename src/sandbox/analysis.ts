@@ -60,7 +60,7 @@ export const CRITERIA: readonly CriterionRule[] = [
 export const CRITERION_WEIGHTS: Readonly<Record<string, number>> = Object.fromEntries(CRITERIA.map(({ key, weight }) => [key, weight]));
 
 /** A criterion scoring this or more gets a recommendation. */
-export const RECOMMENDATION_THRESHOLD = 40;
+const RECOMMENDATION_THRESHOLD = 40;
 export const MAX_RECOMMENDATIONS = 4;
 
 export const STRONG_PROFILE_RECOMMENDATION =
@@ -97,7 +97,10 @@ function failureOf({ applicant, documents, destination }: ReportAnalysisInput): 
   }
   const rejected = documentKindsIn(documents, 'rejected');
   if (rejected.length > 0) {
-    return { code: 'document_unreadable', message: `the ${listed(rejected)} could not be read (rejected at upload); upload a readable copy and create the report again` };
+    return {
+      code: 'document_unreadable',
+      message: `the ${listed(rejected)} could not be read (rejected at upload); upload a readable copy and create the report again`,
+    };
   }
   const pending = documentKindsIn(documents, 'processing');
   if (pending.length > 0) return { code: 'documents_pending', message: `the ${listed(pending)} ${pending.length === 1 ? 'is' : 'are'} still being processed` };

@@ -15,7 +15,7 @@ export interface DispatcherOptions {
 }
 
 /** POSTs one event body, signed at send time, and reports what came back within the deadline. */
-export async function sendEvent(url: string, eventType: string, body: string, secret: string): Promise<AttemptResult> {
+async function sendEvent(url: string, eventType: string, body: string, secret: string): Promise<AttemptResult> {
   const started = performance.now();
   try {
     const response = await fetch(url, {
@@ -28,7 +28,10 @@ export async function sendEvent(url: string, eventType: string, body: string, se
     await response.body?.cancel();
     return { status: response.status, error: null, durationMs: Math.round(performance.now() - started) };
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` : String(((error as Error).cause as Error | undefined) ?? (error as Error).message);
+    const reason =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`
+        : String(((error as Error).cause as Error | undefined) ?? (error as Error).message);
     return { status: null, error: reason, durationMs: Math.round(performance.now() - started) };
   }
 }
@@ -123,7 +126,9 @@ export async function replayEvent(store: SandboxStore, eventId: string, url?: st
     store.recordAttempt(
       delivery,
       { deliveryId: delivery.id, attempt: 1, at: new Date().toISOString(), ...result },
-      delivered ? { status: 'delivered', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: Date.now() + (RETRY_DELAYS_SECONDS[0] * 1000) / timeScale },
+      delivered
+        ? { status: 'delivered', nextAttemptAt: null }
+        : { status: 'pending', nextAttemptAt: Date.now() + (RETRY_DELAYS_SECONDS[0] * 1000) / timeScale },
     );
     replayed.push(store.delivery(delivery.id)!);
   }

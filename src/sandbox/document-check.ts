@@ -57,7 +57,10 @@ export async function checkDocument(bytes: Uint8Array): Promise<DocumentCheck> {
   switch (format) {
     case undefined: {
       const recognised = describeUnsupported(bytes);
-      return rejected('unsupported_format', recognised ? `the file is ${recognised}; ${ACCEPTED_FORMATS}` : `the file's format was not recognised; ${ACCEPTED_FORMATS}`);
+      return rejected(
+        'unsupported_format',
+        recognised ? `the file is ${recognised}; ${ACCEPTED_FORMATS}` : `the file's format was not recognised; ${ACCEPTED_FORMATS}`,
+      );
     }
     case 'text/plain':
       return { ok: true, contentType: format, text: decodeText(bytes) };
@@ -114,7 +117,8 @@ function extractOf(reading: MrzReading): PassportExtract | null {
 
 async function checkPdf(bytes: Uint8Array): Promise<DocumentCheck> {
   const scan = scanPdfForActiveContent(bytes);
-  if (scan.verdict === 'active_content') return rejected('unsafe_content', `the PDF contains active content (/${scan.name}); only static documents are accepted`);
+  if (scan.verdict === 'active_content')
+    return rejected('unsafe_content', `the PDF contains active content (/${scan.name}); only static documents are accepted`);
   if (scan.verdict === 'damaged') return rejected('unreadable', 'the PDF has a damaged compressed object stream');
   const text = await pdfText(bytes);
   if (text === undefined) return rejected('unreadable', 'the PDF could not be opened; it may be damaged or password-protected');

@@ -14,7 +14,7 @@ export class HttpError extends Error {
   }
 }
 
-export const MAX_JSON_BYTES = 1024 * 1024;
+const MAX_JSON_BYTES = 1024 * 1024;
 
 export function sendJson(response: ServerResponse, status: number, body: string, headers: Record<string, string | number>): void {
   response.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -33,7 +33,9 @@ export function clipped(text: string, max: number): string {
 /** The error body of openapi.yaml, within its bounds: a message or param echoing a long input is clipped. */
 export function errorBody(error: HttpError): string {
   const { message, param } = schemas.ErrorDetail.properties;
-  return JSON.stringify({ error: { code: error.code, message: clipped(error.message, message.maxLength), ...(error.param ? { param: clipped(error.param, param.maxLength) } : {}) } });
+  return JSON.stringify({
+    error: { code: error.code, message: clipped(error.message, message.maxLength), ...(error.param ? { param: clipped(error.param, param.maxLength) } : {}) },
+  });
 }
 
 /** Reads a JSON object body of at most 1 MiB: 400 `invalid_json` when it does not parse, 413 past the limit. */

@@ -3,10 +3,10 @@ import { KEY_PREFIXES, type KeyEnvironment, redactKey } from '../config/keys.js'
 import { newId, nowIso, randomToken } from '../ids.js';
 import { hashSecret, type KeyRole, type SandboxStore } from './store.js';
 
-export const MAIN_WORKSPACE = 'ws_main';
-export const OTHER_WORKSPACE = 'ws_other';
+const MAIN_WORKSPACE = 'ws_main';
+const OTHER_WORKSPACE = 'ws_other';
 /** TEST-NET-1 (RFC 5737): an address no request of this machine comes from. */
-export const LOCKED_IP = '192.0.2.10';
+const LOCKED_IP = '192.0.2.10';
 
 export interface NewKey {
   name: string | null;
@@ -39,10 +39,18 @@ export function createKey(store: SandboxStore, workspaceId: string, spec: NewKey
 const SANDBOX_KEYS: Array<{ role: KeyRole; workspace: string; spec: NewKey }> = [
   { role: 'test', workspace: MAIN_WORKSPACE, spec: { name: 'sandbox test key', environment: 'test', readOnly: false, allowedIps: [] } },
   { role: 'read_only', workspace: MAIN_WORKSPACE, spec: { name: 'sandbox read-only key', environment: 'test', readOnly: true, allowedIps: [] } },
-  { role: 'ip_locked', workspace: MAIN_WORKSPACE, spec: { name: `sandbox key locked to ${LOCKED_IP}`, environment: 'test', readOnly: false, allowedIps: [LOCKED_IP] } },
+  {
+    role: 'ip_locked',
+    workspace: MAIN_WORKSPACE,
+    spec: { name: `sandbox key locked to ${LOCKED_IP}`, environment: 'test', readOnly: false, allowedIps: [LOCKED_IP] },
+  },
   { role: 'admin', workspace: MAIN_WORKSPACE, spec: { name: 'sandbox admin key', environment: 'admin', readOnly: false, allowedIps: [] } },
   { role: 'other_workspace', workspace: OTHER_WORKSPACE, spec: { name: 'second workspace test key', environment: 'test', readOnly: false, allowedIps: [] } },
-  { role: 'other_workspace_admin', workspace: OTHER_WORKSPACE, spec: { name: 'second workspace admin key', environment: 'admin', readOnly: false, allowedIps: [] } },
+  {
+    role: 'other_workspace_admin',
+    workspace: OTHER_WORKSPACE,
+    spec: { name: 'second workspace admin key', environment: 'admin', readOnly: false, allowedIps: [] },
+  },
 ];
 
 /** The two workspaces and their keys, made on first start, and any key a later version of svc added; returns whether this was the first start. */

@@ -31,7 +31,7 @@ export type MrzReading = Omit<PassportExtract, 'nationality'> & {
   check_digits: MrzCheckDigits;
 };
 
-export type Sex = PassportExtract['sex'];
+type Sex = PassportExtract['sex'];
 
 export interface MrzFields {
   document_number: string;
@@ -77,7 +77,14 @@ const ICAO_CODE_FOR: ReadonlyMap<string, string> = new Map([
 
 /** Transliterations of ICAO Doc 9303 part 3 that differ from dropping the accent. */
 const ICAO_TRANSLITERATIONS: ReadonlyMap<string, string> = new Map([
-  ['Ä', 'AE'], ['Å', 'AA'], ['Æ', 'AE'], ['Ö', 'OE'], ['Ø', 'OE'], ['Ü', 'UE'], ['Þ', 'TH'], ['Œ', 'OE'],
+  ['Ä', 'AE'],
+  ['Å', 'AA'],
+  ['Æ', 'AE'],
+  ['Ö', 'OE'],
+  ['Ø', 'OE'],
+  ['Ü', 'UE'],
+  ['Þ', 'TH'],
+  ['Œ', 'OE'],
 ]);
 
 /**
@@ -152,7 +159,9 @@ export function buildMrz(fields: MrzFields): MrzLines {
   const optionalCheck = /^<*$/.test(optionalField) ? '<' : String(checkDigit(optionalField));
   const line2Start = `${numberField}${checkDigit(numberField)}${icaoStateCode(fields.nationality)}`;
   const line2Middle = `${birth}${checkDigit(birth)}${fields.sex === 'X' ? '<' : fields.sex}${expiry}${checkDigit(expiry)}${optionalField}${optionalCheck}`;
-  const composite = checkDigit(`${numberField}${checkDigit(numberField)}${birth}${checkDigit(birth)}${expiry}${checkDigit(expiry)}${optionalField}${optionalCheck}`);
+  const composite = checkDigit(
+    `${numberField}${checkDigit(numberField)}${birth}${checkDigit(birth)}${expiry}${checkDigit(expiry)}${optionalField}${optionalCheck}`,
+  );
   return { line1: line1.padEnd(LINE_LENGTH, '<'), line2: `${line2Start}${line2Middle}${composite}` };
 }
 

@@ -108,7 +108,14 @@ export class Processing {
     }
     const completedAt = nowIso();
     const outcome = applicant
-      ? analyseReport({ applicant, documents, destination: report.destination, visa_type: report.visa_type, purpose: report.purpose, today: completedAt.slice(0, 10) })
+      ? analyseReport({
+          applicant,
+          documents,
+          destination: report.destination,
+          visa_type: report.visa_type,
+          purpose: report.purpose,
+          today: completedAt.slice(0, 10),
+        })
       : ({ outcome: 'failed', error: { code: 'invalid_input', message: `applicant ${report.applicant_id} no longer exists` } } as const);
     const finished: Report =
       outcome.outcome === 'completed'

@@ -33,7 +33,11 @@ export async function writeSandboxProfile(sandbox: Sandbox): Promise<void> {
 /** Opens the store of a sandbox that has been started before in `dataDir`. */
 export function openSandboxStore(dataDir: string): SandboxStore {
   if (!existsSync(join(dataDir, 'sandbox.db'))) {
-    throw new ConfigError('sandbox_not_started', `no sandbox has been started in ${dataDir}`, 'start it with `svc sandbox start` (or pass the --data-dir it was started with)');
+    throw new ConfigError(
+      'sandbox_not_started',
+      `no sandbox has been started in ${dataDir}`,
+      'start it with `svc sandbox start` (or pass the --data-dir it was started with)',
+    );
   }
   return new SandboxStore(dataDir);
 }

@@ -39,7 +39,7 @@ export interface SandboxOptions {
 }
 
 /** When the sandbox closes a connection that is slow or idle, in milliseconds. */
-export interface ConnectionDeadlines {
+interface ConnectionDeadlines {
   /** From the connection to its first byte, and again from there to the end of the TLS handshake. */
   handshakeMs: number;
   /** From the handshake, or the first byte of a later request, to the end of the request's headers. */
@@ -51,7 +51,7 @@ export interface ConnectionDeadlines {
 }
 
 /** Generous for any client, even a 10 MiB upload over a slow link; a client that stalls longer is gone. */
-export const DEFAULT_CONNECTION_DEADLINES: ConnectionDeadlines = { handshakeMs: 10_000, headersMs: 30_000, requestMs: 120_000, keepAliveMs: 30_000 };
+const DEFAULT_CONNECTION_DEADLINES: ConnectionDeadlines = { handshakeMs: 10_000, headersMs: 30_000, requestMs: 120_000, keepAliveMs: 30_000 };
 
 export interface Sandbox {
   url: string;
@@ -156,7 +156,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const decision = limiter.take(caller.workspaceId);
       remaining = decision.remaining;
       if (!decision.allowed) {
-        throw new HttpError(429, 'rate_limited', `the ${plan} plan allows ${PLAN_LIMITS[plan].perMinute} requests per minute`, undefined, { 'retry-after': String(decision.retryAfterSeconds) });
+        throw new HttpError(429, 'rate_limited', `the ${plan} plan allows ${PLAN_LIMITS[plan].perMinute} requests per minute`, undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        });
       }
       keyUses.set(caller.key.id, { id: caller.key.id, at: Date.now(), ip });
       const { route, params } = findRoute(request.method ?? '', path);
@@ -180,25 +182,28 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const sockets = new Set<Socket>();
   const busy = new Map<Socket, number>();
   let closing = false;
-  const https = createHttpsServer({
-    cert: certificate.cert,
-    key: certificate.key,
-    handshakeTimeout: deadlines.handshakeMs,
-    headersTimeout: deadlines.headersMs,
-    requestTimeout: deadlines.requestMs,
-    keepAliveTimeout: deadlines.keepAliveMs,
-    connectionsCheckingInterval: Math.ceil(deadlines.headersMs / 10),
-  }, (request, response) => {
-    const socket = request.socket;
-    busy.set(socket, (busy.get(socket) ?? 0) + 1);
-    response.on('close', () => {
-      const left = (busy.get(socket) ?? 1) - 1;
-      busy.set(socket, left);
-      if (closing && left === 0) socket.destroy();
-    });
-    if (closing) response.setHeader('connection', 'close');
-    void handle(request, response);
-  });
+  const https = createHttpsServer(
+    {
+      cert: certificate.cert,
+      key: certificate.key,
+      handshakeTimeout: deadlines.handshakeMs,
+      headersTimeout: deadlines.headersMs,
+      requestTimeout: deadlines.requestMs,
+      keepAliveTimeout: deadlines.keepAliveMs,
+      connectionsCheckingInterval: Math.ceil(deadlines.headersMs / 10),
+    },
+    (request, response) => {
+      const socket = request.socket;
+      busy.set(socket, (busy.get(socket) ?? 0) + 1);
+      response.on('close', () => {
+        const left = (busy.get(socket) ?? 1) - 1;
+        busy.set(socket, left);
+        if (closing && left === 0) socket.destroy();
+      });
+      if (closing) response.setHeader('connection', 'close');
+      void handle(request, response);
+    },
+  );
   https.on('secureConnection', (socket: Socket) => socket.on('close', () => busy.delete(socket)));
   // Node enforces headersTimeout and requestTimeout on the connections it tracks, and starts tracking
   // them when the server emits 'listening', which a server that never listens does not.

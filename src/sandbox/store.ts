@@ -106,7 +106,10 @@ export class SandboxStore {
 
   constructor(dataDir: string) {
     // It holds the sandbox's keys and webhook secret.
-    this.db = openPrivateDatabase(databaseFile(dataDir), `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`);
+    this.db = openPrivateDatabase(
+      databaseFile(dataDir),
+      `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`,
+    );
     this.db.exec(SCHEMA);
     this.statements = new StatementCache(this.db);
   }
@@ -175,7 +178,12 @@ export class SandboxStore {
 
   keysOf(workspaceId: string, limit: number, startingAfter?: string): { keys: Key[]; hasMore: boolean } {
     const rows = startingAfter
-      ? this.all('SELECT body FROM keys WHERE workspace_id = ? AND seq < (SELECT seq FROM keys WHERE id = ?) ORDER BY seq DESC LIMIT ?', workspaceId, startingAfter, limit + 1)
+      ? this.all(
+          'SELECT body FROM keys WHERE workspace_id = ? AND seq < (SELECT seq FROM keys WHERE id = ?) ORDER BY seq DESC LIMIT ?',
+          workspaceId,
+          startingAfter,
+          limit + 1,
+        )
       : this.all('SELECT body FROM keys WHERE workspace_id = ? ORDER BY seq DESC LIMIT ?', workspaceId, limit + 1);
     return { keys: rows.slice(0, limit).map((row) => stored(row.body)), hasMore: rows.length > limit };
   }
@@ -194,12 +202,7 @@ export class SandboxStore {
 
   markKeysUsed(uses: Iterable<{ id: string; at: string; ip: string }>): void {
     for (const use of uses) {
-      this.run(
-        "UPDATE keys SET body = json_set(body, '$.last_used_at', ?, '$.last_used_ip', ?) WHERE id = ?",
-        use.at,
-        use.ip,
-        use.id,
-      );
+      this.run("UPDATE keys SET body = json_set(body, '$.last_used_at', ?, '$.last_used_ip', ?) WHERE id = ?", use.at, use.ip, use.id);
     }
   }
 
@@ -255,7 +258,10 @@ export class SandboxStore {
   }
 
   documentsInStatus(status: string): Array<{ workspaceId: string; document: Document }> {
-    return this.all('SELECT workspace_id, body FROM documents WHERE status = ?', status).map((row) => ({ workspaceId: row.workspace_id as string, document: stored(row.body) }));
+    return this.all('SELECT workspace_id, body FROM documents WHERE status = ?', status).map((row) => ({
+      workspaceId: row.workspace_id as string,
+      document: stored(row.body),
+    }));
   }
 
   // ---------------------------------------------------------------- reports
@@ -271,7 +277,14 @@ export class SandboxStore {
   }
 
   insertReport(workspaceId: string, report: Report): void {
-    this.run('INSERT INTO reports (id, workspace_id, applicant_id, status, body) VALUES (?, ?, ?, ?, ?)', report.id, workspaceId, report.applicant_id, report.status, JSON.stringify(report));
+    this.run(
+      'INSERT INTO reports (id, workspace_id, applicant_id, status, body) VALUES (?, ?, ?, ?, ?)',
+      report.id,
+      workspaceId,
+      report.applicant_id,
+      report.status,
+      JSON.stringify(report),
+    );
   }
 
   saveReport(report: Report): void {
@@ -286,7 +299,10 @@ export class SandboxStore {
     return this.get('SELECT seq FROM reports WHERE workspace_id = ? AND id = ?', workspaceId, id)?.seq as number | undefined;
   }
 
-  reportsOf(workspaceId: string, filter: { limit: number; beforeSeq?: number; status?: string; applicantId?: string }): { reports: Report[]; hasMore: boolean } {
+  reportsOf(
+    workspaceId: string,
+    filter: { limit: number; beforeSeq?: number; status?: string; applicantId?: string },
+  ): { reports: Report[]; hasMore: boolean } {
     const conditions = ['workspace_id = ?'];
     const params: SQLInputValue[] = [workspaceId];
     if (filter.beforeSeq !== undefined) {
@@ -325,9 +341,23 @@ export class SandboxStore {
   // ---------------------------------------------------------------- events and deliveries
 
   insertEvent(event: { id: string; workspaceId: string; type: EventType; body: string; createdAt: string }, urls: readonly string[], dueAt: number): void {
-    this.run('INSERT INTO events (id, workspace_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)', event.id, event.workspaceId, event.type, event.body, event.createdAt);
+    this.run(
+      'INSERT INTO events (id, workspace_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)',
+      event.id,
+      event.workspaceId,
+      event.type,
+      event.body,
+      event.createdAt,
+    );
     for (const url of urls) {
-      this.run("INSERT INTO deliveries (event_id, url, status, next_attempt_at, created_at, updated_at) VALUES (?, ?, 'pending', ?, ?, ?)", event.id, url, dueAt, event.createdAt, event.createdAt);
+      this.run(
+        "INSERT INTO deliveries (event_id, url, status, next_attempt_at, created_at, updated_at) VALUES (?, ?, 'pending', ?, ?, ?)",
+        event.id,
+        url,
+        dueAt,
+        event.createdAt,
+        event.createdAt,
+      );
     }
   }
 
@@ -375,9 +405,11 @@ export class SandboxStore {
       conditions.push('d.event_id = ?');
       params.push(filter.eventId);
     }
-    return this.all(`SELECT d.*, e.type FROM deliveries d JOIN events e ON e.id = d.event_id WHERE ${conditions.join(' AND ')} ORDER BY d.id DESC LIMIT ?`, ...params, filter.limit).map((row) =>
-      this.toDelivery(row),
-    );
+    return this.all(
+      `SELECT d.*, e.type FROM deliveries d JOIN events e ON e.id = d.event_id WHERE ${conditions.join(' AND ')} ORDER BY d.id DESC LIMIT ?`,
+      ...params,
+      filter.limit,
+    ).map((row) => this.toDelivery(row));
   }
 
   attemptsOf(deliveryId: number): DeliveryAttempt[] {
@@ -419,7 +451,14 @@ export class SandboxStore {
   /** A new delivery of a stored event (a replay). */
   addDelivery(eventId: string, url: string, dueAt: number): number {
     const at = new Date().toISOString();
-    this.run("INSERT INTO deliveries (event_id, url, status, next_attempt_at, created_at, updated_at) VALUES (?, ?, 'pending', ?, ?, ?)", eventId, url, dueAt, at, at);
+    this.run(
+      "INSERT INTO deliveries (event_id, url, status, next_attempt_at, created_at, updated_at) VALUES (?, ?, 'pending', ?, ?, ?)",
+      eventId,
+      url,
+      dueAt,
+      at,
+      at,
+    );
     return Number(this.get('SELECT last_insert_rowid() AS id')?.id);
   }
 

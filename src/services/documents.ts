@@ -54,11 +54,17 @@ export async function readDocumentFile(path: string): Promise<FilePart> {
 export function uploadNotes(file: FilePart): string[] {
   const notes: string[] = [];
   if (file.bytes.length > SANDBOX_MAX_DOCUMENT_BYTES) {
-    notes.push(`${file.filename} is ${mib(file.bytes.length)} (${file.bytes.length} bytes), over the sandbox's limit of 10 MiB (${SANDBOX_MAX_DOCUMENT_BYTES} bytes); the service's limit is not stated, so it is sent`);
+    notes.push(
+      `${file.filename} is ${mib(file.bytes.length)} (${file.bytes.length} bytes), over the sandbox's limit of 10 MiB (${SANDBOX_MAX_DOCUMENT_BYTES} bytes); the service's limit is not stated, so it is sent`,
+    );
   }
   if (!detectFormat(file.bytes)) {
-    const start = Buffer.from(file.bytes.subarray(0, 8)).toString('hex').replace(/(..)(?=.)/g, '$1 ');
-    notes.push(`${file.filename} is not a PDF, JPEG, PNG or UTF-8 text file (it starts with ${start}), the formats the sandbox takes; it is sent as application/octet-stream for the service to judge`);
+    const start = Buffer.from(file.bytes.subarray(0, 8))
+      .toString('hex')
+      .replace(/(..)(?=.)/g, '$1 ');
+    notes.push(
+      `${file.filename} is not a PDF, JPEG, PNG or UTF-8 text file (it starts with ${start}), the formats the sandbox takes; it is sent as application/octet-stream for the service to judge`,
+    );
   }
   return notes;
 }
@@ -84,7 +90,11 @@ export interface DocumentUploadInput {
  * here and streamed with its Content-Length, counting the bytes handed to the connection for
  * `onProgress`. Any success status is taken.
  */
-export async function uploadDocument(client: ApiClient, upload: DocumentUploadInput, onProgress: (sent: number, total: number) => void = () => undefined): Promise<DocumentAnswer> {
+export async function uploadDocument(
+  client: ApiClient,
+  upload: DocumentUploadInput,
+  onProgress: (sent: number, total: number) => void = () => undefined,
+): Promise<DocumentAnswer> {
   const boundary = newBoundary();
   const form = encodeMultipart({ type: upload.type, applicant_id: upload.applicantId, file: upload.file }, boundary);
   const answer = await client.POST('/v1/documents', {

@@ -89,9 +89,11 @@ export async function listAllReports(client: ApiClient, query: ReportsQuery): Pr
     const { next } = page;
     if (next.kind === 'end') return { reports, stop: { kind: 'end' } };
     if (next.kind === 'unknown') return { reports, stop: { kind: 'unknown', why: 'the answer shows no next page svc recognises' } };
-    if (read.size > 1 && fresh.length === 0) return { reports, stop: { kind: 'loop', why: `a page brought no report not seen before (next page by ${next.how})` } };
+    if (read.size > 1 && fresh.length === 0)
+      return { reports, stop: { kind: 'loop', why: `a page brought no report not seen before (next page by ${next.how})` } };
     if (read.has(next.url.href)) return { reports, stop: { kind: 'loop', why: `the next page (by ${next.how}) is one already read` } };
-    if (pathOf(next.url) !== listPath) return { reports, stop: { kind: 'unknown', why: `the next page is at another path (${next.url.pathname}), which svc does not follow` } };
+    if (pathOf(next.url) !== listPath)
+      return { reports, stop: { kind: 'unknown', why: `the next page is at another path (${next.url.pathname}), which svc does not follow` } };
     read.add(next.url.href);
     page = await readPage(client, { search: next.url.search });
   }
@@ -105,7 +107,11 @@ const MAX_POLL_INTERVAL_MS = 5_000;
  * twice as long each time, up to 5 s. Past `timeoutMs` it throws a timedOut error: the report may
  * still finish. A status svc does not know keeps it waiting, bounded by `timeoutMs` like any other.
  */
-export async function waitForReport(client: ApiClient, id: string, options: { timeoutMs: number; onPoll?: (report: ReportAnswer) => void }): Promise<ReportAnswer> {
+export async function waitForReport(
+  client: ApiClient,
+  id: string,
+  options: { timeoutMs: number; onPoll?: (report: ReportAnswer) => void },
+): Promise<ReportAnswer> {
   const deadline = Date.now() + options.timeoutMs;
   for (let interval = FIRST_POLL_INTERVAL_MS; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
     const report = await getReport(client, id);

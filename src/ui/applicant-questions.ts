@@ -24,8 +24,14 @@ function isDate(text: string): boolean {
 }
 
 // Each check sees the answer as it will be taken, and says in plain words what it needs.
-const required = (check?: AnswerCheck): AnswerCheck => (answer) => (answer.trim() === '' ? 'an answer is needed' : check ? check(answer) : true);
-const optional = (check: AnswerCheck): AnswerCheck => (answer) => answer.trim() === '' || check(answer);
+const required =
+  (check?: AnswerCheck): AnswerCheck =>
+  (answer) =>
+    answer.trim() === '' ? 'an answer is needed' : check ? check(answer) : true;
+const optional =
+  (check: AnswerCheck): AnswerCheck =>
+  (answer) =>
+    answer.trim() === '' || check(answer);
 const date: AnswerCheck = (answer) => isDate(answer.trim()) || 'a date as YYYY-MM-DD, like 1990-04-12';
 const country: AnswerCheck = (answer) => /^[A-Z]{2}$/.test(countryCode(answer) ?? '') || 'two letters, like FR or US';
 const currency: AnswerCheck = (answer) => /^[A-Z]{3}$/.test(currencyCode(answer) ?? '') || 'three letters, like EUR or USD';
@@ -55,7 +61,9 @@ async function ask(prompter: Prompter, question: Question, needed: boolean): Pro
     const choice = await prompter.select(question.message, needed ? question.choices : [...question.choices, SKIP]);
     return choice === SKIP ? undefined : choice;
   }
-  const answer = await prompter.input(needed ? question.message : `${question.message} (Enter to skip)`, { validate: needed ? required(question.check) : optional(question.check ?? (() => true)) });
+  const answer = await prompter.input(needed ? question.message : `${question.message} (Enter to skip)`, {
+    validate: needed ? required(question.check) : optional(question.check ?? (() => true)),
+  });
   if (answer.trim() === '') return undefined;
   return (question.take ?? trimmed)(answer);
 }
@@ -85,7 +93,10 @@ export async function askApplicant(prompter: Prompter, given: Record<string, unk
     if (given[field] === undefined) answers[field] = await ask(prompter, QUESTIONS[field]!, true);
   }
   const optionalFields = Object.keys(QUESTIONS).filter((field) => !REQUIRED.includes(field) && given[field] === undefined);
-  if ((optionalFields.length > 0 || given.travel_history === undefined) && (await prompter.confirm('Add optional details (passport, occupation, income, travel history)?', false))) {
+  if (
+    (optionalFields.length > 0 || given.travel_history === undefined) &&
+    (await prompter.confirm('Add optional details (passport, occupation, income, travel history)?', false))
+  ) {
     for (const field of optionalFields) {
       const value = await ask(prompter, QUESTIONS[field]!, false);
       if (value !== undefined) answers[field] = value;

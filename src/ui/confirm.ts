@@ -8,7 +8,12 @@ import { canPrompt, inquirerPrompter, type Prompter } from './prompter.js';
 export async function confirmOrRefuse(question: string, yes: boolean, prompter: Prompter = inquirerPrompter): Promise<void> {
   if (yes) return;
   if (!canPrompt()) {
-    throw new SvcError('usage', 'confirmation_required', `${question.replace(/\?.*$/, '')}: --yes is required when not running interactively`, 'add --yes to confirm from a script');
+    throw new SvcError(
+      'usage',
+      'confirmation_required',
+      `${question.replace(/\?.*$/, '')}: --yes is required when not running interactively`,
+      'add --yes to confirm from a script',
+    );
   }
   if (!(await prompter.confirm(question))) throw new SvcError('failure', 'cancelled', 'cancelled; nothing was changed');
 }

@@ -38,7 +38,13 @@ export function renderDocument(document: DocumentAnswer, times: TimeView): strin
   ];
   const redFlags = Array.isArray(document.red_flags) ? document.red_flags : [];
   if (redFlags.length) {
-    parts.push('Red flags', renderTable(['code', 'message'], redFlags.map((flag) => [flag.code, flag.message])));
+    parts.push(
+      'Red flags',
+      renderTable(
+        ['code', 'message'],
+        redFlags.map((flag) => [flag.code, flag.message]),
+      ),
+    );
   } else if (document.status === 'analysed') {
     parts.push('No red flags.');
   }
@@ -58,6 +64,7 @@ export function renderDocument(document: DocumentAnswer, times: TimeView): strin
       ]),
     );
   }
-  if (document.status === 'processing' && document.id) parts.push(`The analysis is not finished yet: \`svc documents get ${terminalText(document.id)}\` shows its outcome later.`);
+  if (document.status === 'processing' && document.id)
+    parts.push(`The analysis is not finished yet: \`svc documents get ${terminalText(document.id)}\` shows its outcome later.`);
   return parts.filter(Boolean).join('\n\n');
 }

@@ -24,7 +24,18 @@ export function renderKeyRows(keys: Key[], times: TimeView): string {
       { title: 'last IP', leaveOut: 1 },
       { title: 'created', leaveOut: 5 },
     ],
-    keys.map((key) => [key.id, key.prefix_hint, key.name, key.environment, key.status, key.read_only ? 'yes' : 'no', ipLock(key), key.last_used_at ? times.short(key.last_used_at) : 'never', key.last_used_ip, times.short(key.created_at)]),
+    keys.map((key) => [
+      key.id,
+      key.prefix_hint,
+      key.name,
+      key.environment,
+      key.status,
+      key.read_only ? 'yes' : 'no',
+      ipLock(key),
+      key.last_used_at ? times.short(key.last_used_at) : 'never',
+      key.last_used_ip,
+      times.short(key.created_at),
+    ]),
   );
 }
 

@@ -15,7 +15,12 @@ async function writePage(html: string, name: string, output?: string): Promise<s
   try {
     await writeFileAtomic(path, html, { mode: 0o600 });
   } catch (error) {
-    throw new SvcError('invalidInput', 'page_unwritable', `cannot write the page to ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'give --output a file in a directory you can write to');
+    throw new SvcError(
+      'invalidInput',
+      'page_unwritable',
+      `cannot write the page to ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      'give --output a file in a directory you can write to',
+    );
   }
   return path;
 }

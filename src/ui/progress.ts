@@ -1,4 +1,4 @@
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../duration.js';
 import { terminalText } from './terminal-text.js';
 
 const KIB = 1024;
@@ -50,7 +50,8 @@ export async function uploadProgress(filename: string, total: number): Promise<P
     },
     stop(completed) {
       bar.stop();
-      if (completed) process.stderr.write(`Uploaded ${terminalText(filename)}: ${bytes(sent)} in ${formatDuration(performance.now() - started)} (${rate(sent)})\n`);
+      if (completed)
+        process.stderr.write(`Uploaded ${terminalText(filename)}: ${bytes(sent)} in ${formatDuration(performance.now() - started)} (${rate(sent)})\n`);
     },
   };
 }

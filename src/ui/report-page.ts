@@ -64,7 +64,9 @@ export function reportPage(report: ReportAnswer, writtenAt: Date): string {
     .filter((criterion) => typeof criterion.detail === 'string' && criterion.detail !== '')
     .map((criterion) => `<dt>${escape(criterion.label ?? criterion.key)}</dt><dd>${escape(criterion.detail)}</dd>`)
     .join('');
-  const recommendations = recommendationsOf(report).map((line) => `<li>${escape(line)}</li>`).join('');
+  const recommendations = recommendationsOf(report)
+    .map((line) => `<li>${escape(line)}</li>`)
+    .join('');
   const error = report.error ? [report.error.code, report.error.message].filter(Boolean).join(': ') : undefined;
   return `<!doctype html>
 <html lang="en">

@@ -1,30 +1,33 @@
-import type { ApiClient } from '../api/client.js';
 import { isKnownWaitingStatus, reportOutcome } from '../api/report-outcome.js';
 import type { ReportAnswer } from '../api/types.js';
-import { waitForReport } from '../services/reports.js';
 import { withSpinner } from './spinner.js';
 import { terminalText } from './terminal-text.js';
 
 /**
- * Waits for a report to finish with a spinner on stderr showing its status, as `reports wait` and
- * `reports create --wait` do. A status svc does not know is named once, so that a wait on it up to
- * the timeout is not a mystery.
+ * Shows a wait for a report to finish (`wait`, which reports each poll to `onPoll`) with a spinner on
+ * stderr showing its status, as `reports wait` and `reports create --wait` do. A status svc does not
+ * know is named once, so that a wait on it up to the timeout is not a mystery.
  */
-export function waitWithSpinner(client: ApiClient, id: string, timeoutSeconds: number): Promise<ReportAnswer> {
+export function waitWithSpinner(
+  id: string,
+  timeoutSeconds: number,
+  wait: (onPoll: (report: ReportAnswer) => void) => Promise<ReportAnswer>,
+): Promise<ReportAnswer> {
   const named = new Set<unknown>();
   const statusText = (report: ReportAnswer) => terminalText(String(report.status ?? ''));
   return withSpinner(
     `Waiting for report ${id}`,
     ({ status, note }) =>
-      waitForReport(client, id, {
-        timeoutMs: timeoutSeconds * 1000,
-        onPoll: (report) => {
-          if (reportOutcome(report) === 'unfinished' && !isKnownWaitingStatus(report.status) && !named.has(report.status)) {
-            named.add(report.status);
-            note(terminalText(`Report ${id} has status ${JSON.stringify(report.status ?? null)}, which svc does not know: it waits for completed or a failure, up to ${timeoutSeconds} s.`));
-          }
-          status(statusText(report));
-        },
+      wait((report) => {
+        if (reportOutcome(report) === 'unfinished' && !isKnownWaitingStatus(report.status) && !named.has(report.status)) {
+          named.add(report.status);
+          note(
+            terminalText(
+              `Report ${id} has status ${JSON.stringify(report.status ?? null)}, which svc does not know: it waits for completed or a failure, up to ${timeoutSeconds} s.`,
+            ),
+          );
+        }
+        status(statusText(report));
       }),
     statusText,
   );

@@ -1,6 +1,18 @@
 import { reportOutcome } from '../api/report-outcome.js';
 import type { ReportAnswer } from '../api/types.js';
-import { byContribution, contribution, criteriaBars, criteriaOf, numberOr, paintedBand, percent, recommendationsOf, riskPicture, scaledScore, scoreScale } from './risk.js';
+import {
+  byContribution,
+  contribution,
+  criteriaBars,
+  criteriaOf,
+  numberOr,
+  paintedBand,
+  percent,
+  recommendationsOf,
+  riskPicture,
+  scaledScore,
+  scoreScale,
+} from './risk.js';
 import { type Cell, hangingLine, presentFields, renderTable, Styled } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -14,7 +26,13 @@ function failure(error: ReportAnswer['error']): string | undefined {
 function criteriaLines(report: ReportAnswer, stream: NodeJS.WriteStream): string {
   const rows: Cell[][] = byContribution(criteriaOf(report)).map((criterion) => {
     const weight = numberOr(criterion.weight);
-    return [criterion.label ?? criterion.key, criterion.score, weight === undefined ? undefined : percent(weight), contribution(criterion)?.toFixed(1), criterion.detail];
+    return [
+      criterion.label ?? criterion.key,
+      criterion.score,
+      weight === undefined ? undefined : percent(weight),
+      contribution(criterion)?.toFixed(1),
+      criterion.detail,
+    ];
   });
   return renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows, stream);
 }
@@ -42,7 +60,10 @@ export function renderReport(report: ReportAnswer, times: TimeView, stream: Node
         ['finished', times.full(report.completed_at)],
         ...(scaled
           ? ([['risk score', new Styled(`${scaled.score} of 100, ${paintedBand(scaled.band, picture)}`)]] as Array<[string, Cell]>)
-          : ([['risk score', report.risk_score], ['score band', band]] as Array<[string, Cell]>)),
+          : ([
+              ['risk score', report.risk_score],
+              ['score band', band],
+            ] as Array<[string, Cell]>)),
         ['error', failure(report.error)],
       ],
       stream,
@@ -66,7 +87,25 @@ export function renderReport(report: ReportAnswer, times: TimeView, stream: Node
 
 export function renderReportRows(reports: ReportAnswer[], times: TimeView): string {
   return renderTable(
-    ['id', 'status', { title: 'applicant', leaveOut: 1 }, { title: 'destination', leaveOut: 3 }, { title: 'visa type', leaveOut: 2 }, 'score', 'band', 'created'],
-    reports.map((report) => [report.id, report.status, report.applicant_id, report.destination, report.visa_type, report.risk_score, report.score_band, times.short(report.created_at)]),
+    [
+      'id',
+      'status',
+      { title: 'applicant', leaveOut: 1 },
+      { title: 'destination', leaveOut: 3 },
+      { title: 'visa type', leaveOut: 2 },
+      'score',
+      'band',
+      'created',
+    ],
+    reports.map((report) => [
+      report.id,
+      report.status,
+      report.applicant_id,
+      report.destination,
+      report.visa_type,
+      report.risk_score,
+      report.score_band,
+      times.short(report.created_at),
+    ]),
   );
 }

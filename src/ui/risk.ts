@@ -32,7 +32,9 @@ export function percent(weight: number): string {
  * an answer that sends something else shows no criteria rather than failing to show the rest.
  */
 export function criteriaOf(report: ReportAnswer): Array<Answered<Criterion>> {
-  return Array.isArray(report.criteria) ? report.criteria.filter((criterion) => typeof criterion === 'object' && criterion !== null && !Array.isArray(criterion)) : [];
+  return Array.isArray(report.criteria)
+    ? report.criteria.filter((criterion) => typeof criterion === 'object' && criterion !== null && !Array.isArray(criterion))
+    : [];
 }
 
 /** The recommendations of an answer as text, however the answer sends them. */
@@ -116,7 +118,10 @@ export function scoreScale(score: number, band: string, picture: RiskPicture): s
     BANDS.map((name) => [column(RISK_BAND_LOWEST_SCORES[name]), bandName(name)]),
     (name) => picture.paint(BAND_COLOUR[name.replaceAll(' ', '_')] ?? 39, name),
   );
-  const thresholds = marks(width, [...BANDS.map((name): [number, string] => [column(RISK_BAND_LOWEST_SCORES[name]), String(RISK_BAND_LOWEST_SCORES[name])]), [width - 3, String(SCALE_TOP)]]);
+  const thresholds = marks(width, [
+    ...BANDS.map((name): [number, string] => [column(RISK_BAND_LOWEST_SCORES[name]), String(RISK_BAND_LOWEST_SCORES[name])]),
+    [width - 3, String(SCALE_TOP)],
+  ]);
   return [`  ${names}`, `  ${bar}`, `  ${thresholds}`].join('\n');
 }
 
@@ -143,7 +148,10 @@ export function criteriaBars(criteria: Array<Answered<Criterion>>, picture: Risk
     const label = labels[index]!;
     const head = stringWidth(label) > labelWidth ? `${label}\n${' '.repeat(labelWidth)}` : label.padEnd(labelWidth);
     const line = `${head}  ${picture.paint(36, bar)}${' '.repeat(barWidth - stringWidth(bar))}  ${figures[index]}`;
-    const detail = typeof criterion.detail === 'string' && criterion.detail !== '' ? hangingLine(' '.repeat(labelWidth + 2), picture.paint(90, terminalText(criterion.detail)), stream) : undefined;
+    const detail =
+      typeof criterion.detail === 'string' && criterion.detail !== ''
+        ? hangingLine(' '.repeat(labelWidth + 2), picture.paint(90, terminalText(criterion.detail)), stream)
+        : undefined;
     return detail ? `${line}\n${detail}` : line;
   });
   return rows.join('\n');

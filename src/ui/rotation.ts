@@ -1,7 +1,7 @@
 import type { RotationRecord } from '../keys/journal.js';
 import { nextStep, stepNumber } from '../keys/journal.js';
 import type { DrainProgress, RotationEvent } from '../keys/rotation.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../duration.js';
 import { renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -79,7 +79,9 @@ export function humanView(stream: NodeJS.WriteStream = process.stderr): Rotation
       clearLive();
       switch (event.event) {
         case 'started':
-          write(`Rotation ${event.rotation} of ${event.old_key.id} (${event.old_key.prefix_hint}): ${event.resumed ? 'resuming at' : 'starting with'} step ${stepNumber(event.next_step)}/7 (${event.next_step})`);
+          write(
+            `Rotation ${event.rotation} of ${event.old_key.id} (${event.old_key.prefix_hint}): ${event.resumed ? 'resuming at' : 'starting with'} step ${stepNumber(event.next_step)}/7 (${event.next_step})`,
+          );
           break;
         case 'step_done':
           write(`✓ ${event.number}/7 ${event.step.padEnd(7)} ${event.message}`);
@@ -101,7 +103,7 @@ export function humanView(stream: NodeJS.WriteStream = process.stderr): Rotation
 }
 
 /** Where a rotation stands, in words: completed, aborted, or the step it continues with. */
-export function rotationState(record: RotationRecord): string {
+function rotationState(record: RotationRecord): string {
   if (record.status !== 'in_progress') return record.status;
   const step = nextStep(record);
   return step ? `at step ${stepNumber(step)}/7 (${step})` : 'finishing';
@@ -109,7 +111,15 @@ export function rotationState(record: RotationRecord): string {
 
 export function renderRotations(records: RotationRecord[], times: TimeView): string {
   return renderTable(
-    ['rotation', { title: 'old key', freeText: true }, { title: 'new key', freeText: true }, { title: 'state', freeText: true }, { title: 'quiet period', leaveOut: 2 }, { title: 'started', leaveOut: 1 }, 'updated'],
+    [
+      'rotation',
+      { title: 'old key', freeText: true },
+      { title: 'new key', freeText: true },
+      { title: 'state', freeText: true },
+      { title: 'quiet period', leaveOut: 2 },
+      { title: 'started', leaveOut: 1 },
+      'updated',
+    ],
     records.map((record) => [
       record.id,
       `${record.old_key.id} (${record.old_key.prefix_hint})`,

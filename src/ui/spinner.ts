@@ -1,5 +1,5 @@
 import { ux } from '@oclif/core';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../duration.js';
 import { showsLiveProgress } from './progress.js';
 
 /** What a task under a spinner may do: change the status beside it, or write a line for people above it. */

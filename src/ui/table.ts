@@ -128,7 +128,15 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
   // Where even whole words do not fit, words are broken: only a title's words are kept whole then.
   const titleFloors = titles.map((title, index) => Math.min(natural[index]!, longestWord(title)));
   const kept = sum(pick(floors)) <= available ? pick(floors) : pick(titleFloors);
-  const widths = sum(pick(natural)) <= available ? pick(natural) : fittedWidths(pick(natural), kept, pick(columns).map((column) => Boolean(column.freeText)), available);
+  const widths =
+    sum(pick(natural)) <= available
+      ? pick(natural)
+      : fittedWidths(
+          pick(natural),
+          kept,
+          pick(columns).map((column) => Boolean(column.freeText)),
+          available,
+        );
   const color = useColor(stream);
   const styles = pick(columns).map((column) => (color && column.style) || ((part: string) => part));
   const lay = (row: string[], styled: boolean) => {

@@ -10,7 +10,10 @@ const requireHere = createRequire(import.meta.url);
 let loaded: { stringWidth: typeof StringWidth; wrapAnsi: typeof WrapAnsi } | undefined;
 
 function libraries(): NonNullable<typeof loaded> {
-  loaded ??= { stringWidth: (requireHere('string-width') as { default: typeof StringWidth }).default, wrapAnsi: (requireHere('wrap-ansi') as { default: typeof WrapAnsi }).default };
+  loaded ??= {
+    stringWidth: (requireHere('string-width') as { default: typeof StringWidth }).default,
+    wrapAnsi: (requireHere('wrap-ansi') as { default: typeof WrapAnsi }).default,
+  };
   return loaded;
 }
 

@@ -21,21 +21,43 @@ let relative: Intl.RelativeTimeFormat | undefined;
 function phrase(ms: number): string {
   const size = Math.abs(ms);
   const [unit, length]: [Intl.RelativeTimeFormatUnit, number] =
-    size < MINUTE ? ['second', SECOND] : size < HOUR ? ['minute', MINUTE] : size < DAY ? ['hour', HOUR] : size < MONTH ? ['day', DAY] : size < YEAR ? ['month', MONTH] : ['year', YEAR];
+    size < MINUTE
+      ? ['second', SECOND]
+      : size < HOUR
+        ? ['minute', MINUTE]
+        : size < DAY
+          ? ['hour', HOUR]
+          : size < MONTH
+            ? ['day', DAY]
+            : size < YEAR
+              ? ['month', MONTH]
+              : ['year', YEAR];
   return (relative ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' })).format(Math.trunc(ms / length), unit);
 }
 
 function compact(ms: number): string {
   const size = Math.abs(ms);
   if (size < SECOND) return 'now';
-  const amount = size < MINUTE ? `${Math.floor(size / SECOND)}s` : size < HOUR ? `${Math.floor(size / MINUTE)}m` : size < DAY ? `${Math.floor(size / HOUR)}h` : `${Math.floor(size / DAY)}d`;
+  const amount =
+    size < MINUTE
+      ? `${Math.floor(size / SECOND)}s`
+      : size < HOUR
+        ? `${Math.floor(size / MINUTE)}m`
+        : size < DAY
+          ? `${Math.floor(size / HOUR)}h`
+          : `${Math.floor(size / DAY)}d`;
   return ms < 0 ? `${amount} ago` : `in ${amount}`;
 }
 
 /** `2026-11-23 17:20 CET`: the local date and time, in the system's time zone (TZ). */
 function local(date: Date, withTime: boolean): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', ...(withTime ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' } : {}) })
+    new Intl.DateTimeFormat('en-CA', {
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      ...(withTime ? { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' } : {}),
+    })
       .formatToParts(date)
       .map((part) => [part.type, part.value]),
   );

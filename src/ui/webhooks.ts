@@ -38,8 +38,12 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
 
 /** The status column of a stored event: accepted (with its repeats and schema notes), or rejected and why. */
 export function statusCell(event: StoredEvent): string {
-  if (event.status === 'rejected') return `rejected: ${event.reason}${event.bodyTruncated ? `, first ${event.body.length} of ${event.bodySize} bytes kept` : ''}`;
-  const extras = [event.duplicates > 0 && count(event.duplicates, 'repeat', 'repeats'), event.schemaNotes.length > 0 && count(event.schemaNotes.length, 'schema note', 'schema notes')];
+  if (event.status === 'rejected')
+    return `rejected: ${event.reason}${event.bodyTruncated ? `, first ${event.body.length} of ${event.bodySize} bytes kept` : ''}`;
+  const extras = [
+    event.duplicates > 0 && count(event.duplicates, 'repeat', 'repeats'),
+    event.schemaNotes.length > 0 && count(event.schemaNotes.length, 'schema note', 'schema notes'),
+  ];
   return ['accepted', ...extras.filter(Boolean)].join(', ');
 }
 

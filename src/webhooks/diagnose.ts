@@ -4,9 +4,9 @@ import { EVENT_SCHEMAS, isListedEventType, readEnvelope, schemaNotes } from './e
 import { computeSignature, DEFAULT_TOLERANCE_SECONDS, type ParsedSignature, parseSignatureHeader, sameHex } from './signature.js';
 import type { RejectionReason } from './verify.js';
 
-export type StepName = 'header' | 'timestamp' | 'signature' | 'body' | 'envelope' | 'schema';
+type StepName = 'header' | 'timestamp' | 'signature' | 'body' | 'envelope' | 'schema';
 
-export interface DiagnosisStep {
+interface DiagnosisStep {
   step: StepName;
   /** noted: differs from openapi.yaml's event schemas, which is no refusal without --strict-schema. */
   status: 'ok' | 'noted' | 'failed' | 'skipped';
@@ -55,7 +55,15 @@ function ago(seconds: number): string {
 
 function headerStep(value: string | undefined): { step: DiagnosisStep; parsed?: ParsedSignature } {
   if (value === undefined || value.trim() === '') {
-    return { step: { step: 'header', status: 'failed', reason: 'missing_header', detail: 'no signature header value was given', hint: 'pass the value of the Service-Signature (or X-Service-Signature) header with --header' } };
+    return {
+      step: {
+        step: 'header',
+        status: 'failed',
+        reason: 'missing_header',
+        detail: 'no signature header value was given',
+        hint: 'pass the value of the Service-Signature (or X-Service-Signature) header with --header',
+      },
+    };
   }
   const parsed = parseSignatureHeader(value.replace(HEADER_NAME, ''));
   if ('reason' in parsed) {
@@ -67,7 +75,11 @@ function headerStep(value: string | undefined): { step: DiagnosisStep; parsed?: 
     return { step: { step: 'header', status: 'failed', reason: parsed.reason, detail: parsed.detail, ...(hint && { hint }) } };
   }
   const odd = parsed.signatures.filter((signature) => !/^[0-9a-fA-F]{64}$/.test(signature));
-  const step: DiagnosisStep = { step: 'header', status: 'ok', detail: `t=${parsed.timestamp} with ${parsed.signatures.length} v1 ${parsed.signatures.length === 1 ? 'value' : 'values'}` };
+  const step: DiagnosisStep = {
+    step: 'header',
+    status: 'ok',
+    detail: `t=${parsed.timestamp} with ${parsed.signatures.length} v1 ${parsed.signatures.length === 1 ? 'value' : 'values'}`,
+  };
   if (odd.length > 0) step.hint = `${odd.length === 1 ? 'a v1 value is' : `${odd.length} v1 values are`} not 64 hex digits, the length of a hex HMAC-SHA256`;
   return { step, parsed };
 }
@@ -110,7 +122,8 @@ function secretVariants(secrets: readonly string[]): Array<Variant<string>> {
     const name = secrets.length === 1 ? 'the secret' : `secret #${index + 1}`;
     if (secret.trim() !== secret) variants.push({ value: secret.trim(), change: `${name} without the white space around it (your copy of it has some)` });
     variants.push({ value: `${secret}\n`, change: `${name} followed by a line break (the sender's copy has one: read from a file with a final newline?)` });
-    if (secret.startsWith('whsec_')) variants.push({ value: secret.slice('whsec_'.length), change: `${name} without its whsec_ prefix (the sender drops it; the whole secret is the key)` });
+    if (secret.startsWith('whsec_'))
+      variants.push({ value: secret.slice('whsec_'.length), change: `${name} without its whsec_ prefix (the sender drops it; the whole secret is the key)` });
   });
   return variants;
 }
@@ -118,9 +131,21 @@ function secretVariants(secrets: readonly string[]): Array<Variant<string>> {
 function bodyVariants(body: Uint8Array): Array<Variant<Uint8Array>> {
   const text = Buffer.from(body).toString('utf8');
   const variants: Array<Variant<string>> = [];
-  if (text.includes('\r\n')) variants.push({ value: text.replace(/\r\n/g, '\n'), change: 'the body with LF line endings: the copy checked here has CRLF (an editor or git autocrlf changed them)' });
-  else if (text.includes('\n')) variants.push({ value: text.replace(/\n/g, '\r\n'), change: 'the body with CRLF line endings: the copy checked here has LF (an editor or git changed them)' });
-  if (/\r?\n$/.test(text)) variants.push({ value: text.replace(/(\r?\n)+$/, ''), change: 'the body without its final line break (the file was saved with one that the delivery did not have)' });
+  if (text.includes('\r\n'))
+    variants.push({
+      value: text.replace(/\r\n/g, '\n'),
+      change: 'the body with LF line endings: the copy checked here has CRLF (an editor or git autocrlf changed them)',
+    });
+  else if (text.includes('\n'))
+    variants.push({
+      value: text.replace(/\n/g, '\r\n'),
+      change: 'the body with CRLF line endings: the copy checked here has LF (an editor or git changed them)',
+    });
+  if (/\r?\n$/.test(text))
+    variants.push({
+      value: text.replace(/(\r?\n)+$/, ''),
+      change: 'the body without its final line break (the file was saved with one that the delivery did not have)',
+    });
   else variants.push({ value: `${text}\n`, change: 'the body with a final line break (the delivery had one that the copy checked here lost)' });
   try {
     const value: unknown = JSON.parse(text);
@@ -144,7 +169,10 @@ function bodyVariants(body: Uint8Array): Array<Variant<Uint8Array>> {
 
 const SCHEMES: Array<Variant<(secret: string, t: number, body: Uint8Array) => Buffer>> = [
   { value: (secret, t, body) => Buffer.from(computeSignature(secret, t, body), 'hex'), change: '' },
-  { value: (secret, _t, body) => createHmac('sha256', secret).update(body).digest(), change: 'the body alone signed, not `<t>.<body>` (the sender leaves out the timestamp)' },
+  {
+    value: (secret, _t, body) => createHmac('sha256', secret).update(body).digest(),
+    change: 'the body alone signed, not `<t>.<body>` (the sender leaves out the timestamp)',
+  },
 ];
 
 /** Looks for the one change to the delivery that makes a v1 value match, to say what went wrong. */
@@ -212,7 +240,11 @@ function bodySteps(input: DiagnoseInput): { steps: DiagnosisStep[]; notes: strin
   }
   if (!reading.ok) {
     return {
-      steps: [bodyOk, { step: 'envelope', status: 'failed', reason: 'envelope_invalid', detail: reading.detail, hint: ENVELOPE_RULE }, { step: 'schema', status: 'skipped', detail: 'the envelope is not an event' }],
+      steps: [
+        bodyOk,
+        { step: 'envelope', status: 'failed', reason: 'envelope_invalid', detail: reading.detail, hint: ENVELOPE_RULE },
+        { step: 'schema', status: 'skipped', detail: 'the envelope is not an event' },
+      ],
       notes: [],
     };
   }
@@ -221,7 +253,8 @@ function bodySteps(input: DiagnoseInput): { steps: DiagnosisStep[]; notes: strin
   const notes = schemaNotes(reading.envelope, input.serviceEvent);
   const differs = `differs from openapi.yaml in ${notes.length} ${notes.length === 1 ? 'way' : 'ways'}`;
   let schema: DiagnosisStep;
-  if (notes.length === 0) schema = { step: 'schema', status: 'ok', detail: `matches openapi.yaml's ${isListedEventType(type) ? EVENT_SCHEMAS[type] : 'EventEnvelope'}` };
+  if (notes.length === 0)
+    schema = { step: 'schema', status: 'ok', detail: `matches openapi.yaml's ${isListedEventType(type) ? EVENT_SCHEMAS[type] : 'EventEnvelope'}` };
   else if (input.strictSchema) schema = { step: 'schema', status: 'failed', reason: 'envelope_invalid', detail: `${differs}, refused with --strict-schema` };
   else schema = { step: 'schema', status: 'noted', detail: `${differs}: notes, not a refusal (--strict-schema refuses)` };
   return { steps: [bodyOk, envelope, schema], notes };
@@ -246,7 +279,10 @@ export function diagnoseDelivery(input: DiagnoseInput): Diagnosis {
     steps.push(signature.step);
     matched = signature.matched;
   } else {
-    steps.push({ step: 'timestamp', status: 'skipped', detail: 'the header could not be read' }, { step: 'signature', status: 'skipped', detail: 'the header could not be read' });
+    steps.push(
+      { step: 'timestamp', status: 'skipped', detail: 'the header could not be read' },
+      { step: 'signature', status: 'skipped', detail: 'the header could not be read' },
+    );
   }
 
   const body = bodySteps(input);

@@ -53,7 +53,7 @@ function claimedBy(value: unknown): Partial<EventSummary> {
 }
 
 /** Parses a body as UTF-8 JSON, or says why it is not. */
-export function parseBody(body: Uint8Array): { value: unknown } | { detail: string } {
+function parseBody(body: Uint8Array): { value: unknown } | { detail: string } {
   let decoded: string;
   try {
     decoded = utf8.decode(body);
@@ -84,7 +84,10 @@ const shown = (value: unknown) => JSON.stringify(value)?.slice(0, 60) ?? String(
 
 /** What the body breaks of part 6's envelope: an object with an `evt_` id, a type and a data object. */
 function statedProblems(value: unknown): string[] {
-  if (!isObject(value)) return [`the body is ${Array.isArray(value) ? 'a JSON array' : `the JSON ${value === null ? 'null' : typeof value}`}, not an object with id, type and data (part 6)`];
+  if (!isObject(value))
+    return [
+      `the body is ${Array.isArray(value) ? 'a JSON array' : `the JSON ${value === null ? 'null' : typeof value}`}, not an object with id, type and data (part 6)`,
+    ];
   const problems: string[] = [];
   if (typeof value.id !== 'string' || !value.id.startsWith('evt_') || value.id === 'evt_') {
     const rule = "evt_ followed by the event's identifier (part 6)";
@@ -93,7 +96,8 @@ function statedProblems(value: unknown): string[] {
   if (value.type === undefined) problems.push('type: is required, the event kind as a string (part 6)');
   else if (value.type === '') problems.push('type: is empty; it names the event kind (part 6)');
   else if (typeof value.type !== 'string') problems.push(`type: ${shown(value.type)} is not a string (part 6)`);
-  if (!isObject(value.data)) problems.push(value.data === undefined ? 'data: is required, an object (part 6)' : `data: ${shown(value.data)} is not an object (part 6)`);
+  if (!isObject(value.data))
+    problems.push(value.data === undefined ? 'data: is required, an object (part 6)' : `data: ${shown(value.data)} is not an object (part 6)`);
   return problems;
 }
 
@@ -127,7 +131,9 @@ function describe(problems: readonly Problem[], schema: SchemaName): string[] {
     missing.get(parent)!.push(problem.field.slice(dot + 1));
   }
   const required = [...missing].map(([parent, fields]) =>
-    fields.length === 1 ? `${parent ? `${parent}.` : ''}${fields[0]}: is required (openapi.yaml ${schema})` : `${parent || 'body'}: ${fields.join(', ')} are required (openapi.yaml ${schema})`,
+    fields.length === 1
+      ? `${parent ? `${parent}.` : ''}${fields[0]}: is required (openapi.yaml ${schema})`
+      : `${parent || 'body'}: ${fields.join(', ')} are required (openapi.yaml ${schema})`,
   );
   return [...required, ...lines];
 }
@@ -147,7 +153,8 @@ export function schemaNotes(envelope: Record<string, unknown>, serviceEvent?: st
     notes = [`type: ${shown(type)} is not a kind openapi.yaml lists (${EVENT_TYPES.join(', ')})`, ...describe(others, 'EventEnvelope')];
   }
   // The header is not signed: the body's type is the one that counts.
-  if (serviceEvent !== undefined && serviceEvent !== type) notes.push(`Service-Event header: ${shown(serviceEvent)}, but the signed body's type is ${shown(type)}`);
+  if (serviceEvent !== undefined && serviceEvent !== type)
+    notes.push(`Service-Event header: ${shown(serviceEvent)}, but the signed body's type is ${shown(type)}`);
   if (notes.length <= MAX_NOTES) return notes;
   return [...notes.slice(0, MAX_NOTES - 1), `and ${notes.length - MAX_NOTES + 1} more differences from openapi.yaml`];
 }

@@ -15,7 +15,18 @@ export interface AttemptResult {
 }
 
 // Headers that belong to one connection (RFC 9110 §7.6.1) or that the new request recomputes.
-const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'expect']);
+const NOT_FORWARDED = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+  'expect',
+]);
 
 /** The headers of a received delivery as they are passed on: all of them but the per-connection ones. */
 export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
@@ -36,7 +47,12 @@ export function checkForwardUrl(value: string, flag: string): void {
   try {
     url = new URL(value);
   } catch {
-    throw new SvcError('usage', 'invalid_forward_url', `${flag} ${value} is not a URL`, 'give an absolute URL such as https://app.example.com/hooks or http://127.0.0.1:3000/hooks');
+    throw new SvcError(
+      'usage',
+      'invalid_forward_url',
+      `${flag} ${value} is not a URL`,
+      'give an absolute URL such as https://app.example.com/hooks or http://127.0.0.1:3000/hooks',
+    );
   }
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
   if (url.protocol === 'http:') {
@@ -47,7 +63,12 @@ export function checkForwardUrl(value: string, flag: string): void {
       'use https:// (--ca-cert trusts a private CA); plain http:// is allowed only for loopback hosts (127.0.0.0/8, ::1, localhost)',
     );
   }
-  throw new SvcError('usage', 'invalid_forward_url', `${flag} uses ${url.protocol}; events are posted over https: (or http: to a loopback host)`, 'give an https:// URL');
+  throw new SvcError(
+    'usage',
+    'invalid_forward_url',
+    `${flag} uses ${url.protocol}; events are posted over https: (or http: to a loopback host)`,
+    'give an https:// URL',
+  );
 }
 
 let shared: Agent | undefined;

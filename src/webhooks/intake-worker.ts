@@ -30,7 +30,11 @@ expireRejected();
 const expiry = setInterval(expireRejected, EXPIRY_INTERVAL_MS);
 
 function receive(delivery: Delivery): IntakeResult {
-  const verdict = verifyDelivery(delivery.headers, delivery.body, { secrets: keys, toleranceSeconds: options.toleranceSeconds, strictSchema: options.strictSchema });
+  const verdict = verifyDelivery(delivery.headers, delivery.body, {
+    secrets: keys,
+    toleranceSeconds: options.toleranceSeconds,
+    strictSchema: options.strictSchema,
+  });
   if (!verdict.ok) {
     try {
       store.reject(verdict.claimed, verdict, delivery);

@@ -9,7 +9,7 @@ import { Intake, type IntakeResult } from './intake.js';
 import type { RejectedLimits } from './store.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
-export interface Faults {
+interface Faults {
   /** Status of the deliberately bad answers (default 500). */
   status?: number;
   /** Fraction of deliveries answered with `status`, 0 to 1. */
@@ -59,7 +59,7 @@ export interface DeliveryReport {
 }
 
 /** A request that was no delivery at all: wrong method, too large, unparsable HTTP, too slow. */
-export interface RefusalReport {
+interface RefusalReport {
   kind: 'refused';
   at: string;
   status: number | null;
@@ -196,12 +196,17 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       const { delayMs } = this.options.faults;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const acknowledged = report.status >= 200 && report.status < 300;
-      const answer = acknowledged ? (report.result === 'duplicate' ? DUPLICATE_ANSWER : ACCEPTED_ANSWER) : { error: { code: report.reason ?? report.result, message: report.detail } };
+      const answer = acknowledged
+        ? report.result === 'duplicate'
+          ? DUPLICATE_ANSWER
+          : ACCEPTED_ANSWER
+        : { error: { code: report.reason ?? report.result, message: report.detail } };
       this.answer(response, report.status, answer, this.stopping);
       await forwarding;
       this.report(report);
     } catch (error) {
-      if (!response.headersSent) this.answer(response, 500, { error: { code: 'internal_error', message: 'the receiver failed; the delivery was not stored' } }, true);
+      if (!response.headersSent)
+        this.answer(response, 500, { error: { code: 'internal_error', message: 'the receiver failed; the delivery was not stored' } }, true);
       this.refused(500, `internal error: ${(error as Error).message}`, remote());
     }
   }
@@ -225,7 +230,18 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds, strictSchema });
       const status = faults.status ?? 500;
       const event = verdict.ok ? verdict.event : verdict.claimed;
-      return { report: { kind: 'delivery', at, result: 'injected', event, detail: `answered ${status} on purpose; not stored`, schemaNotes: verdict.schemaNotes, status, forward: null } };
+      return {
+        report: {
+          kind: 'delivery',
+          at,
+          result: 'injected',
+          event,
+          detail: `answered ${status} on purpose; not stored`,
+          schemaNotes: verdict.schemaNotes,
+          status,
+          forward: null,
+        },
+      };
     }
     let received: IntakeResult;
     try {
@@ -233,14 +249,31 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     } catch (error) {
       // Not stored, so not acknowledged: the sender will retry it.
       return {
-        report: { kind: 'delivery', at, result: 'store_failed', event: claimedEvent(body), detail: `could not store the delivery: ${(error as Error).message}`, schemaNotes: [], status: 503, forward: null },
+        report: {
+          kind: 'delivery',
+          at,
+          result: 'store_failed',
+          event: claimedEvent(body),
+          detail: `could not store the delivery: ${(error as Error).message}`,
+          schemaNotes: [],
+          status: 503,
+          forward: null,
+        },
       };
     }
     if (received.result === 'rejected') {
       const { claimed, reason, detail, schemaNotes } = received;
       return { report: { kind: 'delivery', at, result: 'rejected', event: claimed, reason, detail, schemaNotes, status: 400, forward: null } };
     }
-    const report: DeliveryReport = { kind: 'delivery', at, result: received.result, event: received.event, schemaNotes: received.schemaNotes, status: 200, forward: null };
+    const report: DeliveryReport = {
+      kind: 'delivery',
+      at,
+      result: received.result,
+      event: received.event,
+      schemaNotes: received.schemaNotes,
+      status: 200,
+      forward: null,
+    };
     if (received.result === 'duplicate' || received.forwardUrl === null) return { report };
     return { report, forwarding: this.forward(report, received.seq, received.forwardUrl, headers, body) };
   }

@@ -23,9 +23,7 @@ export function signatureHeader(secret: string | readonly string[], body: Uint8A
 
 export type SignatureFailure = 'missing_header' | 'malformed_header' | 'no_v1' | 'timestamp_too_old' | 'timestamp_in_future' | 'signature_mismatch';
 
-export type SignatureCheck =
-  | { ok: true; timestamp: number; secretIndex: number }
-  | { ok: false; reason: SignatureFailure; detail: string; timestamp?: number };
+export type SignatureCheck = { ok: true; timestamp: number; secretIndex: number } | { ok: false; reason: SignatureFailure; detail: string; timestamp?: number };
 
 export interface ParsedSignature {
   timestamp: number;
@@ -83,7 +81,8 @@ export function verifySignature(
   body: Uint8Array | string,
   options: { secrets: readonly SigningKey[]; toleranceSeconds?: number; now?: number },
 ): SignatureCheck {
-  if (header === undefined || header.trim() === '') return { ok: false, reason: 'missing_header', detail: 'no Service-Signature (or X-Service-Signature) header' };
+  if (header === undefined || header.trim() === '')
+    return { ok: false, reason: 'missing_header', detail: 'no Service-Signature (or X-Service-Signature) header' };
   const parsed = parseSignatureHeader(header);
   if ('reason' in parsed) return { ok: false, ...parsed };
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
@@ -93,11 +92,21 @@ export function verifySignature(
     return { ok: false, reason: 'timestamp_too_old', detail: `signed ${skew} s ago, more than the ${tolerance} s tolerance`, timestamp: parsed.timestamp };
   }
   if (-skew > tolerance) {
-    return { ok: false, reason: 'timestamp_in_future', detail: `signed ${-skew} s in the future, more than the ${tolerance} s tolerance`, timestamp: parsed.timestamp };
+    return {
+      ok: false,
+      reason: 'timestamp_in_future',
+      detail: `signed ${-skew} s in the future, more than the ${tolerance} s tolerance`,
+      timestamp: parsed.timestamp,
+    };
   }
   for (const [secretIndex, secret] of options.secrets.entries()) {
     const expected = computeSignature(secret, parsed.timestamp, body);
     if (parsed.signatures.some((given) => sameHex(expected, given))) return { ok: true, timestamp: parsed.timestamp, secretIndex };
   }
-  return { ok: false, reason: 'signature_mismatch', detail: `no v1 value matches the body signed with ${options.secrets.length === 1 ? 'the secret' : `any of ${options.secrets.length} secrets`}`, timestamp: parsed.timestamp };
+  return {
+    ok: false,
+    reason: 'signature_mismatch',
+    detail: `no v1 value matches the body signed with ${options.secrets.length === 1 ? 'the secret' : `any of ${options.secrets.length} secrets`}`,
+    timestamp: parsed.timestamp,
+  };
 }

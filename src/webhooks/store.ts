@@ -215,7 +215,12 @@ export class EventStore {
     try {
       return new EventStore(file);
     } catch (error) {
-      throw new SvcError('config', 'store_unavailable', `cannot open the event store ${file}: ${(error as Error).message}`, 'check the file given with --store, its directory and their permissions');
+      throw new SvcError(
+        'config',
+        'store_unavailable',
+        `cannot open the event store ${file}: ${(error as Error).message}`,
+        'check the file given with --store, its directory and their permissions',
+      );
     }
   }
 
@@ -361,6 +366,8 @@ export class EventStore {
 
   /** Accepted events marked for forwarding whose forwarding never finished (the receiver stopped first). */
   unfinishedForwards(): number {
-    return Number((this.statement("SELECT COUNT(*) AS n FROM events WHERE status = 'accepted' AND forward_url IS NOT NULL AND forwarded_at IS NULL").get() as Row).n);
+    return Number(
+      (this.statement("SELECT COUNT(*) AS n FROM events WHERE status = 'accepted' AND forward_url IS NOT NULL AND forwarded_at IS NULL").get() as Row).n,
+    );
   }
 }

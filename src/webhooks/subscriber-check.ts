@@ -64,9 +64,20 @@ export async function checkSubscriber(url: string, options: SubscriberCheckOptio
     const result = await send(event, signature);
     record({ check, passed: ok(result), detail: `${what}: ${answered(result)}${ok(result) ? '' : '; expected a 2xx'}` });
   };
-  await expectAccepted('accepts_several_v1', fresh(), (body) => signatureHeader([strangerSecret, ...options.secrets], body), "an unknown secret's v1 first, then a valid one (as during a secret rotation)");
-  await expectAccepted('accepts_short_completed', shortCompletedEvent(), signedNow, "report.completed with data {report_id, risk_score}, part 6's shorter variant");
-  if (!options.strictSchema) await expectAccepted('accepts_unlisted_kind', sampleEvent(UNLISTED_KIND), signedNow, `a ${UNLISTED_KIND} event, a kind part 6 does not list`);
+  await expectAccepted(
+    'accepts_several_v1',
+    fresh(),
+    (body) => signatureHeader([strangerSecret, ...options.secrets], body),
+    "an unknown secret's v1 first, then a valid one (as during a secret rotation)",
+  );
+  await expectAccepted(
+    'accepts_short_completed',
+    shortCompletedEvent(),
+    signedNow,
+    "report.completed with data {report_id, risk_score}, part 6's shorter variant",
+  );
+  if (!options.strictSchema)
+    await expectAccepted('accepts_unlisted_kind', sampleEvent(UNLISTED_KIND), signedNow, `a ${UNLISTED_KIND} event, a kind part 6 does not list`);
 
   const expectRefused = async (check: string, signature: (body: string) => string | undefined, what: string) => {
     if (!accepted) return record({ check, passed: null, detail: 'skipped: the endpoint does not accept a valid event, so a refusal proves nothing' });
@@ -79,8 +90,16 @@ export async function checkSubscriber(url: string, options: SubscriberCheckOptio
   };
   await expectRefused('rejects_bad_signature', (body) => signatureHeader(strangerSecret, body), 'signed with another secret');
   await expectRefused('rejects_missing_signature', () => undefined, 'no signature header');
-  await expectRefused('rejects_stale_timestamp', (body) => signatureHeader(options.secrets, body, now() - SKEW_SECONDS), `validly signed ${SKEW_SECONDS} s ago`);
-  await expectRefused('rejects_future_timestamp', (body) => signatureHeader(options.secrets, body, now() + SKEW_SECONDS), `validly signed ${SKEW_SECONDS} s in the future`);
+  await expectRefused(
+    'rejects_stale_timestamp',
+    (body) => signatureHeader(options.secrets, body, now() - SKEW_SECONDS),
+    `validly signed ${SKEW_SECONDS} s ago`,
+  );
+  await expectRefused(
+    'rejects_future_timestamp',
+    (body) => signatureHeader(options.secrets, body, now() + SKEW_SECONDS),
+    `validly signed ${SKEW_SECONDS} s in the future`,
+  );
 
   await expectAccepted('acknowledges_duplicate', valid, signedNow, 'the first event again, same id, signed anew as a retry is');
   return verdicts;

@@ -19,7 +19,7 @@ export type DeliveryVerdict =
   | { ok: false; reason: RejectionReason; detail: string; claimed: Partial<EventSummary>; schemaNotes: string[] };
 
 /** The Service-Event header's value; Node joins a repeated one with ", ". */
-export function serviceEventOf(headers: IncomingHttpHeaders): string | undefined {
+function serviceEventOf(headers: IncomingHttpHeaders): string | undefined {
   const value = headers['service-event'];
   return Array.isArray(value) ? value.join(', ') : value;
 }
@@ -35,6 +35,7 @@ export function verifyDelivery(headers: IncomingHttpHeaders, body: Uint8Array, o
   const reading = readEnvelope(body);
   if (!reading.ok) return { ...reading, schemaNotes: [] };
   const notes = schemaNotes(reading.envelope, serviceEventOf(headers));
-  if (options.strictSchema && notes.length > 0) return { ok: false, reason: 'envelope_invalid', detail: notes.join('; '), claimed: reading.event, schemaNotes: notes };
+  if (options.strictSchema && notes.length > 0)
+    return { ok: false, reason: 'envelope_invalid', detail: notes.join('; '), claimed: reading.event, schemaNotes: notes };
   return { ok: true, event: reading.event, schemaNotes: notes, secretIndex: signature.secretIndex, timestamp: signature.timestamp };
 }

@@ -17,7 +17,14 @@ const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3'
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const bin = here('../../bin/run.js');
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_STATE_HOME: join(home, 'state'),
+  NO_COLOR: '1',
+};
 const dataDir = join(home, 'sandbox');
 const TARGET_MS = 100;
 const now = () => performance.timeOrigin + performance.now();
@@ -36,16 +43,22 @@ function summary(latencies) {
 const ms = (value) => `${value.toFixed(1).padStart(7)} ms`;
 const row = (label, s) => `${label.padEnd(36)} n=${String(s.count).padStart(6)}  median ${ms(s.median)}  p99 ${ms(s.p99)}  max ${ms(s.max)}`;
 
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--analysis-delay', '0', '--data-dir', dataDir], {
-  env,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const sandbox = spawn(
+  process.execPath,
+  [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--analysis-delay', '0', '--data-dir', dataDir],
+  {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 const probe = fork(here('latency-probe.js'));
 try {
-  const ready = JSON.parse(await new Promise((resolve, reject) => {
-    createInterface({ input: sandbox.stdout }).once('line', resolve);
-    sandbox.once('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
-  }));
+  const ready = JSON.parse(
+    await new Promise((resolve, reject) => {
+      createInterface({ input: sandbox.stdout }).once('line', resolve);
+      sandbox.once('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
+    }),
+  );
   const keys = JSON.parse(spawnSync(process.execPath, [bin, 'sandbox', 'keys', '--json', '--reveal', '--data-dir', dataDir], { env, encoding: 'utf8' }).stdout);
   const key = keys.find((item) => item.role === 'test').secret;
   const ca = readFileSync(ready.ca_cert, 'utf8');
@@ -95,7 +108,8 @@ try {
   const uploading = summary(rounds.flatMap((round) => within(round.start, round.uploaded)));
   const checking = summary(rounds.flatMap((round) => within(round.uploaded, round.end)));
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
-  const ratio = (label, s) => `${label.padEnd(36)}           median ${(s.median / idle.median).toFixed(2)}×  p99 ${(s.p99 / idle.p99).toFixed(2)}×  max ${(s.max / idle.max).toFixed(2)}×`;
+  const ratio = (label, s) =>
+    `${label.padEnd(36)}           median ${(s.median / idle.median).toFixed(2)}×  p99 ${(s.p99 / idle.p99).toFixed(2)}×  max ${(s.max / idle.max).toFixed(2)}×`;
   console.log(`GET /v1/documents/:id back to back on one keep-alive connection, from a process of its own (Node ${process.version}, ${cores} cores)`);
   console.log(row('sandbox idle (baseline)', idle));
   console.log(row('while the crafted PDF is checked', checking));
@@ -103,8 +117,12 @@ try {
   console.log(ratio('checked / idle', checking));
   console.log(ratio('uploaded / idle', uploading));
   const seconds = (from, to) => ((to - from) / 1000).toFixed(1);
-  console.log(`rounds: ${rounds.map((round) => `upload ${seconds(round.start, round.uploaded)} s, check ${seconds(round.uploaded, round.end)} s, ${round.status}${round.code ? ` (${round.code})` : ''}`).join('; ')}`);
-  console.log(`target: every request answered within ${TARGET_MS} ms while the PDF is checked: ${checking.max < TARGET_MS ? 'met' : 'NOT met'} (max ${checking.max.toFixed(1)} ms)`);
+  console.log(
+    `rounds: ${rounds.map((round) => `upload ${seconds(round.start, round.uploaded)} s, check ${seconds(round.uploaded, round.end)} s, ${round.status}${round.code ? ` (${round.code})` : ''}`).join('; ')}`,
+  );
+  console.log(
+    `target: every request answered within ${TARGET_MS} ms while the PDF is checked: ${checking.max < TARGET_MS ? 'met' : 'NOT met'} (max ${checking.max.toFixed(1)} ms)`,
+  );
 } finally {
   probe.kill();
   sandbox.kill('SIGTERM');

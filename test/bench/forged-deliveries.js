@@ -16,14 +16,28 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '10000' }, size: { type: 'string', default: String(1024 * 1024) }, connections: { type: 'string', default: '16' } } });
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '10000' },
+    size: { type: 'string', default: String(1024 * 1024) },
+    connections: { type: 'string', default: '16' },
+  },
+});
 const count = Number(values.count);
 const size = Number(values.size);
 const MIB = 1024 * 1024;
 const BOUND = 64 * MIB;
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-forged-'));
 const store = join(home, 'events.db');
-const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1', SVC_WEBHOOK_SECRET: `whsec_${'b'.repeat(32)}` };
+const env = {
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_STATE_HOME: join(home, 'state'),
+  NO_COLOR: '1',
+  SVC_WEBHOOK_SECRET: `whsec_${'b'.repeat(32)}`,
+};
 
 /** A body of exactly `size` bytes whose id is written in place for each delivery. */
 const ID_DIGITS = 8;
@@ -40,12 +54,17 @@ function body(index) {
   return copy;
 }
 
-const storeFiles = () => Object.fromEntries(['', '-wal', '-shm'].map((suffix) => [suffix || 'db', existsSync(store + suffix) ? statSync(store + suffix).size : 0]));
+const storeFiles = () =>
+  Object.fromEntries(['', '-wal', '-shm'].map((suffix) => [suffix || 'db', existsSync(store + suffix) ? statSync(store + suffix).size : 0]));
 const total = (files) => Object.values(files).reduce((sum, bytes) => sum + bytes, 0);
 const mib = (bytes) => `${(bytes / MIB).toFixed(1)} MiB`;
 const line = (files) => `${mib(total(files))} (database ${mib(files.db)}, WAL ${mib(files['-wal'])}, shm ${mib(files['-shm'])})`;
 
-const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/run.js', import.meta.url)), 'webhooks', 'listen', '--port', '0', '--json', '--store', store], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(
+  process.execPath,
+  [fileURLToPath(new URL('../../bin/run.js', import.meta.url)), 'webhooks', 'listen', '--port', '0', '--json', '--store', store],
+  { env, stdio: ['ignore', 'pipe', 'inherit'] },
+);
 const lines = createInterface({ input: child.stdout });
 const ready = await new Promise((resolve, reject) => {
   lines.once('line', (text) => resolve(JSON.parse(text)));
@@ -61,18 +80,27 @@ try {
   let next = 0;
   let previous = 0;
   const started = performance.now();
-  console.log(`${count} forged deliveries of ${mib(size)} (${mib(count * size)} in all) to svc webhooks listen, ${values.connections} connections (Node ${process.version})`);
+  console.log(
+    `${count} forged deliveries of ${mib(size)} (${mib(count * size)} in all) to svc webhooks listen, ${values.connections} connections (Node ${process.version})`,
+  );
   const sender = async () => {
     while (next < count) {
       const index = next++;
       const signature = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
-      const response = await pool.request({ path: '/hooks', method: 'POST', headers: { 'content-type': 'application/json', 'service-signature': signature }, body: body(index) });
+      const response = await pool.request({
+        path: '/hooks',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-signature': signature },
+        body: body(index),
+      });
       await response.body.dump();
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
       const sent = index + 1;
       if (sent % tenth === 0) {
         const files = storeFiles();
-        console.log(`after ${String(sent).padStart(String(count).length)}: store ${line(files)}, ${total(files) >= previous ? '+' : '-'}${mib(Math.abs(total(files) - previous))} since the previous tenth`);
+        console.log(
+          `after ${String(sent).padStart(String(count).length)}: store ${line(files)}, ${total(files) >= previous ? '+' : '-'}${mib(Math.abs(total(files) - previous))} since the previous tenth`,
+        );
         previous = total(files);
       }
     }
@@ -82,8 +110,12 @@ try {
   await pool.destroy();
   while (answered < count) await new Promise((resolve) => setTimeout(resolve, 20));
   const running = storeFiles();
-  console.log(`answers: ${[...statuses].map(([status, n]) => `${n} × ${status}`).join(', ')}; ${(count / seconds).toFixed(0)} deliveries/s (${mib(count * size / seconds)}/s)`);
-  console.log(`store while listening: ${line(running)}; ${(total(running) / (count * size) * 100).toFixed(3)} % of the bytes sent; bound 64 MiB: ${total(running) < BOUND ? 'under' : 'OVER'}`);
+  console.log(
+    `answers: ${[...statuses].map(([status, n]) => `${n} × ${status}`).join(', ')}; ${(count / seconds).toFixed(0)} deliveries/s (${mib((count * size) / seconds)}/s)`,
+  );
+  console.log(
+    `store while listening: ${line(running)}; ${((total(running) / (count * size)) * 100).toFixed(3)} % of the bytes sent; bound 64 MiB: ${total(running) < BOUND ? 'under' : 'OVER'}`,
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;

@@ -32,4 +32,13 @@ const elapsed = (performance.now() - started) / 1000;
 await pool.close();
 latencies.sort((a, b) => a - b);
 const at = (quantile) => Number(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * quantile))].toFixed(2));
-console.log(JSON.stringify({ requests: latencies.length, errors, seconds: Number(elapsed.toFixed(2)), rate: Math.round(latencies.length / elapsed), p50_ms: at(0.5), p99_ms: at(0.99) }));
+console.log(
+  JSON.stringify({
+    requests: latencies.length,
+    errors,
+    seconds: Number(elapsed.toFixed(2)),
+    rate: Math.round(latencies.length / elapsed),
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+  }),
+);

@@ -11,11 +11,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' }, runs: { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' }, runs: { type: 'string', default: '20' } },
+});
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const bin = here('../../bin/run.js');
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_STATE_HOME: join(home, 'state'),
+  NO_COLOR: '1',
+};
 const dataDir = join(home, 'sandbox');
 
 async function firstLine(child) {
@@ -27,7 +36,11 @@ async function firstLine(child) {
 }
 
 function load(url, key) {
-  const result = spawnSync(process.execPath, [here('load.js'), url, join(dataDir, 'tls', 'cert.pem'), values.seconds, values.connections, ...(key ? [key] : [])], { encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    [here('load.js'), url, join(dataDir, 'tls', 'cert.pem'), values.seconds, values.connections, ...(key ? [key] : [])],
+    { encoding: 'utf8' },
+  );
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout);
 }
@@ -49,7 +62,10 @@ function wallTime(args) {
   return median(samples);
 }
 
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--data-dir', dataDir], {
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const bare = { child: undefined };
 try {
   const ready = JSON.parse(await firstLine(sandbox));
@@ -57,11 +73,20 @@ try {
   const key = keys.find((item) => item.role === 'test').secret;
   const dispatcher = new Agent({ connect: { ca: readFileSync(ready.ca_cert, 'utf8') } });
   const post = async (path, body) =>
-    (await fetch(`${ready.url}${path}`, { method: 'POST', dispatcher, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    (
+      await fetch(`${ready.url}${path}`, {
+        method: 'POST',
+        dispatcher,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json();
   const applicant = await post('/v1/applicants', { given_names: 'Anna', surname: 'Eriksson', date_of_birth: '1984-08-12', nationality: 'SE' });
   const report = await post('/v1/reports', { applicant_id: applicant.id, destination: 'DE', visa_type: 'tourist', purpose: 'holiday' });
 
-  bare.child = spawn(process.execPath, [here('bare-https.js'), join(dataDir, 'tls', 'cert.pem'), join(dataDir, 'tls', 'key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  bare.child = spawn(process.execPath, [here('bare-https.js'), join(dataDir, 'tls', 'cert.pem'), join(dataDir, 'tls', 'key.pem')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const barePort = Number(await firstLine(bare.child));
   const bareUrl = `https://127.0.0.1:${barePort}/v1/reports/${report.id}`;
   const sandboxUrl = `${ready.url}/v1/reports/${report.id}`;
@@ -73,7 +98,9 @@ try {
   }
   const best = (list) => list.reduce((a, b) => (b.rate > a.rate ? b : a));
   const [b, s] = [best(runs.bare), best(runs.sandbox)];
-  console.log(`GET /v1/reports/:id, ${values.connections} keep-alive connections, ${values.seconds} s per run, best of 2 (Node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores)`);
+  console.log(
+    `GET /v1/reports/:id, ${values.connections} keep-alive connections, ${values.seconds} s per run, best of 2 (Node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores)`,
+  );
   console.log(`bare HTTPS 200   ${String(b.rate).padStart(7)} req/s  p50 ${b.p50_ms} ms  p99 ${b.p99_ms} ms  errors ${b.errors}`);
   console.log(`sandbox          ${String(s.rate).padStart(7)} req/s  p50 ${s.p50_ms} ms  p99 ${s.p99_ms} ms  errors ${s.errors}`);
   console.log(`ratio            ${(s.rate / b.rate).toFixed(2)} of the bare server (target ≥ 0.60)`);

@@ -20,7 +20,14 @@ const runs = Math.max(11, Number(values.runs));
 const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const dataDir = join(home, 'sandbox');
-const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_STATE_HOME: join(home, 'state'),
+  NO_COLOR: '1',
+};
 
 function median(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -36,15 +43,45 @@ function once(command, args, extraEnv = {}) {
   return ms;
 }
 
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--data-dir', dataDir], {
+  env,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 try {
   const ready = await new Promise((resolve, reject) => {
     createInterface({ input: sandbox.stdout }).once('line', (line) => resolve(JSON.parse(line)));
     sandbox.once('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
   });
   const svcJson = (args) => JSON.parse(spawnSync(process.execPath, [bin, ...args, '--json'], { env, encoding: 'utf8' }).stdout);
-  const applicant = svcJson(['applicants', 'create', '--profile', 'sandbox', '--given-names', 'Anna', '--surname', 'Eriksson', '--date-of-birth', '1984-08-12', '--nationality', 'SE']);
-  const report = svcJson(['reports', 'create', '--profile', 'sandbox', '--applicant', applicant.id, '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'holiday', '--wait']);
+  const applicant = svcJson([
+    'applicants',
+    'create',
+    '--profile',
+    'sandbox',
+    '--given-names',
+    'Anna',
+    '--surname',
+    'Eriksson',
+    '--date-of-birth',
+    '1984-08-12',
+    '--nationality',
+    'SE',
+  ]);
+  const report = svcJson([
+    'reports',
+    'create',
+    '--profile',
+    'sandbox',
+    '--applicant',
+    applicant.id,
+    '--destination',
+    'DE',
+    '--visa-type',
+    'tourist',
+    '--purpose',
+    'holiday',
+    '--wait',
+  ]);
   const key = svcJson(['sandbox', 'keys', '--reveal', '--data-dir', dataDir]).find((item) => item.role === 'test').secret;
   const url = `${ready.url}/v1/reports/${report.id}`;
   // The key reaches the bare clients through their environment or a 0600 file, never their argv.
@@ -66,8 +103,15 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
     { name: 'svc --version', run: () => once(process.execPath, [bin, '--version']), target: 1.3 },
     { name: 'svc --help', run: () => once(process.execPath, [bin, '--help']), target: 2.0, floor: 'oclif loaded' },
     { name: 'svc reports get --help', run: () => once(process.execPath, [bin, 'reports', 'get', '--help']), target: 2.0, floor: 'oclif loaded' },
-    { name: 'svc reports get --json', run: () => once(process.execPath, [bin, 'reports', 'get', report.id, '--json', '--profile', 'sandbox']), target: 2.5, floor: 'oclif loaded + node:https' },
-    ...(hasCurl ? [{ name: 'curl, the same GET', run: () => once('curl', ['-sf', '-o', '/dev/null', '--cacert', ready.ca_cert, '-H', `@${header}`, url]) }] : []),
+    {
+      name: 'svc reports get --json',
+      run: () => once(process.execPath, [bin, 'reports', 'get', report.id, '--json', '--profile', 'sandbox']),
+      target: 2.5,
+      floor: 'oclif loaded + node:https',
+    },
+    ...(hasCurl
+      ? [{ name: 'curl, the same GET', run: () => once('curl', ['-sf', '-o', '/dev/null', '--cacert', ready.ca_cert, '-H', `@${header}`, url]) }]
+      : []),
     { name: 'node:https, the same GET', run: () => once(process.execPath, ['-e', viaHttps], request) },
     { name: 'fetch, the same GET', run: () => once(process.execPath, ['-e', viaFetch], request) },
     { name: 'oclif loaded', run: () => once(process.execPath, ['--input-type=module', '-e', loadOclif]) },
@@ -79,7 +123,9 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
 
   const baseline = median(samples[0]);
   const width = Math.max(...commands.map((command) => command.name.length));
-  console.log(`Node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, median of ${runs} interleaved rounds; svc reports get against the sandbox on 127.0.0.1`);
+  console.log(
+    `Node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, median of ${runs} interleaved rounds; svc reports get against the sandbox on 127.0.0.1`,
+  );
   const ratioOf = (name) => median(samples[commands.findIndex((command) => command.name === name)]) / baseline;
   commands.forEach((command, index) => {
     const ms = median(samples[index]);

@@ -85,9 +85,13 @@ function round(sockets, list) {
 const warm = deliveries(Number(warmup));
 const timed = deliveries(Number(count));
 const sockets = await Promise.all(
-  Array.from({ length: Number(connections) }, () => new Promise((resolve) => {
-    const socket = connect({ host: target.hostname, port: Number(target.port), noDelay: true }, () => resolve(socket));
-  })),
+  Array.from(
+    { length: Number(connections) },
+    () =>
+      new Promise((resolve) => {
+        const socket = connect({ host: target.hostname, port: Number(target.port), noDelay: true }, () => resolve(socket));
+      }),
+  ),
 );
 await round(sockets, warm);
 const started = performance.now();
@@ -98,5 +102,13 @@ if (ackedFile) writeFileSync(ackedFile, acknowledged.join('\n'));
 latencies.sort((a, b) => a - b);
 const at = (quantile) => Number(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * quantile))].toFixed(2));
 console.log(
-  JSON.stringify({ sent: timed.length, acknowledged: timed.length - errors, errors, seconds: Number(elapsed.toFixed(2)), rate: Math.round(latencies.length / elapsed), p50_ms: at(0.5), p99_ms: at(0.99) }),
+  JSON.stringify({
+    sent: timed.length,
+    acknowledged: timed.length - errors,
+    errors,
+    seconds: Number(elapsed.toFixed(2)),
+    rate: Math.round(latencies.length / elapsed),
+    p50_ms: at(0.5),
+    p99_ms: at(0.99),
+  }),
 );

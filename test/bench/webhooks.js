@@ -14,11 +14,21 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { count: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' } },
+});
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const secret = `whsec_${'b'.repeat(32)}`;
-const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_STATE_HOME: join(home, 'state'), NO_COLOR: '1', SVC_WEBHOOK_SECRET: secret };
+const env = {
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_STATE_HOME: join(home, 'state'),
+  NO_COLOR: '1',
+  SVC_WEBHOOK_SECRET: secret,
+};
 
 function firstLine(child) {
   return Promise.race([
@@ -50,7 +60,10 @@ function threadTicks(pid) {
 /** Sends the events to `url`, served by process `pid`, and measures that process's CPU per request, by thread, warm-up included. */
 function send(url, ackedFile, pid) {
   const before = threadTicks(pid);
-  const result = spawnSync(process.execPath, [here('webhook-sender.js'), url, values.count, values.connections, ackedFile, String(WARMUP)], { env, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [here('webhook-sender.js'), url, values.count, values.connections, ackedFile, String(WARMUP)], {
+    env,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(result.stderr);
   const requests = Number(values.count) + WARMUP;
   const perRequest = [...threadTicks(pid)].map(([name, ticks]) => [name, ((ticks - (before.get(name) ?? 0)) / clockTicksPerSecond / requests) * 1e6]);
@@ -59,7 +72,9 @@ function send(url, ackedFile, pid) {
 
 const cpuLine = (cpu) => {
   const total = Object.values(cpu).reduce((sum, micros) => sum + micros, 0);
-  return `${total.toFixed(1)} µs (${Object.entries(cpu).map(([name, micros]) => `${name} ${micros.toFixed(1)}`).join(', ')})`;
+  return `${total.toFixed(1)} µs (${Object.entries(cpu)
+    .map(([name, micros]) => `${name} ${micros.toFixed(1)}`)
+    .join(', ')})`;
 };
 
 /** Runs a baseline server script (it prints its port) and sends it the events. */
@@ -78,7 +93,10 @@ async function listen(round) {
   const acked = join(home, `acked-${round}`);
   // Its lines go to a file, as when an operator redirects them, so that no reader shares the cores.
   const output = join(home, `listen-${round}.jsonl`);
-  const child = spawn(process.execPath, [here('../../bin/run.js'), 'webhooks', 'listen', '--port', '0', '--json', '--store', store], { env, stdio: ['ignore', openSync(output, 'w'), 'inherit'] });
+  const child = spawn(process.execPath, [here('../../bin/run.js'), 'webhooks', 'listen', '--port', '0', '--json', '--store', store], {
+    env,
+    stdio: ['ignore', openSync(output, 'w'), 'inherit'],
+  });
   let ready;
   while (!ready) {
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -109,8 +127,11 @@ try {
   const best = (list) => list.reduce((a, b) => (b.rate > a.rate ? b : a));
   const [b, s, l] = [best(runs.bare), best(runs.singleThread), best(runs.listen)];
   const cores = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
-  console.log(`POST of signed report.completed events, ${values.count} per run, ${values.connections} keep-alive connections, best of ${values.rounds} (Node ${process.version}, ${cores} cores)`);
-  const row = (name, run, unit) => console.log(`${name.padEnd(30)} ${String(run.rate).padStart(6)} ${unit}  p50 ${run.p50_ms} ms  p99 ${run.p99_ms} ms  errors ${run.errors}`);
+  console.log(
+    `POST of signed report.completed events, ${values.count} per run, ${values.connections} keep-alive connections, best of ${values.rounds} (Node ${process.version}, ${cores} cores)`,
+  );
+  const row = (name, run, unit) =>
+    console.log(`${name.padEnd(30)} ${String(run.rate).padStart(6)} ${unit}  p50 ${run.p50_ms} ms  p99 ${run.p99_ms} ms  errors ${run.errors}`);
   row('bare HTTP 200', b, 'req/s   ');
   row('verify + store on one thread', s, 'events/s');
   row('svc webhooks listen', l, 'events/s');
@@ -122,7 +143,9 @@ try {
     console.log(`  svc webhooks listen           ${cpuLine(l.cpu)}`);
   }
   for (const [round, run] of runs.listen.entries()) {
-    console.log(`durability, run ${round + 1}: ${run.durable} of ${run.acknowledgedInAll} acknowledged events (warm-up included) in the store after kill -9${run.durable === run.acknowledgedInAll ? '' : '  LOST EVENTS'}`);
+    console.log(
+      `durability, run ${round + 1}: ${run.durable} of ${run.acknowledgedInAll} acknowledged events (warm-up included) in the store after kill -9${run.durable === run.acknowledgedInAll ? '' : '  LOST EVENTS'}`,
+    );
   }
   if (runs.listen.some((run) => run.durable !== run.acknowledgedInAll)) process.exitCode = 1;
 } finally {

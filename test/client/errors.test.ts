@@ -55,8 +55,16 @@ describe('error mapping', () => {
   });
 
   it.each([
-    ['an RFC 9457 problem with a code member', { type: 'https://api.example.com/problems/auth', title: 'Unauthorized', status: 401, detail: 'The key was revoked.', code: 'invalid_key' }, 'The key was revoked.'],
-    ['an RFC 9457 problem whose type names the code', { type: 'https://api.example.com/problems/invalid_key', title: 'Invalid key', status: 401 }, 'Invalid key'],
+    [
+      'an RFC 9457 problem with a code member',
+      { type: 'https://api.example.com/problems/auth', title: 'Unauthorized', status: 401, detail: 'The key was revoked.', code: 'invalid_key' },
+      'The key was revoked.',
+    ],
+    [
+      'an RFC 9457 problem whose type names the code',
+      { type: 'https://api.example.com/problems/invalid_key', title: 'Invalid key', status: 401 },
+      'Invalid key',
+    ],
     ['JSON:API errors', { errors: [{ status: '401', code: 'invalid_key', title: 'Invalid key', detail: 'The key was revoked.' }] }, 'The key was revoked.'],
     ['an OAuth-style error', { error: 'invalid_key', error_description: 'The key was revoked.' }, 'The key was revoked.'],
   ])('finds the code and message in %s', async (_shape, body, message) => {

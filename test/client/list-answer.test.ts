@@ -9,7 +9,10 @@ describe('listItems', () => {
   it.each([
     ['a bare array', [report('rep_1')]],
     ['Stripe {object, data, has_more}', { object: 'list', data: [report('rep_1')], has_more: false }],
-    ['JSON:API {data, included, links}', { data: [{ type: 'reports', id: 'rep_1', attributes: { status: 'completed' } }], included: [{ type: 'applicants', id: 'app_1' }], links: {} }],
+    [
+      'JSON:API {data, included, links}',
+      { data: [{ type: 'reports', id: 'rep_1', attributes: { status: 'completed' } }], included: [{ type: 'applicants', id: 'app_1' }], links: {} },
+    ],
     ['another object holding the array', { reports: [report('rep_1')], total: 1 }],
     ['an array of resources beside another array', { warnings: ['slow'], items: [report('rep_1')] }],
     ['an array one level down', { result: { reports: [report('rep_1')] }, ok: true }],
@@ -42,7 +45,9 @@ describe('nextPage', () => {
   });
 
   it('reads the body when the Link header carries no paging relation', () => {
-    const next = nextPage(URL_, { data: [report('rep_1')], next_cursor: 'c2' }, (name) => (name === 'link' ? '<https://api.example.com/docs>; rel="describedby"' : null));
+    const next = nextPage(URL_, { data: [report('rep_1')], next_cursor: 'c2' }, (name) =>
+      name === 'link' ? '<https://api.example.com/docs>; rel="describedby"' : null,
+    );
     expect(next).toMatchObject({ kind: 'next', url: new URL('https://api.example.com/v1/reports?limit=2&cursor=c2') });
   });
 
@@ -50,7 +55,11 @@ describe('nextPage', () => {
     ['JSON:API links.next', { data: [], links: { next: '/v1/reports?page[after]=rep_2' } }, 'https://api.example.com/v1/reports?page[after]=rep_2'],
     ['HAL _links.next.href', { _embedded: {}, _links: { next: { href: 'https://api.example.com/v1/reports?p=2' } } }, 'https://api.example.com/v1/reports?p=2'],
     ['a next URL', { items: [], next: 'https://api.example.com/v1/reports?offset=2' }, 'https://api.example.com/v1/reports?offset=2'],
-    ['has_more with the last id', { data: [report('rep_1'), report('rep_2')], has_more: true }, 'https://api.example.com/v1/reports?limit=2&starting_after=rep_2'],
+    [
+      'has_more with the last id',
+      { data: [report('rep_1'), report('rep_2')], has_more: true },
+      'https://api.example.com/v1/reports?limit=2&starting_after=rep_2',
+    ],
     ['a next cursor', { data: [report('rep_1')], next_cursor: 'c2' }, 'https://api.example.com/v1/reports?limit=2&cursor=c2'],
     ['a next cursor beside has_more', { data: [report('rep_1')], has_more: true, next_cursor: 'c2' }, 'https://api.example.com/v1/reports?limit=2&cursor=c2'],
     ['a page token', { reports: [report('rep_1')], nextPageToken: 't2' }, 'https://api.example.com/v1/reports?limit=2&pageToken=t2'],

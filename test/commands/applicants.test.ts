@@ -71,10 +71,29 @@ function sentBody(): unknown {
 describe('svc applicants create', () => {
   it('sends the flags as an ApplicantInput body and prints the applicant as answered with --json', async () => {
     const result = await svc([
-      'applicants', 'create', ...REQUIRED,
-      '--passport-number', 'X1234567', '--passport-expiry', '2031-05-01', '--occupation', 'Engineer',
-      '--employment-status', 'employed', '--monthly-income', '3200.50', '--savings', '15000', '--currency', 'EUR',
-      '--previous-refusals', '1', '--travel', 'DE:2023', '--travel', 'US:2019:overstayed',
+      'applicants',
+      'create',
+      ...REQUIRED,
+      '--passport-number',
+      'X1234567',
+      '--passport-expiry',
+      '2031-05-01',
+      '--occupation',
+      'Engineer',
+      '--employment-status',
+      'employed',
+      '--monthly-income',
+      '3200.50',
+      '--savings',
+      '15000',
+      '--currency',
+      'EUR',
+      '--previous-refusals',
+      '1',
+      '--travel',
+      'DE:2023',
+      '--travel',
+      'US:2019:overstayed',
       '--json',
     ]);
     expect(result.code).toBe(0);
@@ -146,7 +165,7 @@ describe('svc applicants create', () => {
     [['--passport-number', 'x-1'], { passport_number: 'x-1' }],
     [['--employment-status', 'on_sabbatical'], { employment_status: 'on_sabbatical' }],
     [['--travel', 'deu:1850'], { travel_history: [{ country: 'deu', year: 1850, overstayed: false }] }],
-  ])('sends %j as given: the applicant fields and their rules are the service\'s, not stated', async (flag, field) => {
+  ])("sends %j as given: the applicant fields and their rules are the service's, not stated", async (flag, field) => {
     expect(await bodySentWith(flag)).toMatchObject(field);
   });
 
@@ -171,7 +190,11 @@ describe('svc applicants create', () => {
     const result = await svc(['applicants', 'create', '--given-names', 'Ana', '--json']);
     expect(sentBody()).toEqual({ given_names: 'Ana' });
     expect(result.code).toBe(ExitCode.invalidInput);
-    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'invalid_request', message: '422 invalid_request: surname is required (field surname)', exit_code: ExitCode.invalidInput });
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      code: 'invalid_request',
+      message: '422 invalid_request: surname is required (field surname)',
+      exit_code: ExitCode.invalidInput,
+    });
   });
 
   it("sends the file's fields that openapi.yaml's ApplicantInput does not have", async () => {

@@ -126,7 +126,7 @@ describe('svc documents upload', () => {
   it.each([
     ['an executable named passport.pdf', ELF, 'it starts with 7f 45 4c 46 02 01 01 00'],
     ['text that is not UTF-8', Buffer.from('Gehalt: 3 200 \xa4', 'latin1'), 'not a PDF, JPEG, PNG or UTF-8 text file'],
-  ])('sends %s as application/octet-stream with a warning: the formats are the service\'s to judge', async (_what, content, message) => {
+  ])("sends %s as application/octet-stream with a warning: the formats are the service's to judge", async (_what, content, message) => {
     const result = await svc(['documents', 'upload', file('passport.pdf', content), '--type', 'passport']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(message);
@@ -151,7 +151,9 @@ describe('svc documents upload', () => {
     PDF.copy(content);
     const result = await svc(['documents', 'upload', file('big.pdf', content), '--type', 'bank_statement', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain("big.pdf is 10.0 MiB (10485761 bytes), over the sandbox's limit of 10 MiB (10485760 bytes); the service's limit is not stated, so it is sent");
+    expect(result.stderr).toContain(
+      "big.pdf is 10.0 MiB (10485761 bytes), over the sandbox's limit of 10 MiB (10485760 bytes); the service's limit is not stated, so it is sent",
+    );
     expect(((await formOf(server.requests[0]!)).get('file') as File).size).toBe(MAX + 1);
   });
 
@@ -238,7 +240,10 @@ describe('svc documents get', () => {
 
 describe('multipart framing', () => {
   it('frames fields and a file part exactly, leaving out undefined fields', async () => {
-    const body = encodeMultipart({ type: 'passport', applicant_id: undefined, file: { filename: 'a.txt', contentType: 'text/plain', bytes: Buffer.from('hi\r\n') } }, 'XyZ');
+    const body = encodeMultipart(
+      { type: 'passport', applicant_id: undefined, file: { filename: 'a.txt', contentType: 'text/plain', bytes: Buffer.from('hi\r\n') } },
+      'XyZ',
+    );
     expect(Buffer.from(await body.arrayBuffer()).toString()).toBe(
       '--XyZ\r\nContent-Disposition: form-data; name="type"\r\n\r\npassport\r\n' +
         '--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhi\r\n\r\n' +

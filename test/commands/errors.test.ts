@@ -110,10 +110,13 @@ describe('HTTPS only', () => {
     expect(result.stderr).toContain('loopback');
   });
 
-  it.each(['http://127.0.0.1:1', 'http://127.8.9.10:1', 'http://localhost:1', 'http://[::1]:1'])('lets plain HTTP through for the loopback address %s', async (url) => {
-    const result = await svc(['reports', 'list'], { SVC_BASE_URL: url });
-    expect(result.code).toBe(ExitCode.network);
-  });
+  it.each(['http://127.0.0.1:1', 'http://127.8.9.10:1', 'http://localhost:1', 'http://[::1]:1'])(
+    'lets plain HTTP through for the loopback address %s',
+    async (url) => {
+      const result = await svc(['reports', 'list'], { SVC_BASE_URL: url });
+      expect(result.code).toBe(ExitCode.network);
+    },
+  );
 
   it('fails with a TLS hint when the server certificate is not trusted', async () => {
     const result = await svc(['reports', 'list'], { SVC_BASE_URL: tlsServer.url });

@@ -17,13 +17,32 @@ const KEY = 'svc_test_otherimplementation0123456789ab';
 const APPLICANT = { first_name: 'Ana', family_name: 'Silva', passport: { number: 'X1234567', expires: '2031-05-01' } };
 
 const IMPLEMENTATIONS: Array<[string, Partial<Choices>]> = [
-  ['Stripe-style lists, 201, a deletion body of its own, 404, Z, nested errors', { list: 'stripe', paging: 'has_more', createStatus: 201, deleteStatus: 200, deleteBody: 'json', deletedStatus: 404, utc: 'Z', errors: 'nested' }],
-  ['a bare array paged by Link header, 200, 204, 410, +00:00, flat errors', { list: 'array', paging: 'link', createStatus: 200, deleteStatus: 204, deleteBody: 'none', deletedStatus: 410, utc: '+00:00', errors: 'flat' }],
+  [
+    'Stripe-style lists, 201, a deletion body of its own, 404, Z, nested errors',
+    { list: 'stripe', paging: 'has_more', createStatus: 201, deleteStatus: 200, deleteBody: 'json', deletedStatus: 404, utc: 'Z', errors: 'nested' },
+  ],
+  [
+    'a bare array paged by Link header, 200, 204, 410, +00:00, flat errors',
+    { list: 'array', paging: 'link', createStatus: 200, deleteStatus: 204, deleteBody: 'none', deletedStatus: 410, utc: '+00:00', errors: 'flat' },
+  ],
   [
     'JSON:API lists and resources, 202, 202 with a body, 410, +00:00, RFC 9457 problem details',
-    { list: 'jsonapi', paging: 'links_next', wrapResources: true, createStatus: 202, deleteStatus: 202, deleteBody: 'json', deletedStatus: 410, utc: '+00:00', errors: 'problem' },
+    {
+      list: 'jsonapi',
+      paging: 'links_next',
+      wrapResources: true,
+      createStatus: 202,
+      deleteStatus: 202,
+      deleteBody: 'json',
+      deletedStatus: 410,
+      utc: '+00:00',
+      errors: 'problem',
+    },
   ],
-  ['{results, count, next}, 201, 200 with text, 404, +00:00, JSON:API errors', { list: 'results', paging: 'next_url', createStatus: 201, deleteStatus: 200, deleteBody: 'text', deletedStatus: 404, utc: '+00:00', errors: 'jsonapi' }],
+  [
+    '{results, count, next}, 201, 200 with text, 404, +00:00, JSON:API errors',
+    { list: 'results', paging: 'next_url', createStatus: 201, deleteStatus: 200, deleteBody: 'text', deletedStatus: 404, utc: '+00:00', errors: 'jsonapi' },
+  ],
 ];
 
 function svcAgainst(implementation: OtherImplementation, env: Record<string, string>) {
@@ -66,7 +85,19 @@ describe.each(IMPLEMENTATIONS)('against an implementation with %s', (_name, choi
 
   it("reports create sends a visa type of the service's own and shows the report as answered, its own fields in --json only", async () => {
     const request = { applicant_id: applicantId, destination: 'NZ', visa_type: 'work_holiday', purpose: 'A year of work and travel' };
-    const result = await svc(['reports', 'create', '--applicant', applicantId, '--destination', 'NZ', '--visa-type', 'work_holiday', '--purpose', request.purpose, '--json']);
+    const result = await svc([
+      'reports',
+      'create',
+      '--applicant',
+      applicantId,
+      '--destination',
+      'NZ',
+      '--visa-type',
+      'work_holiday',
+      '--purpose',
+      request.purpose,
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(implementation.requests.at(-1)!.body)).toEqual(request);
     const report = JSON.parse(result.stdout);
@@ -143,7 +174,11 @@ describe('reports list --all follows the paging the answer offers', () => {
   it.each([
     ['a next cursor', { list: 'stripe', paging: 'cursor' }, ['GET /v1/reports', 'GET /v1/reports?cursor=Mg', 'GET /v1/reports?cursor=NA']],
     ['page numbers', { list: 'jsonapi', paging: 'page_numbers' }, ['GET /v1/reports', 'GET /v1/reports?page=2', 'GET /v1/reports?page=3']],
-    ['has_more and the last id', { list: 'stripe', paging: 'has_more' }, ['GET /v1/reports', 'GET /v1/reports?starting_after=rep_000002', 'GET /v1/reports?starting_after=rep_000004']],
+    [
+      'has_more and the last id',
+      { list: 'stripe', paging: 'has_more' },
+      ['GET /v1/reports', 'GET /v1/reports?starting_after=rep_000002', 'GET /v1/reports?starting_after=rep_000004'],
+    ],
   ] as Array<[string, Partial<Choices>, string[]]>)('by %s, to the end', async (_how, choices, requests) => {
     const implementation = await startOtherImplementation(choices);
     try {

@@ -15,7 +15,10 @@ let applicant: Applicant;
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet', '--analysis-delay', '2500']);
-  const created = await runSvc(['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-01-02', '--nationality', 'PT', '--json'], { env: sandbox.env });
+  const created = await runSvc(
+    ['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-01-02', '--nationality', 'PT', '--json'],
+    { env: sandbox.env },
+  );
   applicant = JSON.parse(created.stdout) as Applicant;
 });
 afterAll(() => sandbox.stop());
@@ -50,6 +53,8 @@ describe('documents upload', () => {
     expect(shown.screen).toMatch(/Uploading statement\.txt \[[█░ ]+\] \d+\.\d MiB of 3\.0 MiB · /);
     const screen = await finalScreen(shown.screen);
     expect(screen.filter((line) => line.startsWith('Uploading'))).toEqual([]);
-    expect(screen.filter((line) => line.startsWith('Uploaded'))).toEqual([expect.stringMatching(/^Uploaded statement\.txt: 3\.0 MiB in [\d.]+m?s \([\d.]+ [KM]iB\/s\)$/)]);
+    expect(screen.filter((line) => line.startsWith('Uploaded'))).toEqual([
+      expect.stringMatching(/^Uploaded statement\.txt: 3\.0 MiB in [\d.]+m?s \([\d.]+ [KM]iB\/s\)$/),
+    ]);
   });
 });

@@ -51,7 +51,12 @@ describe('applicants create with no flags, on a terminal', () => {
     expect(code, screen).toBe(0);
     const id = idOn(screen, 'app');
     expect(id, screen).toBeDefined();
-    expect(await parsed<Applicant>(['applicants', 'get', id!])).toMatchObject({ given_names: 'Ana Maria', surname: 'Silva', date_of_birth: '1990-04-12', nationality: 'FR' });
+    expect(await parsed<Applicant>(['applicants', 'get', id!])).toMatchObject({
+      given_names: 'Ana Maria',
+      surname: 'Silva',
+      date_of_birth: '1990-04-12',
+      nationality: 'FR',
+    });
   });
 
   it('asks for the optional fields when wanted, a trip abroad included', async () => {
@@ -91,14 +96,31 @@ describe('applicants create with no flags, on a terminal', () => {
     const { code, screen } = await session.exited();
     expect(code, screen).toBe(0);
     const applicant = await parsed<Applicant>(['applicants', 'get', idOn(screen, 'app')!]);
-    expect(applicant).toMatchObject({ nationality: 'KR', passport_number: 'M1234567', monthly_income: 3200, currency: 'KRW', travel_history: [{ country: 'JP', year: 2023, overstayed: false }] });
+    expect(applicant).toMatchObject({
+      nationality: 'KR',
+      passport_number: 'M1234567',
+      monthly_income: 3200,
+      currency: 'KRW',
+      travel_history: [{ country: 'JP', year: 2023, overstayed: false }],
+    });
     expect(applicant.occupation ?? null).toBeNull();
   });
 });
 
 describe('reports create with no flags, on a terminal', () => {
   it('offers the applicants svc created, by name, and creates the report for the one chosen', async () => {
-    const applicant = await parsed<Applicant>(['applicants', 'create', '--given-names', 'Lena', '--surname', 'Vogel', '--date-of-birth', '1992-06-01', '--nationality', 'de']);
+    const applicant = await parsed<Applicant>([
+      'applicants',
+      'create',
+      '--given-names',
+      'Lena',
+      '--surname',
+      'Vogel',
+      '--date-of-birth',
+      '1992-06-01',
+      '--nationality',
+      'de',
+    ]);
     expect(applicant.nationality).toBe('DE');
     const session = startInTerminal(['reports', 'create'], sandbox.env);
     await session.waitFor('Applicant:');
@@ -148,7 +170,18 @@ describe('reports create with no flags, on a terminal', () => {
 
 describe('documents upload with no file, on a terminal', () => {
   it('asks for the file, refusing one that does not exist, then for its type', async () => {
-    const applicant = await parsed<Applicant>(['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-04-12', '--nationality', 'PT']);
+    const applicant = await parsed<Applicant>([
+      'applicants',
+      'create',
+      '--given-names',
+      'Ana',
+      '--surname',
+      'Silva',
+      '--date-of-birth',
+      '1990-04-12',
+      '--nationality',
+      'PT',
+    ]);
     const file = join(sandbox.env.HOME!, 'statement.txt');
     writeFileSync(file, 'Monthly statement: balance 12 000 EUR\n');
     const session = startInTerminal(['documents', 'upload', '--applicant', applicant.id], sandbox.env);
@@ -176,14 +209,39 @@ describe('without a terminal', () => {
   });
 
   it('takes --destination fr as FR', async () => {
-    const applicant = await parsed<Applicant>(['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-04-12', '--nationality', ' pt ']);
+    const applicant = await parsed<Applicant>([
+      'applicants',
+      'create',
+      '--given-names',
+      'Ana',
+      '--surname',
+      'Silva',
+      '--date-of-birth',
+      '1990-04-12',
+      '--nationality',
+      ' pt ',
+    ]);
     expect(applicant.nationality).toBe('PT');
-    const report = await parsed<Report>(['reports', 'create', '--applicant', applicant.id, '--destination', 'fr', '--visa-type', 'tourist', '--purpose', 'Holiday']);
+    const report = await parsed<Report>([
+      'reports',
+      'create',
+      '--applicant',
+      applicant.id,
+      '--destination',
+      'fr',
+      '--visa-type',
+      'tourist',
+      '--purpose',
+      'Holiday',
+    ]);
     expect(report.destination).toBe('FR');
   });
 
   it("gets the sandbox's refusals in plain words, never a regular expression", async () => {
-    const result = await runSvc(['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-04-12', '--nationality', 'FRA', '--currency', 'EURO'], { env: sandbox.env });
+    const result = await runSvc(
+      ['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-04-12', '--nationality', 'FRA', '--currency', 'EURO'],
+      { env: sandbox.env },
+    );
     expect(result.code).toBe(6);
     expect(result.stderr).toContain('nationality: must be two uppercase letters, like FR or US');
     expect(result.stderr).toContain('currency: must be three uppercase letters, like EUR or USD');

@@ -50,15 +50,27 @@ const oddReport = {
   criteria: [null, 'funds', 7, ['nested'], { key: 'history', score: 10, weight: 1 }],
   recommendations: 'Bring bank statements',
 };
-const otherReports: Record<string, unknown> = { '/v1/reports/rep_other1': otherReport, '/v1/reports/rep_odd1': oddReport, '/v1/reports/rep_odd2': { ...oddReport, id: 'rep_odd2', criteria: 5, recommendations: [3, null, 'Apply early'] } };
+const otherReports: Record<string, unknown> = {
+  '/v1/reports/rep_other1': otherReport,
+  '/v1/reports/rep_odd1': oddReport,
+  '/v1/reports/rep_odd2': { ...oddReport, id: 'rep_odd2', criteria: 5, recommendations: [3, null, 'Apply early'] },
+};
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet']);
-  const created = await runSvc(['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-01-02', '--nationality', 'PT', '--json'], { env: sandbox.env });
+  const created = await runSvc(
+    ['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-01-02', '--nationality', 'PT', '--json'],
+    { env: sandbox.env },
+  );
   const applicant = JSON.parse(created.stdout) as Applicant;
-  const made = await runSvc(['reports', 'create', '--applicant', applicant.id, '--destination', 'US', '--visa-type', 'tourist', '--purpose', 'Holiday', '--wait', '--json'], { env: sandbox.env });
+  const made = await runSvc(
+    ['reports', 'create', '--applicant', applicant.id, '--destination', 'US', '--visa-type', 'tourist', '--purpose', 'Holiday', '--wait', '--json'],
+    { env: sandbox.env },
+  );
   report = JSON.parse(made.stdout) as Report;
-  other = await startServer((request, response) => otherReports[request.path] ? json(response, 200, otherReports[request.path]) : json(response, 404, { error: { code: 'not_found', message: 'no' } }));
+  other = await startServer((request, response) =>
+    otherReports[request.path] ? json(response, 200, otherReports[request.path]) : json(response, 404, { error: { code: 'not_found', message: 'no' } }),
+  );
 });
 afterAll(async () => {
   await sandbox.stop();
@@ -117,7 +129,7 @@ describe(`reports get at a ${COLUMNS}-column terminal`, () => {
     expect(piped.stdout).not.toMatch(/[█░]/);
   });
 
-  it("draws no 0-100 scale for a service whose scores are on another, and names its criteria by key", async () => {
+  it('draws no 0-100 scale for a service whose scores are on another, and names its criteria by key', async () => {
     const shown = await runInTerminal(['reports', 'get', 'rep_other1'], otherEnv(), COLUMNS);
     expect(shown.code, shown.lines.join('\n')).toBe(0);
     expect(shown.lines).toContain('risk score   640');
@@ -233,11 +245,26 @@ describe('reports open and reports get --web', () => {
     expect(result.code, result.stderr).toBe(0);
     const screenshot = join(env.HOME!, 'report.png');
     const chromium = process.env.SVC_CHROMIUM ?? 'chromium';
-    await promisify(execFile)(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--user-data-dir=${join(env.HOME!, 'chromium')}`, '--window-size=1000,900', `--screenshot=${screenshot}`, `file://${output}`], {
-      env: { ...env, PATH: process.env.PATH ?? '' },
-      timeout: 60_000,
-    }).catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`headless Chromium (${chromium}) did not render the page: ${error.code === 'ENOENT' ? 'it is not installed; `npm test` installs Debian\'s chromium where it can, or set SVC_CHROMIUM' : error.message}`);
+    await promisify(execFile)(
+      chromium,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--hide-scrollbars',
+        `--user-data-dir=${join(env.HOME!, 'chromium')}`,
+        '--window-size=1000,900',
+        `--screenshot=${screenshot}`,
+        `file://${output}`,
+      ],
+      {
+        env: { ...env, PATH: process.env.PATH ?? '' },
+        timeout: 60_000,
+      },
+    ).catch((error: NodeJS.ErrnoException) => {
+      throw new Error(
+        `headless Chromium (${chromium}) did not render the page: ${error.code === 'ENOENT' ? "it is not installed; `npm test` installs Debian's chromium where it can, or set SVC_CHROMIUM" : error.message}`,
+      );
     });
     const png = PNG.sync.read(readFileSync(screenshot));
     const pixels = (red: number, green: number, blue: number) => {

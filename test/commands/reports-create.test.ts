@@ -73,7 +73,12 @@ describe('svc reports create', () => {
     const [request] = server.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/reports' });
     expect(request?.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(request?.body ?? '')).toEqual({ applicant_id: 'app_4Jd92kQz', destination: 'DE', visa_type: 'tourist', purpose: 'Two weeks of sightseeing' });
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      applicant_id: 'app_4Jd92kQz',
+      destination: 'DE',
+      visa_type: 'tourist',
+      purpose: 'Two weeks of sightseeing',
+    });
   });
 
   it('shows the report as `reports get` does, with the way to wait for it', async () => {

@@ -68,7 +68,11 @@ describe('svc webhooks listen shows a forged delivery escaped', () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const listener = await listenForPeople(env);
     const body = JSON.stringify({ id: `evt_${HOSTILE}`, type: `report.completed${CLIPBOARD}`, data: { id: `rep_${HOSTILE}` } });
-    const answer = await fetch(`${listener.url}/hooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'service-signature': signatureHeader(FORGER, body) }, body });
+    const answer = await fetch(`${listener.url}/hooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'service-signature': signatureHeader(FORGER, body) },
+      body,
+    });
     expect(answer.status).toBe(400);
     await listener.waitFor(() => listener.output().stdout.includes('rejected signature_mismatch'));
     const { stdout, stderr } = listener.output();
@@ -120,6 +124,8 @@ describe('svc against an implementation whose answers carry control characters',
     const shown = await runSvc(args, { env: isolatedEnv({ SVC_API_KEY: KEY }) });
     expect(shown.code).toBe(ExitCode.nonConformant);
     expect(shown.stdout).not.toMatch(RAW_CONTROL);
-    expect(shown.stdout).toContain(`FAIL\tauth.missing-header\tspec\texpected 401 with the code unauthorized; got 401 denied ${ESCAPED} (GET /v1/reports without a valid key)`);
+    expect(shown.stdout).toContain(
+      `FAIL\tauth.missing-header\tspec\texpected 401 with the code unauthorized; got 401 denied ${ESCAPED} (GET /v1/reports without a valid key)`,
+    );
   });
 });

@@ -28,9 +28,30 @@ beforeAll(async () => {
   listen = await startListen(['--secret', SECRET], isolatedEnv());
   sandbox = await startSandboxProcess(['--quiet', '--webhook-url', listen.url, '--webhook-secret', SECRET]);
   const profile = join(sandbox.env.HOME!, 'profile.json');
-  writeFileSync(profile, JSON.stringify({ given_names: 'Erika Johanna Theresia', surname: 'Mustermann-Oberhuber', date_of_birth: '1988-03-02', nationality: 'AT', occupation: 'Senior procurement engineer for heavy industrial equipment' }));
+  writeFileSync(
+    profile,
+    JSON.stringify({
+      given_names: 'Erika Johanna Theresia',
+      surname: 'Mustermann-Oberhuber',
+      date_of_birth: '1988-03-02',
+      nationality: 'AT',
+      occupation: 'Senior procurement engineer for heavy industrial equipment',
+    }),
+  );
   applicant = await parsed<Applicant>(['applicants', 'create', '--file', profile, '--monthly-income', '5200', '--currency', 'EUR']);
-  report = await parsed<Report>(['reports', 'create', '--applicant', applicant.id, '--destination', 'DE', '--visa-type', 'business', '--purpose', 'Trade fair in Hanover, then two weeks of meetings with suppliers in Stuttgart, Munich and Nuremberg', '--wait']);
+  report = await parsed<Report>([
+    'reports',
+    'create',
+    '--applicant',
+    applicant.id,
+    '--destination',
+    'DE',
+    '--visa-type',
+    'business',
+    '--purpose',
+    'Trade fair in Hanover, then two weeks of meetings with suppliers in Stuttgart, Munich and Nuremberg',
+    '--wait',
+  ]);
 });
 afterAll(async () => {
   await sandbox.stop();
@@ -78,9 +99,16 @@ describe(`at a ${COLUMNS}-column terminal`, () => {
   it('webhooks events and sandbox deliveries keep event ids whole', async () => {
     const eventIds = listen.lines.filter((line) => line.type === 'report.completed').map((line) => String(line.event_id));
     expect(eventIds.length).toBeGreaterThan(0);
-    for (const args of [['webhooks', 'events', '--store', listen.store], ['sandbox', 'deliveries', '--data-dir', sandbox.dataDir]]) {
+    for (const args of [
+      ['webhooks', 'events', '--store', listen.store],
+      ['sandbox', 'deliveries', '--data-dir', sandbox.dataDir],
+    ]) {
       const shown = await runInTerminal(args, sandbox.env, COLUMNS);
-      for (const id of eventIds) expect(shown.lines.some((line) => line.split(/\s+/).includes(id)), `${args[0]} ${args[1]}: ${id}\n${shown.lines.join('\n')}`).toBe(true);
+      for (const id of eventIds)
+        expect(
+          shown.lines.some((line) => line.split(/\s+/).includes(id)),
+          `${args[0]} ${args[1]}: ${id}\n${shown.lines.join('\n')}`,
+        ).toBe(true);
     }
   });
 
@@ -96,7 +124,11 @@ describe(`at a ${COLUMNS}-column terminal`, () => {
 describe(`webhooks listen at a ${COLUMNS}-column terminal`, () => {
   it("starts each delivery's line with the local time of day and wraps the rest under itself", async () => {
     const store = join(isolatedEnv().HOME!, 'events.db');
-    const session = startInTerminal(['webhooks', 'listen', '--port', '0', '--secret', SECRET, '--store', store], { ...isolatedEnv(), TZ: 'Asia/Kolkata' }, COLUMNS);
+    const session = startInTerminal(
+      ['webhooks', 'listen', '--port', '0', '--secret', SECRET, '--store', store],
+      { ...isolatedEnv(), TZ: 'Asia/Kolkata' },
+      COLUMNS,
+    );
     const url = (await session.waitFor(/http:\/\/127\.0\.0\.1:\d+/)).trim();
     await session.waitFor('Press Ctrl-C to stop.');
     const sent = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', url, '--secret', SECRET, '--json'], { env: isolatedEnv() });
@@ -116,7 +148,10 @@ describe(`webhooks listen at a ${COLUMNS}-column terminal`, () => {
 describe(`help at a ${COLUMNS}-column terminal`, () => {
   it('fits, examples aside (they are commands to copy whole)', async () => {
     const prose = (lines: string[]) => lines.filter((line) => !line.startsWith('  $ '));
-    for (const args of [['--help'], ...['reports', 'applicants', 'documents', 'keys', 'webhooks', 'contract', 'sandbox', 'config'].map((topic) => [topic, '--help'])]) {
+    for (const args of [
+      ['--help'],
+      ...['reports', 'applicants', 'documents', 'keys', 'webhooks', 'contract', 'sandbox', 'config'].map((topic) => [topic, '--help']),
+    ]) {
       const shown = await runInTerminal(args, isolatedEnv(), COLUMNS);
       expect(widerThan(prose(shown.lines), COLUMNS), args.join(' ')).toEqual([]);
     }
@@ -150,7 +185,13 @@ describe('times for people', () => {
     const utc = await runInTerminal(['applicants', 'get', applicant.id, '--utc'], { ...sandbox.env, TZ: 'Asia/Kolkata' }, COLUMNS);
     expect(utc.lines.some((line) => new RegExp(`^created +${applicant.created_at}$`).test(line))).toBe(true);
     const piped = await runSvc(['reports', 'list'], { env: { ...sandbox.env, TZ: 'Asia/Kolkata' } });
-    expect(piped.stdout.split('\n').find((line) => line.startsWith(`${report.id}\t`))?.split('\t').at(-1)).toBe(report.created_at);
+    expect(
+      piped.stdout
+        .split('\n')
+        .find((line) => line.startsWith(`${report.id}\t`))
+        ?.split('\t')
+        .at(-1),
+    ).toBe(report.created_at);
     expect((await parsed<Applicant>(['applicants', 'get', applicant.id])).created_at).toBe(applicant.created_at);
   });
 });

@@ -39,7 +39,12 @@ beforeAll(async () => {
 
 /** A key made outside the implementation's API, as one made in a dashboard is. */
 async function dashboardKey(state: ProxyState): Promise<RevocableKey> {
-  const answer = await sandbox.fetch('/v1/keys', { method: 'POST', key: sandbox.keys.admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'made in the dashboard' }) });
+  const answer = await sandbox.fetch('/v1/keys', {
+    method: 'POST',
+    key: sandbox.keys.admin,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'made in the dashboard' }),
+  });
   const key = (await answer.json()) as { id: string; secret: string };
   state.created.set(key.id, key.secret);
   return { id: key.id, secret: key.secret };
@@ -124,14 +129,30 @@ async function pool<T, R>(items: T[], size: number, work: (item: T) => Promise<R
 it('fails every implementation that breaks a stated rule, and passes those that choose differently where the specification says "not shown"', async () => {
   // The slow variants wait out the 30 s redelivery windows: they start first and run beside the others.
   const passing = [DIFFERENT_CHOICES, OTHER_CHOICES];
-  const variants = [...passing.filter((variant) => variant.slow), ...BROKEN.filter((variant) => variant.slow), ...passing.filter((variant) => !variant.slow), ...BROKEN.filter((variant) => !variant.slow)];
+  const variants = [
+    ...passing.filter((variant) => variant.slow),
+    ...BROKEN.filter((variant) => variant.slow),
+    ...passing.filter((variant) => !variant.slow),
+    ...BROKEN.filter((variant) => !variant.slow),
+  ];
   const rows = await pool(variants, CONCURRENCY, run);
 
   const listed = (ids: string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
-  const matrix = rows.map((row) => `| ${row.variant.name} | ${row.variant.change} | ${row.failed.length === 0 ? 'none (passes)' : row.failed.join(', ')} | ${listed(row.inconclusive)} |`);
+  const matrix = rows.map(
+    (row) =>
+      `| ${row.variant.name} | ${row.variant.change} | ${row.failed.length === 0 ? 'none (passes)' : row.failed.join(', ')} | ${listed(row.inconclusive)} |`,
+  );
   const table = ['| variant | what it changes | checks failed at level spec | inconclusive |', '|---|---|---|---|', ...matrix].join('\n');
   process.stdout.write(`\n${table}\n\n`);
-  if (process.env.SVC_ACCURACY_MATRIX) writeFileSync(process.env.SVC_ACCURACY_MATRIX, `${table}\n\n${JSON.stringify(rows.map((row) => ({ variant: row.variant.name, details: row.details, seconds: row.seconds })), null, 2)}\n`);
+  if (process.env.SVC_ACCURACY_MATRIX)
+    writeFileSync(
+      process.env.SVC_ACCURACY_MATRIX,
+      `${table}\n\n${JSON.stringify(
+        rows.map((row) => ({ variant: row.variant.name, details: row.details, seconds: row.seconds })),
+        null,
+        2,
+      )}\n`,
+    );
 
   for (const row of rows) {
     for (const id of row.variant.breaks) expect(CHECKS_BY_ID.get(id)?.level, `${row.variant.name} names ${id}`).toBe('spec');
@@ -141,8 +162,12 @@ it('fails every implementation that breaks a stated rule, and passes those that 
       expect([...row.skipped].sort(), `${row.variant.name} skips`).toEqual([...(row.variant.skips ?? [])].sort());
     } else {
       // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).
-      expect([...row.failed].sort(), `${row.variant.name} must fail ${row.variant.breaks.join(', ')}: ${JSON.stringify(row.details)}`).toEqual([...row.variant.breaks].sort());
-      expect([...row.inconclusive].sort(), `${row.variant.name} leaves inconclusive: ${JSON.stringify(row.details)}`).toEqual([...(row.variant.inconclusive ?? [])].sort());
+      expect([...row.failed].sort(), `${row.variant.name} must fail ${row.variant.breaks.join(', ')}: ${JSON.stringify(row.details)}`).toEqual(
+        [...row.variant.breaks].sort(),
+      );
+      expect([...row.inconclusive].sort(), `${row.variant.name} leaves inconclusive: ${JSON.stringify(row.details)}`).toEqual(
+        [...(row.variant.inconclusive ?? [])].sort(),
+      );
     }
   }
 }, 480_000);

@@ -56,15 +56,25 @@ describe('the catalogue', () => {
   it('selects by level and by --only ids and prefixes', () => {
     expect(selectChecks('spec', undefined).selected.every((check) => check.level === 'spec')).toBe(true);
     expect(selectChecks('strict', undefined).selected).toHaveLength(CATALOGUE.length);
-    expect(selectChecks('spec', ['auth.*', 'reports.get']).selected.map((check) => check.id)).toEqual(CATALOGUE.filter((check) => check.id.startsWith('auth.') || check.id === 'reports.get').map((check) => check.id));
+    expect(selectChecks('spec', ['auth.*', 'reports.get']).selected.map((check) => check.id)).toEqual(
+      CATALOGUE.filter((check) => check.id.startsWith('auth.') || check.id === 'reports.get').map((check) => check.id),
+    );
     expect(selectChecks('spec', ['auth.nope']).unknown).toEqual(['auth.nope']);
   });
 });
 
 describe("the strict checks' tables agree with openapi.yaml", () => {
-  const operations = new Map<string, { method: string; path: string; operation: { responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: { $ref: string } } } }> } }>();
+  const operations = new Map<
+    string,
+    {
+      method: string;
+      path: string;
+      operation: { responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: { $ref: string } } } }> };
+    }
+  >();
   for (const [path, item] of Object.entries(oas.paths as Record<string, Record<string, { operationId: string; responses: never }>>)) {
-    for (const [method, operation] of Object.entries(item)) if (operation.operationId) operations.set(operation.operationId, { method: method.toUpperCase(), path, operation });
+    for (const [method, operation] of Object.entries(item))
+      if (operation.operationId) operations.set(operation.operationId, { method: method.toUpperCase(), path, operation });
   }
 
   it('success status and schema of every operation the kit calls', () => {
@@ -75,23 +85,43 @@ describe("the strict checks' tables agree with openapi.yaml", () => {
       expect(operation.path.test(documented.path.replace('{id}', 'x_1')), operation.id).toBe(true);
       const success = Object.keys(documented.operation.responses).filter((status) => status.startsWith('2'));
       expect(success, operation.id).toContain(String(operation.success));
-      expect(documented.operation.responses[String(operation.success)]!.content!['application/json'].schema.$ref, operation.id).toBe(`#/components/schemas/${operation.schema}`);
+      expect(documented.operation.responses[String(operation.success)]!.content!['application/json'].schema.$ref, operation.id).toBe(
+        `#/components/schemas/${operation.schema}`,
+      );
     }
   });
 
   it('error codes of every error status', () => {
     const codes: Record<number, string[]> = {};
-    for (const [name, response] of Object.entries(oas.components.responses as Record<string, { content?: { 'application/json': { schema: { allOf: Array<{ properties?: { error: { allOf: Array<{ properties?: { code: { enum: string[] } } }> } } }> } } } }>)) {
+    for (const [name, response] of Object.entries(
+      oas.components.responses as Record<
+        string,
+        {
+          content?: {
+            'application/json': { schema: { allOf: Array<{ properties?: { error: { allOf: Array<{ properties?: { code: { enum: string[] } } }> } } }> } };
+          };
+        }
+      >,
+    )) {
       const code = response.content?.['application/json'].schema.allOf[1]?.properties?.error.allOf[1]?.properties?.code.enum;
       if (!code) continue;
-      const status = Number(Object.values(oas.paths).flatMap((item) => Object.values(item as Record<string, { responses?: Record<string, { $ref?: string }> }>)).flatMap((operation) => Object.entries(operation.responses ?? {})).find(([, value]) => value.$ref === `#/components/responses/${name}`)?.[0]);
+      const status = Number(
+        Object.values(oas.paths)
+          .flatMap((item) => Object.values(item as Record<string, { responses?: Record<string, { $ref?: string }> }>))
+          .flatMap((operation) => Object.entries(operation.responses ?? {}))
+          .find(([, value]) => value.$ref === `#/components/responses/${name}`)?.[0],
+      );
       codes[status] = [...new Set([...(codes[status] ?? []), ...code])];
     }
     expect(ERROR_CODES).toEqual(codes);
   });
 
   it('the schema of every event', () => {
-    const schemas = Object.fromEntries(Object.entries(oas.webhooks as Record<string, { post: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>).map(([type, item]) => [type, item.post.requestBody.content['application/json'].schema.$ref.split('/').at(-1)]));
+    const schemas = Object.fromEntries(
+      Object.entries(oas.webhooks as Record<string, { post: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>).map(
+        ([type, item]) => [type, item.post.requestBody.content['application/json'].schema.$ref.split('/').at(-1)],
+      ),
+    );
     expect(EVENT_SCHEMAS).toEqual(schemas);
   });
 });
@@ -106,8 +136,24 @@ describe('the JUnit report', () => {
       skipped: 0,
       inconclusive: 1,
       checks: [
-        { id: 'auth.missing-header', title: 't', spec: '7', level: 'spec', verified_by: 'probe', status: 'failed', detail: 'expected <401>; got "200" & more\u0000' },
-        { id: 'auth.unknown-key', title: 'u', spec: '7', level: 'spec', verified_by: 'probe', status: 'inconclusive', detail: 'the kit could not create an applicant' },
+        {
+          id: 'auth.missing-header',
+          title: 't',
+          spec: '7',
+          level: 'spec',
+          verified_by: 'probe',
+          status: 'failed',
+          detail: 'expected <401>; got "200" & more\u0000',
+        },
+        {
+          id: 'auth.unknown-key',
+          title: 'u',
+          spec: '7',
+          level: 'spec',
+          verified_by: 'probe',
+          status: 'inconclusive',
+          detail: 'the kit could not create an applicant',
+        },
       ],
       run: {
         kit_version: '1',
@@ -125,7 +171,9 @@ describe('the JUnit report', () => {
       },
     };
     const xml = toJunit(result);
-    expect(xml).toContain('<failure message="expected &lt;401&gt;; got &quot;200&quot; &amp; more\ufffd" type="nonconformant">expected &lt;401&gt;; got &quot;200&quot; &amp; more\ufffd</failure>');
+    expect(xml).toContain(
+      '<failure message="expected &lt;401&gt;; got &quot;200&quot; &amp; more\ufffd" type="nonconformant">expected &lt;401&gt;; got &quot;200&quot; &amp; more\ufffd</failure>',
+    );
     expect(xml).not.toMatch(/[\u0000-\u0008]/);
     // Inconclusive is a JUnit error: the test run could not judge, which is not a failure of the implementation.
     expect(xml).toContain('<error message="the kit could not create an applicant" type="inconclusive">the kit could not create an applicant</error>');

@@ -10,8 +10,14 @@ import { data, isReport, type Json, reports } from './variants.js';
 /** A multipart body the sandbox takes, made from an upload in another encoding. */
 function asSandboxUpload(request: ProxiedRequest, fields: Record<string, string>, file: { name: string; bytes: Buffer }): void {
   const boundary = `proxy-${randomBytes(8).toString('hex')}`;
-  const parts: Buffer[] = Object.entries(fields).map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  const parts: Buffer[] = Object.entries(fields).map(([name, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+  );
+  parts.push(
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    file.bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
   request.body = Buffer.concat(parts);
   request.headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
   delete request.headers['content-length'];
@@ -70,7 +76,12 @@ function toSandboxApplicant(own: Json): Json {
 function asProblem(response: ProxiedResponse): void {
   const error = (response.json as { error?: Json } | undefined)?.error;
   if (!error) return;
-  response.json = { type: `https://problems.visa.example/${String(error.code)}`, title: String(error.code).replace(/_/g, ' '), status: response.status, detail: error.message };
+  response.json = {
+    type: `https://problems.visa.example/${String(error.code)}`,
+    title: String(error.code).replace(/_/g, ' '),
+    status: response.status,
+    detail: error.message,
+  };
   response.headers['content-type'] = 'application/problem+json';
 }
 
@@ -109,8 +120,13 @@ document:
   body: { applicant_id: "{{applicant_id}}", kind: passport, name: "{{file_name}}", content: "{{file_base64}}" }
 `,
   request(request) {
-    const problem = (status: number, code: string, detail: string) => ({ status, headers: { 'content-type': 'application/problem+json' }, json: { type: `https://problems.visa.example/${code}`, title: code, status, detail } });
-    if (request.path.startsWith('/v1/keys') && !(request.method === 'DELETE' && /^\/v1\/keys\/[^/]+$/.test(request.path))) return problem(404, 'not_found', 'keys are managed in the dashboard');
+    const problem = (status: number, code: string, detail: string) => ({
+      status,
+      headers: { 'content-type': 'application/problem+json' },
+      json: { type: `https://problems.visa.example/${code}`, title: code, status, detail },
+    });
+    if (request.path.startsWith('/v1/keys') && !(request.method === 'DELETE' && /^\/v1\/keys\/[^/]+$/.test(request.path)))
+      return problem(404, 'not_found', 'keys are managed in the dashboard');
     if (request.method === 'POST' && request.path === '/v1/applicants') {
       const body = JSON.parse(request.body.toString('utf8')) as Json;
       if ('given_names' in body) return problem(422, 'unknown_field', 'given_names is not a field of an applicant');
@@ -121,7 +137,11 @@ document:
     if (request.method === 'POST' && request.path === '/v1/documents') {
       if (!/^application\/json\b/.test(request.headers['content-type'] ?? '')) return problem(415, 'unsupported_media_type', 'uploads are JSON');
       const body = JSON.parse(request.body.toString('utf8')) as Json;
-      asSandboxUpload(request, { type: String(body.kind), applicant_id: String(body.applicant_id) }, { name: String(body.name), bytes: Buffer.from(String(body.content), 'base64') });
+      asSandboxUpload(
+        request,
+        { type: String(body.kind), applicant_id: String(body.applicant_id) },
+        { name: String(body.name), bytes: Buffer.from(String(body.content), 'base64') },
+      );
     }
     twoReportsAPage(request, 'page[after]');
     return undefined;
@@ -150,7 +170,11 @@ document:
     if (request.method === 'GET' && request.path.startsWith('/v1/reports?') && response.status === 200 && body) {
       const items = (body.data as Json[]).map(({ id, ...attributes }) => ({ type: 'reports', id, attributes }));
       const last = items.at(-1)?.id;
-      response.json = { data: items, included: [], links: { self: '/v1/reports', next: body.has_more && last ? `/v1/reports?page%5Bafter%5D=${String(last)}` : null } };
+      response.json = {
+        data: items,
+        included: [],
+        links: { self: '/v1/reports', next: body.has_more && last ? `/v1/reports?page%5Bafter%5D=${String(last)}` : null },
+      };
     }
   },
   event(event) {
@@ -191,8 +215,13 @@ document:
     const visa = VISITOR.request(request);
     if (visa) return visa;
     if (request.method === 'POST' && request.path === '/v1/documents') {
-      if (/^multipart\//.test(request.headers['content-type'] ?? '')) return { status: 415, json: { code: 'unsupported_media_type', message: 'send the file itself as the body' } };
-      asSandboxUpload(request, { type: request.headers['x-document-kind'] ?? '', applicant_id: request.headers['x-applicant-id'] ?? '' }, { name: request.headers['x-file-name'] ?? 'upload', bytes: request.body });
+      if (/^multipart\//.test(request.headers['content-type'] ?? ''))
+        return { status: 415, json: { code: 'unsupported_media_type', message: 'send the file itself as the body' } };
+      asSandboxUpload(
+        request,
+        { type: request.headers['x-document-kind'] ?? '', applicant_id: request.headers['x-applicant-id'] ?? '' },
+        { name: request.headers['x-file-name'] ?? 'upload', bytes: request.body },
+      );
     }
     twoReportsAPage(request, 'after');
     return undefined;

@@ -39,8 +39,28 @@ describe('--fixtures', () => {
     const target = await sandbox();
     const env = kitEnv(target);
     // A report to the applicant's own country, which the sandbox fails (invalid_input): proof that the fixture's report was sent.
-    const path = fixturesFile(env, 'fixtures.yaml', 'report:\n  destination: SE\n  visa_type: business\n  purpose: Meetings in Stockholm\ndocument:\n  encoding: multipart\n  fields: { type: passport, applicant_id: "{{applicant_id}}" }\n');
-    const result = await runSvc(['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--fixtures', path, '--fast', '--only', 'reports.completes,documents.upload', '--json'], { env });
+    const path = fixturesFile(
+      env,
+      'fixtures.yaml',
+      'report:\n  destination: SE\n  visa_type: business\n  purpose: Meetings in Stockholm\ndocument:\n  encoding: multipart\n  fields: { type: passport, applicant_id: "{{applicant_id}}" }\n',
+    );
+    const result = await runSvc(
+      [
+        'contract',
+        'verify',
+        '--base-url',
+        target.url,
+        '--ca-cert',
+        target.caCert,
+        '--fixtures',
+        path,
+        '--fast',
+        '--only',
+        'reports.completes,documents.upload',
+        '--json',
+      ],
+      { env },
+    );
     const output = JSON.parse(result.stdout);
     const byId = Object.fromEntries(output.checks.map((check: { id: string }) => [check.id, check]));
     expect(byId['documents.upload'], result.stderr).toMatchObject({ status: 'passed' });
@@ -55,8 +75,16 @@ describe('--fixtures', () => {
     ['an encoding that is none', '{"document": {"encoding": "xml"}}', /document\.encoding: must be one of multipart, json, raw/],
     ['a json encoding without its body', '{"document": {"encoding": "json"}}', /document\.body: is required with the encoding json/],
     ['a key of another encoding', '{"document": {"encoding": "raw", "fields": {"type": "passport"}}}', /document\.fields: is not used with the encoding raw/],
-    ['an unknown placeholder', '{"document": {"encoding": "json", "body": {"owner": "{{applicant}}"}}}', /document\.body\.owner: \{\{applicant\}\} is no placeholder the kit knows/],
-    ['a placeholder outside document', '{"report": {"purpose": "{{file_name}}"}}', /report\.purpose: placeholders such as \{\{file_name\}\} are only taken in document/],
+    [
+      'an unknown placeholder',
+      '{"document": {"encoding": "json", "body": {"owner": "{{applicant}}"}}}',
+      /document\.body\.owner: \{\{applicant\}\} is no placeholder the kit knows/,
+    ],
+    [
+      'a placeholder outside document',
+      '{"report": {"purpose": "{{file_name}}"}}',
+      /report\.purpose: placeholders such as \{\{file_name\}\} are only taken in document/,
+    ],
     ['a file that is not there', '{"document": {"file": "scan.pdf"}}', /document\.file: cannot read .*scan\.pdf \(ENOENT\)/],
     ['a report that is not an object', '{"report": "FR"}', /report: must be object/],
   ])('refuses %s with a usage error naming the key, before anything is sent', async (_name, content, message) => {
@@ -84,7 +112,10 @@ describe('a setup the implementation refuses', () => {
     // The sandbox takes openapi.yaml's applicant fields only: an applicant of other fields is refused (422).
     const path = fixturesFile(env, 'fixtures.json', JSON.stringify({ applicant: { first_name: 'Anna', family_name: 'Eriksson' } }));
     const junit = join(env.HOME!, 'contract.xml');
-    const result = await runSvc(['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--fixtures', path, '--fast', '--json', '--junit', junit], { env });
+    const result = await runSvc(
+      ['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--fixtures', path, '--fast', '--json', '--junit', junit],
+      { env },
+    );
     const output = JSON.parse(result.stdout);
     expect(output.checks.filter((check: { status: string }) => check.status === 'failed')).toEqual([]);
     expect(result.code, result.stderr).toBe(ExitCode.inconclusive);
@@ -110,14 +141,50 @@ describe('--webhook-tls', () => {
     const port = await freePort();
     // A first run makes the certificate and says where it is, for the implementation to trust.
     const plain = await sandbox();
-    const first = await runSvc(['contract', 'verify', '--base-url', plain.url, '--ca-cert', plain.caCert, '--webhook-tls', '--webhook-port', String(port), '--only', 'events.envelope', '--json'], { env: kitEnv(plain, home) });
+    const first = await runSvc(
+      [
+        'contract',
+        'verify',
+        '--base-url',
+        plain.url,
+        '--ca-cert',
+        plain.caCert,
+        '--webhook-tls',
+        '--webhook-port',
+        String(port),
+        '--only',
+        'events.envelope',
+        '--json',
+      ],
+      { env: kitEnv(plain, home) },
+    );
     const certificate = /The receiver's certificate, for the implementation to trust: (\S+)/.exec(first.stderr)?.[1];
     expect(certificate, first.stderr).toBe(join(home.XDG_DATA_HOME!, 'svc', 'contract', 'webhook-tls', 'cert.pem'));
     expect(JSON.parse(first.stdout).run.webhook_receiver).toEqual({ scheme: 'https', certificate });
 
     // An implementation that delivers only to HTTPS subscribers, trusting that certificate.
-    const secure = await sandbox(['--webhook-url', `https://127.0.0.1:${port}/`, '--webhook-secret', SECRET], isolatedEnv({ NODE_EXTRA_CA_CERTS: certificate! }));
-    const result = await runSvc(['contract', 'verify', '--base-url', secure.url, '--ca-cert', secure.caCert, '--webhook-tls', '--webhook-port', String(port), '--only', 'events.*', '--fast', '--json'], { env: kitEnv(secure, home) });
+    const secure = await sandbox(
+      ['--webhook-url', `https://127.0.0.1:${port}/`, '--webhook-secret', SECRET],
+      isolatedEnv({ NODE_EXTRA_CA_CERTS: certificate! }),
+    );
+    const result = await runSvc(
+      [
+        'contract',
+        'verify',
+        '--base-url',
+        secure.url,
+        '--ca-cert',
+        secure.caCert,
+        '--webhook-tls',
+        '--webhook-port',
+        String(port),
+        '--only',
+        'events.*',
+        '--fast',
+        '--json',
+      ],
+      { env: kitEnv(secure, home) },
+    );
     expect(result.code, result.stderr).toBe(0);
     const output = JSON.parse(result.stdout);
     expect(output.checks.filter((check: { status: string }) => check.status === 'failed')).toEqual([]);

@@ -66,17 +66,23 @@ async function frontOf(target: RunningSandbox): Promise<{ port: number; plainHea
 /** A request another user of the machine could make to a port it found. */
 function attack(port: number, method: string, path: string, authorization: string, body?: unknown): Promise<number> {
   return new Promise((resolve) => {
-    const outgoing = plainRequest({ host: '127.0.0.1', port, method, path, headers: { authorization, 'content-type': 'application/json' }, timeout: 5_000 }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
+    const outgoing = plainRequest(
+      { host: '127.0.0.1', port, method, path, headers: { authorization, 'content-type': 'application/json' }, timeout: 5_000 },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
     outgoing.on('error', () => resolve(0));
     outgoing.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }
 
 /** Every 10 ms while `svc` runs: what it listens on, and the environments of its children. */
-function watch(onPort: (port: number, address: string) => void, onChild: (environment: Record<string, string>) => void): { onSpawn: (pid: number) => void; stop: () => void } {
+function watch(
+  onPort: (port: number, address: string) => void,
+  onChild: (environment: Record<string, string>) => void,
+): { onSpawn: (pid: number) => void; stop: () => void } {
   const seenPorts = new Set<number>();
   const seenChildren = new Set<number>();
   let pid: number | undefined;
@@ -101,10 +107,13 @@ function watch(onPort: (port: number, address: string) => void, onChild: (enviro
 }
 
 describe('the contract kit lends no secret', () => {
-  it('shows a listener on the target\'s plain-HTTP port no key that works', async () => {
+  it("shows a listener on the target's plain-HTTP port no key that works", async () => {
     const target = await sandbox();
     const front = await frontOf(target);
-    const result = await runSvc(['contract', 'verify', '--base-url', `https://127.0.0.1:${front.port}`, '--ca-cert', target.caCert, '--only', 'transport.https-only', '--json'], { env: kitEnv(target) });
+    const result = await runSvc(
+      ['contract', 'verify', '--base-url', `https://127.0.0.1:${front.port}`, '--ca-cert', target.caCert, '--only', 'transport.https-only', '--json'],
+      { env: kitEnv(target) },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).checks[0]).toMatchObject({ id: 'transport.https-only', status: 'passed' });
     // The probe did reach the plain listener, so what it sent there is known.
@@ -127,7 +136,10 @@ describe('the contract kit lends no secret', () => {
       },
       () => undefined,
     );
-    const result = await runSvc(['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--only', 'applicants.create,reports.get,keys.revoke', '--json'], { env: kitEnv(target), onSpawn: watcher.onSpawn });
+    const result = await runSvc(
+      ['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--only', 'applicants.create,reports.get,keys.revoke', '--json'],
+      { env: kitEnv(target), onSpawn: watcher.onSpawn },
+    );
     watcher.stop();
     expect(result.code, result.stderr).toBe(0);
     // The forwarder was found and tried while it ran; it forwarded nothing of it.
@@ -144,11 +156,22 @@ describe('the contract kit lends no secret', () => {
     const broker: TestServer = await startServer((_request, response) => response.writeHead(404).end());
     closers.push(() => broker.close());
     const environments: Array<Record<string, string>> = [];
-    const watcher = watch(() => undefined, (environment) => environments.push(environment));
-    const result = await runSvc(['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--only', 'applicants.create,reports.get', '--json'], {
-      env: kitEnv(target, { PACT_BROKER_BASE_URL: broker.url, PACT_BROKER_TOKEN: 'the organisation broker token', PACT_DESCRIPTION: 'an interaction of the organisation', PACT_PROVIDER_STATE: 'a state of the organisation' }),
-      onSpawn: watcher.onSpawn,
-    });
+    const watcher = watch(
+      () => undefined,
+      (environment) => environments.push(environment),
+    );
+    const result = await runSvc(
+      ['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--only', 'applicants.create,reports.get', '--json'],
+      {
+        env: kitEnv(target, {
+          PACT_BROKER_BASE_URL: broker.url,
+          PACT_BROKER_TOKEN: 'the organisation broker token',
+          PACT_DESCRIPTION: 'an interaction of the organisation',
+          PACT_PROVIDER_STATE: 'a state of the organisation',
+        }),
+        onSpawn: watcher.onSpawn,
+      },
+    );
     watcher.stop();
     expect(result.code, result.stderr).toBe(0);
     // Not filtered by PACT_DESCRIPTION / PACT_PROVIDER_STATE: both interactions were verified.
@@ -167,9 +190,30 @@ describe("the contract kit's webhook receiver", () => {
   async function receiverAddress(args: string[], target: RunningSandbox): Promise<{ addresses: string[]; stderr: string }> {
     const port = await freePort();
     const addresses: string[] = [];
-    const watcher = watch((listening, address) => listening === port && addresses.push(address), () => undefined);
+    const watcher = watch(
+      (listening, address) => listening === port && addresses.push(address),
+      () => undefined,
+    );
     // No delivery comes (the sandbox has no webhook URL): the run waits out a short --event-timeout.
-    const result = await runSvc(['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--only', 'events.envelope', '--webhook-port', String(port), '--event-timeout', '3s', '--json', ...args], { env: kitEnv(target), onSpawn: watcher.onSpawn });
+    const result = await runSvc(
+      [
+        'contract',
+        'verify',
+        '--base-url',
+        target.url,
+        '--ca-cert',
+        target.caCert,
+        '--only',
+        'events.envelope',
+        '--webhook-port',
+        String(port),
+        '--event-timeout',
+        '3s',
+        '--json',
+        ...args,
+      ],
+      { env: kitEnv(target), onSpawn: watcher.onSpawn },
+    );
     watcher.stop();
     return { addresses, stderr: result.stderr };
   }

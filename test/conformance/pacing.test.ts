@@ -20,11 +20,15 @@ async function client(server: TestServer, certificate: { cert: string }, windowM
   writeFileSync(caCertPath, certificate.cert);
   const lines: string[] = [];
   const made = new ImplementationClient({ baseUrl: new URL(server.url), caCertPath, windowMs, log: (line) => lines.push(line) });
-  closers.push(() => made.close(), () => server.close());
+  closers.push(
+    () => made.close(),
+    () => server.close(),
+  );
   return { client: made, lines };
 }
 
-const get = (made: ImplementationClient) => made.send({ method: 'GET', path: '/v1/reports', authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl', role: 'api', purpose: 'test' });
+const get = (made: ImplementationClient) =>
+  made.send({ method: 'GET', path: '/v1/reports', authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl', role: 'api', purpose: 'test' });
 
 it('waits when X-RateLimit-Remaining reaches 0, so a fixed window of 3 requests is never exceeded', async () => {
   const certificate = await makeCertificate();
@@ -55,7 +59,15 @@ it('on 429 waits Retry-After and sends the request again, a POST included (a 429
   }, certificate);
   const { client: made, lines } = await client(server, certificate, 60_000);
   const started = performance.now();
-  const answer = await made.send({ method: 'POST', path: '/v1/reports', authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl', role: 'api', purpose: 'test', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const answer = await made.send({
+    method: 'POST',
+    path: '/v1/reports',
+    authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl',
+    role: 'api',
+    purpose: 'test',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(answer.status).toBe(201);
   expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
   expect(server.requests).toHaveLength(2);

@@ -39,7 +39,8 @@ const COMPLETED = {
 
 /** An implementation that answers every report read with a valid completed report, whatever the id, and every applicant creation. */
 function answer(request: RecordedRequest, response: import('node:http').ServerResponse): void {
-  const send = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json', 'x-ratelimit-remaining': '99' }).end(JSON.stringify(body));
+  const send = (status: number, body: unknown) =>
+    response.writeHead(status, { 'content-type': 'application/json', 'x-ratelimit-remaining': '99' }).end(JSON.stringify(body));
   if (request.method === 'GET' && request.path.startsWith('/v1/reports/')) send(200, { ...COMPLETED, id: request.path.split('/').at(-1) });
   else if (request.method === 'POST' && request.path === '/v1/applicants') send(201, { id: 'app_real1', object: 'applicant' });
   else send(404, { error: { code: 'not_found', message: 'no' } });
@@ -56,8 +57,19 @@ async function implementation(): Promise<{ server: TestServer; context: KitConte
   const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-traps-')), 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
   const client = new ImplementationClient({ baseUrl: new URL(server.url), caCertPath });
-  const base = { level: 'spec' as const, client, keys: { api: KEY }, receiver: undefined, fixtures: DEFAULT_FIXTURES, timeouts: DEFAULT_TIMEOUTS, log: () => undefined };
-  closers.push(() => server.close(), () => client.close());
+  const base = {
+    level: 'spec' as const,
+    client,
+    keys: { api: KEY },
+    receiver: undefined,
+    fixtures: DEFAULT_FIXTURES,
+    timeouts: DEFAULT_TIMEOUTS,
+    log: () => undefined,
+  };
+  closers.push(
+    () => server.close(),
+    () => client.close(),
+  );
   return { server, context: { ...base, setup: new SharedSetup(base) } };
 }
 
@@ -72,7 +84,10 @@ describe('trap 1: an exception in a state handler does not fail verification by 
     // The trap: Pact ran "GET /v1/reports/<example id>" and the implementation answered a report for it.
     expect(result.verdicts.get('reports.get: a completed report with its full risk breakdown')).toMatch(/^ok$/i);
     expect(server.requests.map((request) => request.path)).toEqual(['/v1/reports/rep_8f3kq2LmX9']);
-    expect(result.outcomes.get('reports.get')).toEqual({ status: 'inconclusive', detail: 'setting up the provider state failed: creating the report failed: 503' });
+    expect(result.outcomes.get('reports.get')).toEqual({
+      status: 'inconclusive',
+      detail: 'setting up the provider state failed: creating the report failed: 503',
+    });
   });
 
   it('a state the implementation cannot offer (an operation the specification does not show) skips the check instead', async () => {
@@ -84,10 +99,12 @@ describe('trap 1: an exception in a state handler does not fail verification by 
   });
 });
 
-describe('trap 2: a request filter also sees the verifier\'s own state-setup calls', () => {
+describe("trap 2: a request filter also sees the verifier's own state-setup calls", () => {
   it("Pact's request filter is handed the state-setup calls", async () => {
     const seen: string[] = [];
-    const provider: Server = createServer((_request, response) => response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ...COMPLETED, status: 'queued' })));
+    const provider: Server = createServer((_request, response) =>
+      response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ...COMPLETED, status: 'queued' })),
+    );
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise((resolve) => provider.close(resolve)));
     const pactFile = join(mkdtempSync(join(tmpdir(), 'svc-traps-')), 'pact.json');
@@ -99,10 +116,10 @@ describe('trap 2: a request filter also sees the verifier\'s own state-setup cal
       pactUrls: [pactFile],
       logLevel: 'error',
       stateHandlers: { [STATES.applicant]: async () => ({ applicantId: 'app_x' }) },
-      requestFilter: ((request: { path: string }, _response: unknown, next: () => void) => {
+      requestFilter: (request: { path: string }, _response: unknown, next: () => void) => {
         seen.push(request.path);
         next();
-      }),
+      },
     })
       .verifyProvider()
       .then(() => true);
@@ -125,7 +142,7 @@ describe('trap 2: a request filter also sees the verifier\'s own state-setup cal
   });
 });
 
-describe('trap 3: message providers run in-process and do not receive the states\' return values', () => {
+describe("trap 3: message providers run in-process and do not receive the states' return values", () => {
   it('a state that hands the event over as its return value leaves the message unverified: the check is inconclusive, never passed', async () => {
     const { context } = await implementation();
     const event = { id: 'evt_1', type: 'report.completed', created_at: '2026-01-05T09:30:42Z', data: { id: 'rep_real1', risk_score: 27 } };

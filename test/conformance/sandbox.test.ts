@@ -17,7 +17,10 @@ import { makeCertificate } from '../helpers/tls.js';
 
 const SECRET = 'whsec_contractkit0123456789abcdefghijklmnop';
 const root = new URL('../../', import.meta.url);
-const sha256 = (path: string) => createHash('sha256').update(readFileSync(new URL(path, root))).digest('hex');
+const sha256 = (path: string) =>
+  createHash('sha256')
+    .update(readFileSync(new URL(path, root)))
+    .digest('hex');
 
 const sandboxes: RunningSandbox[] = [];
 afterAll(async () => {
@@ -49,9 +52,26 @@ describe('svc contract verify against the sandbox', () => {
   it('passes --level strict with every input given, the 30 s redelivery included; records the run; cleans up', async () => {
     const { sandbox, port } = await sandboxDelivering();
     const junit = join(mkdtempSync(join(tmpdir(), 'svc-junit-')), 'contract.xml');
-    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--webhook-port', String(port), '--level', 'strict', '--json', '--junit', junit], {
-      env: kitEnv(sandbox),
-    });
+    const result = await runSvc(
+      [
+        'contract',
+        'verify',
+        '--base-url',
+        sandbox.url,
+        '--ca-cert',
+        sandbox.caCert,
+        '--webhook-port',
+        String(port),
+        '--level',
+        'strict',
+        '--json',
+        '--junit',
+        junit,
+      ],
+      {
+        env: kitEnv(sandbox),
+      },
+    );
     const output = JSON.parse(result.stdout);
     const failures = output.checks.filter((check: { status: string }) => check.status !== 'passed');
     expect(failures, result.stderr).toEqual([]);
@@ -93,7 +113,9 @@ describe('svc contract verify against the sandbox', () => {
   it('with --fast, for people: a table per part, every spec check passing, in a few seconds', async () => {
     const { sandbox, port } = await sandboxDelivering();
     const started = performance.now();
-    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--webhook-port', String(port), '--fast'], { env: kitEnv(sandbox) });
+    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--webhook-port', String(port), '--fast'], {
+      env: kitEnv(sandbox),
+    });
     const seconds = (performance.now() - started) / 1000;
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(seconds).toBeLessThan(60);
@@ -109,7 +131,10 @@ describe('svc contract verify against the sandbox', () => {
 
   it('skips, never passes, a check whose input was not given; warns about keys on argv and never prints them', async () => {
     const { sandbox } = await sandboxDelivering();
-    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--api-key', sandbox.keys.test, '--fast', '--json'], { env: isolatedEnv() });
+    const result = await runSvc(
+      ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--api-key', sandbox.keys.test, '--fast', '--json'],
+      { env: isolatedEnv() },
+    );
     expect(result.code, result.stderr).toBe(0);
     const output = JSON.parse(result.stdout);
     const byId = Object.fromEntries(output.checks.map((check: { id: string }) => [check.id, check]));
@@ -129,7 +154,9 @@ describe('svc contract verify: usage', () => {
   const env = () => isolatedEnv({ SVC_API_KEY: 'svc_test_usage0123456789abcdefghijklmno' });
 
   it('refuses a key that is not a svc_test_ key (the kit creates reports)', async () => {
-    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--json'], { env: isolatedEnv({ SVC_API_KEY: 'svc_live_usage_0123456789_abcdefghijklmno' }) });
+    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--json'], {
+      env: isolatedEnv({ SVC_API_KEY: 'svc_live_usage_0123456789_abcdefghijklmno' }),
+    });
     expect(result.code).toBe(ExitCode.config);
     expect(JSON.parse(result.stdout).error.code).toBe('not_a_test_key');
   });
@@ -153,7 +180,18 @@ describe('svc contract verify: usage', () => {
     const server = await startServer((_request, response) => json(response, 200, {}), certificate);
     const dir = mkdtempSync(join(tmpdir(), 'svc-failing-'));
     writeFileSync(join(dir, 'ca.pem'), certificate.cert);
-    const args = ['contract', 'verify', '--base-url', server.url, '--ca-cert', join(dir, 'ca.pem'), '--only', 'auth.missing-header,auth.unknown-key', '--junit', join(dir, 'report.xml')];
+    const args = [
+      'contract',
+      'verify',
+      '--base-url',
+      server.url,
+      '--ca-cert',
+      join(dir, 'ca.pem'),
+      '--only',
+      'auth.missing-header,auth.unknown-key',
+      '--junit',
+      join(dir, 'report.xml'),
+    ];
     try {
       const result = await runSvc([...args, '--json'], { env: env() });
       expect(result.code).toBe(ExitCode.nonConformant);
@@ -170,7 +208,9 @@ describe('svc contract verify: usage', () => {
       });
       const xml = readFileSync(join(dir, 'report.xml'), 'utf8');
       expect(xml).toContain('<testsuite name="Part 7: Errors" tests="2" failures="2" errors="0" skipped="0"');
-      expect(xml).toContain('<failure message="expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)" type="nonconformant">');
+      expect(xml).toContain(
+        '<failure message="expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)" type="nonconformant">',
+      );
       const people = await runSvc(args, { env: env() });
       expect(people.code).toBe(ExitCode.nonConformant);
       expect(people.stdout).toContain('FAIL\tauth.unknown-key\tspec\texpected 401 with the code invalid_key; got 200 {} (GET /v1/reports without a valid key)');
@@ -193,7 +233,9 @@ describe('svc contract list', () => {
     const lines = result.stdout.trim().split('\n');
     expect(lines[0]).toBe('id\tlevel\tpart\tverified by\tneeds\ttitle');
     expect(lines).toHaveLength(CATALOGUE.length + 1);
-    expect(lines).toContain('auth.read-only-cannot-write\tspec\t4\tprobe\treadOnlyKey\ta read-only key that writes gets 403 with the code forbidden, and nothing changes');
+    expect(lines).toContain(
+      'auth.read-only-cannot-write\tspec\t4\tprobe\treadOnlyKey\ta read-only key that writes gets 403 with the code forbidden, and nothing changes',
+    );
     const json = JSON.parse((await runSvc(['contract', 'list', '--json'], { env: isolatedEnv() })).stdout);
     expect(json.map((check: { id: string }) => check.id)).toEqual(CATALOGUE.map((check) => check.id));
   });

@@ -3,7 +3,17 @@
  * breaking exactly that rule (the variants that choose differently where the specification says
  * "not shown", and must pass, are in different-choices.ts).
  */
-import { hashOf, hmacBase64, keyRole, type ProxiedRequest, type ProxiedResponse, type ProxyState, type RelayedEvent, retrying, type Variant } from '../helpers/mutating-implementation.js';
+import {
+  hashOf,
+  hmacBase64,
+  keyRole,
+  type ProxiedRequest,
+  type ProxiedResponse,
+  type ProxyState,
+  type RelayedEvent,
+  retrying,
+  type Variant,
+} from '../helpers/mutating-implementation.js';
 
 export type Json = Record<string, unknown>;
 
@@ -109,7 +119,8 @@ export const BROKEN: Variant[] = [
     name: 'malformed-header-accepted',
     change: 'takes a key without the Bearer scheme, and Basic credentials, as the test key',
     breaks: ['auth.malformed-header'],
-    request: (request, state) => void (request.headers.authorization !== undefined && !request.headers.authorization.startsWith('Bearer ') && swapKey(request, state, 'test')),
+    request: (request, state) =>
+      void (request.headers.authorization !== undefined && !request.headers.authorization.startsWith('Bearer ') && swapKey(request, state, 'test')),
   },
   {
     name: 'bearer-first-word',
@@ -124,7 +135,8 @@ export const BROKEN: Variant[] = [
     name: 'bearer-without-key-is-invalid-key',
     change: 'answers "Bearer" without a key with 401 invalid_key',
     breaks: ['auth.malformed-header'],
-    request: (request) => (request.headers.authorization === 'Bearer' ? { status: 401, json: { error: { code: 'invalid_key', message: 'no such key' } } } : undefined),
+    request: (request) =>
+      request.headers.authorization === 'Bearer' ? { status: 401, json: { error: { code: 'invalid_key', message: 'no such key' } } } : undefined,
   },
   {
     name: 'unknown-key-accepted',
@@ -151,17 +163,24 @@ export const BROKEN: Variant[] = [
     name: 'read-only-can-upload',
     change: 'lets the read-only key upload documents',
     breaks: ['auth.read-only-cannot-upload'],
-    request: (request, state) => void (request.method === 'POST' && request.path === '/v1/documents' && keyRole(state, request.headers) === 'read_only' && swapKey(request, state, 'test')),
+    request: (request, state) =>
+      void (
+        request.method === 'POST' &&
+        request.path === '/v1/documents' &&
+        keyRole(state, request.headers) === 'read_only' &&
+        swapKey(request, state, 'test')
+      ),
   },
   {
     name: 'read-only-cannot-read',
     change: 'refuses the read-only key reads too',
     breaks: ['auth.read-only-can-read'],
-    request: (request, state) => (keyRole(state, request.headers) === 'read_only' ? { status: 403, json: { error: { code: 'forbidden', message: 'read-only' } } } : undefined),
+    request: (request, state) =>
+      keyRole(state, request.headers) === 'read_only' ? { status: 403, json: { error: { code: 'forbidden', message: 'read-only' } } } : undefined,
   },
   {
     name: 'ip-lock-ignored',
-    change: "serves the IP-locked key from any address",
+    change: 'serves the IP-locked key from any address',
     breaks: ['auth.ip-not-allowed'],
     request: (request, state) => void (keyRole(state, request.headers) === 'ip_locked' && swapKey(request, state, 'test')),
   },
@@ -169,14 +188,25 @@ export const BROKEN: Variant[] = [
     name: 'ip-lock-only-on-list',
     change: 'refuses the IP-locked key on the list only: a report by id and a write are served',
     breaks: ['auth.ip-not-allowed'],
-    request: (request, state) => void (keyRole(state, request.headers) === 'ip_locked' && !(request.method === 'GET' && /^\/v1\/reports(\?|$)/.test(request.path)) && swapKey(request, state, 'test')),
+    request: (request, state) =>
+      void (
+        keyRole(state, request.headers) === 'ip_locked' &&
+        !(request.method === 'GET' && /^\/v1\/reports(\?|$)/.test(request.path)) &&
+        swapKey(request, state, 'test')
+      ),
   },
   {
     name: 'revocation-without-admin',
     change: 'lets any key revoke keys',
     // The other workspace's admin key is such a key: its revocation (of a key already revoked) succeeds too.
     breaks: ['auth.revocation-needs-admin', 'auth.workspace-admin'],
-    request: (request, state) => void (request.method === 'DELETE' && request.path.startsWith('/v1/keys/') && keyRole(state, request.headers) !== 'admin' && swapKey(request, state, 'admin')),
+    request: (request, state) =>
+      void (
+        request.method === 'DELETE' &&
+        request.path.startsWith('/v1/keys/') &&
+        keyRole(state, request.headers) !== 'admin' &&
+        swapKey(request, state, 'admin')
+      ),
   },
   {
     name: 'revocation-not-immediate',
@@ -191,14 +221,23 @@ export const BROKEN: Variant[] = [
     name: 'other-workspace-admin-revokes',
     change: "lets another workspace's admin key revoke this workspace's keys",
     breaks: ['auth.workspace-admin'],
-    request: (request, state) => void (request.method === 'DELETE' && request.path.startsWith('/v1/keys/') && keyRole(state, request.headers) === 'other_workspace_admin' && swapKey(request, state, 'admin')),
+    request: (request, state) =>
+      void (
+        request.method === 'DELETE' &&
+        request.path.startsWith('/v1/keys/') &&
+        keyRole(state, request.headers) === 'other_workspace_admin' &&
+        swapKey(request, state, 'admin')
+      ),
   },
   {
     name: 'revocation-fails',
     change: 'answers 500 to every revocation',
     // A refusal of the test key's revocation is any answer but a success, a 500 included (part 4 shows none).
     breaks: ['keys.revoke', 'auth.revocation-immediate'],
-    request: (request) => (request.method === 'DELETE' && request.path.startsWith('/v1/keys/') ? { status: 500, json: { error: { code: 'internal_error', message: 'down' } } } : undefined),
+    request: (request) =>
+      request.method === 'DELETE' && request.path.startsWith('/v1/keys/')
+        ? { status: 500, json: { error: { code: 'internal_error', message: 'down' } } }
+        : undefined,
   },
   {
     name: 'cross-workspace',
@@ -245,13 +284,21 @@ export const BROKEN: Variant[] = [
     name: 'score-band-not-snake-case',
     change: 'score_band as words ("Low Risk")',
     breaks: ['reports.get'],
-    response: (response) => reports(response, (report) => void (typeof report.score_band === 'string' && (report.score_band = `${report.score_band.replace(/^./, (first) => first.toUpperCase())} Risk`))),
+    response: (response) =>
+      reports(
+        response,
+        (report) =>
+          void (typeof report.score_band === 'string' && (report.score_band = `${report.score_band.replace(/^./, (first) => first.toUpperCase())} Risk`)),
+      ),
   },
   {
     name: 'weights-as-percentages',
     change: 'criteria weights in percent',
     breaks: ['reports.criteria-weights'],
-    response: (response) => reports(response, (report) => (report.criteria as Json[] | null)?.forEach((criterion) => void (criterion.weight = Math.round(Number(criterion.weight) * 100)))),
+    response: (response) =>
+      reports(response, (report) =>
+        (report.criteria as Json[] | null)?.forEach((criterion) => void (criterion.weight = Math.round(Number(criterion.weight) * 100))),
+      ),
   },
   {
     name: 'criteria-without-weight',
@@ -263,7 +310,11 @@ export const BROKEN: Variant[] = [
     name: 'recommendations-not-strings',
     change: 'recommendations as objects',
     breaks: ['reports.get'],
-    response: (response) => reports(response, (report) => void (Array.isArray(report.recommendations) && (report.recommendations = report.recommendations.map((text) => ({ text }))))),
+    response: (response) =>
+      reports(
+        response,
+        (report) => void (Array.isArray(report.recommendations) && (report.recommendations = report.recommendations.map((text) => ({ text })))),
+      ),
   },
   {
     name: 'timestamps-not-utc',
@@ -279,33 +330,50 @@ export const BROKEN: Variant[] = [
     name: 'red-flags-not-array',
     change: 'red_flags as an object',
     breaks: ['documents.upload'],
-    response: (response) => void (isDocument(response.json) && ((response.json).red_flags = { count: 0 })),
+    response: (response) => void (isDocument(response.json) && (response.json.red_flags = { count: 0 })),
   },
   {
     name: 'list-without-reports',
     change: 'GET /v1/reports answers an empty list',
     breaks: ['reports.list'],
-    response: (response, request) => void (request.method === 'GET' && request.path.startsWith('/v1/reports') && !/\/v1\/reports\/rep_/.test(request.path) && response.status === 200 && ((response.json as Json).data = [])),
+    response: (response, request) =>
+      void (
+        request.method === 'GET' &&
+        request.path.startsWith('/v1/reports') &&
+        !/\/v1\/reports\/rep_/.test(request.path) &&
+        response.status === 200 &&
+        ((response.json as Json).data = [])
+      ),
   },
   {
     name: 'delete-not-permanent',
     change: 'answers DELETE /v1/reports/:id without deleting',
     // A DELETE that answers 200 whatever the key also answers the read-only key 200 instead of 403 forbidden.
     breaks: ['reports.delete-permanent', 'auth.read-only-cannot-write'],
-    request: (request) => (request.method === 'DELETE' && request.path.startsWith('/v1/reports/') ? { status: 200, json: { id: request.path.split('/').at(-1), object: 'report', deleted: true } } : undefined),
+    request: (request) =>
+      request.method === 'DELETE' && request.path.startsWith('/v1/reports/')
+        ? { status: 200, json: { id: request.path.split('/').at(-1), object: 'report', deleted: true } }
+        : undefined,
   },
   {
     name: 'delete-fails',
     change: 'answers 500 to DELETE /v1/reports/:id',
     // A read-only DELETE then gets 500, not 403 forbidden.
     breaks: ['reports.delete', 'reports.delete-permanent', 'auth.read-only-cannot-write'],
-    request: (request) => (request.method === 'DELETE' && request.path.startsWith('/v1/reports/') ? { status: 500, json: { error: { code: 'internal_error', message: 'down' } } } : undefined),
+    request: (request) =>
+      request.method === 'DELETE' && request.path.startsWith('/v1/reports/')
+        ? { status: 500, json: { error: { code: 'internal_error', message: 'down' } } }
+        : undefined,
   },
   {
     name: 'nondeterministic',
     change: 'scores differ between reports of the same input',
     breaks: ['determinism.test-key'],
-    response: (response) => reports(response, (report) => void (typeof report.risk_score === 'number' && (report.risk_score = (report.risk_score + hashOf(String(report.id))) % 101))),
+    response: (response) =>
+      reports(
+        response,
+        (report) => void (typeof report.risk_score === 'number' && (report.risk_score = (report.risk_score + hashOf(String(report.id))) % 101)),
+      ),
   },
   {
     name: 'report-never-completes',

@@ -31,7 +31,10 @@ export interface RunningListen {
 
 /** Starts the real `svc webhooks listen --json` on a free port of 127.0.0.1 and waits for its ready line. */
 export async function startListen(args: string[], env: Record<string, string>, store = join(env.HOME!, 'events.db')): Promise<RunningListen> {
-  const child = spawn(process.execPath, [SVC_BIN, 'webhooks', 'listen', '--port', '0', '--json', '--store', store, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SVC_BIN, 'webhooks', 'listen', '--port', '0', '--json', '--store', store, ...args], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const lines: ListenLine[] = [];

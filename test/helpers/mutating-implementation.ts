@@ -143,7 +143,12 @@ export async function startMutatingImplementation(sandbox: RunningSandbox, varia
   const upstream = new Agent({ connect: { ca: readFileSync(sandbox.caCert, 'utf8') } });
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const proxied: ProxiedRequest = { method: incoming.method ?? 'GET', path: incoming.url ?? '/', headers: flat(incoming.headers), body: await readBody(incoming) };
+    const proxied: ProxiedRequest = {
+      method: incoming.method ?? 'GET',
+      path: incoming.url ?? '/',
+      headers: flat(incoming.headers),
+      body: await readBody(incoming),
+    };
     const answered = variant.request?.(proxied, state);
     if (answered) {
       const body = answered.json === undefined ? '' : JSON.stringify(answered.json);
@@ -152,7 +157,12 @@ export async function startMutatingImplementation(sandbox: RunningSandbox, varia
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(proxied.headers)) if (!HOP.has(name)) headers[name] = value;
-    const answer = await request(`${sandbox.url}${proxied.path}`, { method: proxied.method as 'GET', headers, body: proxied.body.length > 0 ? proxied.body : undefined, dispatcher: upstream });
+    const answer = await request(`${sandbox.url}${proxied.path}`, {
+      method: proxied.method as 'GET',
+      headers,
+      body: proxied.body.length > 0 ? proxied.body : undefined,
+      dispatcher: upstream,
+    });
     const text = await answer.body.text();
     let json: unknown;
     try {
@@ -187,11 +197,12 @@ export async function startMutatingImplementation(sandbox: RunningSandbox, varia
       else if (variant.plainHttp) {
         plain.emit('connection', socket);
         socket.resume();
-      }
-      else {
+      } else {
         const body = JSON.stringify({ error: { code: 'https_required', message: 'use https://' } });
         const remaining = variant.plainHttpWithoutRemaining ? '' : 'X-RateLimit-Remaining: 999\r\n';
-        socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${remaining}Connection: close\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${remaining}Connection: close\r\n\r\n${body}`,
+        );
       }
     });
   });
@@ -250,7 +261,10 @@ export async function startWebhookHub(): Promise<WebhookHub> {
   async function relay(target: HubTarget, raw: Buffer, headers: Record<string, string>): Promise<void> {
     const { variant } = target;
     if (variant.httpsSubscribers && !target.ca) return;
-    const event: RelayedEvent = { body: JSON.parse(raw.toString('utf8')), headers: { 'content-type': headers['content-type'] ?? 'application/json', 'service-event': headers['service-event'] ?? '' } };
+    const event: RelayedEvent = {
+      body: JSON.parse(raw.toString('utf8')),
+      headers: { 'content-type': headers['content-type'] ?? 'application/json', 'service-event': headers['service-event'] ?? '' },
+    };
     const before = JSON.stringify(event.body);
     if (variant.event?.(event, target.state) === 'drop') return;
     const changed = JSON.stringify(event.body) !== before;
@@ -260,7 +274,13 @@ export async function startWebhookHub(): Promise<WebhookHub> {
       const body = variant.attemptCounter ? JSON.stringify({ ...event.body, attempt }) : changed ? JSON.stringify(event.body) : raw.toString('utf8');
       const signature = variant.sign ? variant.sign(target.state.secret, body) : { 'service-signature': signatureHeader(target.state.secret, body) };
       try {
-        const answer = await request(url, { method: 'POST', headers: { ...event.headers, ...signature }, body, dispatcher, signal: AbortSignal.timeout(variant.answerTimeoutMs ?? 10_000) });
+        const answer = await request(url, {
+          method: 'POST',
+          headers: { ...event.headers, ...signature },
+          body,
+          dispatcher,
+          signal: AbortSignal.timeout(variant.answerTimeoutMs ?? 10_000),
+        });
         await answer.body.dump();
         return answer.statusCode;
       } catch {

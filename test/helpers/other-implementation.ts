@@ -153,7 +153,13 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
       case 'array':
         return flat;
       case 'stripe':
-        return { object: 'list', data: flat, has_more: next.hasMore, ...(choices.paging === 'cursor' && { next_cursor: next.cursor }), ...(choices.paging === 'page_numbers' && { meta: { current_page: next.page, last_page: next.pages } }) };
+        return {
+          object: 'list',
+          data: flat,
+          has_more: next.hasMore,
+          ...(choices.paging === 'cursor' && { next_cursor: next.cursor }),
+          ...(choices.paging === 'page_numbers' && { meta: { current_page: next.page, last_page: next.pages } }),
+        };
       case 'jsonapi':
         return {
           data: flat.map(({ id, ...attributes }) => ({ type: 'reports', id, attributes })),
@@ -162,7 +168,12 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
           ...(choices.paging === 'page_numbers' && { meta: { current_page: next.page, last_page: next.pages } }),
         };
       case 'results':
-        return { results: flat, count: reports.filter((report) => !report.deleted).length, ...(['next_url', 'loop'].includes(choices.paging) && { next: next.url }), ...(choices.paging === 'cursor' && { next_cursor: next.cursor }) };
+        return {
+          results: flat,
+          count: reports.filter((report) => !report.deleted).length,
+          ...(['next_url', 'loop'].includes(choices.paging) && { next: next.url }),
+          ...(choices.paging === 'cursor' && { next_cursor: next.cursor }),
+        };
     }
   }
 
@@ -194,17 +205,23 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
       page_numbers: null,
       loop: '/v1/reports',
     }[choices.paging];
-    const body = listBody(
-      paged.map(reportView),
-      { url: end && choices.paging !== 'loop' ? null : nextUrl, hasMore: !end, cursor: end ? null : Buffer.from(String(start + size)).toString('base64url'), page, pages },
-    );
+    const body = listBody(paged.map(reportView), {
+      url: end && choices.paging !== 'loop' ? null : nextUrl,
+      hasMore: !end,
+      cursor: end ? null : Buffer.from(String(start + size)).toString('base64url'),
+      page,
+      pages,
+    });
     const headers: Record<string, string> = {};
-    if (choices.paging === 'link') headers.link = end ? `<${base}/v1/reports?page=1>; rel="first"` : `<${nextUrl}>; rel="next", <${base}/v1/reports?page=1>; rel="first"`;
+    if (choices.paging === 'link')
+      headers.link = end ? `<${base}/v1/reports?page=1>; rel="first"` : `<${nextUrl}>; rel="next", <${base}/v1/reports?page=1>; rel="first"`;
     send(response, 200, body, headers);
   }
 
   function deletion(response: ServerResponse, id: string): void {
-    const body = { json: { deletion: { target: id, state: choices.deleteStatus === 202 ? 'scheduled' : 'done' } }, text: 'Deleted.', none: undefined }[choices.deleteBody];
+    const body = { json: { deletion: { target: id, state: choices.deleteStatus === 202 ? 'scheduled' : 'done' } }, text: 'Deleted.', none: undefined }[
+      choices.deleteBody
+    ];
     send(response, choices.deleteStatus, choices.deleteStatus === 204 ? undefined : body);
   }
 
@@ -224,7 +241,8 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
     }
     if (request.method === 'POST' && path === '/v1/reports') {
       if (!applicants.has(String(body.applicant_id))) return fail(response, 422, 'unknown_applicant', `no applicant ${String(body.applicant_id)}`);
-      if (!choices.visaTypes.includes(String(body.visa_type))) return fail(response, 422, 'visa_type_not_offered', `visa type ${String(body.visa_type)} is not offered; use one of ${choices.visaTypes.join(', ')}`);
+      if (!choices.visaTypes.includes(String(body.visa_type)))
+        return fail(response, 422, 'visa_type_not_offered', `visa type ${String(body.visa_type)} is not offered; use one of ${choices.visaTypes.join(', ')}`);
       const id = implementation.addReport({ applicant_id: body.applicant_id, destination: body.destination, visa_type: body.visa_type, purpose: body.purpose });
       return send(response, choices.createStatus, resource('reports', reportView(reports.find((stored) => stored.id === id)!)));
     }
@@ -249,7 +267,14 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
       const id = nextId('rep');
       reports.push({
         id,
-        fields: { applicant_id: 'app_000000', destination: 'NZ', visa_type: 'work_holiday', purpose: 'A year of work and travel', created_at: timestamp(choices, Date.UTC(2026, 0, 5, 9, 30) + counter * 1000), ...fields },
+        fields: {
+          applicant_id: 'app_000000',
+          destination: 'NZ',
+          visa_type: 'work_holiday',
+          purpose: 'A year of work and travel',
+          created_at: timestamp(choices, Date.UTC(2026, 0, 5, 9, 30) + counter * 1000),
+          ...fields,
+        },
         reads: 0,
         deleted: false,
       });

@@ -29,10 +29,11 @@ export async function startReceiver(): Promise<Receiver> {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];

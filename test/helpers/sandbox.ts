@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { isolatedEnv, runSvc, SVC_BIN } from './svc.js';
 
-export type Role = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'other_workspace_admin' | 'webhook_secret';
+type Role = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'other_workspace_admin' | 'webhook_secret';
 
 export interface RunningSandbox {
   url: string;
@@ -42,7 +42,10 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
     child.once('exit', (code) => reject(new Error(`the sandbox exited ${code}: ${stderr}`)));
   });
   const listed = await runSvc(['sandbox', 'keys', '--json', '--reveal', '--data-dir', dataDir], { env });
-  const keys = Object.fromEntries((JSON.parse(listed.stdout) as Array<{ role: Role; secret: string }>).map((key) => [key.role, key.secret])) as Record<Role, string>;
+  const keys = Object.fromEntries((JSON.parse(listed.stdout) as Array<{ role: Role; secret: string }>).map((key) => [key.role, key.secret])) as Record<
+    Role,
+    string
+  >;
   const caCert = ready.ca_cert;
   const dispatcher = new Agent({ connect: { ca: readFileSync(caCert, 'utf8') } });
   return {

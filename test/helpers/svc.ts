@@ -32,9 +32,17 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
  * not ended by then is killed (its code is then null), so that a hang fails a test and leaves nothing running.
  * `onSpawn` gets its process id, for tests that watch what it does while it runs.
  */
-export function runSvc(args: string[], options: { env: Record<string, string>; input?: string; killAfterMs?: number; onSpawn?: (pid: number) => void }): Promise<SvcResult> {
+export function runSvc(
+  args: string[],
+  options: { env: Record<string, string>; input?: string; killAfterMs?: number; onSpawn?: (pid: number) => void },
+): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'], timeout: options.killAfterMs, killSignal: 'SIGKILL' });
+    const child = spawn(process.execPath, [SVC_BIN, ...args], {
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: options.killAfterMs,
+      killSignal: 'SIGKILL',
+    });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';

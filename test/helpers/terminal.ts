@@ -68,13 +68,18 @@ export function startInTerminal(args: string[], env: Record<string, string>, col
   let screen = '';
   let seen = 0;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
-  const exit = new Promise<{ code: number | null; screen: string }>((resolve) => child.on('close', (code) => resolve({ code, screen: stripVTControlCharacters(screen) })));
+  const exit = new Promise<{ code: number | null; screen: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, screen: stripVTControlCharacters(screen) })),
+  );
   return {
     async waitFor(text, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const rest = stripVTControlCharacters(screen).slice(seen);
-        const match = typeof text === 'string' ? { index: rest.indexOf(text), length: text.length } : ((found) => ({ index: found?.index ?? -1, length: found?.[0].length ?? 0 }))(text.exec(rest));
+        const match =
+          typeof text === 'string'
+            ? { index: rest.indexOf(text), length: text.length }
+            : ((found) => ({ index: found?.index ?? -1, length: found?.[0].length ?? 0 }))(text.exec(rest));
         if (match.index >= 0) {
           seen += match.index + match.length;
           return rest.slice(match.index, match.index + match.length);

@@ -28,9 +28,29 @@ function parsed<T>(result: { code: number | null; stdout: string; stderr: string
 describe('svc keys create, list, get and revoke', () => {
   it('creates a key with its scope and writes the secret to a 0600 file, never to the output', async () => {
     const file = join(sandbox.env.HOME!, 'reporting.key');
-    const result = await svc(['keys', 'create', '--name', 'reporting', '--read-only', '--allow-ip', '127.0.0.1', '--allow-ip', '192.0.2.1', '--key-file', file, '--json']);
+    const result = await svc([
+      'keys',
+      'create',
+      '--name',
+      'reporting',
+      '--read-only',
+      '--allow-ip',
+      '127.0.0.1',
+      '--allow-ip',
+      '192.0.2.1',
+      '--key-file',
+      file,
+      '--json',
+    ]);
     const created = parsed<Key & { secret_file: string }>(result);
-    expect(created).toMatchObject({ name: 'reporting', environment: 'test', read_only: true, allowed_ips: ['127.0.0.1', '192.0.2.1'], status: 'active', secret_file: file });
+    expect(created).toMatchObject({
+      name: 'reporting',
+      environment: 'test',
+      read_only: true,
+      allowed_ips: ['127.0.0.1', '192.0.2.1'],
+      status: 'active',
+      secret_file: file,
+    });
     const secret = readFileSync(file, 'utf8').trim();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(redactKey(secret)).toBe(created.prefix_hint);
@@ -47,9 +67,23 @@ describe('svc keys create, list, get and revoke', () => {
 
     const table = await svc(['keys', 'list']);
     expect(table.code, table.stderr).toBe(0);
-    const [head, ...rows] = table.stdout.trim().split('\n').map((line) => line.split('\t'));
+    const [head, ...rows] = table.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
     expect(head).toEqual(['id', 'key', 'name', 'env', 'status', 'read-only', 'IP lock', 'last used', 'last IP', 'created']);
-    expect(rows.find((row) => row[0] === readOnly.id)).toEqual([readOnly.id, readOnly.prefix_hint, 'sandbox read-only key', 'test', 'active', 'yes', 'any', readOnly.last_used_at, '127.0.0.1', readOnly.created_at]);
+    expect(rows.find((row) => row[0] === readOnly.id)).toEqual([
+      readOnly.id,
+      readOnly.prefix_hint,
+      'sandbox read-only key',
+      'test',
+      'active',
+      'yes',
+      'any',
+      readOnly.last_used_at,
+      '127.0.0.1',
+      readOnly.created_at,
+    ]);
     expect(rows.find((row) => row[1] === redactKey(sandbox.keys.ip_locked))?.[6]).toBe('192.0.2.10');
     expect(table.stdout).not.toContain(sandbox.keys.admin);
   });
@@ -116,7 +150,10 @@ const HANG = 20_000;
 describe('a key file that cannot be written', () => {
   it('keys create refuses a path under /proc before it makes a key, and exits', async () => {
     const before = await keyStatuses();
-    const result = await runSvc(['keys', 'create', '--name', 'never made', '--key-file', '/proc/no-such-dir/key', '--json'], { env: sandbox.env, killAfterMs: HANG });
+    const result = await runSvc(['keys', 'create', '--name', 'never made', '--key-file', '/proc/no-such-dir/key', '--json'], {
+      env: sandbox.env,
+      killAfterMs: HANG,
+    });
     expect(result.code, result.stderr).toBe(ExitCode.usage);
     expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'secret_file_unwritable', hint: 'give --key-file a path in a directory you can write to' });
     expect(result.stderr).toContain("cannot write the secret to /proc/no-such-dir/key: ENOENT: no such file or directory, mkdir '/proc/no-such-dir'");
@@ -126,9 +163,15 @@ describe('a key file that cannot be written', () => {
   it('keys rotate refuses such a --new-key-file before it makes a key or a journal, and exits', async () => {
     const old = await createKeyWithAdmin(sandbox, { name: 'rotated to /proc' });
     const before = await keyStatuses();
-    const result = await runSvc(['keys', 'rotate', old.id, '--new-key-file', '/proc/no-such-dir/key', '--yes', '--json'], { env: sandbox.env, killAfterMs: HANG });
+    const result = await runSvc(['keys', 'rotate', old.id, '--new-key-file', '/proc/no-such-dir/key', '--yes', '--json'], {
+      env: sandbox.env,
+      killAfterMs: HANG,
+    });
     expect(result.code, result.stderr).toBe(ExitCode.usage);
-    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'secret_file_unwritable', hint: 'give --new-key-file a path in a directory you can write to' });
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      code: 'secret_file_unwritable',
+      hint: 'give --new-key-file a path in a directory you can write to',
+    });
     expect(await keyStatuses()).toEqual(before);
     expect(existsSync(join(sandbox.env.HOME!, 'state', 'svc', 'rotations'))).toBe(false);
   });
@@ -144,7 +187,7 @@ describe('a key file that cannot be written', () => {
       sandbox,
       {
         name: 'directory-replaced',
-        change: 'the key file\'s directory is replaced by a file while POST /v1/keys is answered',
+        change: "the key file's directory is replaced by a file while POST /v1/keys is answered",
         breaks: [],
         response(response, request) {
           if (request.method !== 'POST' || request.path !== '/v1/keys' || response.status !== 201) return;
@@ -162,7 +205,9 @@ describe('a key file that cannot be written', () => {
       const [created, secret] = [...state.created][0]!;
       const { error } = JSON.parse(result.stdout);
       expect(error.code).toBe('key_unsaved');
-      expect(error.message).toMatch(new RegExp(`^the secret of ${created} could not be written to ${file} \\(ENOTDIR: .*\\); ${created} was revoked, as nobody holds its secret$`));
+      expect(error.message).toMatch(
+        new RegExp(`^the secret of ${created} could not be written to ${file} \\(ENOTDIR: .*\\); ${created} was revoked, as nobody holds its secret$`),
+      );
       expect(state.revoked).toEqual(new Set([created]));
       expect((await keyById(sandbox, created)).status).toBe('revoked');
       expect(await keyStatuses()).toEqual([...before, `${created} revoked`].sort());

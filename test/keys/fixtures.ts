@@ -10,7 +10,12 @@ import { SVC_BIN } from '../helpers/svc.js';
 export const FAST = ['--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '30s'];
 
 export async function createKeyWithAdmin(sandbox: RunningSandbox, body: Record<string, unknown>): Promise<KeyWithSecret> {
-  const response = await sandbox.fetch('/v1/keys', { method: 'POST', key: sandbox.keys.admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await sandbox.fetch('/v1/keys', {
+    method: 'POST',
+    key: sandbox.keys.admin,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (response.status !== 201) throw new Error(`POST /v1/keys answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as KeyWithSecret;
 }
@@ -96,7 +101,11 @@ export const hasScript = spawnSync('script', ['--version']).status === 0;
  * Runs svc with a terminal (under `script`), as a person would, answering each prompt as it appears.
  * Returns what the terminal showed, stdout and stderr together.
  */
-export function runSvcOnTerminal(args: string[], env: Record<string, string>, answers: Array<[prompt: string, answer: string]>): Promise<{ code: number | null; screen: string }> {
+export function runSvcOnTerminal(
+  args: string[],
+  env: Record<string, string>,
+  answers: Array<[prompt: string, answer: string]>,
+): Promise<{ code: number | null; screen: string }> {
   const quoted = [process.execPath, SVC_BIN, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
   // A person at a terminal: not CI, where svc never prompts, whatever the terminal.
   const personal: Record<string, string> = { ...env, TERM: 'xterm' };

@@ -74,8 +74,19 @@ describe('against DELETE /v1/keys/{id} answering 204 without a body, and +00:00 
     const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, ...FAST, '--yes', '--json'], { SVC_API_KEY: old.secret });
     await app.stop();
     expect(result.code, result.stderr).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual(['create', 'save', 'deploy', 'verify', 'drain', 'revoke', 'confirm']);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual([
+      'create',
+      'save',
+      'deploy',
+      'verify',
+      'drain',
+      'revoke',
+      'confirm',
+    ]);
     expect(lines.find((line) => line.event === 'drain_progress')).toMatchObject({ old_key_last_used_at: expect.stringMatching(/\+00:00$/) });
     expect(lines.find((line) => line.step === 'revoke')).toMatchObject({ message: `revoked ${old.id}` });
     expect((await keyById(sandbox, old.id)).status).toBe('revoked');
@@ -97,7 +108,11 @@ describe('against a service without GET /v1/keys/{id}', () => {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain('GET /v1/keys/key_abc123 answered 404: no such key, or the service offers no key reads');
       expect(JSON.parse(result.stdout)).toEqual({ deletion: { target: 'key_abc123', state: 'scheduled' }, id: 'key_abc123', revoked: true });
-      expect(other.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/keys/key_abc123', 'GET /v1/keys/key_abc123', 'DELETE /v1/keys/key_abc123']);
+      expect(other.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+        'GET /v1/keys/key_abc123',
+        'GET /v1/keys/key_abc123',
+        'DELETE /v1/keys/key_abc123',
+      ]);
     } finally {
       await other.close();
     }

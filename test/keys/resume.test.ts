@@ -160,14 +160,21 @@ describe('svc keys rotate --abort and svc keys rotations', () => {
     const rotation = await rotateAndKillAfter(old.id, file, 'save');
     const { attempts, steps, ...record } = journal(rotation);
     // As the journal stood when step 2 had been recorded and the deploy not begun.
-    writeFileSync(journalPath(rotation), JSON.stringify({ ...record, attempts: { create: attempts.create }, steps: { create: steps.create, save: steps.save } }));
+    writeFileSync(
+      journalPath(rotation),
+      JSON.stringify({ ...record, attempts: { create: attempts.create }, steps: { create: steps.create, save: steps.save } }),
+    );
 
     const listed = await runSvc(['keys', 'rotations'], { env: sandbox.env });
     expect(listed.stdout).toMatch(new RegExp(`${rotation}\\t${old.id}.*\\tat step 3/7 \\(deploy\\)`));
 
     const aborted = await runSvc(['keys', 'rotate', '--abort', rotation, '--json'], { env: sandbox.env });
     expect(aborted.code, aborted.stderr).toBe(0);
-    expect(JSON.parse(aborted.stdout.trim().split('\n').at(-1)!)).toMatchObject({ event: 'aborted', new_key_revoked: [steps.create!.new_key.id], new_key_left: null });
+    expect(JSON.parse(aborted.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      event: 'aborted',
+      new_key_revoked: [steps.create!.new_key.id],
+      new_key_left: null,
+    });
     expect((await keyById(sandbox, steps.create!.new_key.id)).status).toBe('revoked');
     expect((await keyById(sandbox, old.id)).status).toBe('active');
     expect(existsSync(file)).toBe(false);
@@ -217,7 +224,10 @@ describe('the lock of a rotation', () => {
     const app = await application('locked while deploying');
     const gate = join(home, 'locked-while-deploying.gate');
     const deploy = 'echo waiting; until [ -e "$DEPLOY_GATE" ]; do sleep 0.05; done';
-    const first = spawnSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.file, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], { ...sandbox.env, DEPLOY_GATE: gate });
+    const first = spawnSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.file, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], {
+      ...sandbox.env,
+      DEPLOY_GATE: gate,
+    });
     const started = await first.lineWhere((line) => line.event === 'started');
     await new Promise<void>((resolve) => {
       const seen = () => first.stderr().includes('waiting\n') && (resolve(), true);
@@ -228,7 +238,10 @@ describe('the lock of a rotation', () => {
     expect(await first.exited, first.stderr()).toBe(0);
     await app.client.stop();
     expect(second.code, second.stderr).toBe(ExitCode.refused);
-    expect(JSON.parse(second.stdout).error).toMatchObject({ code: 'rotation_in_progress', message: `rotation ${started!.rotation} is being run by process ${first.child.pid}` });
+    expect(JSON.parse(second.stdout).error).toMatchObject({
+      code: 'rotation_in_progress',
+      message: `rotation ${started!.rotation} is being run by process ${first.child.pid}`,
+    });
     await expectRotated(started!.rotation as string, app.old.id, app.file);
   });
 
@@ -236,10 +249,28 @@ describe('the lock of a rotation', () => {
     const app = await application('killed into a zombie');
     // sh starts svc in the background, then becomes `sleep`, which never waits for a child: as in a
     // container whose init does not reap orphans.
-    const parent = spawn('sh', ['-c', '"$@" & echo "$!"; exec sleep 300', 'sh', process.execPath, SVC_BIN, 'keys', 'rotate', app.old.id, '--new-key-file', app.file, ...FAST, '--yes', '--json'], {
-      env: sandbox.env,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const parent = spawn(
+      'sh',
+      [
+        '-c',
+        '"$@" & echo "$!"; exec sleep 300',
+        'sh',
+        process.execPath,
+        SVC_BIN,
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.file,
+        ...FAST,
+        '--yes',
+        '--json',
+      ],
+      {
+        env: sandbox.env,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     const lines = createInterface({ input: parent.stdout });
     const pid = Number(await new Promise<string>((resolve) => lines.once('line', resolve)));
     const saved = await new Promise<RotationLine>((resolve) =>
@@ -272,7 +303,9 @@ describe('the lock of a rotation', () => {
     const other = spawn('sleep', ['300']);
     try {
       const dir = join(home, 'state', 'svc', 'rotations');
-      const recorded = readdirSync(dir).filter((name) => name.startsWith(`${rotation}.`) && readFileSync(join(dir, name), 'utf8').trim() === String(run.child.pid));
+      const recorded = readdirSync(dir).filter(
+        (name) => name.startsWith(`${rotation}.`) && readFileSync(join(dir, name), 'utf8').trim() === String(run.child.pid),
+      );
       expect(recorded.length).toBeGreaterThan(0);
       for (const name of recorded) writeFileSync(join(dir, name), String(other.pid));
       const resumed = await resume(rotation);

@@ -51,7 +51,15 @@ describe('svc keys rotate', () => {
 
     expect(result.code, result.stderr).toBe(0);
     const lines = jsonLines(result.stdout);
-    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual(['create', 'save', 'deploy', 'verify', 'drain', 'revoke', 'confirm']);
+    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual([
+      'create',
+      'save',
+      'deploy',
+      'verify',
+      'drain',
+      'revoke',
+      'confirm',
+    ]);
     expect(lines.some((line) => line.event === 'drain_progress')).toBe(true);
     const completed = lines.at(-1)!;
     expect(completed).toMatchObject({ event: 'completed', old_key: old.id });
@@ -79,7 +87,18 @@ describe('svc keys rotate', () => {
     const { key: old, file } = await appKey('env deploy');
     const app = startBackgroundClient(sandbox, file);
     const deploy = `echo "deploying $SVC_NEW_KEY_ID"; umask 077; printf '%s\\n' "$SVC_NEW_API_KEY" > "${file}.new" && mv "${file}.new" "${file}"`;
-    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'env-deploy.new.key'), '--deploy-cmd', deploy, ...FAST, '--yes', '--json']);
+    const result = await svc([
+      'keys',
+      'rotate',
+      old.id,
+      '--new-key-file',
+      join(home, 'env-deploy.new.key'),
+      '--deploy-cmd',
+      deploy,
+      ...FAST,
+      '--yes',
+      '--json',
+    ]);
     await app.stop();
     expect(result.code, result.stderr).toBe(0);
     const completed = jsonLines(result.stdout).at(-1)!;
@@ -120,16 +139,19 @@ describe('svc keys rotate', () => {
 });
 
 describe('the deploy command of svc keys rotate', () => {
-  it('gets the new key and the environment that is not svc\'s, none of svc\'s secrets, and its output is redacted', async () => {
+  it("gets the new key and the environment that is not svc's, none of svc's secrets, and its output is redacted", async () => {
     const { key: old, file } = await appKey('deploy environment');
     const app = startBackgroundClient(sandbox, file);
     const webhookSecret = 'placeholder-webhook-secret-of-the-deploy-test';
-    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'set -x; env; echo "$SVC_NEW_API_KEY"', ...FAST, '--yes', '--json'], {
-      SVC_API_KEY: old.secret,
-      SVC_ADMIN_KEY: sandbox.keys.admin,
-      SVC_WEBHOOK_SECRET: webhookSecret,
-      DEPLOY_TARGET: 'staging-cluster',
-    });
+    const result = await svc(
+      ['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'set -x; env; echo "$SVC_NEW_API_KEY"', ...FAST, '--yes', '--json'],
+      {
+        SVC_API_KEY: old.secret,
+        SVC_ADMIN_KEY: sandbox.keys.admin,
+        SVC_WEBHOOK_SECRET: webhookSecret,
+        DEPLOY_TARGET: 'staging-cluster',
+      },
+    );
     await app.stop();
     expect(result.code, result.stderr).toBe(0);
     const newSecret = readFileSync(file, 'utf8').trim();
@@ -139,7 +161,12 @@ describe('the deploy command of svc keys rotate', () => {
     expect(lines).toContain('DEPLOY_TARGET=staging-cluster');
     expect(lines).toContain(`+ echo ${redactKey(newSecret)}`);
     expect(lines).toContain(redactKey(newSecret));
-    expect(lines.filter((line) => line.startsWith('SVC_')).map((line) => line.split('=')[0]).sort()).toEqual(['SVC_NEW_API_KEY', 'SVC_NEW_KEY_ID']);
+    expect(
+      lines
+        .filter((line) => line.startsWith('SVC_'))
+        .map((line) => line.split('=')[0])
+        .sort(),
+    ).toEqual(['SVC_NEW_API_KEY', 'SVC_NEW_KEY_ID']);
     for (const secret of [newSecret, old.secret, sandbox.keys.admin, webhookSecret]) {
       expect(result.stdout + result.stderr).not.toContain(secret);
     }
@@ -151,7 +178,10 @@ describe('the deploy command of svc keys rotate', () => {
     const gate = join(home, 'deploy-prompt.gate');
     // Half of the key, then a wait that only the test ends, then the other half.
     const deploy = `printf 'deploying %.12s' "$SVC_NEW_API_KEY"; until [ -e "$DEPLOY_GATE" ]; do sleep 0.05; done; printf '%s done\\n' "\${SVC_NEW_API_KEY#????????????}"`;
-    const run = spawnSvc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], { ...sandbox.env, DEPLOY_GATE: gate });
+    const run = spawnSvc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], {
+      ...sandbox.env,
+      DEPLOY_GATE: gate,
+    });
     await new Promise<void>((resolve) => {
       const seen = () => run.stderr().includes('deploying ') && (resolve(), true);
       if (!seen()) run.child.stderr!.on('data', seen);
@@ -215,7 +245,21 @@ describe('the safety rails of svc keys rotate', () => {
     const { key: old, file } = await appKey('still busy');
     const busy = startBackgroundClient(sandbox, file);
     const newFile = join(home, 'still-busy.new.key');
-    const timedOut = await svc(['keys', 'rotate', old.id, '--new-key-file', newFile, '--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '2s', '--yes', '--json']);
+    const timedOut = await svc([
+      'keys',
+      'rotate',
+      old.id,
+      '--new-key-file',
+      newFile,
+      '--quiet-period',
+      '1s',
+      '--poll-interval',
+      '200ms',
+      '--timeout',
+      '2s',
+      '--yes',
+      '--json',
+    ]);
     expect(timedOut.code, timedOut.stderr).toBe(ExitCode.drainTimedOut);
     const lines = jsonLines(timedOut.stdout);
     expect(lines.at(-1)!.error).toMatchObject({ code: 'drain_timed_out', exit_code: 13 });
@@ -247,7 +291,21 @@ describe('the safety rails of svc keys rotate', () => {
 
   it('passes verification for a key locked to other addresses, the API having recognised it', async () => {
     const locked = await createKeyWithAdmin(sandbox, { name: 'locked', allowed_ips: ['192.0.2.77'] });
-    const result = await svc(['keys', 'rotate', locked.id, '--new-key-file', join(home, 'locked.new.key'), '--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '1s', '--yes', '--json']);
+    const result = await svc([
+      'keys',
+      'rotate',
+      locked.id,
+      '--new-key-file',
+      join(home, 'locked.new.key'),
+      '--quiet-period',
+      '1s',
+      '--poll-interval',
+      '200ms',
+      '--timeout',
+      '1s',
+      '--yes',
+      '--json',
+    ]);
     // Nothing can use the new key from 127.0.0.1, so the drain waits in vain: verified, not revoked.
     expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
     const lines = jsonLines(result.stdout);
@@ -261,7 +319,21 @@ describe('the safety rails of svc keys rotate', () => {
   it('does not count the verification request as the application using the new key', async () => {
     const { key: old, file } = await appKey('verify only');
     // Nobody uses the new key: the old key is silent (never used), but the verification alone must not end the drain.
-    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'verify-only.new.key'), '--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '3s', '--yes', '--json']);
+    const result = await svc([
+      'keys',
+      'rotate',
+      old.id,
+      '--new-key-file',
+      join(home, 'verify-only.new.key'),
+      '--quiet-period',
+      '1s',
+      '--poll-interval',
+      '200ms',
+      '--timeout',
+      '3s',
+      '--yes',
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
     const progress = jsonLines(result.stdout).filter((line) => line.event === 'drain_progress');
     expect(progress.length).toBeGreaterThan(3);
@@ -304,12 +376,16 @@ describe('svc keys rotate, interrupted or on a terminal', () => {
     const { key: old, file } = await appKey('on a terminal');
     const busy = startBackgroundClient(sandbox, file);
     const newFile = join(home, 'terminal.new.key');
-    const first = await runSvcOnTerminal(['keys', 'rotate', old.id, '--new-key-file', newFile, '--quiet-period', '1m', '--poll-interval', '200ms', '--timeout', '2500ms'], sandbox.env, [
-      ['Is it deployed?', 'y\r'],
-    ]);
+    const first = await runSvcOnTerminal(
+      ['keys', 'rotate', old.id, '--new-key-file', newFile, '--quiet-period', '1m', '--poll-interval', '200ms', '--timeout', '2500ms'],
+      sandbox.env,
+      [['Is it deployed?', 'y\r']],
+    );
     expect(first.code, first.screen).toBe(ExitCode.drainTimedOut);
     for (const left of ['0:03', '0:02', '0:01']) {
-      expect(first.screen).toMatch(new RegExp(`\\r\\x1b\\[2Kdrain {2}old key silent 0:0\\d of 1:00 \\(last use from 127\\.0\\.0\\.1\\) · new key used: not yet · gives up in ${left}`));
+      expect(first.screen).toMatch(
+        new RegExp(`\\r\\x1b\\[2Kdrain {2}old key silent 0:0\\d of 1:00 \\(last use from 127\\.0\\.0\\.1\\) · new key used: not yet · gives up in ${left}`),
+      );
     }
 
     const forced = await runSvcOnTerminal(['keys', 'rotate', '--resume', old.id, '--poll-interval', '200ms', '--force'], sandbox.env, [['anyway?', 'n\r']]);

@@ -170,7 +170,10 @@ describe('analyseReport: failures', () => {
   });
 
   it.each(['XX', 'ZZ', 'UK', 'EU'])('fails with unknown_destination for %s, which is no ISO 3166-1 country', (destination) => {
-    expect(failure(analyseReport(input({ destination })))).toEqual({ code: 'unknown_destination', message: `${destination} is not an ISO 3166-1 country code` });
+    expect(failure(analyseReport(input({ destination })))).toEqual({
+      code: 'unknown_destination',
+      message: `${destination} is not an ISO 3166-1 country code`,
+    });
   });
 
   it.each(['us', 'USA', 'U1', ''])('fails with invalid_input for the destination %j, which is not two uppercase letters', (destination) => {
@@ -210,8 +213,14 @@ describe('analyseReport: each criterion moves the score the expected way', () =>
 
     it('judges the profile’s passport expiry when no passport was uploaded', () => {
       const profile = applicant({ passport_expiry: '2025-12-31' });
-      const analysis = expectRiskier(input({ applicant: profile, documents: [document('bank_statement'), document('travel_itinerary')] }), 'document_validity', 100);
-      expect(criterion(analysis, 'document_validity').detail).toBe('no passport uploaded, so identity and validity are unverified; the passport expired on 2025-12-31');
+      const analysis = expectRiskier(
+        input({ applicant: profile, documents: [document('bank_statement'), document('travel_itinerary')] }),
+        'document_validity',
+        100,
+      );
+      expect(criterion(analysis, 'document_validity').detail).toBe(
+        'no passport uploaded, so identity and validity are unverified; the passport expired on 2025-12-31',
+      );
     });
 
     it('is raised when the passport’s MRZ could not be read', () => {
@@ -220,9 +229,17 @@ describe('analyseReport: each criterion moves the score the expected way', () =>
 
     it('is raised by a passport expiring within 6 months, and highest for an expired one', () => {
       const soon = applicant({ passport_expiry: '2026-08-31' });
-      expectRiskier(input({ applicant: soon, documents: [passport({ expiry_date: '2026-08-31' }, soon), document('bank_statement'), document('travel_itinerary')] }), 'document_validity', 50);
+      expectRiskier(
+        input({ applicant: soon, documents: [passport({ expiry_date: '2026-08-31' }, soon), document('bank_statement'), document('travel_itinerary')] }),
+        'document_validity',
+        50,
+      );
       const expired = applicant({ passport_expiry: '2026-02-28' });
-      expectRiskier(input({ applicant: expired, documents: [passport({ expiry_date: '2026-02-28' }, expired), document('bank_statement'), document('travel_itinerary')] }), 'document_validity', 100);
+      expectRiskier(
+        input({ applicant: expired, documents: [passport({ expiry_date: '2026-02-28' }, expired), document('bank_statement'), document('travel_itinerary')] }),
+        'document_validity',
+        100,
+      );
     });
 
     it('judges expiry on the day of the report, not of the upload', () => {
@@ -265,7 +282,11 @@ describe('analyseReport: each criterion moves the score the expected way', () =>
 
   describe('travel_history', () => {
     it('is raised without trips in the last 10 years', () => {
-      const analysis = expectRiskier(input({ applicant: applicant({ travel_history: [{ country: 'US', year: 2016, overstayed: false }] }) }), 'travel_history', 60);
+      const analysis = expectRiskier(
+        input({ applicant: applicant({ travel_history: [{ country: 'US', year: 2016, overstayed: false }] }) }),
+        'travel_history',
+        60,
+      );
       expect(criterion(analysis, 'travel_history').detail).toBe('no trips abroad since 2017');
     });
 
@@ -275,8 +296,14 @@ describe('analyseReport: each criterion moves the score the expected way', () =>
     });
 
     it('credits a trip to a strict-policy destination more than one elsewhere', () => {
-      const strict = scoreOf(analyseReport(input({ applicant: applicant({ travel_history: [{ country: 'GB', year: 2024, overstayed: false }] }) })), 'travel_history');
-      const moderate = scoreOf(analyseReport(input({ applicant: applicant({ travel_history: [{ country: 'TH', year: 2024, overstayed: false }] }) })), 'travel_history');
+      const strict = scoreOf(
+        analyseReport(input({ applicant: applicant({ travel_history: [{ country: 'GB', year: 2024, overstayed: false }] }) })),
+        'travel_history',
+      );
+      const moderate = scoreOf(
+        analyseReport(input({ applicant: applicant({ travel_history: [{ country: 'TH', year: 2024, overstayed: false }] }) })),
+        'travel_history',
+      );
       expect([strict, moderate]).toEqual([40, 50]);
     });
 
@@ -342,12 +369,25 @@ describe('analyseReport: each criterion moves the score the expected way', () =>
     });
 
     it('matches whole words only, case-insensitively', () => {
-      expect(scoreOf(analyseReport(input({ visa_type: 'business', purpose: 'WORKSHOP with suppliers', documents: [passport(), document('bank_statement'), document('invitation_letter')] })), 'purpose_consistency')).toBe(5);
+      expect(
+        scoreOf(
+          analyseReport(
+            input({
+              visa_type: 'business',
+              purpose: 'WORKSHOP with suppliers',
+              documents: [passport(), document('bank_statement'), document('invitation_letter')],
+            }),
+          ),
+          'purpose_consistency',
+        ),
+      ).toBe(5);
     });
 
     it('adds 15 without the document that usually backs the purpose', () => {
       const analysis = expectRiskier(input({ documents: [passport(), document('bank_statement')] }), 'purpose_consistency', 20);
-      expect(criterion(analysis, 'purpose_consistency').detail).toBe('the purpose fits a tourist visa (holiday, sightseeing, museum, tour); no travel itinerary uploaded');
+      expect(criterion(analysis, 'purpose_consistency').detail).toBe(
+        'the purpose fits a tourist visa (holiday, sightseeing, museum, tour); no travel itinerary uploaded',
+      );
     });
   });
 
@@ -399,9 +439,7 @@ describe('analyseReport: risk score and band', () => {
     // document_validity 30 (name), financial_means 80, red flags 0, travel 60, purpose 5, refusals 50, destination 10:
     // 7.5 + 16 + 0 + 9 + 0.5 + 5 + 0.5 = 38.5, rounded half up to 39.
     const analysis = completed(
-      analyseReport(
-        input({ applicant: applicant({ surname: 'Musterfrau', savings: 0, monthly_income: 1_000, travel_history: [], previous_refusals: 1 }) }),
-      ),
+      analyseReport(input({ applicant: applicant({ surname: 'Musterfrau', savings: 0, monthly_income: 1_000, travel_history: [], previous_refusals: 1 }) })),
     );
     expect(analysis.criteria.map((entry) => entry.score)).toEqual([30, 80, 0, 60, 5, 50, 10]);
     expect(analysis.risk_score).toBe(39);
@@ -444,7 +482,11 @@ describe('analyseReport: risk score and band', () => {
 describe('analyseReport: recommendations', () => {
   it('gives one concrete line for the one weak criterion', () => {
     const soon = applicant({ passport_expiry: '2026-08-31' });
-    const analysis = completed(analyseReport(input({ applicant: soon, documents: [passport({ expiry_date: '2026-08-31' }, soon), document('bank_statement'), document('travel_itinerary')] })));
+    const analysis = completed(
+      analyseReport(
+        input({ applicant: soon, documents: [passport({ expiry_date: '2026-08-31' }, soon), document('bank_statement'), document('travel_itinerary')] }),
+      ),
+    );
     expect(analysis.recommendations).toEqual(['Renew the passport: it expires on 2026-08-31, within 6 months of today.']);
   });
 
@@ -473,7 +515,9 @@ describe('analyseReport: recommendations', () => {
   it('puts the heavier criterion first when weighted risks are equal', () => {
     // travel_history 40 × .15 = 6 and purpose_consistency 60 × .1 = 6
     const analysis = completed(
-      analyseReport(input({ applicant: applicant({ travel_history: [{ country: 'GB', year: 2024, overstayed: false }] }), purpose: 'Holiday, and a job interview' })),
+      analyseReport(
+        input({ applicant: applicant({ travel_history: [{ country: 'GB', year: 2024, overstayed: false }] }), purpose: 'Holiday, and a job interview' }),
+      ),
     );
     expect([scoreOf(analysis, 'travel_history'), scoreOf(analysis, 'purpose_consistency')]).toEqual([40, 60]);
     expect(analysis.recommendations).toEqual([

@@ -25,9 +25,27 @@ function parsed<T>(result: { code: number | null; stdout: string; stderr: string
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet']);
   const profile = join(sandbox.env.HOME!, 'profile.json');
-  writeFileSync(profile, JSON.stringify({ given_names: 'Erika', surname: 'Mustermann', date_of_birth: '1988-03-02', nationality: 'AT', passport_number: 'C01X00T47', passport_expiry: '2031-08-31' }));
+  writeFileSync(
+    profile,
+    JSON.stringify({
+      given_names: 'Erika',
+      surname: 'Mustermann',
+      date_of_birth: '1988-03-02',
+      nationality: 'AT',
+      passport_number: 'C01X00T47',
+      passport_expiry: '2031-08-31',
+    }),
+  );
   applicant = parsed<Applicant>(await svc(['applicants', 'create', '--file', profile, '--monthly-income', '5200', '--currency', 'EUR', '--json']));
-  const { line1, line2 } = buildMrz({ document_number: 'C01X00T47', nationality: 'AT', surname: 'Mustermann', given_names: 'Erika', date_of_birth: '1988-03-02', expiry_date: '2031-08-31', sex: 'F' });
+  const { line1, line2 } = buildMrz({
+    document_number: 'C01X00T47',
+    nationality: 'AT',
+    surname: 'Mustermann',
+    given_names: 'Erika',
+    date_of_birth: '1988-03-02',
+    expiry_date: '2031-08-31',
+    sex: 'F',
+  });
   passportFile = join(sandbox.env.HOME!, 'passport.txt');
   writeFileSync(passportFile, `${line1}\n${line2}\n`);
 });
@@ -37,9 +55,7 @@ describe('the resource commands against the sandbox', () => {
   it('uploads a passport whose MRZ the sandbox reads and checks', async () => {
     const uploaded = parsed<Document>(await svc(['documents', 'upload', passportFile, '--type', 'passport', '--applicant', applicant.id, '--json']));
     expect(uploaded.status).toBe('processing');
-    await expect
-      .poll(async () => parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json'])).status, { timeout: 10_000 })
-      .toBe('analysed');
+    await expect.poll(async () => parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json'])).status, { timeout: 10_000 }).toBe('analysed');
     const analysed = parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json']));
     expect(analysed.extracted).toMatchObject({ document_number: 'C01X00T47', nationality: 'AT', check_digits_valid: true });
     expect(analysed.red_flags).toEqual([]);
@@ -70,7 +86,9 @@ describe('the resource commands against the sandbox', () => {
   });
 
   it('gives the same result for the same inputs with a test key', async () => {
-    const [a, b] = await Promise.all([0, 1].map(async () => parsed<Report>(await svc(['reports', 'create', '--applicant', applicant.id, ...REPORT_FLAGS, '--wait', '--json']))));
+    const [a, b] = await Promise.all(
+      [0, 1].map(async () => parsed<Report>(await svc(['reports', 'create', '--applicant', applicant.id, ...REPORT_FLAGS, '--wait', '--json']))),
+    );
     const essence = ({ risk_score, score_band, criteria, recommendations }: Report) => ({ risk_score, score_band, criteria, recommendations });
     expect(essence(a!)).toEqual(essence(b!));
   });

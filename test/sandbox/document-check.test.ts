@@ -103,12 +103,18 @@ describe('checkDocument: format', () => {
 
   it('rejects a truncated PNG as unreadable', async () => {
     const truncated = png().slice(0, -12);
-    expect(rejectionOf(await checkDocument(truncated))).toEqual({ code: 'unreadable', message: 'the PNG image is incomplete: its end chunk (IEND) is missing' });
+    expect(rejectionOf(await checkDocument(truncated))).toEqual({
+      code: 'unreadable',
+      message: 'the PNG image is incomplete: its end chunk (IEND) is missing',
+    });
   });
 
   it('rejects a truncated JPEG as unreadable, even though its thumbnail has an end marker', async () => {
     const truncated = jpeg().slice(0, -2);
-    expect(rejectionOf(await checkDocument(truncated))).toEqual({ code: 'unreadable', message: 'the JPEG image is incomplete: its end marker (EOI) is missing' });
+    expect(rejectionOf(await checkDocument(truncated))).toEqual({
+      code: 'unreadable',
+      message: 'the JPEG image is incomplete: its end marker (EOI) is missing',
+    });
   });
 
   it('checks a view into a larger buffer by its own bytes only', async () => {
@@ -250,7 +256,8 @@ describe('analyseDocument: passport', () => {
     expect(red_flags).toEqual([
       {
         code: 'mrz_check_digit_mismatch',
-        message: "the machine-readable zone's check digits of the document number and whole zone (composite) do not match; the passport may be misread or altered",
+        message:
+          "the machine-readable zone's check digits of the document number and whole zone (composite) do not match; the passport may be misread or altered",
       },
     ]);
     expect(extracted?.check_digits_valid).toBe(false);
@@ -274,12 +281,14 @@ describe('analyseDocument: passport', () => {
     expect(analyseDocument({ ...base, text: passportText({ expiry_date: TODAY }) }).red_flags).toEqual([
       { code: 'passport_expires_soon', message: 'the passport expires on 2026-03-01, within 6 months of 2026-03-01' },
     ]);
-    expect(analyseDocument({ ...base, text: passportText({ expiry_date: '2026-08-31' }) }).red_flags.map((flag) => flag.code)).toEqual(['passport_expires_soon']);
+    expect(analyseDocument({ ...base, text: passportText({ expiry_date: '2026-08-31' }) }).red_flags.map((flag) => flag.code)).toEqual([
+      'passport_expires_soon',
+    ]);
     expect(analyseDocument({ ...base, text: passportText({ expiry_date: '2026-09-01' }) }).red_flags).toEqual([]);
   });
 
   it.each([
-    ['name_mismatch', { surname: 'Musterfrau' }, 'the name in the passport (MUSTERMANN, ERIKA) differs from the applicant\'s (Musterfrau, Erika)'],
+    ['name_mismatch', { surname: 'Musterfrau' }, "the name in the passport (MUSTERMANN, ERIKA) differs from the applicant's (Musterfrau, Erika)"],
     ['date_of_birth_mismatch', { date_of_birth: '1983-08-21' }, "the date of birth in the passport (1983-08-12) differs from the applicant's (1983-08-21)"],
     ['nationality_mismatch', { nationality: 'AT' }, "the nationality in the passport (DE) differs from the applicant's (AT)"],
     ['passport_number_mismatch', { passport_number: 'C01X00T48' }, "the passport number in the passport (C01X00T47) differs from the applicant's (C01X00T48)"],

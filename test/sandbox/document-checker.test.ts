@@ -14,20 +14,24 @@ afterAll(() => store.close());
 /** A document uploaded and waiting for its check, as the upload route leaves it. */
 function stored(content: Uint8Array): string {
   const id = newId('doc');
-  store.insertDocument('wks_test', {
-    id,
-    object: 'document',
-    type: 'bank_statement',
-    status: 'processing',
-    red_flags: [],
-    applicant_id: null,
-    filename: 'statement.pdf',
-    size_bytes: content.length,
-    content_type: null,
-    rejection: null,
-    extracted: null,
-    created_at: '2026-03-01T00:00:00Z',
-  }, content);
+  store.insertDocument(
+    'wks_test',
+    {
+      id,
+      object: 'document',
+      type: 'bank_statement',
+      status: 'processing',
+      red_flags: [],
+      applicant_id: null,
+      filename: 'statement.pdf',
+      size_bytes: content.length,
+      content_type: null,
+      rejection: null,
+      extracted: null,
+      created_at: '2026-03-01T00:00:00Z',
+    },
+    content,
+  );
   return id;
 }
 
@@ -46,7 +50,10 @@ describe('DocumentChecker', () => {
     const next = checker.check(stored(png()));
     expect(await slow).toEqual({
       ok: false,
-      rejection: { code: 'check_budget_exceeded', message: "checking the document took longer than the sandbox's budget of 2 s; upload a smaller or simpler file" },
+      rejection: {
+        code: 'check_budget_exceeded',
+        message: "checking the document took longer than the sandbox's budget of 2 s; upload a smaller or simpler file",
+      },
     });
     expect(await next).toEqual({ ok: true, contentType: 'image/png', text: undefined });
   });

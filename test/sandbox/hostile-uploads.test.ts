@@ -76,7 +76,17 @@ describe('uploads that would stall the sandbox (default budgets)', () => {
 describe('a document check past its time budget', () => {
   let sandbox: RunningSandbox;
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--plan', 'enterprise', '--analysis-delay', '0', '--document-check-time', '3000', '--document-check-memory', '1024', '--quiet']);
+    sandbox = await startSandboxProcess([
+      '--plan',
+      'enterprise',
+      '--analysis-delay',
+      '0',
+      '--document-check-time',
+      '3000',
+      '--document-check-memory',
+      '1024',
+      '--quiet',
+    ]);
   });
   afterAll(async () => {
     expect(await sandbox.stop()).toBe(0);
@@ -89,7 +99,10 @@ describe('a document check past its time budget', () => {
     expect(answeredWhileChecking).toBeGreaterThanOrEqual(ANSWERED_DURING_CHECK);
     expect(document).toMatchObject({
       status: 'rejected',
-      rejection: { code: 'check_budget_exceeded', message: "checking the document took longer than the sandbox's budget of 3 s; upload a smaller or simpler file" },
+      rejection: {
+        code: 'check_budget_exceeded',
+        message: "checking the document took longer than the sandbox's budget of 3 s; upload a smaller or simpler file",
+      },
     });
   });
 });

@@ -11,7 +11,15 @@ afterAll(async () => {
   expect(await sandbox.stop()).toBe(0);
 });
 
-const PROFILE = { given_names: 'Anna Maria', surname: 'Eriksson', date_of_birth: '1984-08-12', nationality: 'SE', monthly_income: 4200, savings: 18000, currency: 'EUR' };
+const PROFILE = {
+  given_names: 'Anna Maria',
+  surname: 'Eriksson',
+  date_of_birth: '1984-08-12',
+  nationality: 'SE',
+  monthly_income: 4200,
+  savings: 18000,
+  currency: 'EUR',
+};
 
 async function json<T>(response: Response, status: number): Promise<T> {
   const text = await response.text();
@@ -20,7 +28,10 @@ async function json<T>(response: Response, status: number): Promise<T> {
 }
 
 async function createApplicant(key = sandbox.keys.test): Promise<Applicant> {
-  return json(await sandbox.fetch('/v1/applicants', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(PROFILE) }), 201);
+  return json(
+    await sandbox.fetch('/v1/applicants', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(PROFILE) }),
+    201,
+  );
 }
 
 async function createReport(applicantId: string, key = sandbox.keys.test, purpose = 'Two weeks of holiday in Berlin and Munich'): Promise<Report> {
@@ -40,11 +51,14 @@ async function finished(id: string, key = sandbox.keys.test): Promise<Report> {
 describe('part 5.2: HTTPS only', () => {
   it('answers plain HTTP on its port with 400 https_required, and X-RateLimit-Remaining', async () => {
     const answer = await new Promise<{ status: number; body: string; remaining: string | undefined }>((resolve, reject) => {
-      const request = httpRequest({ host: '127.0.0.1', port: sandbox.port, path: '/v1/reports', headers: { authorization: `Bearer ${sandbox.keys.test}` } }, (response) => {
-        let body = '';
-        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode!, body, remaining: response.headers['x-ratelimit-remaining'] as string | undefined }));
-      });
+      const request = httpRequest(
+        { host: '127.0.0.1', port: sandbox.port, path: '/v1/reports', headers: { authorization: `Bearer ${sandbox.keys.test}` } },
+        (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body, remaining: response.headers['x-ratelimit-remaining'] as string | undefined }));
+        },
+      );
       request.on('error', reject);
       request.end();
     });
@@ -75,7 +89,12 @@ describe('part 7: authentication errors', () => {
 
   it('a revoked key → 401 invalid_key from the next request on', async () => {
     const created = await json<KeyWithSecret>(
-      await sandbox.fetch('/v1/keys', { method: 'POST', key: sandbox.keys.admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'short-lived' }) }),
+      await sandbox.fetch('/v1/keys', {
+        method: 'POST',
+        key: sandbox.keys.admin,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'short-lived' }),
+      }),
       201,
     );
     expect(created.secret).toMatch(/^svc_test_/);
@@ -90,7 +109,12 @@ describe('part 7: authentication errors', () => {
 describe('part 4 rule 3 and part 5: scopes', () => {
   it('a read-only key reads and cannot write', async () => {
     await json(await sandbox.fetch('/v1/reports', { key: sandbox.keys.read_only }), 200);
-    const write = await sandbox.fetch('/v1/applicants', { method: 'POST', key: sandbox.keys.read_only, headers: { 'content-type': 'application/json' }, body: JSON.stringify(PROFILE) });
+    const write = await sandbox.fetch('/v1/applicants', {
+      method: 'POST',
+      key: sandbox.keys.read_only,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(PROFILE),
+    });
     expect((await json<{ error: { code: string } }>(write, 403)).error.code).toBe('forbidden');
   });
 
@@ -166,7 +190,10 @@ describe('reports', () => {
     const first = await json<{ data: Report[]; has_more: boolean }>(await sandbox.fetch(`/v1/reports?applicant_id=${applicant.id}&limit=2`), 200);
     expect(first.data.map((report) => report.id)).toEqual([created[2], created[1]]);
     expect(first.has_more).toBe(true);
-    const second = await json<{ data: Report[]; has_more: boolean }>(await sandbox.fetch(`/v1/reports?applicant_id=${applicant.id}&limit=2&starting_after=${created[1]}`), 200);
+    const second = await json<{ data: Report[]; has_more: boolean }>(
+      await sandbox.fetch(`/v1/reports?applicant_id=${applicant.id}&limit=2&starting_after=${created[1]}`),
+      200,
+    );
     expect(second).toMatchObject({ has_more: false });
     expect(second.data.map((report) => report.id)).toEqual([created[0]]);
   });

@@ -83,7 +83,9 @@ describe('slow and idle connections are closed on a deadline', () => {
     const socket = await tls();
     const closed = untilClosed(socket);
     const body = JSON.stringify({ given_names: 'Anna', surname: 'Eriksson', date_of_birth: '1984-08-12', nationality: 'SE', occupation: 'x'.repeat(1000) });
-    socket.write(`POST /v1/applicants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sandbox.keys.test}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST /v1/applicants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${sandbox.keys.test}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     trickle(socket, body);
     expect(await closed).toMatch(/^HTTP\/1\.1 408 /);
   });
@@ -102,7 +104,17 @@ describe(`${IDLE_CONNECTIONS} idle connections`, () => {
   // Deadlines long enough for all of them to be open while the request is answered.
   let patient: RunningSandbox;
   beforeAll(async () => {
-    patient = await startSandboxProcess(['--plan', 'enterprise', '--quiet', '--handshake-timeout', '5000', '--headers-timeout', '8000', '--request-timeout', '8000']);
+    patient = await startSandboxProcess([
+      '--plan',
+      'enterprise',
+      '--quiet',
+      '--handshake-timeout',
+      '5000',
+      '--headers-timeout',
+      '8000',
+      '--request-timeout',
+      '8000',
+    ]);
   });
   afterAll(async () => {
     expect(await patient.stop()).toBe(0);

@@ -28,7 +28,9 @@ async function receiver(): Promise<Receiver> {
 }
 
 async function createReport(sandbox: RunningSandbox): Promise<Report> {
-  const applicant = (await (await sandbox.fetch('/v1/applicants', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(PROFILE) })).json()) as Applicant;
+  const applicant = (await (
+    await sandbox.fetch('/v1/applicants', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(PROFILE) })
+  ).json()) as Applicant;
   const response = await sandbox.fetch('/v1/reports', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -74,8 +76,16 @@ describe('webhook events (part 6)', () => {
     });
     const eventId = JSON.parse(created[0]!.body).id as string;
 
-    await expect.poll(async () => JSON.parse((await runSvc(['sandbox', 'deliveries', '--event', eventId, '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout)[0]?.status).toBe('dead');
-    const listed = JSON.parse((await runSvc(['sandbox', 'deliveries', '--status', 'dead', '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout);
+    await expect
+      .poll(
+        async () =>
+          JSON.parse((await runSvc(['sandbox', 'deliveries', '--event', eventId, '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout)[0]
+            ?.status,
+      )
+      .toBe('dead');
+    const listed = JSON.parse(
+      (await runSvc(['sandbox', 'deliveries', '--status', 'dead', '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout,
+    );
     expect(listed.find((delivery: { eventId: string }) => delivery.eventId === eventId).attempt_log).toHaveLength(7);
 
     const fixed = await receiver();

@@ -50,16 +50,25 @@ describe('svc webhooks trigger', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/applicant\.updated is not a kind openapi\.yaml lists: sending the minimal sample \{id, type, created_at, data: \{id\}\}/);
     const [event] = eventsOf(receiver.received);
-    expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: 'applicant.updated', created_at: expect.any(String), data: { id: expect.stringMatching(/^app_\w+$/) } });
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'applicant.updated',
+      created_at: expect.any(String),
+      data: { id: expect.stringMatching(/^app_\w+$/) },
+    });
     expect(receiver.received[0]!.headers['service-event']).toBe('applicant.updated');
     const spaced = await runSvc(['webhooks', 'trigger', 'report completed', '--to', receiver.url], { env });
     expect(spaced.code).toBe(ExitCode.usage);
-    expect(spaced.stderr).toMatch(/"report completed" cannot be sent as an event kind: it goes into the Service-Event header\n.*visible ASCII characters without spaces/);
+    expect(spaced.stderr).toMatch(
+      /"report completed" cannot be sent as an event kind: it goes into the Service-Event header\n.*visible ASCII characters without spaces/,
+    );
     expect(receiver.received).toHaveLength(1);
   });
 
   it('exits 8 when the receiver cannot be reached, 10 without a secret', async () => {
-    const unreachable = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    const unreachable = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], {
+      env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
+    });
     expect(unreachable.code).toBe(ExitCode.network);
     const noSecret = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], { env: isolatedEnv() });
     expect(noSecret.code).toBe(ExitCode.config);
@@ -75,7 +84,11 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     expect((await runSvc(['webhooks', 'trigger', 'all', '--to', `${running.url}/hooks`], { env })).code).toBe(0);
     await app.waitFor((received) => received.length === 2);
     await running.waitFor((lines) => lines.length === 2);
-    expect(eventsOf(app.received).map((event) => event.type).sort()).toEqual(['report.completed', 'report.failed']);
+    expect(
+      eventsOf(app.received)
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual(['report.completed', 'report.failed']);
     expect(running.lines.map((line) => [line.type, line.result, line.forward?.status])).toEqual(
       expect.arrayContaining([
         ['report.completed', 'accepted', 200],
@@ -84,7 +97,9 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     );
     const stored = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout);
     expect(stored.map((event: { type: string }) => event.type).sort()).toEqual([...EVENT_TYPES].sort());
-    const filtered = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--type', 'report.failed', '--since', '5m', '--json'], { env })).stdout);
+    const filtered = JSON.parse(
+      (await runSvc(['webhooks', 'events', '--store', running.store, '--type', 'report.failed', '--since', '5m', '--json'], { env })).stdout,
+    );
     expect(filtered).toHaveLength(1);
     expect(filtered[0]).toMatchObject({ type: 'report.failed', status: 'accepted', forward: { status: 200 } });
     expect(JSON.parse(filtered[0].body)).toMatchObject({ type: 'report.failed' });
@@ -93,7 +108,11 @@ describe('svc webhooks listen with trigger, events and replay', () => {
 
     // A forged delivery is shown whatever kind it claims to be.
     const forged = JSON.stringify(sampleEvent('document.parsed'));
-    const refused = await fetch(`${running.url}/hooks`, { method: 'POST', headers: { 'service-signature': signatureHeader('whsec_forged0123456789abcdefghijklmnopqr', forged) }, body: forged });
+    const refused = await fetch(`${running.url}/hooks`, {
+      method: 'POST',
+      headers: { 'service-signature': signatureHeader('whsec_forged0123456789abcdefghijklmnopqr', forged) },
+      body: forged,
+    });
     expect(refused.status).toBe(400);
     await running.waitFor((lines) => lines.some((line) => line.result === 'rejected' && line.type === 'document.parsed'));
   });
@@ -119,13 +138,19 @@ describe('svc webhooks listen with trigger, events and replay', () => {
 
   it('replay refuses to send an event in clear text to a host that is not loopback, before it looks the event up', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const refused = await runSvc(['webhooks', 'replay', 'evt_nothere', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://192.0.2.10/hooks', '--json'], { env });
+    const refused = await runSvc(
+      ['webhooks', 'replay', 'evt_nothere', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://192.0.2.10/hooks', '--json'],
+      { env },
+    );
     expect(refused.code).toBe(ExitCode.usage);
-    expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'insecure_forward_url', message: 'refusing --forward-to http://192.0.2.10: events would travel unencrypted to a host that is not this machine' });
+    expect(JSON.parse(refused.stdout).error).toMatchObject({
+      code: 'insecure_forward_url',
+      message: 'refusing --forward-to http://192.0.2.10: events would travel unencrypted to a host that is not this machine',
+    });
     expect(refused.stderr).toContain('use https://');
   });
 
-  it('exits with the reason when --store lies under /proc, where Node\'s recursive mkdir spins forever', async () => {
+  it("exits with the reason when --store lies under /proc, where Node's recursive mkdir spins forever", async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const result = await runSvc(['webhooks', 'events', '--store', '/proc/no-such-dir/events.db', '--json'], { env, killAfterMs: 20_000 });
     expect(result.code).toBe(ExitCode.config);
@@ -177,7 +202,9 @@ describe('svc webhooks listen with trigger, events and replay', () => {
   it('says which file is wrong when --ca-cert is no certificate', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
     writeFileSync(join(dir, 'not-a-cert.pem'), 'hello');
-    const result = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'https://127.0.0.1:9/hooks', '--ca-cert', join(dir, 'not-a-cert.pem')], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    const result = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'https://127.0.0.1:9/hooks', '--ca-cert', join(dir, 'not-a-cert.pem')], {
+      env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
+    });
     expect(result.code).toBe(ExitCode.config);
     expect(result.stderr).toContain(`${join(dir, 'not-a-cert.pem')} holds no PEM certificate`);
   });
@@ -249,7 +276,13 @@ describe('svc webhooks check', () => {
     const graded = await runSvc(['webhooks', 'check', `${strict.url}/hooks`, '--json'], { env });
     expect(graded.code).toBe(ExitCode.verificationFailed);
     const failed = JSON.parse(graded.stdout).verdicts.filter((verdict: { passed: boolean }) => !verdict.passed);
-    expect(failed).toEqual([{ check: 'accepts_unlisted_kind', passed: false, detail: expect.stringMatching(/^a report\.archived event, a kind part 6 does not list: answered 400 in \d+ ms; expected a 2xx$/) }]);
+    expect(failed).toEqual([
+      {
+        check: 'accepts_unlisted_kind',
+        passed: false,
+        detail: expect.stringMatching(/^a report\.archived event, a kind part 6 does not list: answered 400 in \d+ ms; expected a 2xx$/),
+      },
+    ]);
     const asked = await runSvc(['webhooks', 'check', `${strict.url}/hooks`, '--strict-schema', '--json'], { env });
     expect(asked.code).toBe(0);
     expect(JSON.parse(asked.stdout).verdicts.map((verdict: { check: string }) => verdict.check)).not.toContain('accepts_unlisted_kind');

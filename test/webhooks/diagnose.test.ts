@@ -75,7 +75,10 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
   });
 
   it('explains headers it cannot read', () => {
-    expect(step(diagnose({ header: `t=${NOW}000,v1=abc`, body: COMPACT }), 'header')).toMatchObject({ reason: 'malformed_header', hint: expect.stringMatching(/milliseconds/) });
+    expect(step(diagnose({ header: `t=${NOW}000,v1=abc`, body: COMPACT }), 'header')).toMatchObject({
+      reason: 'malformed_header',
+      hint: expect.stringMatching(/milliseconds/),
+    });
     expect(step(diagnose({ header: `"t=${NOW},v1=abc"`, body: COMPACT }), 'header').hint).toMatch(/quoted/);
     expect(diagnose({ header: `Service-Signature: ${signatureHeader(SECRET, COMPACT, NOW)}`, body: COMPACT }).ok).toBe(true);
     const missing = diagnose({ body: COMPACT });
@@ -118,7 +121,11 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
     cases.push([signatureHeader(SECRET, short, NOW), short]);
     for (const strictSchema of [false, true]) {
       for (const [header, body] of cases) {
-        const verdict = verifyDelivery(header === undefined ? {} : { 'service-signature': header }, Buffer.from(body), { secrets: [SECRET], now: NOW, strictSchema });
+        const verdict = verifyDelivery(header === undefined ? {} : { 'service-signature': header }, Buffer.from(body), {
+          secrets: [SECRET],
+          now: NOW,
+          strictSchema,
+        });
         expect(diagnose({ header, body, strictSchema }).reason).toBe(verdict.ok ? null : verdict.reason);
       }
     }

@@ -42,7 +42,10 @@ describe('the signature scheme is the conventional one (checked against the Stri
     const header = stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
     expect(verifySignature(header, body, { secrets: [SECRET] })).toMatchObject({ ok: true });
     for (const name of ['service-signature', 'x-service-signature']) {
-      expect(verifyDelivery({ [name]: header, 'service-event': event.type }, Buffer.from(body), { secrets: [SECRET] })).toMatchObject({ ok: true, event: { id: event.id } });
+      expect(verifyDelivery({ [name]: header, 'service-event': event.type }, Buffer.from(body), { secrets: [SECRET] })).toMatchObject({
+        ok: true,
+        event: { id: event.id },
+      });
     }
     expect(verifySignature(header, `${body}\n`, { secrets: [SECRET] })).toMatchObject({ ok: false, reason: 'signature_mismatch' });
     expect(verifySignature(header, body, { secrets: [OTHER] })).toMatchObject({ ok: false, reason: 'signature_mismatch' });

@@ -51,7 +51,11 @@ function burst(valid: number, duplicates: number, invalid: number): Delivery[] {
 }
 
 /** Sends deliveries over `connections` keep-alive connections; the status of each (null: no answer). */
-async function send(url: string, deliveries: Delivery[], options: { connections?: number; onAnswer?: (acknowledged: number) => void } = {}): Promise<Array<number | null>> {
+async function send(
+  url: string,
+  deliveries: Delivery[],
+  options: { connections?: number; onAnswer?: (acknowledged: number) => void } = {},
+): Promise<Array<number | null>> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: options.connections ?? 32 });
   const statuses: Array<number | null> = new Array(deliveries.length).fill(null);
@@ -86,78 +90,96 @@ function storedRows(store: string): Array<{ event_id: string | null; status: str
 }
 
 describe('svc webhooks listen under load, with a forward target and kill -9', () => {
-  it('stores every acknowledged event exactly once, forwards each new event once and nothing forged, across kill -9 and a restart', { timeout: 120_000 }, async () => {
-    const app = await recorder();
-    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const first = await listen(['--forward-to', app.url], env);
+  it(
+    'stores every acknowledged event exactly once, forwards each new event once and nothing forged, across kill -9 and a restart',
+    { timeout: 120_000 },
+    async () => {
+      const app = await recorder();
+      const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+      const first = await listen(['--forward-to', app.url], env);
 
-    // Burst 1: 10,000 deliveries.
-    const one = burst(9000, 600, 400);
-    const statuses = await send(`${first.url}/hooks`, one);
-    one.forEach((item, index) => expect(statuses[index], `${item.kind} ${item.id}`).toBe(item.kind === 'invalid' ? 400 : 200));
-    const validOne = new Set(one.filter((item) => item.kind === 'valid').map((item) => item.id));
-    await app.waitFor((received) => received.length >= validOne.size, 30_000);
+      // Burst 1: 10,000 deliveries.
+      const one = burst(9000, 600, 400);
+      const statuses = await send(`${first.url}/hooks`, one);
+      one.forEach((item, index) => expect(statuses[index], `${item.kind} ${item.id}`).toBe(item.kind === 'invalid' ? 400 : 200));
+      const validOne = new Set(one.filter((item) => item.kind === 'valid').map((item) => item.id));
+      await app.waitFor((received) => received.length >= validOne.size, 30_000);
 
-    let rows = storedRows(first.store);
-    const accepted = rows.filter((row) => row.status === 'accepted');
-    expect(accepted).toHaveLength(validOne.size);
-    expect(new Set(accepted.map((row) => row.event_id))).toEqual(validOne);
-    expect(accepted.reduce((sum, row) => sum + row.duplicates, 0)).toBe(600);
-    const rejected = rows.filter((row) => row.status === 'rejected');
-    expect(rejected).toHaveLength(400);
-    expect(Object.fromEntries(['signature_mismatch', 'timestamp_too_old', 'body_not_json'].map((reason) => [reason, rejected.filter((row) => row.reason === reason).length]))).toEqual({
-      signature_mismatch: 200,
-      timestamp_too_old: 100,
-      body_not_json: 100,
-    });
-    const forwardedOne = eventsOf(app.received).map((event) => event.id);
-    expect(forwardedOne).toHaveLength(validOne.size);
-    expect(new Set(forwardedOne)).toEqual(validOne);
-    // Raw body and original headers.
-    const sample = one.find((item) => item.id === forwardedOne[0] && item.kind === 'valid')!;
-    expect(app.received[0]!.body).toBe(sample.body);
-    expect(app.received[0]!.headers).toMatchObject({ 'service-signature': sample.headers['service-signature'], 'service-event': sample.headers['service-event'] });
-    await first.waitFor((lines) => lines.filter((line) => line.kind === 'delivery').length === one.length);
-    expect(first.lines.filter((line) => line.result === 'accepted').every((line) => line.forward?.status === 200)).toBe(true);
+      let rows = storedRows(first.store);
+      const accepted = rows.filter((row) => row.status === 'accepted');
+      expect(accepted).toHaveLength(validOne.size);
+      expect(new Set(accepted.map((row) => row.event_id))).toEqual(validOne);
+      expect(accepted.reduce((sum, row) => sum + row.duplicates, 0)).toBe(600);
+      const rejected = rows.filter((row) => row.status === 'rejected');
+      expect(rejected).toHaveLength(400);
+      expect(
+        Object.fromEntries(
+          ['signature_mismatch', 'timestamp_too_old', 'body_not_json'].map((reason) => [reason, rejected.filter((row) => row.reason === reason).length]),
+        ),
+      ).toEqual({
+        signature_mismatch: 200,
+        timestamp_too_old: 100,
+        body_not_json: 100,
+      });
+      const forwardedOne = eventsOf(app.received).map((event) => event.id);
+      expect(forwardedOne).toHaveLength(validOne.size);
+      expect(new Set(forwardedOne)).toEqual(validOne);
+      // Raw body and original headers.
+      const sample = one.find((item) => item.id === forwardedOne[0] && item.kind === 'valid')!;
+      expect(app.received[0]!.body).toBe(sample.body);
+      expect(app.received[0]!.headers).toMatchObject({
+        'service-signature': sample.headers['service-signature'],
+        'service-event': sample.headers['service-event'],
+      });
+      await first.waitFor((lines) => lines.filter((line) => line.kind === 'delivery').length === one.length);
+      expect(first.lines.filter((line) => line.result === 'accepted').every((line) => line.forward?.status === 200)).toBe(true);
 
-    // Burst 2: the listener is killed with SIGKILL after 1,000 acknowledgements, mid-burst.
-    const two = burst(3000, 300, 200);
-    const acknowledged = new Set<string>();
-    const killed = send(`${first.url}/hooks`, two, {
-      onAnswer: (count) => {
-        if (count === 1000) first.process.kill('SIGKILL');
-      },
-    });
-    const before = await killed;
-    two.forEach((item, index) => {
-      if (before[index] === 200) acknowledged.add(item.id);
-    });
-    expect(first.process.signalCode).toBe('SIGKILL');
-    expect(before.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1000);
-    expect(before.filter((status) => status === null).length).toBeGreaterThan(0);
-    rows = storedRows(first.store);
-    const storedIds = rows.filter((row) => row.status === 'accepted').map((row) => row.event_id!);
-    for (const id of acknowledged) expect(storedIds.filter((stored) => stored === id), id).toHaveLength(1);
+      // Burst 2: the listener is killed with SIGKILL after 1,000 acknowledgements, mid-burst.
+      const two = burst(3000, 300, 200);
+      const acknowledged = new Set<string>();
+      const killed = send(`${first.url}/hooks`, two, {
+        onAnswer: (count) => {
+          if (count === 1000) first.process.kill('SIGKILL');
+        },
+      });
+      const before = await killed;
+      two.forEach((item, index) => {
+        if (before[index] === 200) acknowledged.add(item.id);
+      });
+      expect(first.process.signalCode).toBe('SIGKILL');
+      expect(before.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1000);
+      expect(before.filter((status) => status === null).length).toBeGreaterThan(0);
+      rows = storedRows(first.store);
+      const storedIds = rows.filter((row) => row.status === 'accepted').map((row) => row.event_id!);
+      for (const id of acknowledged)
+        expect(
+          storedIds.filter((stored) => stored === id),
+          id,
+        ).toHaveLength(1);
 
-    // Restart on the same store; the sender retries the whole burst, as part 6's retries would.
-    const second = await listen(['--forward-to', app.url], env, first.store);
-    const after = await send(`${second.url}/hooks`, two);
-    two.forEach((item, index) => expect(after[index], `${item.kind} ${item.id}`).toBe(item.kind === 'invalid' ? 400 : 200));
-    const validTwo = new Set(two.filter((item) => item.kind === 'valid').map((item) => item.id));
-    await second.waitFor((lines) => lines.filter((line) => line.kind === 'delivery').length === two.length);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+      // Restart on the same store; the sender retries the whole burst, as part 6's retries would.
+      const second = await listen(['--forward-to', app.url], env, first.store);
+      const after = await send(`${second.url}/hooks`, two);
+      two.forEach((item, index) => expect(after[index], `${item.kind} ${item.id}`).toBe(item.kind === 'invalid' ? 400 : 200));
+      const validTwo = new Set(two.filter((item) => item.kind === 'valid').map((item) => item.id));
+      await second.waitFor((lines) => lines.filter((line) => line.kind === 'delivery').length === two.length);
+      await new Promise((resolve) => setTimeout(resolve, 200));
 
-    rows = storedRows(first.store);
-    const finalIds = rows.filter((row) => row.status === 'accepted').map((row) => row.event_id!);
-    expect(finalIds).toHaveLength(validOne.size + validTwo.size);
-    expect(new Set(finalIds)).toEqual(new Set([...validOne, ...validTwo]));
-    const forwarded = eventsOf(app.received).map((event) => event.id);
-    expect(new Set(forwarded).size, 'no event forwarded twice').toBe(forwarded.length);
-    const invalidIds = new Set([...one, ...two].filter((item) => item.kind === 'invalid').map((item) => item.id));
-    expect(forwarded.filter((id) => invalidIds.has(id)), 'no rejected event forwarded').toEqual([]);
-    const redelivered = second.lines.filter((line: ListenLine) => line.result === 'duplicate').map((line) => line.event_id);
-    for (const id of acknowledged) expect(redelivered).toContain(id);
-  });
+      rows = storedRows(first.store);
+      const finalIds = rows.filter((row) => row.status === 'accepted').map((row) => row.event_id!);
+      expect(finalIds).toHaveLength(validOne.size + validTwo.size);
+      expect(new Set(finalIds)).toEqual(new Set([...validOne, ...validTwo]));
+      const forwarded = eventsOf(app.received).map((event) => event.id);
+      expect(new Set(forwarded).size, 'no event forwarded twice').toBe(forwarded.length);
+      const invalidIds = new Set([...one, ...two].filter((item) => item.kind === 'invalid').map((item) => item.id));
+      expect(
+        forwarded.filter((id) => invalidIds.has(id)),
+        'no rejected event forwarded',
+      ).toEqual([]);
+      const redelivered = second.lines.filter((line: ListenLine) => line.result === 'duplicate').map((line) => line.event_id);
+      for (const id of acknowledged) expect(redelivered).toContain(id);
+    },
+  );
 });
 
 /** Writes raw bytes to the listener and resolves with what comes back before the connection closes (or after `waitMs`). */
@@ -194,7 +216,10 @@ describe('svc webhooks listen against bad input', () => {
     expect(declared).toMatch(/^HTTP\/1\.1 413 /);
     expect(declared).toMatch(/connection: close/i);
     const chunk = 'a'.repeat(1500);
-    const chunked = await raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(1500).toString(16)}\r\n${chunk}\r\n${(1500).toString(16)}\r\n${chunk}\r\n`);
+    const chunked = await raw(
+      running.url,
+      `POST /hooks HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(1500).toString(16)}\r\n${chunk}\r\n${(1500).toString(16)}\r\n${chunk}\r\n`,
+    );
     expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
     expect((await post(running.url, delivery('valid', 'report.created'))).status).toBe(200);
     await running.waitFor((lines) => lines.filter((line) => line.kind === 'refused' && line.status === 413).length === 2);
@@ -203,7 +228,9 @@ describe('svc webhooks listen against bad input', () => {
   it('answers 431 to oversized headers, 400 to junk, 405 to other methods, and keeps serving', async () => {
     const running = await listen();
     expect(await raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
-    expect(await raw(running.url, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, 0x0d, 0x0a, 0x0d, 0x0a]))).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await raw(running.url, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, 0x0d, 0x0a, 0x0d, 0x0a]))).toMatch(
+      /^HTTP\/1\.1 400 /,
+    );
     expect(await raw(running.url, 'hello there\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
     expect((await fetch(`${running.url}/hooks`)).status).toBe(405);
     expect((await post(running.url, delivery('valid', 'report.created'))).status).toBe(200);
@@ -239,7 +266,14 @@ describe('svc webhooks listen against bad input', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: 'signature_mismatch' } });
     await running.waitFor((lines) => lines.some((line) => line.result === 'rejected'));
-    expect(running.lines[0]).toMatchObject({ kind: 'delivery', result: 'rejected', reason: 'signature_mismatch', event_id: forged.id, status: 400, forward: null });
+    expect(running.lines[0]).toMatchObject({
+      kind: 'delivery',
+      result: 'rejected',
+      reason: 'signature_mismatch',
+      event_id: forged.id,
+      status: 400,
+      forward: null,
+    });
     expect(storedRows(running.store)).toEqual([{ event_id: forged.id, status: 'rejected', reason: 'signature_mismatch', duplicates: 0 }]);
     expect(app.received).toEqual([]);
   });
@@ -270,8 +304,14 @@ describe('svc webhooks listen against bad input', () => {
   it('on SIGTERM answers the delivery under way, closing its connection, so that a busy sender does not keep it running', { timeout: 30_000 }, async () => {
     const running = await listen(['--delay', '2s']);
     const item = delivery('valid', 'report.completed');
-    const headers = Object.entries(item.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    const answered = raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\n${headers}content-length: ${Buffer.byteLength(item.body)}\r\n\r\n${item.body}`, 20_000);
+    const headers = Object.entries(item.headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const answered = raw(
+      running.url,
+      `POST /hooks HTTP/1.1\r\nHost: x\r\n${headers}content-length: ${Buffer.byteLength(item.body)}\r\n\r\n${item.body}`,
+      20_000,
+    );
     // Stored, then held back by --delay: the delivery is under way.
     while (storedRows(running.store).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const exited = running.stop('SIGTERM');

@@ -13,7 +13,12 @@ function seededStore(): { file: string; ids: Record<'neverTaken' | 'recent', str
   const file = join(mkdtempSync(join(tmpdir(), 'svc-prune-')), 'events.db');
   const store = new EventStore(file);
   const old = Date.now() - 40 * DAY;
-  const delivery = (receivedAt: number, forwardUrl: string | null) => ({ headers: { 'content-type': 'application/json' }, body: Buffer.from('{}'), receivedAt, forwardUrl });
+  const delivery = (receivedAt: number, forwardUrl: string | null) => ({
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from('{}'),
+    receivedAt,
+    forwardUrl,
+  });
   const event = (id: string) => ({ id, type: 'report.completed', resourceId: 'rep_1' });
   store.transaction(() => {
     for (let index = 0; index < 2100; index++) {

@@ -33,7 +33,11 @@ function forged(index: number, size: number): { id: string; body: string; header
 function valid(): { id: string; body: string; headers: Record<string, string> } {
   const event = sampleEvent('report.completed');
   const body = JSON.stringify(event);
-  return { id: event.id, body, headers: { 'content-type': 'application/json', 'service-event': event.type, 'service-signature': signatureHeader(SECRET, body) } };
+  return {
+    id: event.id,
+    body,
+    headers: { 'content-type': 'application/json', 'service-event': event.type, 'service-signature': signatureHeader(SECRET, body) },
+  };
 }
 
 /** Posts the deliveries in order over `connections` keep-alive connections; their statuses. */
@@ -77,7 +81,8 @@ async function stored(store: string, env: Record<string, string>, ...args: strin
 }
 
 /** What a rejected row counts for against --rejected-max-bytes. */
-const rowBytes = (row: StoredJson) => Buffer.byteLength(row.body_prefix ?? row.body ?? '') + Buffer.byteLength(JSON.stringify(row.headers)) + Buffer.byteLength(row.detail ?? '');
+const rowBytes = (row: StoredJson) =>
+  Buffer.byteLength(row.body_prefix ?? row.body ?? '') + Buffer.byteLength(JSON.stringify(row.headers)) + Buffer.byteLength(row.detail ?? '');
 
 describe('svc webhooks listen keeps rejected deliveries small, few and not for long', () => {
   it('keeps the first 4 KiB of each forged 1 MiB delivery: 200 of them leave the store, WAL included, under 64 MiB', { timeout: 120_000 }, async () => {
@@ -122,7 +127,12 @@ describe('svc webhooks listen keeps rejected deliveries small, few and not for l
     const events = [valid(), valid(), valid()];
     const deliveries = Array.from({ length: 12 }, (_, index) => forged(index, 300));
     await post(running.url, [events[0]!, ...deliveries.slice(0, 6), events[1]!, ...deliveries.slice(6), events[2]!]);
-    expect((await stored(running.store, env, '--status', 'rejected')).map((row) => row.event_id)).toEqual(deliveries.slice(7).reverse().map((delivery) => delivery.id));
+    expect((await stored(running.store, env, '--status', 'rejected')).map((row) => row.event_id)).toEqual(
+      deliveries
+        .slice(7)
+        .reverse()
+        .map((delivery) => delivery.id),
+    );
     expect((await stored(running.store, env, '--status', 'accepted')).map((row) => row.event_id)).toEqual(events.reverse().map((event) => event.id));
   });
 
@@ -134,7 +144,12 @@ describe('svc webhooks listen keeps rejected deliveries small, few and not for l
     await post(running.url, deliveries);
     const kept = await stored(running.store, env, '--status', 'rejected');
     expect(kept.length).toBeGreaterThan(0);
-    expect(kept.map((row) => row.event_id)).toEqual(deliveries.slice(-kept.length).reverse().map((delivery) => delivery.id));
+    expect(kept.map((row) => row.event_id)).toEqual(
+      deliveries
+        .slice(-kept.length)
+        .reverse()
+        .map((delivery) => delivery.id),
+    );
     const bytes = kept.reduce((sum, row) => sum + rowBytes(row), 0);
     expect(bytes).toBeLessThanOrEqual(limit);
     // One more of the same kind would not have fitted.

@@ -25,9 +25,17 @@ describe('svc webhooks listen with the sandbox as the sender', () => {
 
     const json = { 'content-type': 'application/json' };
     const applicant = (await (
-      await sandbox.fetch('/v1/applicants', { method: 'POST', headers: json, body: JSON.stringify({ given_names: 'Anna', surname: 'Eriksson', date_of_birth: '1984-08-12', nationality: 'SE' }) })
+      await sandbox.fetch('/v1/applicants', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ given_names: 'Anna', surname: 'Eriksson', date_of_birth: '1984-08-12', nationality: 'SE' }),
+      })
     ).json()) as Applicant;
-    await sandbox.fetch('/v1/reports', { method: 'POST', headers: json, body: JSON.stringify({ applicant_id: applicant.id, destination: 'DE', visa_type: 'tourist', purpose: 'holiday' }) });
+    await sandbox.fetch('/v1/reports', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ applicant_id: applicant.id, destination: 'DE', visa_type: 'tourist', purpose: 'holiday' }),
+    });
     const form = new FormData();
     form.set('type', 'other');
     form.set('file', new Blob(['A letter of invitation from Berlin.\n'], { type: 'text/plain' }), 'invitation.txt');

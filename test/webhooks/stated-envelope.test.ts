@@ -31,7 +31,14 @@ function signed(value: unknown, options: { secret?: string; t?: number; serviceE
   const body = Buffer.isBuffer(value) ? value : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
   const type = (value as { type?: unknown }).type;
   const serviceEvent = options.serviceEvent ?? (typeof type === 'string' ? type : 'report.completed');
-  return { body, headers: { 'content-type': 'application/json', 'service-event': serviceEvent, 'service-signature': signatureHeader(options.secret ?? SECRET, body, options.t ?? now()) } };
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'service-event': serviceEvent,
+      'service-signature': signatureHeader(options.secret ?? SECRET, body, options.t ?? now()),
+    },
+  };
 }
 
 /** The three deliveries of the issue, each with the notes the listener must give it. */
@@ -41,11 +48,18 @@ function differentEvents() {
   const archived = { id: newId('evt'), type: 'report.archived', data: { id: newId('rep') } };
   return [
     { event: short, resourceId: short.data.report_id, notes: ['created_at: is required (openapi.yaml ReportCompletedEvent)'] },
-    { event: created, resourceId: created.data.id, notes: [expect.stringMatching(/^data: object, applicant_id, destination, .* are required \(openapi\.yaml ReportCreatedEvent\)$/)] },
+    {
+      event: created,
+      resourceId: created.data.id,
+      notes: [expect.stringMatching(/^data: object, applicant_id, destination, .* are required \(openapi\.yaml ReportCreatedEvent\)$/)],
+    },
     {
       event: archived,
       resourceId: archived.data.id,
-      notes: [expect.stringMatching(/^type: "report\.archived" is not a kind openapi\.yaml lists \(report\.created, .*\)$/), 'created_at: is required (openapi.yaml EventEnvelope)'],
+      notes: [
+        expect.stringMatching(/^type: "report\.archived" is not a kind openapi\.yaml lists \(report\.created, .*\)$/),
+        'created_at: is required (openapi.yaml EventEnvelope)',
+      ],
     },
   ];
 }
@@ -89,12 +103,18 @@ describe('svc webhooks listen: an authentic event is taken whatever openapi.yaml
     // The sender's retries are acknowledged, neither stored nor forwarded again.
     for (const delivery of sent) expect(await post(running.url, delivery)).toEqual({ status: 200, body: { received: true, duplicate: true } });
     await running.waitFor((lines) => deliveries(lines, 'duplicate').length === 3);
-    for (const { event, notes } of cases) expect(deliveries(running.lines, 'duplicate').find((line) => line.event_id === event.id)).toMatchObject({ forward: null, schema_notes: notes });
+    for (const { event, notes } of cases)
+      expect(deliveries(running.lines, 'duplicate').find((line) => line.event_id === event.id)).toMatchObject({ forward: null, schema_notes: notes });
     expect(app.received.map((received) => received.body).sort()).toEqual(sent.map((delivery) => delivery.body.toString()).sort());
-    expect(storedRows(running.store)).toEqual(cases.map(({ event }) => ({ event_id: event.id, type: event.type, status: 'accepted', reason: null, duplicates: 1 })));
+    expect(storedRows(running.store)).toEqual(
+      cases.map(({ event }) => ({ event_id: event.id, type: event.type, status: 'accepted', reason: null, duplicates: 1 })),
+    );
 
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const stored = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout) as Array<{ event_id: string; schema_notes: string[] }>;
+    const stored = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout) as Array<{
+      event_id: string;
+      schema_notes: string[];
+    }>;
     for (const { event, notes } of cases) expect(stored.find((item) => item.event_id === event.id)).toMatchObject({ status: 'accepted', schema_notes: notes });
     const table = await runSvc(['webhooks', 'events', '--store', running.store], { env });
     expect(table.stdout).toMatch(/\treport\.archived\t.*\taccepted, 1 repeat, 2 schema notes\t/);
@@ -114,7 +134,11 @@ describe('svc webhooks listen: an authentic event is taken whatever openapi.yaml
     const event = sampleEvent('report.completed');
     expect((await post(running.url, signed(event, { serviceEvent: 'report.failed' }))).status).toBe(200);
     await running.waitFor((lines) => deliveries(lines, 'accepted').some((line) => line.forward !== null));
-    expect(running.lines[0]).toMatchObject({ type: 'report.completed', forward: { status: 200 }, schema_notes: ['Service-Event header: "report.failed", but the signed body\'s type is "report.completed"'] });
+    expect(running.lines[0]).toMatchObject({
+      type: 'report.completed',
+      forward: { status: 200 },
+      schema_notes: ['Service-Event header: "report.failed", but the signed body\'s type is "report.completed"'],
+    });
     expect(app.received.map((received) => JSON.parse(received.body).id)).toEqual([event.id]);
   });
 
@@ -130,7 +154,9 @@ describe('svc webhooks listen: an authentic event is taken whatever openapi.yaml
     expect(app.received.map((received) => JSON.parse(received.body).id)).toEqual([archived!.event.id]);
     expect(storedRows(running.store).map((row) => row.event_id)).toEqual([short!.event.id, archived!.event.id]);
 
-    const empty = await runSvc(['webhooks', 'listen', '--port', '0', '--events', 'report.completed,,report.failed'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    const empty = await runSvc(['webhooks', 'listen', '--port', '0', '--events', 'report.completed,,report.failed'], {
+      env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
+    });
     expect(empty.code).toBe(ExitCode.usage);
     expect(empty.stderr).toMatch(/an empty event kind[\s\S]*give kinds separated by commas/);
   });
@@ -188,11 +214,17 @@ describe('svc webhooks listen: what part 6 does not allow is still refused', () 
     }
     // Too large: refused on its declared length, before anything of it is read.
     const large = signed({ ...valid(), data: { report_id: 'rep_1', risk_score: 40, padding: 'x'.repeat(5000) } });
-    const head = Object.entries(large.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    expect(await raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\n${head}Content-Length: ${large.body.length}\r\n\r\n${large.body.subarray(0, 100).toString()}`)).toMatch(/^HTTP\/1\.1 413 /);
+    const head = Object.entries(large.headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    expect(
+      await raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\n${head}Content-Length: ${large.body.length}\r\n\r\n${large.body.subarray(0, 100).toString()}`),
+    ).toMatch(/^HTTP\/1\.1 413 /);
 
     await running.waitFor((lines) => lines.length === cases.length + 1);
-    expect(deliveries(running.lines, 'rejected').map((line) => [line.reason, line.status, line.forward, line.schema_notes])).toEqual(cases.map(([, , reason]) => [reason, 400, null, []]));
+    expect(deliveries(running.lines, 'rejected').map((line) => [line.reason, line.status, line.forward, line.schema_notes])).toEqual(
+      cases.map(([, , reason]) => [reason, 400, null, []]),
+    );
     expect(running.lines.filter((line) => line.kind === 'refused').map((line) => line.status)).toEqual([413]);
     const rows = storedRows(running.store);
     expect(rows.filter((row) => row.status !== 'rejected')).toEqual([]);
@@ -253,7 +285,9 @@ describe('svc webhooks verify and schema notes', () => {
     const shown = await runSvc(['webhooks', 'verify', '--header', delivery.headers['service-signature']!], { env, input: delivery.body.toString() });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^envelope +ok +a report\.completed event \(evt_\w+\), as part 6 states the envelope$/m);
-    expect(shown.stdout).toMatch(/^schema +noted +differs from openapi\.yaml in 1 way: notes, not a refusal \(--strict-schema refuses\)\n +- created_at: is required \(openapi\.yaml ReportCompletedEvent\)$/m);
+    expect(shown.stdout).toMatch(
+      /^schema +noted +differs from openapi\.yaml in 1 way: notes, not a refusal \(--strict-schema refuses\)\n +- created_at: is required \(openapi\.yaml ReportCompletedEvent\)$/m,
+    );
     expect(shown.stdout.trim().split('\n').at(-1)).toBe('valid, with 1 schema note');
 
     const noPrefix = signed({ ...short!.event, id: '1234' });
@@ -272,7 +306,9 @@ describe('an event store made before schema notes were kept', () => {
       received_at INTEGER NOT NULL, duplicates INTEGER NOT NULL DEFAULT 0, headers TEXT NOT NULL, body BLOB NOT NULL, forward_url TEXT, forward_status INTEGER,
       forward_error TEXT, forwarded_at INTEGER);
       CREATE UNIQUE INDEX accepted_event_id ON events (event_id) WHERE status = 'accepted';`);
-    db.prepare("INSERT INTO events (event_id, type, status, received_at, headers, body) VALUES ('evt_old1', 'report.failed', 'accepted', ?, '{}', '{}')").run(Date.now());
+    db.prepare("INSERT INTO events (event_id, type, status, received_at, headers, body) VALUES ('evt_old1', 'report.failed', 'accepted', ?, '{}', '{}')").run(
+      Date.now(),
+    );
     db.close();
 
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });

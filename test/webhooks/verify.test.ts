@@ -60,7 +60,13 @@ const CASES: Array<[string, IncomingHttpHeaders, Uint8Array, string[], string | 
   ['several v1, none matches', headers(`t=${NOW},v1=${v1(OTHER)},v1=${'0'.repeat(64)}`), BODY, [SECRET], 'signature_mismatch'],
   ['the same v1 twice', headers(`t=${NOW},v1=${v1(SECRET)},v1=${v1(SECRET)}`), BODY, [SECRET], undefined],
   ['two secrets (rotation), the new one signed', headers(`t=${NOW},v1=${v1(OTHER)}`), BODY, [SECRET, OTHER], undefined],
-  ['alternative header name X-Service-Signature', { 'x-service-signature': `t=${NOW},v1=${v1(SECRET)}`, 'service-event': EVENT.type }, BODY, [SECRET], undefined],
+  [
+    'alternative header name X-Service-Signature',
+    { 'x-service-signature': `t=${NOW},v1=${v1(SECRET)}`, 'service-event': EVENT.type },
+    BODY,
+    [SECRET],
+    undefined,
+  ],
   [
     'both names: Service-Signature is the one checked',
     { 'service-signature': `t=${NOW},v1=${v1(OTHER)}`, 'x-service-signature': `t=${NOW},v1=${v1(SECRET)}`, 'service-event': EVENT.type },
@@ -139,8 +145,20 @@ const SHORT_COMPLETED = { id: 'evt_short1', type: 'report.completed', data: { re
 
 // [case, body, Service-Event header, resource id, the notes (each a pattern)]
 const DIFFERENT: Array<[string, unknown, string | undefined, string | undefined, RegExp[]]> = [
-  ["report.completed in part 6's shorter variant, without created_at", SHORT_COMPLETED, 'report.completed', 'rep_short1', [/^created_at: is required \(openapi\.yaml ReportCompletedEvent\)$/]],
-  ['report.created whose data is only an id', { id: 'evt_c1', type: 'report.created', created_at: '2026-01-01T00:00:00Z', data: { id: 'rep_c1' } }, 'report.created', 'rep_c1', [/^data: object, applicant_id, .* are required \(openapi\.yaml ReportCreatedEvent\)$/]],
+  [
+    "report.completed in part 6's shorter variant, without created_at",
+    SHORT_COMPLETED,
+    'report.completed',
+    'rep_short1',
+    [/^created_at: is required \(openapi\.yaml ReportCompletedEvent\)$/],
+  ],
+  [
+    'report.created whose data is only an id',
+    { id: 'evt_c1', type: 'report.created', created_at: '2026-01-01T00:00:00Z', data: { id: 'rep_c1' } },
+    'report.created',
+    'rep_c1',
+    [/^data: object, applicant_id, .* are required \(openapi\.yaml ReportCreatedEvent\)$/],
+  ],
   [
     'a kind openapi.yaml does not list',
     { id: 'evt_a1', type: 'report.archived', data: { id: 'rep_a1' } },
@@ -148,10 +166,34 @@ const DIFFERENT: Array<[string, unknown, string | undefined, string | undefined,
     'rep_a1',
     [/^type: "report\.archived" is not a kind openapi\.yaml lists \(report\.created, .*\)$/, /^created_at: is required \(openapi\.yaml EventEnvelope\)$/],
   ],
-  ['a Service-Event header naming another kind', EVENT, 'report.failed', EVENT.data.id as string, [/^Service-Event header: "report\.failed", but the signed body's type is "report\.completed"$/]],
-  ['document.rejected whose data names its document document_id', { ...sampleEvent('document.rejected', NOW * 1000), data: { document_id: 'doc_r1' } }, undefined, 'doc_r1', [/^data: id, type, status, reason are required/]],
-  ['an unlisted kind in the envelope of Stripe, data.object', { id: 'evt_s1', type: 'invoice.paid', created_at: '2026-01-01T00:00:00Z', data: { object: { id: 'in_1' } } }, undefined, 'in_1', [/^type: "invoice\.paid" is not a kind/]],
-  ['an unlisted kind whose data names no resource', { id: 'evt_n1', type: 'ping', created_at: '2026-01-01T00:00:00Z', data: {} }, undefined, undefined, [/^type: "ping" is not a kind/]],
+  [
+    'a Service-Event header naming another kind',
+    EVENT,
+    'report.failed',
+    EVENT.data.id as string,
+    [/^Service-Event header: "report\.failed", but the signed body's type is "report\.completed"$/],
+  ],
+  [
+    'document.rejected whose data names its document document_id',
+    { ...sampleEvent('document.rejected', NOW * 1000), data: { document_id: 'doc_r1' } },
+    undefined,
+    'doc_r1',
+    [/^data: id, type, status, reason are required/],
+  ],
+  [
+    'an unlisted kind in the envelope of Stripe, data.object',
+    { id: 'evt_s1', type: 'invoice.paid', created_at: '2026-01-01T00:00:00Z', data: { object: { id: 'in_1' } } },
+    undefined,
+    'in_1',
+    [/^type: "invoice\.paid" is not a kind/],
+  ],
+  [
+    'an unlisted kind whose data names no resource',
+    { id: 'evt_n1', type: 'ping', created_at: '2026-01-01T00:00:00Z', data: {} },
+    undefined,
+    undefined,
+    [/^type: "ping" is not a kind/],
+  ],
 ];
 
 describe('verifyDelivery: an authentic event that differs from openapi.yaml', () => {

@@ -28,7 +28,12 @@ Without --file, on a terminal, the required fields left out are asked for, then 
     const { session, connection } = await this.connect(flags);
     let input = await applicantInputFrom(flags);
     if (input.id !== undefined) {
-      throw new SvcError('invalidInput', 'invalid_input', `the profile file carries id ${JSON.stringify(input.id)}: creating an applicant takes no id (field id)`, 'to change an existing applicant use `svc applicants update <id>`, or remove id from the file');
+      throw new SvcError(
+        'invalidInput',
+        'invalid_input',
+        `the profile file carries id ${JSON.stringify(input.id)}: creating an applicant takes no id (field id)`,
+        'to change an existing applicant use `svc applicants update <id>`, or remove id from the file',
+      );
     }
     // A --file is another service's profile as much as the sandbox's: it is sent as it is.
     if (flags.file === undefined && lacksRequired(input) && canPrompt()) input = await askApplicant(inquirerPrompter, input);

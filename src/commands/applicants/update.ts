@@ -32,7 +32,12 @@ export default class ApplicantsUpdate extends ApiCommand {
     const changes = await applicantInputFrom(flags);
     const input = { ...changes, id: args.id };
     if (Object.keys(input).length === 1) {
-      throw new SvcError('usage', 'nothing_to_update', `no field of applicant ${args.id} was given to change`, 'pass the fields to change as flags (see --help) or in a JSON file with --file');
+      throw new SvcError(
+        'usage',
+        'nothing_to_update',
+        `no field of applicant ${args.id} was given to change`,
+        'pass the fields to change as flags (see --help) or in a JSON file with --file',
+      );
     }
     const applicant = await upsertApplicant(session.client, input);
     this.log(renderApplicant(applicant, timeView(flags.utc)));

@@ -22,8 +22,16 @@ export default class ConfigList extends BaseCommand {
     if (Object.keys(profiles).length === 0) {
       this.note(`No profiles yet (${paths.configFile}); start with \`svc config set base_url <url>\`.`);
     } else {
-      const rows = Object.entries(profiles).map(([profile, settings]) => [profile === current ? `* ${profile}` : profile, ...names.map((name) => settings[name])]);
-      this.log(renderTable([{ title: 'profile', unbroken: true }, ...names.map((name) => ({ title: name, freeText: name === 'base_url' || name === 'ca_cert' }))], rows));
+      const rows = Object.entries(profiles).map(([profile, settings]) => [
+        profile === current ? `* ${profile}` : profile,
+        ...names.map((name) => settings[name]),
+      ]);
+      this.log(
+        renderTable(
+          [{ title: 'profile', unbroken: true }, ...names.map((name) => ({ title: name, freeText: name === 'base_url' || name === 'ca_cert' }))],
+          rows,
+        ),
+      );
     }
     return { file: paths.configFile, current_profile: current, profiles };
   }

@@ -52,7 +52,11 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
     const ask = SETTINGS[name].secret ? inquirerPrompter.secret : inquirerPrompter.input;
     const value = interactive ? await ask(`${name}:`) : await readStdin();
     if (!value) {
-      throw new ConfigError('no_value', `no value was given for ${name}`, `give it as an argument, or pipe it on stdin: printf %s "$VALUE" | svc config set ${name}`);
+      throw new ConfigError(
+        'no_value',
+        `no value was given for ${name}`,
+        `give it as an argument, or pipe it on stdin: printf %s "$VALUE" | svc config set ${name}`,
+      );
     }
     return { value, source: interactive ? 'the prompt' : 'stdin' };
   }

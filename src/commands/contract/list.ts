@@ -12,7 +12,19 @@ export default class ContractList extends BaseCommand {
 
   public async run(): Promise<Check[]> {
     await this.parse(ContractList);
-    this.log(renderTable(['id', 'level', { title: 'part', leaveOut: 2 }, { title: 'verified by', leaveOut: 1 }, { title: 'needs', leaveOut: 3, freeText: true }, { title: 'title', freeText: true }], CATALOGUE.map((check) => [check.id, check.level, check.spec, check.verifiedBy, check.needs.join(', '), check.title])));
+    this.log(
+      renderTable(
+        [
+          'id',
+          'level',
+          { title: 'part', leaveOut: 2 },
+          { title: 'verified by', leaveOut: 1 },
+          { title: 'needs', leaveOut: 3, freeText: true },
+          { title: 'title', freeText: true },
+        ],
+        CATALOGUE.map((check) => [check.id, check.level, check.spec, check.verifiedBy, check.needs.join(', '), check.title]),
+      ),
+    );
     return [...CATALOGUE];
   }
 }

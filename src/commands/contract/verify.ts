@@ -7,7 +7,8 @@ import type { KitKeys } from '../../conformance/context.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { DEFAULT_FIXTURES, type KitFixtures, readFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
-import { renderForPeople, toJson, toJunit } from '../../conformance/report.js';
+import { toJson, toJunit } from '../../conformance/report.js';
+import { renderForPeople } from '../../ui/conformance.js';
 import { assertKey } from '../../config/keys.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
@@ -24,7 +25,11 @@ const KEY_FLAGS = {
 } as const;
 
 const secretFlag = (name: keyof typeof KEY_FLAGS, description: string) =>
-  Flags.string({ description: `${description} (visible to other local users in the process list: prefer ${KEY_FLAGS[name]})`, env: KEY_FLAGS[name], helpGroup: 'KEY' });
+  Flags.string({
+    description: `${description} (visible to other local users in the process list: prefer ${KEY_FLAGS[name]})`,
+    env: KEY_FLAGS[name],
+    helpGroup: 'KEY',
+  });
 
 export default class ContractVerify extends BaseCommand {
   static override summary = 'Check an implementation of the API against the specification, for CI';
@@ -53,20 +58,61 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     'ip-locked-key': secretFlag('ip-locked-key', "A key locked to addresses other than this machine's"),
     'other-workspace-key': secretFlag('other-workspace-key', 'A key of another workspace, for the isolation checks'),
     'other-workspace-admin-key': secretFlag('other-workspace-admin-key', "The admin key of that other workspace: it must not revoke this workspace's keys"),
-    'revocable-key-id': Flags.string({ description: 'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks revoke it, instead of one made through POST /v1/keys (an operation the specification does not show)', helpGroup: 'KEY' }),
+    'revocable-key-id': Flags.string({
+      description:
+        'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks revoke it, instead of one made through POST /v1/keys (an operation the specification does not show)',
+      helpGroup: 'KEY',
+    }),
     'revocable-key': secretFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
     'webhook-secret': secretFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
-    'webhook-port': Flags.integer({ description: 'Port the kit receives webhook deliveries on (the implementation delivers to http://<--webhook-host>:<port>/, or https:// with --webhook-tls)', min: 1, max: 65_535, helpGroup: 'TARGET' }),
-    'webhook-host': Flags.string({ description: 'Address the kit receives webhook deliveries on: loopback by default; an address of this machine (0.0.0.0: all) when the implementation runs elsewhere', default: '127.0.0.1', helpGroup: 'TARGET' }),
-    'webhook-tls': Flags.boolean({ description: "The receiver speaks HTTPS with a certificate the kit makes and keeps (the implementation trusts it once); its path is printed and in the run record", exclusive: ['webhook-cert'], helpGroup: 'TARGET' }),
-    'webhook-cert': Flags.string({ description: 'PEM certificate (chain) for an HTTPS receiver, instead of the one --webhook-tls makes', dependsOn: ['webhook-key'], exclusive: ['webhook-tls'], helpGroup: 'TARGET' }),
+    'webhook-port': Flags.integer({
+      description:
+        'Port the kit receives webhook deliveries on (the implementation delivers to http://<--webhook-host>:<port>/, or https:// with --webhook-tls)',
+      min: 1,
+      max: 65_535,
+      helpGroup: 'TARGET',
+    }),
+    'webhook-host': Flags.string({
+      description:
+        'Address the kit receives webhook deliveries on: loopback by default; an address of this machine (0.0.0.0: all) when the implementation runs elsewhere',
+      default: '127.0.0.1',
+      helpGroup: 'TARGET',
+    }),
+    'webhook-tls': Flags.boolean({
+      description:
+        'The receiver speaks HTTPS with a certificate the kit makes and keeps (the implementation trusts it once); its path is printed and in the run record',
+      exclusive: ['webhook-cert'],
+      helpGroup: 'TARGET',
+    }),
+    'webhook-cert': Flags.string({
+      description: 'PEM certificate (chain) for an HTTPS receiver, instead of the one --webhook-tls makes',
+      dependsOn: ['webhook-key'],
+      exclusive: ['webhook-tls'],
+      helpGroup: 'TARGET',
+    }),
     'webhook-key': Flags.string({ description: 'PEM private key of --webhook-cert', dependsOn: ['webhook-cert'], helpGroup: 'TARGET' }),
-    level: Flags.option({ description: 'spec: only what the specification states; strict: also every assumption of openapi.yaml', options: ['spec', 'strict'] as const, default: 'spec' })(),
-    insecure: Flags.boolean({ description: "Do not check the implementation's TLS certificate (throwaway test deployments only)", exclusive: ['ca-cert'], helpGroup: 'TARGET' }),
-    'ca-cert': Flags.string({ description: 'PEM CA certificate to trust for the implementation', env: 'SVC_CA_CERT', exclusive: ['insecure'], helpGroup: 'TARGET' }),
+    level: Flags.option({
+      description: 'spec: only what the specification states; strict: also every assumption of openapi.yaml',
+      options: ['spec', 'strict'] as const,
+      default: 'spec',
+    })(),
+    insecure: Flags.boolean({
+      description: "Do not check the implementation's TLS certificate (throwaway test deployments only)",
+      exclusive: ['ca-cert'],
+      helpGroup: 'TARGET',
+    }),
+    'ca-cert': Flags.string({
+      description: 'PEM CA certificate to trust for the implementation',
+      env: 'SVC_CA_CERT',
+      exclusive: ['insecure'],
+      helpGroup: 'TARGET',
+    }),
     fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redeliveries)" }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
-    fixtures: Flags.string({ description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see docs/contract-kit.md)', helpGroup: 'INPUT' }),
+    fixtures: Flags.string({
+      description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see docs/contract-kit.md)',
+      helpGroup: 'INPUT',
+    }),
     'applicant-file': Flags.string({ description: 'JSON body for POST /v1/applicants (the same as "applicant" in --fixtures)', helpGroup: 'INPUT' }),
     'report-timeout': durationFlag({ description: 'How long a report may take to finish (default 2m)', helpGroup: 'INPUT' }),
     'event-timeout': durationFlag({ description: 'How long a webhook event may take to arrive after what triggers it (default 30s)', helpGroup: 'INPUT' }),
@@ -87,11 +133,22 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
     const keys = this.keys(flags);
     const level = flags.level;
-    const only = flags.only?.split(',').map((item) => item.trim()).filter(Boolean);
+    const only = flags.only
+      ?.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
     const { selected, unknown } = selectChecks(level, only);
-    if (unknown.length > 0) throw new SvcError('usage', 'unknown_check', `--only names no check: ${unknown.join(', ')}`, 'list the checks with `svc contract list`');
+    if (unknown.length > 0)
+      throw new SvcError('usage', 'unknown_check', `--only names no check: ${unknown.join(', ')}`, 'list the checks with `svc contract list`');
     if (only && selected.length === 0) {
-      throw new SvcError('usage', 'no_check_selected', `--only selects no check at level ${level}`, CATALOGUE.some((check) => check.level === 'strict' && only.some((item) => check.id.startsWith(item.replace(/\*$/, '')))) ? 'strict checks need --level strict' : 'list the checks with `svc contract list`');
+      throw new SvcError(
+        'usage',
+        'no_check_selected',
+        `--only selects no check at level ${level}`,
+        CATALOGUE.some((check) => check.level === 'strict' && only.some((item) => check.id.startsWith(item.replace(/\*$/, ''))))
+          ? 'strict checks need --level strict'
+          : 'list the checks with `svc contract list`',
+      );
     }
     if (flags['webhook-port'] === undefined) {
       for (const name of ['webhook-secret', 'webhook-tls', 'webhook-cert'] as const) {
@@ -118,7 +175,10 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
       fast: flags.fast,
       only,
       fixtures,
-      timeouts: { ...(flags['report-timeout'] !== undefined && { completionMs: flags['report-timeout'] }), ...(flags['event-timeout'] !== undefined && { eventMs: flags['event-timeout'] }) },
+      timeouts: {
+        ...(flags['report-timeout'] !== undefined && { completionMs: flags['report-timeout'] }),
+        ...(flags['event-timeout'] !== undefined && { eventMs: flags['event-timeout'] }),
+      },
       pact: { providerName: flags['provider-name'] },
       log: (line) => this.note(line),
     });
@@ -136,12 +196,24 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     const apiKey = flags['api-key'];
     if (!apiKey) throw new ConfigError('no_api_key', 'no API key of the implementation', 'pass a svc_test_ key with --api-key, or better SVC_API_KEY');
     if (assertKey(apiKey, 'api_key', '--api-key') !== 'test') {
-      throw new ConfigError('not_a_test_key', 'the kit needs a svc_test_ key: it creates reports (a live key would consume credits) and checks that test keys give deterministic results', 'pass a svc_test_ key with --api-key or SVC_API_KEY');
+      throw new ConfigError(
+        'not_a_test_key',
+        'the kit needs a svc_test_ key: it creates reports (a live key would consume credits) and checks that test keys give deterministic results',
+        'pass a svc_test_ key with --api-key or SVC_API_KEY',
+      );
     }
     for (const name of ['admin-key', 'other-workspace-admin-key'] as const) if (flags[name]) assertKey(flags[name], 'admin_key', `--${name}`);
-    for (const name of ['read-only-key', 'ip-locked-key', 'other-workspace-key', 'revocable-key'] as const) if (flags[name]) assertKey(flags[name], 'api_key', `--${name}`);
-    if (flags['revocable-key'] && !flags['revocable-key-id']) throw new SvcError('usage', 'revocable_key_without_id', 'a key to revoke was given without its id', 'give its id (key_…) with --revocable-key-id');
-    if (flags['revocable-key-id'] && !flags['revocable-key']) throw new SvcError('usage', 'revocable_key_without_secret', `--revocable-key-id ${flags['revocable-key-id']} was given without the key's secret`, 'give the secret in SVC_REVOCABLE_KEY (or --revocable-key)');
+    for (const name of ['read-only-key', 'ip-locked-key', 'other-workspace-key', 'revocable-key'] as const)
+      if (flags[name]) assertKey(flags[name], 'api_key', `--${name}`);
+    if (flags['revocable-key'] && !flags['revocable-key-id'])
+      throw new SvcError('usage', 'revocable_key_without_id', 'a key to revoke was given without its id', 'give its id (key_…) with --revocable-key-id');
+    if (flags['revocable-key-id'] && !flags['revocable-key'])
+      throw new SvcError(
+        'usage',
+        'revocable_key_without_secret',
+        `--revocable-key-id ${flags['revocable-key-id']} was given without the key's secret`,
+        'give the secret in SVC_REVOCABLE_KEY (or --revocable-key)',
+      );
     return {
       api: apiKey,
       admin: flags['admin-key'],
@@ -156,13 +228,22 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
   private async fixtures(path: string | undefined, applicantFile: string | undefined): Promise<KitFixtures> {
     const fixtures = path ? await readFixtures(path) : DEFAULT_FIXTURES;
     if (!applicantFile) return fixtures;
-    if (fixtures.given.applicant) throw new SvcError('usage', 'applicant_given_twice', `--applicant-file and the "applicant" of ${path} both give the applicant`, 'keep one of them');
+    if (fixtures.given.applicant)
+      throw new SvcError('usage', 'applicant_given_twice', `--applicant-file and the "applicant" of ${path} both give the applicant`, 'keep one of them');
     return { ...fixtures, applicant: await readApplicant(applicantFile), given: { ...fixtures.given, applicant: true } };
   }
 
-  private async receiverCertificate(flags: { 'webhook-tls'?: boolean; 'webhook-cert'?: string | undefined; 'webhook-key'?: string | undefined }): Promise<ReceiverCertificate | undefined> {
+  private async receiverCertificate(flags: {
+    'webhook-tls'?: boolean;
+    'webhook-cert'?: string | undefined;
+    'webhook-key'?: string | undefined;
+  }): Promise<ReceiverCertificate | undefined> {
     if (flags['webhook-cert'] && flags['webhook-key']) {
-      return { cert: await readPem(flags['webhook-cert'], '--webhook-cert', 'CERTIFICATE'), key: await readPem(flags['webhook-key'], '--webhook-key', 'PRIVATE KEY'), certPath: flags['webhook-cert'] };
+      return {
+        cert: await readPem(flags['webhook-cert'], '--webhook-cert', 'CERTIFICATE'),
+        key: await readPem(flags['webhook-key'], '--webhook-key', 'PRIVATE KEY'),
+        certPath: flags['webhook-cert'],
+      };
     }
     if (!flags['webhook-tls']) return undefined;
     const { kitReceiverCertificate } = await import('../../conformance/receiver.js');
@@ -175,9 +256,14 @@ async function readPem(path: string, flag: string, kind: string): Promise<string
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ConfigError('pem_unreadable', `cannot read ${path} given with ${flag} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, `check the path given with ${flag}`);
+    throw new ConfigError(
+      'pem_unreadable',
+      `cannot read ${path} given with ${flag} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      `check the path given with ${flag}`,
+    );
   }
-  if (!new RegExp(`-----BEGIN [A-Z ]*${kind}-----`).test(text)) throw new ConfigError('pem_invalid', `${path} given with ${flag} holds no PEM ${kind.toLowerCase()}`, `give a PEM file (-----BEGIN …${kind}-----)`);
+  if (!new RegExp(`-----BEGIN [A-Z ]*${kind}-----`).test(text))
+    throw new ConfigError('pem_invalid', `${path} given with ${flag} holds no PEM ${kind.toLowerCase()}`, `give a PEM file (-----BEGIN …${kind}-----)`);
   return text;
 }
 
@@ -186,7 +272,11 @@ async function readApplicant(path: string): Promise<Record<string, unknown>> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ConfigError('applicant_file_unreadable', `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'give the path of a JSON file with the applicant fields');
+    throw new ConfigError(
+      'applicant_file_unreadable',
+      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      'give the path of a JSON file with the applicant fields',
+    );
   }
   let body: unknown;
   try {
@@ -194,6 +284,7 @@ async function readApplicant(path: string): Promise<Record<string, unknown>> {
   } catch (error) {
     throw new ConfigError('applicant_file_invalid', `${path} is not JSON: ${(error as Error).message}`, 'give a JSON object with the applicant fields');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ConfigError('applicant_file_invalid', `${path} holds no JSON object`, 'give a JSON object with the applicant fields');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ConfigError('applicant_file_invalid', `${path} holds no JSON object`, 'give a JSON object with the applicant fields');
   return body as Record<string, unknown>;
 }

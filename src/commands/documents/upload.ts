@@ -53,7 +53,9 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
 
   private async askForFile(): Promise<string> {
     if (!canPrompt()) throw new SvcError('usage', 'missing_file', 'name the file to upload', 'svc documents upload <file> --type <type>');
-    const answer = await inquirerPrompter.input('File to upload:', { validate: (path) => isReadableFile(path.trim()) || 'a file that exists and can be read, like ./passport.pdf' });
+    const answer = await inquirerPrompter.input('File to upload:', {
+      validate: (path) => isReadableFile(path.trim()) || 'a file that exists and can be read, like ./passport.pdf',
+    });
     return answer.trim();
   }
 }

@@ -11,7 +11,8 @@ import { timeView } from '../../ui/time.js';
 
 export default class KeysCreate extends AdminCommand {
   static override summary = 'Create a key; its secret goes to --key-file (0600), never printed (admin key)';
-  static override description = 'The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. A path that cannot be written is refused before the key is made; should the write fail all the same, the key is revoked, as nobody would hold its secret.';
+  static override description =
+    'The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. A path that cannot be written is refused before the key is made; should the write fail all the same, the key is revoked, as nobody would hold its secret.';
   static override examples = [
     '<%= config.bin %> keys create --name "billing worker" --key-file ./billing.key',
     '<%= config.bin %> keys create --environment live --read-only --allow-ip 203.0.113.7 --allow-ip 203.0.113.8 --key-file /run/secrets/svc.key --json',
@@ -57,8 +58,18 @@ export default class KeysCreate extends AdminCommand {
     try {
       await revokeKey(client, id);
     } catch (revokeError) {
-      return new SvcError('failure', 'key_unsaved', `${lost}, and revoking ${id} failed: ${(revokeError as Error).message}`, `nobody holds its secret: revoke it with \`svc keys revoke ${id} --yes\``);
+      return new SvcError(
+        'failure',
+        'key_unsaved',
+        `${lost}, and revoking ${id} failed: ${(revokeError as Error).message}`,
+        `nobody holds its secret: revoke it with \`svc keys revoke ${id} --yes\``,
+      );
     }
-    return new SvcError('failure', 'key_unsaved', `${lost}; ${id} was revoked, as nobody holds its secret`, 'give --key-file a path that can be written and run the command again');
+    return new SvcError(
+      'failure',
+      'key_unsaved',
+      `${lost}; ${id} was revoked, as nobody holds its secret`,
+      'give --key-file a path that can be written and run the command again',
+    );
   }
 }

@@ -36,14 +36,22 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
     const { session, connection } = await this.connectAdmin(flags);
     const key = await this.details(session.client, args.id);
     if (key?.environment === 'admin' && connection.adminKey && key.prefix_hint === redactKey(connection.adminKey.value)) {
-      throw new SvcError('refused', 'revoking_own_key', `${key.id} is the admin key doing the revoking`, 'revoke it with another admin key, or in the dashboard');
+      throw new SvcError(
+        'refused',
+        'revoking_own_key',
+        `${key.id} is the admin key doing the revoking`,
+        'revoke it with another admin key, or in the dashboard',
+      );
     }
     if (!key) {
       await confirmOrRefuse(`Revoke ${args.id}? Anything using it gets 401 at once.`, flags.yes);
     } else if (key.status === 'active') {
       this.markLive(key.environment, `revokes the production key ${key.id}`);
       const use = key.last_used_at ? `last used ${lastUse(key, timeView(flags.utc, process.stderr))}` : 'never used';
-      await confirmOrRefuse(`Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`, flags.yes);
+      await confirmOrRefuse(
+        `Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`,
+        flags.yes,
+      );
     }
     const revocation = await revokeKey(session.client, args.id);
     const at = revocation.revoked_at ? ` at ${revocation.revoked_at}` : '';
@@ -57,7 +65,9 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
       return await getKey(client, id);
     } catch (error) {
       if (!(error instanceof ApiError && error.status !== undefined && NO_KEY_READS.has(error.status))) throw error;
-      this.warning(`GET /v1/keys/${id} answered ${error.status}: no such key, or the service offers no key reads; without its details svc cannot check that it is not the admin key in use, and asks the service to revoke it`);
+      this.warning(
+        `GET /v1/keys/${id} answered ${error.status}: no such key, or the service offers no key reads; without its details svc cannot check that it is not the admin key in use, and asks the service to revoke it`,
+      );
       return undefined;
     }
   }

@@ -9,7 +9,7 @@ import { durationFlag } from '../../flags/duration.js';
 import { assertJournalUnchanged, listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
 import { abortRotation, assertRotatable, describeSteps, newRotation, type RotationContext, type RotationQuestion, runRotation } from '../../keys/rotation.js';
 import { getKey } from '../../services/keys.js';
-import { formatDuration } from '../../ui/duration.js';
+import { formatDuration } from '../../duration.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { humanView, jsonLinesView, type RotationView } from '../../ui/rotation.js';
 import { timeView } from '../../ui/time.js';
@@ -22,7 +22,11 @@ const ANSWER_TIMEOUT_S = 30;
 
 function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void {
   if (record.base_url !== baseUrl) {
-    throw new ConfigError('other_base_url', `rotation ${record.id} was started against ${record.base_url}, and this run would talk to ${baseUrl}`, 'use the profile, SVC_BASE_URL or --base-url of that rotation');
+    throw new ConfigError(
+      'other_base_url',
+      `rotation ${record.id} was started against ${record.base_url}, and this run would talk to ${baseUrl}`,
+      'use the profile, SVC_BASE_URL or --base-url of that rotation',
+    );
   }
 }
 
@@ -46,20 +50,40 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   static override mutating = true;
 
   static override args = {
-    id: Args.string({ description: 'Key to rotate (key_…); with --resume or --abort, a rotation id (rot_…) or the rotated key id (default: the one unfinished rotation)' }),
+    id: Args.string({
+      description: 'Key to rotate (key_…); with --resume or --abort, a rotation id (rot_…) or the rotated key id (default: the one unfinished rotation)',
+    }),
   };
 
   static override flags = {
-    'new-key-file': Flags.string({ description: 'File for the new secret, written 0600 and atomically before anything else happens; makes every step resumable' }),
-    'deploy-cmd': Flags.string({ description: 'Shell command that deploys the new key, given to it in SVC_NEW_API_KEY and on stdin (its id in SVC_NEW_KEY_ID) and no other SVC_* variable; its output goes to stderr, keys redacted. Without it a person confirms the deploy' }),
-    'quiet-period': durationFlag({ description: `How long the old key must have been silent before it is revoked, e.g. 90s, 15m, 1h (default ${formatDuration(DEFAULT_QUIET_PERIOD_MS)})` }),
-    timeout: durationFlag({ description: `How long to wait for the drain before exit code 13, nothing revoked (default ${formatDuration(DEFAULT_TIMEOUT_MS)})` }),
-    'poll-interval': durationFlag({ description: `Time between two looks at the keys' last use during the drain (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})` }),
+    'new-key-file': Flags.string({
+      description: 'File for the new secret, written 0600 and atomically before anything else happens; makes every step resumable',
+    }),
+    'deploy-cmd': Flags.string({
+      description:
+        'Shell command that deploys the new key, given to it in SVC_NEW_API_KEY and on stdin (its id in SVC_NEW_KEY_ID) and no other SVC_* variable; its output goes to stderr, keys redacted. Without it a person confirms the deploy',
+    }),
+    'quiet-period': durationFlag({
+      description: `How long the old key must have been silent before it is revoked, e.g. 90s, 15m, 1h (default ${formatDuration(DEFAULT_QUIET_PERIOD_MS)})`,
+    }),
+    timeout: durationFlag({
+      description: `How long to wait for the drain before exit code 13, nothing revoked (default ${formatDuration(DEFAULT_TIMEOUT_MS)})`,
+    }),
+    'poll-interval': durationFlag({
+      description: `Time between two looks at the keys' last use during the drain (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})`,
+    }),
     resume: Flags.boolean({ description: 'Continue an unfinished rotation from its last recorded step', exclusive: ['abort'] }),
-    abort: Flags.boolean({ description: 'End an unfinished rotation: revoke the new key if it was never deployed; the old key stays active', exclusive: ['resume', 'dry-run'] }),
+    abort: Flags.boolean({
+      description: 'End an unfinished rotation: revoke the new key if it was never deployed; the old key stays active',
+      exclusive: ['resume', 'dry-run'],
+    }),
     force: Flags.boolean({ description: 'Revoke the old key although it still shows traffic inside the quiet period (asks again on a terminal)' }),
     'dry-run': Flags.boolean({ description: 'Print the plan, keys redacted, and change nothing' }),
-    yes: Flags.boolean({ char: 'y', description: 'No prompts: --new-key-file is the deploy when there is no --deploy-cmd, an interrupted deploy command runs again, --force is not asked again' }),
+    yes: Flags.boolean({
+      char: 'y',
+      description:
+        'No prompts: --new-key-file is the deploy when there is no --deploy-cmd, an interrupted deploy command runs again, --force is not asked again',
+    }),
   };
 
   private view: RotationView = humanView();
@@ -94,7 +118,12 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       return undefined;
     }
     if (record.status === 'aborted') {
-      throw new SvcError('refused', 'rotation_aborted', `rotation ${record.id} was aborted at ${record.aborted?.at}`, `start another with \`svc keys rotate ${record.old_key.id}\``);
+      throw new SvcError(
+        'refused',
+        'rotation_aborted',
+        `rotation ${record.id} was aborted at ${record.aborted?.at}`,
+        `start another with \`svc keys rotate ${record.old_key.id}\``,
+      );
     }
     assertSameBaseUrl(record, baseUrl);
     this.applyChangedFlags(record, flags);
@@ -119,23 +148,37 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       secrets: this.secrets,
     });
     const newKey = record.steps.create!.new_key;
-    this.log(`Rotated ${record.old_key.id} → ${newKey.id} (${newKey.prefix_hint})${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`);
+    this.log(
+      `Rotated ${record.old_key.id} → ${newKey.id} (${newKey.prefix_hint})${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`,
+    );
     return undefined;
   }
 
   /** The rotation of this key: the one under way or complete, if any (so that a rerun is safe), or a new one. */
   private async rotationOf(keyId: string | undefined, flags: RotateFlags, admin: ApiClient, connection: Connection): Promise<RotationRecord> {
-    if (!keyId) throw new SvcError('usage', 'missing_key_id', 'name the key to rotate', 'svc keys rotate key_… --new-key-file …; `svc keys list` shows the keys, --resume continues a rotation');
+    if (!keyId)
+      throw new SvcError(
+        'usage',
+        'missing_key_id',
+        'name the key to rotate',
+        'svc keys rotate key_… --new-key-file …; `svc keys list` shows the keys, --resume continues a rotation',
+      );
     const baseUrl = connection.baseUrl.href;
     const earlier = (await listRotations()).find((rotation) => rotation.old_key.id === keyId && rotation.base_url === baseUrl && rotation.status !== 'aborted');
     if (earlier) {
-      if (earlier.status === 'in_progress') this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${timeView(flags.utc, process.stderr).full(earlier.started_at)}.`);
+      if (earlier.status === 'in_progress')
+        this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${timeView(flags.utc, process.stderr).full(earlier.started_at)}.`);
       return earlier;
     }
     const oldKey = await getKey(admin, keyId);
     assertRotatable(oldKey, connection.adminKey!.value);
     if (!flags['new-key-file'] && !flags['deploy-cmd']) {
-      throw new SvcError('usage', 'no_destination', 'the new secret needs a destination, and svc never prints it', 'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both');
+      throw new SvcError(
+        'usage',
+        'no_destination',
+        'the new secret needs a destination, and svc never prints it',
+        'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both',
+      );
     }
     const newKeyFile = flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']);
     // Checked before a journal names the file: a rotation keeps its key file to the end.
@@ -150,7 +193,11 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   }
 
   /** Runs the rotation under its lock; Ctrl-C (or SIGTERM) stops it at the next safe point, a second one at once. */
-  private async execute(record: RotationRecord, flags: RotateFlags, clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'secrets'>): Promise<void> {
+  private async execute(
+    record: RotationRecord,
+    flags: RotateFlags,
+    clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'secrets'>,
+  ): Promise<void> {
     const controller = new AbortController();
     const onSignal = () => {
       if (controller.signal.aborted) process.exit(ExitCode.interrupted);
@@ -163,7 +210,12 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       if (!canPrompt()) {
         // Without a terminal, --force is the operator's decision already.
         if (question.kind === 'force_revoke') return true;
-        throw new SvcError('usage', 'confirmation_required', `${question.message.split('. ')[0]}: --yes is required when not running interactively`, 'add --yes to confirm from a script');
+        throw new SvcError(
+          'usage',
+          'confirmation_required',
+          `${question.message.split('. ')[0]}: --yes is required when not running interactively`,
+          'add --yes to confirm from a script',
+        );
       }
       this.view.pause();
       try {
@@ -203,16 +255,31 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     const unfinished = (await listRotations()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
     if (unfinished.length === 1) return unfinished[0]!;
     if (unfinished.length === 0) {
-      throw new SvcError('notFound', 'no_unfinished_rotation', `there is no unfinished rotation${id ? ` of ${id}` : ''}`, '`svc keys rotations` lists the rotations and their state');
+      throw new SvcError(
+        'notFound',
+        'no_unfinished_rotation',
+        `there is no unfinished rotation${id ? ` of ${id}` : ''}`,
+        '`svc keys rotations` lists the rotations and their state',
+      );
     }
-    throw new SvcError('usage', 'several_rotations', `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`, 'name one: svc keys rotate --resume rot_…');
+    throw new SvcError(
+      'usage',
+      'several_rotations',
+      `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`,
+      'name one: svc keys rotate --resume rot_…',
+    );
   }
 
   /** On a rotation already under way: --deploy-cmd and --quiet-period replace the recorded ones; the key file cannot change. */
   private applyChangedFlags(record: RotationRecord, flags: RotateFlags): void {
     const file = flags['new-key-file'] === undefined ? undefined : resolve(flags['new-key-file']);
     if (file !== undefined && file !== record.new_key_file) {
-      throw new SvcError('usage', 'key_file_changed', `rotation ${record.id} keeps its new secret in ${record.new_key_file ?? 'no file'}, not ${file}`, 'leave out --new-key-file, or give the same path');
+      throw new SvcError(
+        'usage',
+        'key_file_changed',
+        `rotation ${record.id} keeps its new secret in ${record.new_key_file ?? 'no file'}, not ${file}`,
+        'leave out --new-key-file, or give the same path',
+      );
     }
     if (flags['deploy-cmd'] !== undefined) record.deploy_cmd = flags['deploy-cmd'];
     if (flags['quiet-period'] !== undefined) record.quiet_period_ms = flags['quiet-period'];
@@ -242,7 +309,9 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       await assertJournalUnchanged(record);
       const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
       this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
-      const left = outcome.newKeyLeft ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it` : '';
+      const left = outcome.newKeyLeft
+        ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it`
+        : '';
       this.log(`Aborted rotation ${record.id}: ${record.old_key.id} stays active${left}`);
       return undefined;
     } finally {

@@ -5,7 +5,8 @@ import { timeView } from '../../ui/time.js';
 
 export default class KeysRotations extends BaseCommand {
   static override summary = 'List the key rotations started from this machine and where each stands';
-  static override description = 'Read from the rotation journals in $XDG_STATE_HOME/svc/rotations; an unfinished one continues with `svc keys rotate --resume <rotation-id>`.';
+  static override description =
+    'Read from the rotation journals in $XDG_STATE_HOME/svc/rotations; an unfinished one continues with `svc keys rotate --resume <rotation-id>`.';
   static override examples = ['<%= config.bin %> keys rotations', '<%= config.bin %> keys rotations --json'];
 
   public async run(): Promise<RotationRecord[]> {

@@ -10,7 +10,7 @@ import { recentApplicants, rememberApplicant } from '../../config/recent-applica
 import type { ReportAnswer } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
 import { knownApplicants, upsertApplicant } from '../../services/applicants.js';
-import { createReport, type ReportRequest } from '../../services/reports.js';
+import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { askApplicant } from '../../ui/applicant-questions.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
@@ -56,7 +56,12 @@ A destination in small letters is taken in capitals (fr is FR). Flags left out a
       ['visa_type', input.visa_type, STATED.visaType],
     ]);
     let report = await createReport(session.client, input);
-    if (flags.wait) report = await waitWithSpinner(session.client, idOf(report, 'POST /v1/reports'), flags['wait-timeout']);
+    if (flags.wait) {
+      const id = idOf(report, 'POST /v1/reports');
+      report = await waitWithSpinner(id, flags['wait-timeout'], (onPoll) =>
+        waitForReport(session.client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
+      );
+    }
     this.log(renderReport(report, timeView(flags.utc)));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
@@ -73,7 +78,13 @@ A destination in small letters is taken in capitals (fr is FR). Flags left out a
     const ask = inquirerPrompter;
     return {
       applicant_id: flags.applicant ?? (await this.chooseApplicant(client, baseUrl)),
-      destination: flags.destination ?? countryCode(await ask.input('Destination, two letters (DE, US, …):', { validate: (answer) => STATED.destination.test(countryCode(answer)!) || 'two letters, like FR or US' })),
+      destination:
+        flags.destination ??
+        countryCode(
+          await ask.input('Destination, two letters (DE, US, …):', {
+            validate: (answer) => STATED.destination.test(countryCode(answer)!) || 'two letters, like FR or US',
+          }),
+        ),
       visa_type: flags['visa-type'] ?? (await chooseOrType(ask, 'Visa type:', VISA_TYPES, answerCheck(STATED.visaType))),
       purpose: flags.purpose ?? trimmed(await ask.input('Purpose of travel:')),
     };
@@ -84,7 +95,12 @@ A destination in small letters is taken in capitals (fr is FR). Flags left out a
     const known = await knownApplicants(client, await recentApplicants(baseUrl));
     const labels = known.map(({ id, name }) => terminalText(name ? `${name} (${id})` : id));
     const choice = await inquirerPrompter.select('Applicant:', [...labels, CREATE_APPLICANT, TYPE_APPLICANT_ID]);
-    if (choice === TYPE_APPLICANT_ID) return trimmed(await inquirerPrompter.input('Applicant id (app_…):', { validate: (answer) => STATED.applicantId.test(answer.trim()) || 'an id starting with app_, like app_4Jd92kQz' }))!;
+    if (choice === TYPE_APPLICANT_ID)
+      return trimmed(
+        await inquirerPrompter.input('Applicant id (app_…):', {
+          validate: (answer) => STATED.applicantId.test(answer.trim()) || 'an id starting with app_, like app_4Jd92kQz',
+        }),
+      )!;
     if (choice !== CREATE_APPLICANT) return known[labels.indexOf(choice)]!.id;
     const applicant = await upsertApplicant(client, await askApplicant(inquirerPrompter, {}));
     const id = idOf(applicant, 'POST /v1/applicants');

@@ -7,7 +7,8 @@ import { confirmOrRefuse } from '../../ui/confirm.js';
 
 export default class ReportsDelete extends ApiCommand {
   static override summary = 'Delete a report and its sources, permanently';
-  static override description = 'Any success status is taken (200, 202, 204). With --json, the answer as it came, with "id" and "deleted": true added where it leaves them out: an answer without a body prints {"id": "rep_…", "deleted": true}.';
+  static override description =
+    'Any success status is taken (200, 202, 204). With --json, the answer as it came, with "id" and "deleted": true added where it leaves them out: an answer without a body prints {"id": "rep_…", "deleted": true}.';
   static override examples = ['<%= config.bin %> reports delete rep_123', '<%= config.bin %> reports delete rep_123 --yes --json'];
   static override mutating = true;
 

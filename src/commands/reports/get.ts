@@ -10,7 +10,11 @@ import { timeView } from '../../ui/time.js';
 export default class ReportsGet extends ApiCommand {
   static override summary = 'Show a report with its full risk breakdown';
   static override description = `On a terminal the risk is drawn: the score on a 0-100 scale with its band in colour (where the service's score and band fit that scale, the sandbox's), and each criterion's weighted contribution as a bar. --web writes the report as a self-contained HTML page (no script, nothing loaded from anywhere, mode 0600) and opens it in the browser, as \`svc reports open\` does.`;
-  static override examples = ['<%= config.bin %> reports get rep_123', '<%= config.bin %> reports get rep_123 --web', '<%= config.bin %> reports get rep_123 --json'];
+  static override examples = [
+    '<%= config.bin %> reports get rep_123',
+    '<%= config.bin %> reports get rep_123 --web',
+    '<%= config.bin %> reports get rep_123 --json',
+  ];
 
   static override args = {
     id: Args.string({ description: 'Report id (rep_…)', required: true }),
@@ -29,8 +33,7 @@ export default class ReportsGet extends ApiCommand {
     if (flags.web) {
       const [{ showPage }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
       this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
-    }
-    else this.log(renderReport(report, timeView(flags.utc)));
+    } else this.log(renderReport(report, timeView(flags.utc)));
     return report;
   }
 }

@@ -4,6 +4,7 @@ import { reportOutcome } from '../../api/report-outcome.js';
 import { assertStated, STATED } from '../../api/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
+import { waitForReport } from '../../services/reports.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { timeView } from '../../ui/time.js';
@@ -27,7 +28,9 @@ Exit code 11 when the report failed, 12 when --wait-timeout passes first (the re
     const { args, flags } = await this.parse(ReportsWait);
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
-    const report = await waitWithSpinner(session.client, args.id, flags['wait-timeout']);
+    const report = await waitWithSpinner(args.id, flags['wait-timeout'], (onPoll) =>
+      waitForReport(session.client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
+    );
     this.log(renderReport(report, timeView(flags.utc)));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;

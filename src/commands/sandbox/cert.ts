@@ -11,7 +11,11 @@ export default class SandboxCert extends SandboxCommand {
     const { flags } = await this.parse(SandboxCert);
     const path = certificatePath(flags['data-dir']);
     if (!existsSync(path)) {
-      throw new ConfigError('sandbox_not_started', `no sandbox certificate in ${flags['data-dir']}`, 'start the sandbox once with `svc sandbox start`; it makes its certificate on first start');
+      throw new ConfigError(
+        'sandbox_not_started',
+        `no sandbox certificate in ${flags['data-dir']}`,
+        'start the sandbox once with `svc sandbox start`; it makes its certificate on first start',
+      );
     }
     this.log(path);
     return { path };

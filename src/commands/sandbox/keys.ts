@@ -18,9 +18,12 @@ interface SandboxKey {
 export default class SandboxKeys extends SandboxCommand {
   static override summary = "List the sandbox's keys and webhook secret";
   static override description =
-    'Secrets are redacted unless --reveal is given: they are the local sandbox\'s own test credentials, and --reveal is how scripts and tests pick them up (for example with --json and jq).';
+    "Secrets are redacted unless --reveal is given: they are the local sandbox's own test credentials, and --reveal is how scripts and tests pick them up (for example with --json and jq).";
 
-  static override examples = ['<%= config.bin %> sandbox keys', "<%= config.bin %> sandbox keys --reveal --json | jq -r '.[] | select(.role == \"read_only\") | .secret'"];
+  static override examples = [
+    '<%= config.bin %> sandbox keys',
+    '<%= config.bin %> sandbox keys --reveal --json | jq -r \'.[] | select(.role == "read_only") | .secret\'',
+  ];
 
   static override flags = {
     reveal: Flags.boolean({ description: 'Show the secrets in full' }),
@@ -43,10 +46,32 @@ export default class SandboxKeys extends SandboxCommand {
       }));
       const webhookSecret = store.setting('webhook_secret');
       if (webhookSecret) {
-        keys.push({ role: 'webhook_secret', id: null, workspace: null, environment: 'webhook', read_only: false, allowed_ips: [], status: 'active', secret: shown(webhookSecret) });
+        keys.push({
+          role: 'webhook_secret',
+          id: null,
+          workspace: null,
+          environment: 'webhook',
+          read_only: false,
+          allowed_ips: [],
+          status: 'active',
+          secret: shown(webhookSecret),
+        });
       }
       if (!flags.reveal) this.note('Secrets redacted; --reveal shows them.');
-      this.log(renderTable(['role', 'id', { title: 'workspace', leaveOut: 3 }, { title: 'status', leaveOut: 1 }, { title: 'read-only', leaveOut: 2 }, { title: 'allowed IPs', freeText: true }, 'secret'], keys.map((key) => [key.role, key.id, key.workspace, key.status, key.read_only, key.allowed_ips.join(' '), key.secret])));
+      this.log(
+        renderTable(
+          [
+            'role',
+            'id',
+            { title: 'workspace', leaveOut: 3 },
+            { title: 'status', leaveOut: 1 },
+            { title: 'read-only', leaveOut: 2 },
+            { title: 'allowed IPs', freeText: true },
+            'secret',
+          ],
+          keys.map((key) => [key.role, key.id, key.workspace, key.status, key.read_only, key.allowed_ips.join(' '), key.secret]),
+        ),
+      );
       return keys;
     } finally {
       store.close();

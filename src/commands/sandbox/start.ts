@@ -19,8 +19,15 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
   static override flags = {
     port: Flags.integer({ description: 'Port on 127.0.0.1 (0: any free port)', default: 8443, min: 0, max: 65_535 }),
     'webhook-url': Flags.string({ description: 'Subscriber URL for the events (repeatable; default: those of the previous start)', multiple: true }),
-    'webhook-secret': Flags.string({ description: 'Secret that signs the events (default: SVC_WEBHOOK_SECRET, then the one made on first start)', env: 'SVC_WEBHOOK_SECRET' }),
-    'time-scale': Flags.integer({ description: 'Divides every delay of the webhook retry schedule (1000: the 24 h schedule in about 70 s)', default: 1, min: 1 }),
+    'webhook-secret': Flags.string({
+      description: 'Secret that signs the events (default: SVC_WEBHOOK_SECRET, then the one made on first start)',
+      env: 'SVC_WEBHOOK_SECRET',
+    }),
+    'time-scale': Flags.integer({
+      description: 'Divides every delay of the webhook retry schedule (1000: the 24 h schedule in about 70 s)',
+      default: 1,
+      min: 1,
+    }),
     plan: Flags.string({ description: 'Plan whose limits apply (part 8)', options: ['free', 'pro', 'enterprise'], default: 'pro' }),
     'monthly-quota': Flags.integer({ description: "Reports a month for live keys, instead of the plan's 100 (free) or 10,000 (pro)", min: 0 }),
     'analysis-delay': Flags.integer({ description: 'Milliseconds a report or document stays queued before its analysis', default: 500, min: 0 }),
@@ -85,7 +92,13 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
     this.note(`Profile "${SANDBOX_PROFILE}" written: try \`svc reports list --profile ${SANDBOX_PROFILE}\``);
     if (sandbox.firstStart) {
       const keys = sandbox.store.sandboxKeys();
-      this.note(renderTable(['role', 'id', 'key'], keys.map((key) => [key.role, key.key.id, redactKey(key.secret ?? '')]), process.stderr));
+      this.note(
+        renderTable(
+          ['role', 'id', 'key'],
+          keys.map((key) => [key.role, key.key.id, redactKey(key.secret ?? '')]),
+          process.stderr,
+        ),
+      );
       this.note('`svc sandbox keys --reveal` shows the full keys of this local sandbox.');
     }
     const hooks = sandbox.webhookUrls.length ? sandbox.webhookUrls.join(', ') : 'none (pass --webhook-url)';

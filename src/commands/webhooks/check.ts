@@ -12,7 +12,10 @@ export default class WebhooksCheck extends WebhookCommand {
 The accepted events are realistic samples with fresh ids: point it at a test endpoint, not at production.
 Exit code 0 when every check passes, 16 otherwise.`;
 
-  static override examples = ['<%= config.bin %> webhooks check http://127.0.0.1:3000/hooks', '<%= config.bin %> webhooks check https://staging.example.com/hooks --json'];
+  static override examples = [
+    '<%= config.bin %> webhooks check http://127.0.0.1:3000/hooks',
+    '<%= config.bin %> webhooks check https://staging.example.com/hooks --json',
+  ];
 
   static override args = {
     url: Args.string({ description: 'URL of the subscriber endpoint', required: true }),
@@ -21,7 +24,10 @@ Exit code 0 when every check passes, 16 otherwise.`;
   static override flags = {
     secret: secretFlag,
     'event-type': kindToSendFlag({ description: `Kind of the sample events. ${LISTED_KINDS}, as the least part 6 describes`, default: 'report.completed' }),
-    'strict-schema': Flags.boolean({ description: 'Leave out the check that the endpoint accepts an event of a kind openapi.yaml does not list', helpGroup: 'WEBHOOK' }),
+    'strict-schema': Flags.boolean({
+      description: 'Leave out the check that the endpoint accepts an event of a kind openapi.yaml does not list',
+      helpGroup: 'WEBHOOK',
+    }),
     'ca-cert': caCertFlag,
   };
 
@@ -30,14 +36,16 @@ Exit code 0 when every check passes, 16 otherwise.`;
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
     this.trustReceiverCa(flags['ca-cert']);
-    for (const line of unlistedKindNotes([flags['event-type']], 'the samples are the least part 6 describes, {id, type, created_at, data: {id}}')) this.note(line);
+    for (const line of unlistedKindNotes([flags['event-type']], 'the samples are the least part 6 describes, {id, type, created_at, data: {id}}'))
+      this.note(line);
     let verdicts: Verdict[];
     try {
       verdicts = await checkSubscriber(args.url, {
         secrets,
         eventType: flags['event-type'],
         strictSchema: flags['strict-schema'],
-        onVerdict: (verdict) => this.log(`${verdict.passed === null ? 'SKIP' : verdict.passed ? 'PASS' : 'FAIL'}  ${verdict.check.padEnd(26)} ${verdict.detail}`),
+        onVerdict: (verdict) =>
+          this.log(`${verdict.passed === null ? 'SKIP' : verdict.passed ? 'PASS' : 'FAIL'}  ${verdict.check.padEnd(26)} ${verdict.detail}`),
       });
     } finally {
       await closePosting();

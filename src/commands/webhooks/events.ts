@@ -10,8 +10,7 @@ import { EventStore, REJECTED_BODY_BYTES, type StoredStatus } from '../../webhoo
 
 export default class WebhooksEvents extends BaseCommand {
   static override summary = 'List the events `svc webhooks listen` received, newest first';
-  static override description =
-    `Accepted events appear once per event id, with the number of repeated deliveries and the schema notes they were accepted with (how they differ from openapi.yaml's event schemas); rejected deliveries appear each with the reason they were refused. With --json, each entry carries the headers and the body as received, so a rejected delivery can be checked again with \`svc webhooks verify\`; of a rejected body longer than ${REJECTED_BODY_BYTES} bytes only the first ones are kept, as body_prefix (body_truncated: true), which cannot be verified.`;
+  static override description = `Accepted events appear once per event id, with the number of repeated deliveries and the schema notes they were accepted with (how they differ from openapi.yaml's event schemas); rejected deliveries appear each with the reason they were refused. With --json, each entry carries the headers and the body as received, so a rejected delivery can be checked again with \`svc webhooks verify\`; of a rejected body longer than ${REJECTED_BODY_BYTES} bytes only the first ones are kept, as body_prefix (body_truncated: true), which cannot be verified.`;
 
   static override examples = [
     '<%= config.bin %> webhooks events',
@@ -24,7 +23,9 @@ export default class WebhooksEvents extends BaseCommand {
     store: storeFlag,
     type: kindReceivedFlag({ description: `Only events of this kind (repeatable). ${LISTED_KINDS}`, multiple: true }),
     status: Flags.string({ description: 'Only accepted events, or only rejected deliveries', options: ['accepted', 'rejected'] }),
-    'not-forwarded': Flags.boolean({ description: 'Only accepted events whose forwarding got no 2xx answer or was cut off (replay them with `svc webhooks replay`)' }),
+    'not-forwarded': Flags.boolean({
+      description: 'Only accepted events whose forwarding got no 2xx answer or was cut off (replay them with `svc webhooks replay`)',
+    }),
     since: instantFlag({ description: 'Received at or after this time: ISO 8601, or a duration ago (30m, 2h, 7d)' }),
     until: instantFlag({ description: 'Received before this time: ISO 8601, or a duration ago' }),
     limit: Flags.integer({ description: 'At most this many', default: 50, min: 1 }),
@@ -47,15 +48,15 @@ export default class WebhooksEvents extends BaseCommand {
         const times = timeView(flags.utc);
         this.log(
           renderTable(
-            ['received', 'event', { title: 'type', leaveOut: 2 }, { title: 'resource', leaveOut: 1 }, { title: 'status', freeText: true }, { title: 'forward', freeText: true }],
-            events.map((event) => [
-              times.short(event.receivedAt),
-              event.eventId,
-              event.type,
-              event.resourceId,
-              statusCell(event),
-              forwardCell(event),
-            ]),
+            [
+              'received',
+              'event',
+              { title: 'type', leaveOut: 2 },
+              { title: 'resource', leaveOut: 1 },
+              { title: 'status', freeText: true },
+              { title: 'forward', freeText: true },
+            ],
+            events.map((event) => [times.short(event.receivedAt), event.eventId, event.type, event.resourceId, statusCell(event), forwardCell(event)]),
           ),
         );
       }

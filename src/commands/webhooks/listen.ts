@@ -99,16 +99,34 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       delimiter: ',',
     }),
     'max-body': Flags.integer({ description: 'Largest body accepted, in bytes; a larger one is answered 413 unread', default: DEFAULT_BODY_LIMIT, min: 1 }),
-    'rejected-max-count': Flags.integer({ description: 'Rejected deliveries kept at most; the oldest go first', default: DEFAULT_REJECTED_LIMITS.maxCount, min: 0, helpGroup: 'REJECTED' }),
+    'rejected-max-count': Flags.integer({
+      description: 'Rejected deliveries kept at most; the oldest go first',
+      default: DEFAULT_REJECTED_LIMITS.maxCount,
+      min: 0,
+      helpGroup: 'REJECTED',
+    }),
     'rejected-max-bytes': Flags.integer({
       description: 'Bytes the rejected deliveries kept may take (their headers, detail and first bytes of body); the oldest go first',
       default: DEFAULT_REJECTED_LIMITS.maxBytes,
       min: 0,
       helpGroup: 'REJECTED',
     }),
-    'rejected-ttl': durationFlag({ description: 'How long a rejected delivery is kept (1h, 7d)', default: DEFAULT_REJECTED_LIMITS.ttlMs, defaultHelp: async () => '7d', helpGroup: 'REJECTED' }),
-    respond: Flags.integer({ description: 'Fault injection: answer with this status (300-599) instead, without storing; with --fail-rate, only that fraction', min: 300, max: 599, helpGroup: 'FAULTS' }),
-    'fail-rate': fraction({ description: 'Fault injection: answer this fraction of deliveries (0-1) with --respond, 500 by default, without storing', helpGroup: 'FAULTS' }),
+    'rejected-ttl': durationFlag({
+      description: 'How long a rejected delivery is kept (1h, 7d)',
+      default: DEFAULT_REJECTED_LIMITS.ttlMs,
+      defaultHelp: async () => '7d',
+      helpGroup: 'REJECTED',
+    }),
+    respond: Flags.integer({
+      description: 'Fault injection: answer with this status (300-599) instead, without storing; with --fail-rate, only that fraction',
+      min: 300,
+      max: 599,
+      helpGroup: 'FAULTS',
+    }),
+    'fail-rate': fraction({
+      description: 'Fault injection: answer this fraction of deliveries (0-1) with --respond, 500 by default, without storing',
+      helpGroup: 'FAULTS',
+    }),
     delay: durationFlag({ description: 'Fault injection: hold every answer back this long (500ms, 2s; over 10s the sender times out)', helpGroup: 'FAULTS' }),
   };
 
@@ -120,14 +138,22 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     this.trustReceiverCa(flags['ca-cert']);
     const tls = flags.cert && flags.key ? { cert: await readFile(flags.cert, 'utf8'), key: await readFile(flags.key, 'utf8') } : undefined;
     if (!tls && !isLoopbackHost(flags.host)) {
-      throw new SvcError('usage', 'plain_http_not_loopback', `plain HTTP on ${flags.host} would expose the deliveries`, 'give --cert and --key to listen with TLS, or listen on 127.0.0.1');
+      throw new SvcError(
+        'usage',
+        'plain_http_not_loopback',
+        `plain HTTP on ${flags.host} would expose the deliveries`,
+        'give --cert and --key to listen with TLS, or listen on 127.0.0.1',
+      );
     }
-    for (const line of unlistedKindNotes(flags.events ?? [], 'only events of exactly that kind are forwarded (is it spelt as the service sends it?)')) this.note(line);
+    for (const line of unlistedKindNotes(flags.events ?? [], 'only events of exactly that kind are forwarded (is it spelt as the service sends it?)'))
+      this.note(line);
     const opened = EventStore.open(flags.store);
     const unfinished = opened.unfinishedForwards();
     opened.close();
     if (unfinished > 0) {
-      this.warning(`${unfinished} stored events were being forwarded when an earlier run stopped; they are not forwarded again automatically (list them with \`svc webhooks events --not-forwarded\`, replay with \`svc webhooks replay\`)`);
+      this.warning(
+        `${unfinished} stored events were being forwarded when an earlier run stopped; they are not forwarded again automatically (list them with \`svc webhooks events --not-forwarded\`, replay with \`svc webhooks replay\`)`,
+      );
     }
     const listener = new WebhookListener({
       host: flags.host,
@@ -151,7 +177,12 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       url = await listener.start();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new SvcError('usage', 'cannot_listen', `cannot listen on ${flags.host}:${flags.port}: ${code ?? (error as Error).message}`, code === 'EADDRINUSE' ? 'another process uses the port: choose another with --port (0: any free port)' : undefined);
+      throw new SvcError(
+        'usage',
+        'cannot_listen',
+        `cannot listen on ${flags.host}:${flags.port}: ${code ?? (error as Error).message}`,
+        code === 'EADDRINUSE' ? 'another process uses the port: choose another with --port (0: any free port)' : undefined,
+      );
     }
     if (this.jsonEnabled()) {
       process.stdout.write(`${JSON.stringify({ kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null })}\n`);
@@ -192,7 +223,9 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report, times));
     } else {
-      this.note(terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`));
+      this.note(
+        terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`),
+      );
     }
   }
 }

@@ -45,7 +45,9 @@ export default class WebhooksPrune extends BaseCommand {
       const result = store.prune(flags.before, { includeNotForwarded: flags['include-not-forwarded'], dryRun });
       this.log(`${dryRun ? 'Would delete' : 'Deleted'} ${result.deleted} stored ${result.deleted === 1 ? 'delivery' : 'deliveries'} received before ${before}`);
       if (result.keptNotForwarded > 0) {
-        this.note(`Kept ${result.keptNotForwarded} accepted ${result.keptNotForwarded === 1 ? 'event' : 'events'} the application never took: \`svc webhooks events --not-forwarded\` lists them, --include-not-forwarded deletes them too`);
+        this.note(
+          `Kept ${result.keptNotForwarded} accepted ${result.keptNotForwarded === 1 ? 'event' : 'events'} the application never took: \`svc webhooks events --not-forwarded\` lists them, --include-not-forwarded deletes them too`,
+        );
       }
       return { before, deleted: result.deleted, kept_not_forwarded: result.keptNotForwarded, dry_run: dryRun };
     } finally {

@@ -34,7 +34,8 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
     const store = EventStore.open(flags.store);
     try {
       const event = store.event(args.event);
-      if (!event) throw new SvcError('notFound', 'not_found', `no accepted event ${args.event} in ${flags.store}`, 'list the stored events with `svc webhooks events`');
+      if (!event)
+        throw new SvcError('notFound', 'not_found', `no accepted event ${args.event} in ${flags.store}`, 'list the stored events with `svc webhooks events`');
       const headers = forwardedHeaders(event.headers);
       if (secrets.length > 0) {
         for (const name of SIGNATURE_HEADERS) delete headers[name];
@@ -43,7 +44,9 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
         const original = signatureHeaderOf(event.headers);
         const parsed = original && parseSignatureHeader(original.value);
         if (parsed && 'timestamp' in parsed && Date.now() / 1000 - parsed.timestamp > DEFAULT_TOLERANCE_SECONDS) {
-          this.warning('the original signature is older than 300 s; an application that checks the timestamp will refuse it (give the webhook secret to sign the replay afresh)');
+          this.warning(
+            'the original signature is older than 300 s; an application that checks the timestamp will refuse it (give the webhook secret to sign the replay afresh)',
+          );
         }
       }
       const result = await postRaw(flags['forward-to'], headers, event.body);
@@ -51,7 +54,14 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
       this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
       if (result.status === null) process.exitCode = ExitCode.network;
       else if (result.status < 200 || result.status >= 300) process.exitCode = ExitCode.verificationFailed;
-      return { event_id: args.event, url: flags['forward-to'], status: result.status, error: result.error, duration_ms: result.durationMs, resigned: secrets.length > 0 };
+      return {
+        event_id: args.event,
+        url: flags['forward-to'],
+        status: result.status,
+        error: result.error,
+        duration_ms: result.durationMs,
+        resigned: secrets.length > 0,
+      };
     } finally {
       store.close();
       await closePosting();

@@ -40,7 +40,8 @@ Exit code 0 when the delivery verifies (schema notes or not), 16 when it does no
     const secrets = this.webhookSecrets(flags.secret);
     let body: Buffer;
     if (flags['payload-file'] !== undefined) body = await readFile(flags['payload-file']);
-    else if (process.stdin.isTTY) throw new SvcError('usage', 'missing_payload', 'no body to verify', 'give --payload-file, or pipe the body exactly as received to stdin');
+    else if (process.stdin.isTTY)
+      throw new SvcError('usage', 'missing_payload', 'no body to verify', 'give --payload-file, or pipe the body exactly as received to stdin');
     else body = await buffer(process.stdin);
     let now: number | undefined;
     try {

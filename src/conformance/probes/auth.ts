@@ -40,7 +40,8 @@ function revocation(context: KitContext): Promise<RevocationScenario> {
   if (!promise) {
     promise = (async () => {
       const key = await context.setup.keyToRevoke('revocation');
-      const use = () => context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${key.secret}`, role: 'revocable', purpose: 'auth.revocation' });
+      const use = () =>
+        context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${key.secret}`, role: 'revocable', purpose: 'auth.revocation' });
       const revoke = (role: 'api' | 'otherAdmin' | 'admin', purpose: string) => call(context, 'DELETE', `/v1/keys/${key.id}`, { role, purpose });
       const before = await use();
       const byNonAdmin = await revoke('api', 'auth.revocation-needs-admin');
@@ -68,11 +69,18 @@ export const authProbes: ProbeSet = {
       if ('refused' in answer) return `${answer.url}: no plain HTTP connection (${answer.refused})`;
       const got = shown({ status: answer.status, body: answer.body });
       const request = `GET ${answer.url} with a random key`;
-      if (isSuccess(answer.status)) throw new CheckFailure([{ expected: 'the plain HTTP request rejected (no connection, or any answer but a success)', got, request }]);
+      if (isSuccess(answer.status))
+        throw new CheckFailure([{ expected: 'the plain HTTP request rejected (no connection, or any answer but a success)', got, request }]);
       // The kit sends no real key in clear, so it cannot see a key served; but an unknown key's own
       // answer shows the key was looked up, which an implementation that rejects plain HTTP never does.
       if (bodyNamesCode({ json: parseJson(answer.body), body: answer.body }, 'invalid_key')) {
-        throw new CheckFailure([{ expected: 'the plain HTTP request rejected for being plain HTTP, before any key is looked at', got: `${got}: the key was looked up, so the API is served in plain HTTP`, request }]);
+        throw new CheckFailure([
+          {
+            expected: 'the plain HTTP request rejected for being plain HTTP, before any key is looked at',
+            got: `${got}: the key was looked up, so the API is served in plain HTTP`,
+            request,
+          },
+        ]);
       }
       return `${answer.url}: answered ${answer.status}${answer.status >= 300 && answer.status < 400 ? ` (redirect to ${answer.headers.location ?? 'nowhere'})` : ''}`;
     },
@@ -114,12 +122,20 @@ export const authProbes: ProbeSet = {
       const applicant = await context.setup.applicant();
       const target = await context.setup.createReport('auth.read-only-cannot-write');
       const findings = new Findings();
-      const created = await call(context, 'POST', '/v1/reports', { role: 'readOnly', purpose: 'auth.read-only-cannot-write', json: JSON.parse(target.created.requestBody ?? '{}') });
+      const created = await call(context, 'POST', '/v1/reports', {
+        role: 'readOnly',
+        purpose: 'auth.read-only-cannot-write',
+        json: JSON.parse(target.created.requestBody ?? '{}'),
+      });
       expectError(findings, created, 403, 'forbidden');
       const createdId = idOf(created);
       if (isSuccess(created.status) && createdId) context.setup.reports.add(createdId);
       // The applicant the kit made, once more: a valid write, so only the key's limit can refuse it.
-      const applicantWrite = await call(context, 'POST', '/v1/applicants', { role: 'readOnly', purpose: 'auth.read-only-cannot-write', json: JSON.parse(applicant.created.requestBody ?? '{}') });
+      const applicantWrite = await call(context, 'POST', '/v1/applicants', {
+        role: 'readOnly',
+        purpose: 'auth.read-only-cannot-write',
+        json: JSON.parse(applicant.created.requestBody ?? '{}'),
+      });
       expectError(findings, applicantWrite, 403, 'forbidden');
       const deleted = await call(context, 'DELETE', `/v1/reports/${target.id}`, { role: 'readOnly', purpose: 'auth.read-only-cannot-write' });
       expectError(findings, deleted, 403, 'forbidden');
@@ -144,8 +160,17 @@ export const authProbes: ProbeSet = {
       const applicant = await context.setup.applicant();
       const findings = new Findings();
       expectError(findings, await call(context, 'GET', '/v1/reports', { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }), 403, 'ip_not_allowed');
-      expectError(findings, await call(context, 'GET', `/v1/reports/${report.id}`, { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }), 403, 'ip_not_allowed');
-      const write = await call(context, 'POST', '/v1/reports', { role: 'ipLocked', purpose: 'auth.ip-not-allowed', json: reportBody(context.fixtures, applicant.id) });
+      expectError(
+        findings,
+        await call(context, 'GET', `/v1/reports/${report.id}`, { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }),
+        403,
+        'ip_not_allowed',
+      );
+      const write = await call(context, 'POST', '/v1/reports', {
+        role: 'ipLocked',
+        purpose: 'auth.ip-not-allowed',
+        json: reportBody(context.fixtures, applicant.id),
+      });
       expectError(findings, write, 403, 'ip_not_allowed');
       const written = idOf(write);
       if (isSuccess(write.status) && written) context.setup.reports.add(written);
@@ -156,8 +181,18 @@ export const authProbes: ProbeSet = {
       const scenario = await revocation(context);
       const findings = new Findings();
       findings.expect(isSuccess(scenario.before.status), 'the key to work before any revocation', shown(scenario.before), scenario.before);
-      findings.expect(!isSuccess(scenario.byNonAdmin.status), 'the revocation with the test key refused (any answer but a success)', shown(scenario.byNonAdmin), scenario.byNonAdmin);
-      findings.expect(isSuccess(scenario.afterNonAdmin.status), 'the key to keep working after the refused revocation', shown(scenario.afterNonAdmin), scenario.afterNonAdmin);
+      findings.expect(
+        !isSuccess(scenario.byNonAdmin.status),
+        'the revocation with the test key refused (any answer but a success)',
+        shown(scenario.byNonAdmin),
+        scenario.byNonAdmin,
+      );
+      findings.expect(
+        isSuccess(scenario.afterNonAdmin.status),
+        'the key to keep working after the refused revocation',
+        shown(scenario.afterNonAdmin),
+        scenario.afterNonAdmin,
+      );
       findings.done();
     },
 
@@ -177,7 +212,8 @@ export const authProbes: ProbeSet = {
       const findings = new Findings();
       const by = scenario.byAdmin!;
       findings.expect(isSuccess(scenario.before.status), 'the key to work before its revocation', shown(scenario.before), scenario.before);
-      if (findings.expect(isSuccess(by.status), 'a 2xx answer to the revocation with the admin key', shown(by), by)) expectError(findings, scenario.afterAdmin!, 401, 'invalid_key');
+      if (findings.expect(isSuccess(by.status), 'a 2xx answer to the revocation with the admin key', shown(by), by))
+        expectError(findings, scenario.afterAdmin!, 401, 'invalid_key');
       findings.done();
     },
 
@@ -202,7 +238,12 @@ export const authProbes: ProbeSet = {
       const read = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
       findings.expect(!stillThere(read, target.id), `no access to ${target.id} from another workspace`, shown(read), read);
       const search = await searchList(context, target.id, 'other', 'auth.workspace-isolation');
-      findings.expect(isSuccess(search.first.status) && search.state !== 'found', `the other workspace's list (2xx) without ${target.id}`, search.state === 'found' ? `${target.id} in it (${search.paging})` : shown(search.first), search.first);
+      findings.expect(
+        isSuccess(search.first.status) && search.state !== 'found',
+        `the other workspace's list (2xx) without ${target.id}`,
+        search.state === 'found' ? `${target.id} in it (${search.paging})` : shown(search.first),
+        search.first,
+      );
       // What a DELETE of another workspace's report answers is not shown; that the report survives it is stated.
       await call(context, 'DELETE', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
       const still = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'api', purpose: 'auth.workspace-isolation' });
@@ -214,8 +255,13 @@ export const authProbes: ProbeSet = {
     'auth.workspace-applicant': async (context) => {
       const theirs = await call(context, 'POST', '/v1/applicants', { role: 'other', purpose: 'auth.workspace-applicant', json: context.fixtures.applicant });
       const applicantId = idOf(theirs);
-      if (!isSuccess(theirs.status) || !applicantId) throw new SetupError(`the other workspace's key could not create an applicant: POST /v1/applicants answered ${shown(theirs)}`);
-      const created = await call(context, 'POST', '/v1/reports', { role: 'api', purpose: 'auth.workspace-applicant', json: reportBody(context.fixtures, applicantId) });
+      if (!isSuccess(theirs.status) || !applicantId)
+        throw new SetupError(`the other workspace's key could not create an applicant: POST /v1/applicants answered ${shown(theirs)}`);
+      const created = await call(context, 'POST', '/v1/reports', {
+        role: 'api',
+        purpose: 'auth.workspace-applicant',
+        json: reportBody(context.fixtures, applicantId),
+      });
       const reportId = idOf(created);
       if (!isSuccess(created.status)) return `refused: ${created.status}`;
       if (!reportId) return `answered ${created.status} without a report id`;
@@ -223,7 +269,13 @@ export const authProbes: ProbeSet = {
       context.setup.reports.add(reportId);
       const finish = await context.setup.finishOf(reportId, 'auth.workspace-applicant');
       if (field(finish, 'status') === 'completed') {
-        throw new CheckFailure([{ expected: `the report refused, or failed, for ${applicantId} of another workspace`, got: `${reportId} completed: the other workspace's applicant was analysed`, request: 'POST /v1/reports with the test key' }]);
+        throw new CheckFailure([
+          {
+            expected: `the report refused, or failed, for ${applicantId} of another workspace`,
+            got: `${reportId} completed: the other workspace's applicant was analysed`,
+            request: 'POST /v1/reports with the test key',
+          },
+        ]);
       }
       return `${reportId} accepted, then ${JSON.stringify(field(finish, 'status') ?? finish.status)}`;
     },

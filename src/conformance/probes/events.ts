@@ -22,7 +22,13 @@ export function deliveryLine(delivery: Delivery): string {
 function everyDelivery(context: KitContext): Delivery[] {
   const deliveries = receiverOf(context).deliveries;
   if (deliveries.length === 0) {
-    throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: `is the implementation configured to deliver to ${receiverOf(context).scheme}://<this host>:<--webhook-port>/?` }]);
+    throw new CheckFailure([
+      {
+        expected: 'webhook deliveries to the kit during the run',
+        got: 'none',
+        request: `is the implementation configured to deliver to ${receiverOf(context).scheme}://<this host>:<--webhook-port>/?`,
+      },
+    ]);
   }
   return deliveries;
 }
@@ -34,7 +40,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Canonical JSON: keys sorted, so the same event is recognised whatever the key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
   return JSON.stringify(value);
 }
 
@@ -81,12 +91,19 @@ function armRedelivery(context: KitContext, check: string): Promise<Redelivery> 
           const report = await context.setup.createReport(check);
           targets.add(report.id);
           const deadline = context.timeouts.completionMs + context.timeouts.eventMs;
-          const arrived = await receiver.waitFor((delivery) => eventOf(delivery).type === 'report.completed' && mentions(delivery.json, report.id), deadline, report.deliveriesBefore);
+          const arrived = await receiver.waitFor(
+            (delivery) => eventOf(delivery).type === 'report.completed' && mentions(delivery.json, report.id),
+            deadline,
+            report.deliveriesBefore,
+          );
           // A report.completed that came before the kit knew the report's id was answered 200: one more report.
           if (failed) return { reportId: report.id, failed };
-          if (!arrived) throw new SetupError(`no report.completed naming ${report.id} arrived within ${deadline / 1000} s, so none could be answered badly (see events.report-completed)`);
+          if (!arrived)
+            throw new SetupError(
+              `no report.completed naming ${report.id} arrived within ${deadline / 1000} s, so none could be answered badly (see events.report-completed)`,
+            );
         }
-        throw new CheckSkipped('each report.completed arrived before the answer to its report\'s creation, so the kit could not answer it badly');
+        throw new CheckSkipped("each report.completed arrived before the answer to its report's creation, so the kit could not answer it badly");
       } finally {
         disarm();
       }
@@ -105,15 +122,22 @@ function redeliveryProbe(check: string, what: string, extraMs = 0): Probe {
     const latest = context.timeouts.redeliveryLatestMs + extraMs;
     const failedEvent = eventOf(failed);
     const again = (delivery: Delivery) =>
-      failedEvent.id ? eventOf(delivery).id === failedEvent.id || (eventOf(delivery).type === 'report.completed' && mentions(delivery.json, reportId)) : delivery.text === failed.text;
+      failedEvent.id
+        ? eventOf(delivery).id === failedEvent.id || (eventOf(delivery).type === 'report.completed' && mentions(delivery.json, reportId))
+        : delivery.text === failed.text;
     const next = await receiver.waitFor(again, Math.max(0, failed.at + latest - Date.now()), failed.seq + 1);
     const request = `the report.completed of ${reportId}, ${what}`;
     const window = `${earliest / 1000}-${latest / 1000} s`;
-    if (!next) throw new CheckFailure([{ expected: `the event delivered again 30 s after the first attempt (window ${window})`, got: `no second delivery within ${latest / 1000} s`, request }]);
+    if (!next)
+      throw new CheckFailure([
+        { expected: `the event delivered again 30 s after the first attempt (window ${window})`, got: `no second delivery within ${latest / 1000} s`, request },
+      ]);
     const after = next.at - failed.at;
     const findings = new Findings();
-    if (after < earliest || after > latest) findings.add({ expected: `the second delivery 30 s after the first (window ${window})`, got: `${(after / 1000).toFixed(1)} s`, request });
-    if (failedEvent.id && eventOf(next).id !== failedEvent.id) findings.add({ expected: `the same event id ${failedEvent.id}`, got: shownValue(eventOf(next).id), request });
+    if (after < earliest || after > latest)
+      findings.add({ expected: `the second delivery 30 s after the first (window ${window})`, got: `${(after / 1000).toFixed(1)} s`, request });
+    if (failedEvent.id && eventOf(next).id !== failedEvent.id)
+      findings.add({ expected: `the same event id ${failedEvent.id}`, got: shownValue(eventOf(next).id), request });
     findings.done();
     return `delivered again after ${(after / 1000).toFixed(1)} s`;
   };
@@ -129,13 +153,28 @@ export const eventProbes: ProbeSet = {
     'events.report-completed-fields': async (context) => {
       const receiver = receiverOf(context);
       const report = await context.setup.completedReport();
-      const delivery = await receiver.waitFor((item) => eventOf(item).type === 'report.completed' && mentions(item.json, report.id), context.timeouts.eventMs, report.deliveriesBefore);
-      if (!delivery) throw new CheckFailure([{ expected: `a report.completed event naming ${report.id}`, got: `none within ${context.timeouts.eventMs / 1000} s of its completion`, request: 'the kit’s webhook receiver' }]);
+      const delivery = await receiver.waitFor(
+        (item) => eventOf(item).type === 'report.completed' && mentions(item.json, report.id),
+        context.timeouts.eventMs,
+        report.deliveriesBefore,
+      );
+      if (!delivery)
+        throw new CheckFailure([
+          {
+            expected: `a report.completed event naming ${report.id}`,
+            got: `none within ${context.timeouts.eventMs / 1000} s of its completion`,
+            request: 'the kit’s webhook receiver',
+          },
+        ]);
       const findings = new Findings();
       const where = deliveryLine(delivery);
       const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: where });
       const body = delivery.json as Record<string, unknown>;
-      add(typeof body.created_at === 'string' && UTC_TIMESTAMP.test(body.created_at), 'created_at as an ISO 8601 UTC timestamp in the completed payload', body.created_at);
+      add(
+        typeof body.created_at === 'string' && UTC_TIMESTAMP.test(body.created_at),
+        'created_at as an ISO 8601 UTC timestamp in the completed payload',
+        body.created_at,
+      );
       const data = eventOf(delivery).data;
       if (!isObject(data)) {
         add(false, 'data as an object', data);
@@ -144,7 +183,12 @@ export const eventProbes: ProbeSet = {
         add(Number.isInteger(data.risk_score), 'data.risk_score as an integer', data.risk_score);
         add(typeof data.risk_band === 'string', 'data.risk_band as a string', data.risk_band);
         // Part 2: completed_at "may appear"; when it does, it is a UTC timestamp.
-        if (data.completed_at !== undefined) add(typeof data.completed_at === 'string' && UTC_TIMESTAMP.test(data.completed_at), 'data.completed_at, when present, as an ISO 8601 UTC timestamp', data.completed_at);
+        if (data.completed_at !== undefined)
+          add(
+            typeof data.completed_at === 'string' && UTC_TIMESTAMP.test(data.completed_at),
+            'data.completed_at, when present, as an ISO 8601 UTC timestamp',
+            data.completed_at,
+          );
       } else {
         add(data.report_id === report.id, `data.id (or data.report_id, in the shorter variant) ${report.id}`, data.report_id);
         add(Number.isInteger(data.risk_score), 'data.risk_score as an integer', data.risk_score);
@@ -158,13 +202,23 @@ export const eventProbes: ProbeSet = {
       const document = await context.setup.document();
       const succeeded = ['document.processed', 'document.parsed'];
       const isProcessed = (item: Delivery) => eventOf(item).type === 'document.processed' && mentions(item.json, document.id);
-      const first = await receiver.waitFor((item) => succeeded.includes(eventOf(item).type ?? '') && mentions(item.json, document.id), context.timeouts.eventMs, document.deliveriesBefore);
+      const first = await receiver.waitFor(
+        (item) => succeeded.includes(eventOf(item).type ?? '') && mentions(item.json, document.id),
+        context.timeouts.eventMs,
+        document.deliveriesBefore,
+      );
       // An implementation may send both: document.processed can come a moment after document.parsed.
       const processed = first && (await receiver.waitFor(isProcessed, PROCESSED_GRACE_MS, document.deliveriesBefore));
       if (!processed) {
         const parsed = receiver.deliveries.slice(document.deliveriesBefore).some((item) => eventOf(item).type === 'document.parsed');
         if (parsed) throw new CheckSkipped('the implementation announces documents with document.parsed, whose payload is not shown');
-        throw new CheckFailure([{ expected: `document.processed (or document.parsed) for ${document.id}`, got: `none within ${context.timeouts.eventMs / 1000} s`, request: 'POST /v1/documents' }]);
+        throw new CheckFailure([
+          {
+            expected: `document.processed (or document.parsed) for ${document.id}`,
+            got: `none within ${context.timeouts.eventMs / 1000} s`,
+            request: 'POST /v1/documents',
+          },
+        ]);
       }
       const findings = new Findings();
       const data = eventOf(processed).data;
@@ -183,11 +237,16 @@ export const eventProbes: ProbeSet = {
     'events.report-failed-fields': async (context) => {
       const provoked = await context.setup.reportOfRejectedApplicant();
       if (provoked && field(provoked, 'status') !== 'completed') {
-        await receiverOf(context).waitFor((delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, String(field(provoked, 'id'))), context.timeouts.eventMs);
+        await receiverOf(context).waitFor(
+          (delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, String(field(provoked, 'id'))),
+          context.timeouts.eventMs,
+        );
       }
       const failed = receiverOf(context).deliveries.filter((delivery) => eventOf(delivery).type === 'report.failed');
       if (failed.length === 0) {
-        throw new CheckSkipped(`no report.failed arrived: the report for an applicant whose only document was rejected ${provoked ? `ended ${JSON.stringify(field(provoked, 'status'))}` : 'could not be made'}, and the specification states no input that must fail a report`);
+        throw new CheckSkipped(
+          `no report.failed arrived: the report for an applicant whose only document was rejected ${provoked ? `ended ${JSON.stringify(field(provoked, 'status'))}` : 'could not be made'}, and the specification states no input that must fail a report`,
+        );
       }
       const findings = new Findings();
       for (const delivery of failed) {
@@ -209,11 +268,23 @@ export const eventProbes: ProbeSet = {
       const upload = await context.setup.rejectedUpload();
       if (upload.uploaded.status >= 400 && upload.uploaded.status < 500) return `refused at upload: ${upload.uploaded.status}`;
       const findings = new Findings();
-      if (!findings.expect(isSuccess(upload.uploaded.status), 'the upload refused (4xx), or taken (2xx) and then rejected', shown(upload.uploaded), upload.uploaded)) return findings.done();
+      if (
+        !findings.expect(
+          isSuccess(upload.uploaded.status),
+          'the upload refused (4xx), or taken (2xx) and then rejected',
+          shown(upload.uploaded),
+          upload.uploaded,
+        )
+      )
+        return findings.done();
       // The payload of document.rejected is not shown: any value equal to the document's id names it. Without an id
       // in the upload's answer (not shown either), the first document.rejected after the upload is taken for it.
       const about = (item: Delivery) => (upload.id ? mentions(item.json, upload.id) : eventOf(item).type === 'document.rejected');
-      const outcome = await receiver.waitFor((item) => ['document.rejected', 'document.processed', 'document.parsed'].includes(eventOf(item).type ?? '') && about(item), context.timeouts.eventMs, upload.deliveriesBefore);
+      const outcome = await receiver.waitFor(
+        (item) => ['document.rejected', 'document.processed', 'document.parsed'].includes(eventOf(item).type ?? '') && about(item),
+        context.timeouts.eventMs,
+        upload.deliveriesBefore,
+      );
       findings.expect(
         outcome !== undefined && eventOf(outcome).type === 'document.rejected',
         `document.rejected for ${upload.id || 'the upload'} (a Windows executable sent as a passport)`,
@@ -231,9 +302,14 @@ export const eventProbes: ProbeSet = {
       for (const delivery of deliveries) {
         const where = deliveryLine(delivery);
         const event = eventOf(delivery);
-        const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: typeof got === 'string' ? got : shownValue(got), request: where });
+        const add = (ok: boolean, expected: string, got: unknown) =>
+          ok || findings.add({ expected, got: typeof got === 'string' ? got : shownValue(got), request: where });
         add(delivery.method === 'POST', 'method POST', delivery.method);
-        add(/^application\/json\b/i.test(header(delivery, 'content-type') ?? ''), 'Content-Type: application/json', header(delivery, 'content-type') ?? 'no Content-Type');
+        add(
+          /^application\/json\b/i.test(header(delivery, 'content-type') ?? ''),
+          'Content-Type: application/json',
+          header(delivery, 'content-type') ?? 'no Content-Type',
+        );
         if (!add(isObject(delivery.json), 'a JSON object', delivery.text.slice(0, 120))) continue;
         add(typeof event.id === 'string' && /^evt_./.test(event.id), 'an id with the prefix evt_', event.id);
         add(typeof event.type === 'string' && event.type !== '', 'a type', event.type);
@@ -254,7 +330,11 @@ export const eventProbes: ProbeSet = {
         const earlier = seen.get(id);
         if (!earlier) seen.set(id, delivery);
         else if (eventBody(earlier) !== eventBody(delivery)) {
-          findings.add({ expected: `one event per id: the deliveries of ${id} to carry the same type and data`, got: `${eventOf(earlier).type} and ${eventOf(delivery).type} with different contents`, request: `${deliveryLine(earlier)} and ${deliveryLine(delivery)}` });
+          findings.add({
+            expected: `one event per id: the deliveries of ${id} to carry the same type and data`,
+            got: `${eventOf(earlier).type} and ${eventOf(delivery).type} with different contents`,
+            request: `${deliveryLine(earlier)} and ${deliveryLine(delivery)}`,
+          });
         }
       }
       if (seen.size === 0) findings.add({ expected: 'events with ids', got: 'no delivery with an id', request: "the kit's webhook receiver" });
@@ -268,7 +348,11 @@ export const eventProbes: ProbeSet = {
         const type = eventOf(delivery).type;
         const value = header(delivery, 'service-event');
         if (value === undefined || value !== type) {
-          findings.add({ expected: `Service-Event: ${type ?? "(the body's type)"}`, got: value === undefined ? 'no Service-Event header' : `Service-Event: ${value}`, request: deliveryLine(delivery) });
+          findings.add({
+            expected: `Service-Event: ${type ?? "(the body's type)"}`,
+            got: value === undefined ? 'no Service-Event header' : `Service-Event: ${value}`,
+            request: deliveryLine(delivery),
+          });
         }
       }
       findings.done();
@@ -279,8 +363,17 @@ export const eventProbes: ProbeSet = {
       for (const delivery of everyDelivery(context)) {
         const value = header(delivery, 'service-signature') ?? header(delivery, 'x-service-signature');
         const parsed = value === undefined ? undefined : parseSignatureHeader(value);
-        const ok = parsed !== undefined && !('reason' in parsed) && /^t=\d+,/.test(value!.replace(/\s/g, '')) && parsed.signatures.every((signature) => signature !== '');
-        if (!ok) findings.add({ expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>', got: value === undefined ? 'no signature header' : value, request: deliveryLine(delivery) });
+        const ok =
+          parsed !== undefined &&
+          !('reason' in parsed) &&
+          /^t=\d+,/.test(value!.replace(/\s/g, '')) &&
+          parsed.signatures.every((signature) => signature !== '');
+        if (!ok)
+          findings.add({
+            expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>',
+            got: value === undefined ? 'no signature header' : value,
+            request: deliveryLine(delivery),
+          });
       }
       findings.done();
     },

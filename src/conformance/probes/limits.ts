@@ -44,7 +44,12 @@ export const limitProbes: ProbeSet = {
       expectRemaining(findings, answers);
       const plain = await plainHttpAnswer(context);
       const plainAnswered = !('refused' in plain);
-      if (plainAnswered) findings.expect(plain.headers['x-ratelimit-remaining'] !== undefined, 'an X-RateLimit-Remaining header on the answer to plain HTTP', shown(plain), { method: 'GET', path: plain.url, role: 'none' });
+      if (plainAnswered)
+        findings.expect(plain.headers['x-ratelimit-remaining'] !== undefined, 'an X-RateLimit-Remaining header on the answer to plain HTTP', shown(plain), {
+          method: 'GET',
+          path: plain.url,
+          role: 'none',
+        });
       findings.done();
       return `${answers.length} error answers${plainAnswered ? ' and the answer to plain HTTP' : ''}`;
     },

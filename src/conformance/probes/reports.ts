@@ -23,7 +23,8 @@ function deletedReport(context: KitContext): Promise<{ id: string; deleted: Exch
 
 /** Whether any array anywhere in `value` holds a resource with this id (the list's shape is not shown, part 4). */
 function arrayHolds(value: unknown, id: string): boolean {
-  if (Array.isArray(value)) return value.some((item) => (typeof item === 'object' && item !== null && (item as { id?: unknown }).id === id) || arrayHolds(item, id));
+  if (Array.isArray(value))
+    return value.some((item) => (typeof item === 'object' && item !== null && (item as { id?: unknown }).id === id) || arrayHolds(item, id));
   if (typeof value === 'object' && value !== null) return Object.values(value).some((item) => arrayHolds(item, id));
   return false;
 }
@@ -65,7 +66,8 @@ export async function searchList(context: KitContext, id: string, role: 'api' | 
     const next = nextPage(url, page.json, (name) => page.headers[name]);
     if (next.kind === 'end') return { state: 'absent', first, seen, paging: `${count} ${count === 1 ? 'page' : 'pages'} (${next.how})` };
     const path = next.kind === 'next' ? pathUnderBase(context, next.url) : undefined;
-    if (!path || visited.has(path) || count >= MAX_PAGES) return { state: 'unknown', first, seen, paging: next.kind === 'next' ? `paged by ${next.how} up to page ${count}` : 'no paging the kit recognises' };
+    if (!path || visited.has(path) || count >= MAX_PAGES)
+      return { state: 'unknown', first, seen, paging: next.kind === 'next' ? `paged by ${next.how} up to page ${count}` : 'no paging the kit recognises' };
     visited.add(path);
     page = await call(context, 'GET', path, { role, purpose });
   }
@@ -86,9 +88,16 @@ export function stillThere(exchange: Exchange, id: string): boolean {
 function breakdown(exchange: Exchange): Record<string, unknown> {
   const criteria = field(exchange, 'criteria');
   const sorted = Array.isArray(criteria)
-    ? (criteria as Array<Record<string, unknown> | null>).map((item) => ({ key: item?.key, score: item?.score, weight: item?.weight })).sort((a, b) => String(a.key).localeCompare(String(b.key)))
+    ? (criteria as Array<Record<string, unknown> | null>)
+        .map((item) => ({ key: item?.key, score: item?.score, weight: item?.weight }))
+        .sort((a, b) => String(a.key).localeCompare(String(b.key)))
     : criteria;
-  return { risk_score: field(exchange, 'risk_score'), score_band: field(exchange, 'score_band'), criteria: sorted, recommendations: field(exchange, 'recommendations') };
+  return {
+    risk_score: field(exchange, 'risk_score'),
+    score_band: field(exchange, 'score_band'),
+    criteria: sorted,
+    recommendations: field(exchange, 'recommendations'),
+  };
 }
 
 export const reportProbes: ProbeSet = {
@@ -98,7 +107,8 @@ export const reportProbes: ProbeSet = {
         const report = await context.setup.completedReport();
         return `${report.id} completed`;
       } catch (error) {
-        if (error instanceof ReportUnfinished) throw new CheckFailure([{ expected: 'the report completed', got: error.message, request: 'GET /v1/reports/:id, polled' }]);
+        if (error instanceof ReportUnfinished)
+          throw new CheckFailure([{ expected: 'the report completed', got: error.message, request: 'GET /v1/reports/:id, polled' }]);
         throw error;
       }
     },
@@ -110,7 +120,12 @@ export const reportProbes: ProbeSet = {
       if (findings.expect(Array.isArray(criteria) && criteria.length > 0, 'criteria as a non-empty array', shownValue(criteria), finished)) {
         for (const [index, criterion] of (criteria as unknown[]).entries()) {
           const weight = (criterion as { weight?: unknown })?.weight;
-          findings.expect(typeof weight === 'number' && weight >= 0 && weight <= 1, `criteria[${index}].weight as a fraction of 1 (0 to 1)`, shownValue(weight), finished);
+          findings.expect(
+            typeof weight === 'number' && weight >= 0 && weight <= 1,
+            `criteria[${index}].weight as a fraction of 1 (0 to 1)`,
+            shownValue(weight),
+            finished,
+          );
         }
       }
       findings.done();
@@ -121,8 +136,16 @@ export const reportProbes: ProbeSet = {
       const search = await searchList(context, report.id, 'api', 'reports.list');
       const findings = new Findings();
       if (findings.expect(isSuccess(search.first.status), 'a 2xx answer', shown(search.first), search.first)) {
-        if (search.state === 'unknown') throw new CheckSkipped(`the kit's report ${report.id} is not among the ${search.seen} reports read (${search.paging}), and the kit cannot tell whether more follow`);
-        findings.expect(search.state === 'found', `the list to hold the kit's report ${report.id}`, `${search.seen} reports without it (${search.paging})`, search.first);
+        if (search.state === 'unknown')
+          throw new CheckSkipped(
+            `the kit's report ${report.id} is not among the ${search.seen} reports read (${search.paging}), and the kit cannot tell whether more follow`,
+          );
+        findings.expect(
+          search.state === 'found',
+          `the list to hold the kit's report ${report.id}`,
+          `${search.seen} reports without it (${search.paging})`,
+          search.first,
+        );
       }
       findings.done();
       return `${report.id} found ${search.paging}`;
@@ -158,7 +181,12 @@ export const reportProbes: ProbeSet = {
       const b = breakdown(two.finished);
       for (const name of Object.keys(a)) {
         const same = JSON.stringify(a[name]) === JSON.stringify(b[name]);
-        if (!same) findings.add({ expected: `the same ${name} for ${one.id} and ${two.id} (same input, svc_test_ key)`, got: `${shownValue(a[name])} and ${shownValue(b[name])}`, request: requestLine(two.finished) });
+        if (!same)
+          findings.add({
+            expected: `the same ${name} for ${one.id} and ${two.id} (same input, svc_test_ key)`,
+            got: `${shownValue(a[name])} and ${shownValue(b[name])}`,
+            request: requestLine(two.finished),
+          });
       }
       findings.done();
       return `${one.id} and ${two.id} agree`;
@@ -167,7 +195,13 @@ export const reportProbes: ProbeSet = {
     'keys.id-prefix': async (context) => {
       const key = await context.setup.keyToRevoke('revocation');
       if (!key.id.startsWith('key_')) {
-        throw new CheckFailure([{ expected: 'a key id with the prefix key_', got: JSON.stringify(key.id), request: key.created ? requestLine(key.created) : 'the id given with --revocable-key-id' }]);
+        throw new CheckFailure([
+          {
+            expected: 'a key id with the prefix key_',
+            got: JSON.stringify(key.id),
+            request: key.created ? requestLine(key.created) : 'the id given with --revocable-key-id',
+          },
+        ]);
       }
       return key.id;
     },

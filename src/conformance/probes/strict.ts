@@ -26,7 +26,7 @@ export const OPERATIONS = [
   { id: 'revokeKey', method: 'DELETE', path: /^\/v1\/keys\/[^/]+$/, success: 200, schema: 'KeyRevocation', resource: 'key' },
 ] as const satisfies ReadonlyArray<{ id: string; method: string; path: RegExp; success: number; schema: SchemaName; resource: string }>;
 
-export type Operation = (typeof OPERATIONS)[number];
+type Operation = (typeof OPERATIONS)[number];
 
 /** Error codes openapi.yaml gives each error status (components.responses). */
 export const ERROR_CODES: Record<number, string[]> = {
@@ -41,7 +41,7 @@ export const ERROR_CODES: Record<number, string[]> = {
   500: ['internal_error'],
 };
 
-export function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): Operation | undefined {
+function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): Operation | undefined {
   const path = exchange.path.split('?')[0]!;
   return OPERATIONS.find((operation) => operation.method === exchange.method && operation.path.test(path));
 }
@@ -92,7 +92,8 @@ function signatureValue(delivery: Delivery): string | undefined {
 
 function deliveriesOf(context: KitContext): Delivery[] {
   if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
-  if (context.receiver.deliveries.length === 0) throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "the kit's webhook receiver" }]);
+  if (context.receiver.deliveries.length === 0)
+    throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "the kit's webhook receiver" }]);
   return context.receiver.deliveries;
 }
 
@@ -101,14 +102,16 @@ export const strictProbes: ProbeSet = {
     'strict.plain-http-answer': async (context) => {
       const answer = await plainHttpAnswer(context, true);
       const request = `GET ${answer.url}`;
-      if ('refused' in answer) throw new CheckFailure([{ expected: '400 {"error": {"code": "https_required"}}', got: `no answer (${answer.refused})`, request }]);
+      if ('refused' in answer)
+        throw new CheckFailure([{ expected: '400 {"error": {"code": "https_required"}}', got: `no answer (${answer.refused})`, request }]);
       let code: unknown;
       try {
         code = (JSON.parse(answer.body) as { error?: { code?: unknown } }).error?.code;
       } catch {
         code = undefined;
       }
-      if (answer.status !== 400 || code !== 'https_required') throw new CheckFailure([{ expected: '400 {"error": {"code": "https_required"}}', got: shown({ status: answer.status, body: answer.body }), request }]);
+      if (answer.status !== 400 || code !== 'https_required')
+        throw new CheckFailure([{ expected: '400 {"error": {"code": "https_required"}}', got: shown({ status: answer.status, body: answer.body }), request }]);
     },
 
     'strict.validation-errors': async (context) => {
@@ -123,10 +126,24 @@ export const strictProbes: ProbeSet = {
         headers: { 'content-type': 'application/json' },
         body: '{"applicant_id": ',
       });
-      findings.expect(notJson.status === 400 && (notJson.json as { error?: { code?: unknown } })?.error?.code === 'invalid_json', '400 {"error": {"code": "invalid_json"}}', shown(notJson), notJson);
-      const invalid = await call(context, 'POST', '/v1/reports', { role: 'api', purpose: 'strict.validation-errors', json: { ...reportBody(context.fixtures, applicant.id), destination: 'Germany' } });
+      findings.expect(
+        notJson.status === 400 && (notJson.json as { error?: { code?: unknown } })?.error?.code === 'invalid_json',
+        '400 {"error": {"code": "invalid_json"}}',
+        shown(notJson),
+        notJson,
+      );
+      const invalid = await call(context, 'POST', '/v1/reports', {
+        role: 'api',
+        purpose: 'strict.validation-errors',
+        json: { ...reportBody(context.fixtures, applicant.id), destination: 'Germany' },
+      });
       const error = (invalid.json as { error?: { code?: unknown; param?: unknown } })?.error;
-      findings.expect(invalid.status === 422 && error?.code === 'invalid_request' && error?.param === 'destination', '422 {"error": {"code": "invalid_request", "param": "destination"}}', shown(invalid), invalid);
+      findings.expect(
+        invalid.status === 422 && error?.code === 'invalid_request' && error?.param === 'destination',
+        '422 {"error": {"code": "invalid_request", "param": "destination"}}',
+        shown(invalid),
+        invalid,
+      );
       for (const exchange of [notJson, invalid]) {
         const id = (exchange.json as { id?: unknown } | undefined)?.id;
         if (isSuccess(exchange.status) && typeof id === 'string') context.setup.reports.add(id);
@@ -163,7 +180,8 @@ export const strictProbes: ProbeSet = {
         const code = (exchange.json as { error?: { code?: unknown } } | undefined)?.error?.code;
         if (problems) findings.add({ expected: '{"error": {"code", "message"}}', got: `${problems} in ${shown(exchange)}`, request: requestLine(exchange) });
         else if (!codes) findings.add({ expected: 'an error status openapi.yaml gives', got: String(exchange.status), request: requestLine(exchange) });
-        else if (!codes.includes(String(code))) findings.add({ expected: `a ${exchange.status} code of openapi.yaml (${codes.join(', ')})`, got: shownValue(code), request: requestLine(exchange) });
+        else if (!codes.includes(String(code)))
+          findings.add({ expected: `a ${exchange.status} code of openapi.yaml (${codes.join(', ')})`, got: shownValue(code), request: requestLine(exchange) });
       }
       if (errors.length === 0) throw new CheckSkipped('no error was answered during the run');
       findings.done();
@@ -174,7 +192,12 @@ export const strictProbes: ProbeSet = {
       const findings = new Findings();
       for (const exchange of context.client.exchanges) {
         const value = exchange.headers['x-ratelimit-remaining'];
-        findings.expect(value !== undefined && /^\d+$/.test(value.trim()), 'X-RateLimit-Remaining as an integer of 0 or more', value === undefined ? 'no header' : JSON.stringify(value), exchange);
+        findings.expect(
+          value !== undefined && /^\d+$/.test(value.trim()),
+          'X-RateLimit-Remaining as an integer of 0 or more',
+          value === undefined ? 'no header' : JSON.stringify(value),
+          exchange,
+        );
       }
       findings.done();
     },
@@ -185,7 +208,11 @@ export const strictProbes: ProbeSet = {
         const type = eventOf(delivery).type ?? '';
         const schema = EVENT_SCHEMAS[type as keyof typeof EVENT_SCHEMAS];
         if (!schema) {
-          findings.add({ expected: `an event type of openapi.yaml (${Object.keys(EVENT_SCHEMAS).join(', ')})`, got: shownValue(type), request: deliveryLine(delivery) });
+          findings.add({
+            expected: `an event type of openapi.yaml (${Object.keys(EVENT_SCHEMAS).join(', ')})`,
+            got: shownValue(type),
+            request: deliveryLine(delivery),
+          });
           continue;
         }
         const problems = problemsOf(schema, delivery.json);
@@ -199,7 +226,11 @@ export const strictProbes: ProbeSet = {
       for (const delivery of deliveriesOf(context)) {
         const value = signatureValue(delivery);
         if (value === undefined || !/^t=\d+(,v1=[0-9a-f]{64})+$/.test(value)) {
-          findings.add({ expected: 'Service-Signature: t=<digits>,v1=<64 lower-case hex digits>', got: value ?? 'no Service-Signature header', request: deliveryLine(delivery) });
+          findings.add({
+            expected: 'Service-Signature: t=<digits>,v1=<64 lower-case hex digits>',
+            got: value ?? 'no Service-Signature header',
+            request: deliveryLine(delivery),
+          });
         }
       }
       findings.done();
@@ -212,7 +243,12 @@ export const strictProbes: ProbeSet = {
       for (const delivery of deliveriesOf(context)) {
         const value = signatureValue(delivery) ?? (delivery.headers['x-service-signature'] as string | undefined);
         const check = verifySignature(value, delivery.raw, { secrets: [secret], now: Math.floor(delivery.at / 1000) });
-        if (!check.ok) findings.add({ expected: "HMAC-SHA256 with the webhook secret over '<t>.<raw body>', lower-case hex, within 300 s", got: `${check.reason}: ${check.detail}`, request: deliveryLine(delivery) });
+        if (!check.ok)
+          findings.add({
+            expected: "HMAC-SHA256 with the webhook secret over '<t>.<raw body>', lower-case hex, within 300 s",
+            got: `${check.reason}: ${check.detail}`,
+            request: deliveryLine(delivery),
+          });
       }
       findings.done();
     },

@@ -1,7 +1,7 @@
 import { FREE_MOVEMENT_AREA, SHORT_STAY_WAIVER_GROUP, STRICT_DESTINATIONS } from './destinations.js';
 import type { Assessment, ReportAnalysisInput } from './types.js';
 
-export const DESTINATION_POLICY_SCORES = { free_movement: 0, short_stay_waiver: 10, moderate: 30, strict: 60 } as const;
+const DESTINATION_POLICY_SCORES = { free_movement: 0, short_stay_waiver: 10, moderate: 30, strict: 60 } as const;
 
 const SHORT_STAY_VISA_TYPES: ReadonlySet<string> = new Set(['tourist', 'business', 'transit']);
 

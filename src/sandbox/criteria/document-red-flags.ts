@@ -14,7 +14,7 @@ const SEVERE_FLAGS: ReadonlySet<string> = new Set([
 ]);
 
 /** Risk points per flag; the score is their sum, at most 100. Any other flag (a passport needing a manual check, an empty document, …) is moderate. */
-export const RED_FLAG_POINTS = { severe: 35, moderate: 20 } as const;
+const RED_FLAG_POINTS = { severe: 35, moderate: 20 } as const;
 
 /** Flags named in the detail; the rest are counted, so that the detail stays within openapi.yaml's Criterion.detail. */
 const LISTED_FLAGS = 10;
@@ -28,7 +28,11 @@ interface LocatedFlag {
 /** The red flags the document analysis raised, as they were raised: how many, and how serious. */
 export function assessDocumentRedFlags({ documents }: ReportAnalysisInput): Assessment {
   const flags: LocatedFlag[] = documents.flatMap((document) =>
-    document.red_flags.map((flag) => ({ flag, document: document.type, points: SEVERE_FLAGS.has(flag.code) ? RED_FLAG_POINTS.severe : RED_FLAG_POINTS.moderate })),
+    document.red_flags.map((flag) => ({
+      flag,
+      document: document.type,
+      points: SEVERE_FLAGS.has(flag.code) ? RED_FLAG_POINTS.severe : RED_FLAG_POINTS.moderate,
+    })),
   );
   const [worst] = [...flags].sort((a, b) => b.points - a.points);
   if (worst === undefined) {
@@ -41,7 +45,10 @@ export function assessDocumentRedFlags({ documents }: ReportAnalysisInput): Asse
   const named = flags.slice(0, LISTED_FLAGS).map(({ flag, document }) => `${flag.code} (${documentLabel(document)})`);
   const listing = [...named, ...(flags.length > LISTED_FLAGS ? [`and ${flags.length - LISTED_FLAGS} more`] : [])].join(', ');
   return {
-    score: Math.min(100, flags.reduce((sum, { points }) => sum + points, 0)),
+    score: Math.min(
+      100,
+      flags.reduce((sum, { points }) => sum + points, 0),
+    ),
     detail: `${countOf(flags.length, 'red flag')} on ${countOf(documents.length, 'document')}: ${listing}`,
     advice: `Resolve the documents' red flags and upload corrected documents, first the ${documentLabel(worst.document)}: ${worst.flag.message}.`,
   };

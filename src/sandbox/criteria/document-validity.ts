@@ -4,7 +4,7 @@ import { listed } from '../wording.js';
 import type { Assessment, ReportAnalysisInput } from './types.js';
 
 /** Risk points of each problem; the score is their sum, at most 100. */
-export const DOCUMENT_VALIDITY_POINTS = {
+const DOCUMENT_VALIDITY_POINTS = {
   no_passport: 80,
   mrz_unreadable: 50,
   expired: 100,
@@ -93,12 +93,18 @@ function expiryProblems(expiry: string, today: string): Problem[] {
 function scored(problems: [Problem, ...Problem[]]): Assessment {
   const worst = problems.reduce((most, problem) => (problem.points > most.points ? problem : most));
   return {
-    score: Math.min(100, problems.reduce((sum, problem) => sum + problem.points, 0)),
+    score: Math.min(
+      100,
+      problems.reduce((sum, problem) => sum + problem.points, 0),
+    ),
     detail: problems.map((problem) => problem.fact).join('; '),
     advice: worst.advice,
   };
 }
 
 function latestExpiring(extracts: PassportExtract[]): PassportExtract | undefined {
-  return extracts.reduce<PassportExtract | undefined>((latest, extract) => (latest === undefined || extract.expiry_date > latest.expiry_date ? extract : latest), undefined);
+  return extracts.reduce<PassportExtract | undefined>(
+    (latest, extract) => (latest === undefined || extract.expiry_date > latest.expiry_date ? extract : latest),
+    undefined,
+  );
 }

@@ -4,17 +4,47 @@ import { COST_FACTOR, costLevelOf } from './destinations.js';
 import type { Assessment, ReportAnalysisInput } from './types.js';
 
 /** Approximate value of one unit in euros: enough to compare means, not to convert money. */
-export const EUR_PER_UNIT: ReadonlyMap<string, number> = new Map([
-  ['EUR', 1], ['USD', 0.92], ['GBP', 1.17], ['CHF', 1.05], ['JPY', 0.0062], ['CNY', 0.13], ['INR', 0.011],
-  ['CAD', 0.68], ['AUD', 0.61], ['NZD', 0.56], ['SEK', 0.088], ['NOK', 0.086], ['DKK', 0.134], ['PLN', 0.23],
-  ['CZK', 0.04], ['TRY', 0.027], ['RUB', 0.01], ['UAH', 0.022], ['BRL', 0.17], ['MXN', 0.05], ['ZAR', 0.05],
-  ['NGN', 0.0006], ['KES', 0.0071], ['EGP', 0.019], ['MAD', 0.092], ['AED', 0.25], ['SAR', 0.25], ['KRW', 0.00068],
-  ['SGD', 0.69], ['HKD', 0.12], ['THB', 0.026], ['VND', 0.000037], ['IDR', 0.000058], ['PHP', 0.016], ['PKR', 0.0033],
+const EUR_PER_UNIT: ReadonlyMap<string, number> = new Map([
+  ['EUR', 1],
+  ['USD', 0.92],
+  ['GBP', 1.17],
+  ['CHF', 1.05],
+  ['JPY', 0.0062],
+  ['CNY', 0.13],
+  ['INR', 0.011],
+  ['CAD', 0.68],
+  ['AUD', 0.61],
+  ['NZD', 0.56],
+  ['SEK', 0.088],
+  ['NOK', 0.086],
+  ['DKK', 0.134],
+  ['PLN', 0.23],
+  ['CZK', 0.04],
+  ['TRY', 0.027],
+  ['RUB', 0.01],
+  ['UAH', 0.022],
+  ['BRL', 0.17],
+  ['MXN', 0.05],
+  ['ZAR', 0.05],
+  ['NGN', 0.0006],
+  ['KES', 0.0071],
+  ['EGP', 0.019],
+  ['MAD', 0.092],
+  ['AED', 0.25],
+  ['SAR', 0.25],
+  ['KRW', 0.00068],
+  ['SGD', 0.69],
+  ['HKD', 0.12],
+  ['THB', 0.026],
+  ['VND', 0.000037],
+  ['IDR', 0.000058],
+  ['PHP', 0.016],
+  ['PKR', 0.0033],
   ['BDT', 0.0078],
 ]);
 
 /** Funds expected for a visa of each type, in euros, before the destination's cost factor. */
-export const EXPECTED_FUNDS_EUR: Readonly<Record<VisaType, number>> = {
+const EXPECTED_FUNDS_EUR: Readonly<Record<VisaType, number>> = {
   tourist: 5_000,
   business: 5_000,
   family: 5_000,
@@ -24,10 +54,10 @@ export const EXPECTED_FUNDS_EUR: Readonly<Record<VisaType, number>> = {
 };
 
 /** Available funds are the savings plus this many months of income. */
-export const INCOME_MONTHS = 3;
+const INCOME_MONTHS = 3;
 
 /** Score by coverage (available ÷ expected funds): the first row whose minimum the coverage reaches. */
-export const COVERAGE_SCORES: ReadonlyArray<{ minimum: number; score: number }> = [
+const COVERAGE_SCORES: ReadonlyArray<{ minimum: number; score: number }> = [
   { minimum: 3, score: 5 },
   { minimum: 2, score: 15 },
   { minimum: 1.5, score: 25 },
@@ -39,9 +69,9 @@ export const COVERAGE_SCORES: ReadonlyArray<{ minimum: number; score: number }> 
 ];
 
 /** Means that cannot be judged (no amounts, no currency, a currency without a rate) are a medium-high risk. */
-export const UNKNOWN_MEANS_SCORE = 65;
+const UNKNOWN_MEANS_SCORE = 65;
 /** Added when no bank statement backs the profile's figures. */
-export const NO_BANK_STATEMENT_POINTS = 10;
+const NO_BANK_STATEMENT_POINTS = 10;
 
 /** Monthly income and savings, in euros, against the funds expected for the visa type and the destination's cost of living. */
 export function assessFinancialMeans({ applicant, documents, destination, visa_type }: ReportAnalysisInput): Assessment {

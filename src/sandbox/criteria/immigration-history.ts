@@ -1,7 +1,7 @@
 import type { Assessment, ReportAnalysisInput } from './types.js';
 
 /** Score by number of earlier refusals: 0, 1, 2, 3 or more. */
-export const REFUSAL_SCORES = [0, 50, 75, 95] as const;
+const REFUSAL_SCORES = [0, 50, 75, 95] as const;
 
 export function assessImmigrationHistory({ applicant }: ReportAnalysisInput): Assessment {
   const refusals = applicant.previous_refusals;

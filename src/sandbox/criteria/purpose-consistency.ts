@@ -3,17 +3,63 @@ import { documentLabel, listed } from '../wording.js';
 import type { Assessment, ReportAnalysisInput } from './types.js';
 
 /** Words of a purpose that point to each visa type, matched as whole words, case-insensitively. */
-export const PURPOSE_KEYWORDS: Readonly<Record<VisaType, readonly string[]>> = {
+const PURPOSE_KEYWORDS: Readonly<Record<VisaType, readonly string[]>> = {
   tourist: ['holiday', 'holidays', 'vacation', 'tourism', 'tourist', 'sightseeing', 'leisure', 'beach', 'museum', 'museums', 'tour'],
-  business: ['business', 'conference', 'conferences', 'meeting', 'meetings', 'client', 'clients', 'trade fair', 'negotiation', 'negotiations', 'workshop', 'supplier', 'suppliers'],
-  student: ['study', 'studies', 'studying', 'student', 'university', 'college', 'school', 'course', 'degree', 'semester', 'exchange programme', 'phd', 'enrolled'],
+  business: [
+    'business',
+    'conference',
+    'conferences',
+    'meeting',
+    'meetings',
+    'client',
+    'clients',
+    'trade fair',
+    'negotiation',
+    'negotiations',
+    'workshop',
+    'supplier',
+    'suppliers',
+  ],
+  student: [
+    'study',
+    'studies',
+    'studying',
+    'student',
+    'university',
+    'college',
+    'school',
+    'course',
+    'degree',
+    'semester',
+    'exchange programme',
+    'phd',
+    'enrolled',
+  ],
   work: ['job', 'work', 'working', 'employment', 'employer', 'employed', 'hired', 'salary', 'internship'],
   transit: ['transit', 'connecting flight', 'layover', 'stopover'],
-  family: ['family', 'relative', 'relatives', 'spouse', 'wife', 'husband', 'parent', 'parents', 'mother', 'father', 'son', 'daughter', 'sister', 'brother', 'grandparents', 'wedding', 'children'],
+  family: [
+    'family',
+    'relative',
+    'relatives',
+    'spouse',
+    'wife',
+    'husband',
+    'parent',
+    'parents',
+    'mother',
+    'father',
+    'son',
+    'daughter',
+    'sister',
+    'brother',
+    'grandparents',
+    'wedding',
+    'children',
+  ],
 };
 
 /** The document that usually backs the purpose of each visa type; a student's admission letter has no type of its own. */
-export const SUPPORTING_DOCUMENT: Readonly<Partial<Record<VisaType, DocumentType>>> = {
+const SUPPORTING_DOCUMENT: Readonly<Partial<Record<VisaType, DocumentType>>> = {
   tourist: 'travel_itinerary',
   transit: 'travel_itinerary',
   business: 'invitation_letter',
@@ -21,7 +67,7 @@ export const SUPPORTING_DOCUMENT: Readonly<Partial<Record<VisaType, DocumentType
   work: 'employment_letter',
 };
 
-export const PURPOSE_SCORES = {
+const PURPOSE_SCORES = {
   consistent: 5,
   mixed: 30,
   /** Work mentioned for a visa that is not a work visa: the classic ground for refusal. */

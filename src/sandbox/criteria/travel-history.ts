@@ -4,9 +4,9 @@ import { STRICT_DESTINATIONS } from './destinations.js';
 import type { Assessment, ReportAnalysisInput } from './types.js';
 
 /** Trips count as recent in the current calendar year and the 9 before it. */
-export const RECENT_TRAVEL_YEARS = 10;
+const RECENT_TRAVEL_YEARS = 10;
 
-export const TRAVEL_HISTORY_POINTS = {
+const TRAVEL_HISTORY_POINTS = {
   /** Without recent trips, nothing shows that earlier stays ended on time. */
   no_recent_travel: 60,
   per_recent_trip: -10,
@@ -49,7 +49,10 @@ export function assessTravelHistory({ applicant, destination, today }: ReportAna
       advice: `Add evidence of ties to the home country (employment, property, family): no trips since ${since} show that earlier stays ended on time.`,
     };
   }
-  const strictPart = strict.length === 0 ? 'none to a strict-policy destination' : `${strict.length} to strict-policy destinations (${listed(unique(strict.map((trip) => trip.country)))})`;
+  const strictPart =
+    strict.length === 0
+      ? 'none to a strict-policy destination'
+      : `${strict.length} to strict-policy destinations (${listed(unique(strict.map((trip) => trip.country)))})`;
   return {
     score,
     detail: `${recent.length} trip${recent.length === 1 ? '' : 's'} abroad since ${since}, ${strictPart}${visitedDestination ? `, including ${destination}` : ''}; no overstays`,

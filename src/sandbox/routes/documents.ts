@@ -6,7 +6,7 @@ import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError } from '../http.js';
 import { newId, nowIso } from '../../ids.js';
 
-export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const MAX_FILENAME_LENGTH = schemas.Document.properties.filename.maxLength;
 const DOCUMENT_TYPES = new Set<DocumentType>(['passport', 'bank_statement', 'employment_letter', 'invitation_letter', 'travel_itinerary', 'other']);
 

@@ -29,7 +29,16 @@ export default class SandboxDeliveries extends SandboxCommand {
         const times = timeView(flags.utc);
         this.log(
           renderTable(
-            [{ title: 'delivery', leaveOut: 3 }, 'event', { title: 'type', leaveOut: 4 }, { title: 'url', leaveOut: 2, freeText: true }, 'status', { title: 'attempts', leaveOut: 5 }, { title: 'last answer', freeText: true, leaveOut: 1 }, 'next attempt'],
+            [
+              { title: 'delivery', leaveOut: 3 },
+              'event',
+              { title: 'type', leaveOut: 4 },
+              { title: 'url', leaveOut: 2, freeText: true },
+              'status',
+              { title: 'attempts', leaveOut: 5 },
+              { title: 'last answer', freeText: true, leaveOut: 1 },
+              'next attempt',
+            ],
             deliveries.map((delivery) => [
               delivery.id,
               delivery.eventId,

@@ -9,7 +9,10 @@ export default class SandboxDeliveriesReplay extends SandboxCommand {
   static override description =
     'Makes a new delivery of the event to each URL it was delivered to (or to --to) and attempts it at once. If that attempt fails, the running sandbox retries it on the schedule of part 6.';
 
-  static override examples = ['<%= config.bin %> sandbox deliveries replay evt_123', '<%= config.bin %> sandbox deliveries replay evt_123 --to http://127.0.0.1:4000/hooks'];
+  static override examples = [
+    '<%= config.bin %> sandbox deliveries replay evt_123',
+    '<%= config.bin %> sandbox deliveries replay evt_123 --to http://127.0.0.1:4000/hooks',
+  ];
 
   static override args = {
     event: Args.string({ description: 'Event id (evt_…)', required: true }),
@@ -25,7 +28,9 @@ export default class SandboxDeliveriesReplay extends SandboxCommand {
     try {
       const deliveries = await replayEvent(store, args.event, flags.to);
       for (const delivery of deliveries) {
-        this.note(`${delivery.eventId} → ${delivery.url}: ${delivery.status === 'delivered' ? `delivered (${delivery.lastStatus})` : `failed (${delivery.lastStatus ?? delivery.lastError}); the sandbox retries it`}`);
+        this.note(
+          `${delivery.eventId} → ${delivery.url}: ${delivery.status === 'delivered' ? `delivered (${delivery.lastStatus})` : `failed (${delivery.lastStatus ?? delivery.lastError}); the sandbox retries it`}`,
+        );
       }
       if (deliveries.some((delivery) => delivery.status !== 'delivered')) {
         process.exitCode = 1;

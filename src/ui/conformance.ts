@@ -1,0 +1,53 @@
+import { partsOf, partTitle, verdictOf } from '../conformance/report.js';
+import type { CheckResult, RunResult } from '../conformance/run.js';
+import { hangingLine, renderTable, useColor } from './table.js';
+import { terminalText } from './terminal-text.js';
+
+const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', inconclusive: 'INCONCLUSIVE' };
+const MARK_COLOUR: Record<string, number> = { pass: 32, FAIL: 31, skip: 33, INCONCLUSIVE: 35 };
+
+/** What the result column shows; a detail quotes what the implementation under test answered, so it is escaped. */
+function resultText(check: CheckResult): string {
+  return check.status === 'passed' ? check.title : terminalText(check.detail);
+}
+
+/**
+ * For people: one table per part of the specification, each failure with its reason (expected,
+ * got, and the request that showed it), then the coverage by clause and the totals.
+ */
+export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = process.stdout): string {
+  const blocks: string[] = [];
+  const color = useColor(stream);
+  const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const markColumn = { title: '', style: (mark: string) => paint(MARK_COLOUR[mark] ?? 0, mark) };
+  for (const part of partsOf(result)) {
+    const checks = result.checks.filter((check) => check.spec === part);
+    if (!stream.isTTY) {
+      blocks.push([partTitle(part), ...checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)].join('\t'))].join('\n'));
+      continue;
+    }
+    const rows = checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)]);
+    blocks.push(
+      `${partTitle(part)}\n${renderTable([markColumn, 'check', { title: 'level', leaveOut: 1 }, { title: 'result', freeText: true }], rows, stream)}`,
+    );
+  }
+  const coverageLines = result.run.coverage.map((part) =>
+    hangingLine(
+      `  part ${part.part} `,
+      `${part.title}: ${part.with_checks}/${part.stated_rules} stated rules have checks at level ${result.level}, ${part.checked} checked in this run`,
+      stream,
+    ),
+  );
+  blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
+  const verdict = verdictOf(result);
+  const painted = paint({ conforms: 32, 'does not conform': 31, inconclusive: 35 }[verdict], verdict === 'inconclusive' ? 'is not judged in full' : verdict);
+  const counts = `${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped${result.inconclusive > 0 ? `, ${result.inconclusive} inconclusive (the kit's own setup could not be done; see each for what to supply)` : ''}`;
+  blocks.push(
+    hangingLine(
+      '',
+      `${result.run.base_url} ${painted} at level ${result.level}: ${counts} (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`,
+      stream,
+    ),
+  );
+  return blocks.join('\n\n');
+}
