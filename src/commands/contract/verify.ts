@@ -8,10 +8,10 @@ import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { DEFAULT_FIXTURES, type KitFixtures, readFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { toJson, toJunit } from '../../conformance/report.js';
-import { renderForPeople } from '../../ui/conformance.js';
 import { assertKey } from '../../config/keys.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
+import { renderForPeople } from '../../ui/conformance.js';
 
 const KEY_FLAGS = {
   'api-key': 'SVC_API_KEY',
