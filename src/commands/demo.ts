@@ -5,6 +5,9 @@ import { renderReport } from '../ui/reports.js';
 import { hangingLine } from '../ui/table.js';
 import { timeView } from '../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = ReportAnswer;
+
 export default class Demo extends BaseCommand {
   static override summary = 'Run the whole API once on an embedded sandbox: applicant to verified webhook';
   static override description =
@@ -12,7 +15,7 @@ export default class Demo extends BaseCommand {
 
   static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --json'];
 
-  public async run(): Promise<ReportAnswer> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(Demo);
     const report = await runDemo(({ step, detail }) => this.note(hangingLine(`✓ ${step.padEnd(9)} `, detail, process.stderr)));
     this.log(renderReport(report, timeView(flags.utc)));

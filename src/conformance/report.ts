@@ -1,5 +1,6 @@
 import { PART_TITLES } from './catalogue.js';
-import type { RunResult } from './run.js';
+import type { RunRecord } from './record.js';
+import type { CheckResult, RunResult } from './run.js';
 
 /** The one-word verdict of a run: failures first; inconclusive checks leave it open. */
 export function verdictOf(result: Pick<RunResult, 'failed' | 'inconclusive'>): 'conforms' | 'does not conform' | 'inconclusive' {
@@ -16,8 +17,19 @@ export function partTitle(part: string): string {
   return `Part ${part}: ${PART_TITLES[part] ?? ''}`;
 }
 
-/** The `--json` object: the counts, every check, and the run record. */
-export function toJson(result: RunResult): Record<string, unknown> {
+/** The `--json` object of `contract verify`: the counts, the verdict, every check, and the run record. */
+export interface ConformanceJson {
+  level: RunResult['level'];
+  passed: number;
+  failed: number;
+  skipped: number;
+  inconclusive: number;
+  verdict: ReturnType<typeof verdictOf>;
+  checks: CheckResult[];
+  run: RunRecord;
+}
+
+export function toJson(result: RunResult): ConformanceJson {
   return {
     level: result.level,
     passed: result.passed,

@@ -2,6 +2,7 @@ import type { RotationRecord } from '../keys/journal.js';
 import { nextStep, stepNumber } from '../keys/journal.js';
 import type { DrainProgress, RotationEvent } from '../keys/rotation.js';
 import { formatDuration } from '../duration.js';
+import { writeJsonLine } from './json-lines.js';
 import { renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -14,10 +15,13 @@ export interface RotationView {
   stop(): void;
 }
 
+/** One line of `keys rotate --json`: an event of the rotation and when it happened. */
+export type RotationJsonLine = RotationEvent & { at: string };
+
 /** `--json`: one JSON object per line on stdout, each with the time it happened. */
 export function jsonLinesView(): RotationView {
   return {
-    show: (event) => process.stdout.write(`${JSON.stringify({ ...event, at: new Date().toISOString() })}\n`),
+    show: (event) => writeJsonLine({ ...event, at: new Date().toISOString() } satisfies RotationJsonLine),
     pause: () => undefined,
     stop: () => undefined,
   };

@@ -7,9 +7,31 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * not UTF-8). Of a body stored only in part (a rejected delivery's first bytes) the part is
  * `body_prefix`, so that nothing takes it for the body and verifies or sends it as such.
  */
-export function storedEventJson(event: StoredEvent): Record<string, unknown> {
+export interface StoredEventJson {
+  seq: number;
+  event_id: string | null;
+  type: string | null;
+  resource_id: string | null;
+  status: StoredEvent['status'];
+  reason: StoredEvent['reason'];
+  detail: string | null;
+  schema_notes: string[];
+  received_at: string;
+  duplicates: number;
+  forward: { url: string; status: number | null; error: string | null; at: string | null } | null;
+  headers: StoredEvent['headers'];
+  body_size: number;
+  body_truncated: boolean;
+  /** The body as text; `body_base64` when it is not UTF-8, `body_prefix` (or `body_prefix_base64`) when only its first bytes were kept. */
+  body?: string;
+  body_base64?: string;
+  body_prefix?: string;
+  body_prefix_base64?: string;
+}
+
+export function storedEventJson(event: StoredEvent): StoredEventJson {
   const name = event.bodyTruncated ? 'body_prefix' : 'body';
-  let body: Record<string, string>;
+  let body: Partial<Record<'body' | 'body_base64' | 'body_prefix' | 'body_prefix_base64', string>>;
   try {
     body = { [name]: utf8.decode(event.body) };
   } catch {

@@ -59,7 +59,7 @@ export interface DeliveryReport {
 }
 
 /** A request that was no delivery at all: wrong method, too large, unparsable HTTP, too slow. */
-interface RefusalReport {
+export interface RefusalReport {
   kind: 'refused';
   at: string;
   status: number | null;

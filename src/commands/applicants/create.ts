@@ -9,6 +9,9 @@ import { renderApplicant } from '../../ui/applicants.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = ApplicantAnswer;
+
 export default class ApplicantsCreate extends ApiCommand {
   static override summary = 'Create an applicant profile';
   static override description = `From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the service's to define (the specification does not show them): the file is sent as it is, and the service's answer, or its error, is shown. The flags name the sandbox's fields, where given names, surname, date of birth and nationality are required.
@@ -23,7 +26,7 @@ Without --file, on a terminal, the required fields left out are asked for, then 
   static override mutating = true;
   static override flags = applicantFlags;
 
-  public async run(): Promise<ApplicantAnswer> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ApplicantsCreate);
     const { session, connection } = await this.connect(flags);
     let input = await applicantInputFrom(flags);

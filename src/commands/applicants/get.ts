@@ -6,6 +6,9 @@ import { getApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = ApplicantAnswer;
+
 export default class ApplicantsGet extends ApiCommand {
   static override summary = 'Show an applicant profile';
   static override examples = ['<%= config.bin %> applicants get app_123', '<%= config.bin %> applicants get app_123 --json'];
@@ -14,7 +17,7 @@ export default class ApplicantsGet extends ApiCommand {
     id: Args.string({ description: 'Applicant id (app_…)', required: true }),
   };
 
-  public async run(): Promise<ApplicantAnswer> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ApplicantsGet);
     assertStated([['id', args.id, STATED.applicantId]]);
     const { session } = await this.connect(flags);

@@ -8,6 +8,9 @@ import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = ApplicantAnswer;
+
 export default class ApplicantsUpdate extends ApiCommand {
   static override summary = 'Change fields of an applicant profile';
   static override description = `Only the fields given change: from flags, a JSON file (--file) or both; flags override the file's fields. The fields are the service's to define: they are sent as given, with the applicant's id in the body (how the sandbox tells an update from a creation).`;
@@ -25,7 +28,7 @@ export default class ApplicantsUpdate extends ApiCommand {
 
   static override flags = applicantFlags;
 
-  public async run(): Promise<ApplicantAnswer> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ApplicantsUpdate);
     assertStated([['id', args.id, STATED.applicantId]]);
     const { session } = await this.connect(flags);

@@ -4,6 +4,9 @@ import { displaySetting } from '../../config/settings.js';
 import { currentProfileName, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
 import { ConfigError } from '../../errors.js';
 
+/** What `--json` prints. */
+export type JsonResult = { profile: string; name: string; value: string };
+
 export default class ConfigGet extends BaseCommand {
   static override summary = 'Print a setting of a profile (keys redacted)';
   static override examples = ['<%= config.bin %> config get base_url', '<%= config.bin %> config get api_key --profile sandbox --json'];
@@ -12,7 +15,7 @@ export default class ConfigGet extends BaseCommand {
     name: Args.string({ description: 'Setting to print', required: true, options: Object.keys(SETTINGS) }),
   };
 
-  public async run(): Promise<{ profile: string; name: string; value: string }> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigGet);
     const name = args.name as SettingName;
     const config = await readConfig();

@@ -4,11 +4,14 @@ import { displaySetting } from '../../config/settings.js';
 import { currentProfileName, type Profile, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
 import { renderTable } from '../../ui/table.js';
 
+/** What `--json` prints. */
+export type JsonResult = { file: string; current_profile: string; profiles: Record<string, Profile> };
+
 export default class ConfigList extends BaseCommand {
   static override summary = 'List the profiles and their settings (keys redacted)';
   static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json'];
 
-  public async run(): Promise<{ file: string; current_profile: string; profiles: Record<string, Profile> }> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ConfigList);
     const config = await readConfig();
     const current = currentProfileName(config, flags.profile);

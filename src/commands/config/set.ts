@@ -7,6 +7,9 @@ import { ConfigError } from '../../errors.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { readStdin } from '../../ui/stdin.js';
 
+/** What `--json` prints. */
+export type JsonResult = { profile: string; name: string; value: string; file: string };
+
 export default class ConfigSet extends BaseCommand {
   static override summary = 'Save a setting in a profile';
   static override description = `Settings: ${Object.entries(SETTINGS)
@@ -25,7 +28,7 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
     value: Args.string({ description: 'Value; omit it for keys, to read them from stdin or a prompt' }),
   };
 
-  public async run(): Promise<{ profile: string; name: string; value: string; file: string }> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigSet);
     const name = args.name as SettingName;
     const config = await readConfig();

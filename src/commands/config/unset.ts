@@ -2,6 +2,9 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
 import { currentProfileName, readConfig, SETTINGS, type SettingName, writeConfig } from '../../config/store.js';
 
+/** What `--json` prints. */
+export type JsonResult = { profile: string; name: string; removed: boolean };
+
 export default class ConfigUnset extends BaseCommand {
   static override summary = 'Remove a setting from a profile';
   static override examples = ['<%= config.bin %> config unset api_key --profile staging'];
@@ -10,7 +13,7 @@ export default class ConfigUnset extends BaseCommand {
     name: Args.string({ description: 'Setting to remove', required: true, options: Object.keys(SETTINGS) }),
   };
 
-  public async run(): Promise<{ profile: string; name: string; removed: boolean }> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigUnset);
     const name = args.name as SettingName;
     const config = await readConfig();

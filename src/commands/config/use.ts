@@ -3,6 +3,9 @@ import { BaseCommand } from '../../base-command.js';
 import { assertProfileName, readConfig, writeConfig } from '../../config/store.js';
 import { ConfigError } from '../../errors.js';
 
+/** What `--json` prints. */
+export type JsonResult = { current_profile: string };
+
 export default class ConfigUse extends BaseCommand {
   static override summary = 'Make a profile the current one';
   static override examples = ['<%= config.bin %> config use sandbox'];
@@ -11,7 +14,7 @@ export default class ConfigUse extends BaseCommand {
     profile: Args.string({ description: 'Profile to use from now on', required: true }),
   };
 
-  public async run(): Promise<{ current_profile: string }> {
+  public async run(): Promise<JsonResult> {
     const { args } = await this.parse(ConfigUse);
     assertProfileName(args.profile);
     const config = await readConfig();

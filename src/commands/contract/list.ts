@@ -2,6 +2,9 @@ import { BaseCommand } from '../../base-command.js';
 import { CATALOGUE, type Check } from '../../conformance/catalogue.js';
 import { renderTable } from '../../ui/table.js';
 
+/** What `--json` prints. */
+export type JsonResult = Check[];
+
 export default class ContractList extends BaseCommand {
   static override summary = 'List the checks of svc contract verify';
   static override description = `Each check has a stable id (for --only and CI history), a level (spec: stated by the specification; strict: an assumption of openapi.yaml), the part of the specification it comes from, how it is verified (a Pact interaction of contracts/ or a probe) and the inputs it needs beyond --base-url and --api-key.`;
@@ -10,7 +13,7 @@ export default class ContractList extends BaseCommand {
 
   static override baseFlags = {} as typeof BaseCommand.baseFlags;
 
-  public async run(): Promise<Check[]> {
+  public async run(): Promise<JsonResult> {
     await this.parse(ContractList);
     this.log(
       renderTable(

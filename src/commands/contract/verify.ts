@@ -7,7 +7,7 @@ import type { KitKeys } from '../../conformance/context.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { DEFAULT_FIXTURES, type KitFixtures, readFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
-import { toJson, toJunit } from '../../conformance/report.js';
+import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
 import { assertKey } from '../../config/keys.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
@@ -30,6 +30,9 @@ const secretFlag = (name: keyof typeof KEY_FLAGS, description: string) =>
     env: KEY_FLAGS[name],
     helpGroup: 'KEY',
   });
+
+/** What `--json` prints. */
+export type JsonResult = ConformanceJson;
 
 export default class ContractVerify extends BaseCommand {
   static override summary = 'Check an implementation of the API against the specification, for CI';
@@ -120,7 +123,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     junit: Flags.string({ description: 'Write a JUnit XML report to this file (inconclusive checks are errors)' }),
   };
 
-  public async run(): Promise<Record<string, unknown>> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ContractVerify);
     for (const [name, variable] of Object.entries(KEY_FLAGS)) {
       const value = flags[name as keyof typeof KEY_FLAGS];

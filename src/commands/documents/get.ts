@@ -6,6 +6,9 @@ import { getDocument } from '../../services/documents.js';
 import { renderDocument } from '../../ui/documents.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = DocumentAnswer;
+
 export default class DocumentsGet extends ApiCommand {
   static override summary = 'Show a document: its status, red flags and the fields read from it';
   static override examples = ['<%= config.bin %> documents get doc_123', '<%= config.bin %> documents get doc_123 --json'];
@@ -14,7 +17,7 @@ export default class DocumentsGet extends ApiCommand {
     id: Args.string({ description: 'Document id (doc_…)', required: true }),
   };
 
-  public async run(): Promise<DocumentAnswer> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(DocumentsGet);
     assertStated([['id', args.id, STATED.documentId]]);
     const { session } = await this.connect(flags);

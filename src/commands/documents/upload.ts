@@ -11,6 +11,9 @@ import { uploadProgress } from '../../ui/progress.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = DocumentAnswer;
+
 export default class DocumentsUpload extends ApiCommand {
   static override summary = 'Upload a supporting document as a multipart form (type, applicant_id, file)';
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
@@ -32,7 +35,7 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
     applicant: Flags.string({ description: 'Applicant the document supports (app_…)' }),
   };
 
-  public async run(): Promise<DocumentAnswer> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(DocumentsUpload);
     const { session } = await this.connect(flags);
     assertStated([['applicant_id', flags.applicant, STATED.applicantId]]);

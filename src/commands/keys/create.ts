@@ -9,6 +9,9 @@ import { createKey, revokeKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = Key & { secret_file: string };
+
 export default class KeysCreate extends AdminCommand {
   static override summary = 'Create a key; its secret goes to --key-file (0600), never printed (admin key)';
   static override description =
@@ -28,7 +31,7 @@ export default class KeysCreate extends AdminCommand {
     'key-file': Flags.string({ description: 'File to write the secret to (mode 0600, replaced atomically)', required: true }),
   };
 
-  public async run(): Promise<Key & { secret_file: string }> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysCreate);
     const { session } = await this.connectAdmin(flags);
     const environment = flags.environment as 'test' | 'live';

@@ -6,6 +6,9 @@ import { getKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = Key;
+
 export default class KeysGet extends AdminCommand {
   static override summary = 'Show a key: scope, status, and when and from where it was last used (admin key)';
   static override examples = ['<%= config.bin %> keys get key_123', '<%= config.bin %> keys get key_123 --json'];
@@ -14,7 +17,7 @@ export default class KeysGet extends AdminCommand {
     id: Args.string({ description: 'Key id (key_…)', required: true }),
   };
 
-  public async run(): Promise<Key> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(KeysGet);
     assertStated([['id', args.id, STATED.keyId]]);
     const { session } = await this.connectAdmin(flags);

@@ -5,6 +5,9 @@ import { listAllKeys, listKeys } from '../../services/keys.js';
 import { renderKeyRows } from '../../ui/keys.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = KeyList;
+
 export default class KeysList extends AdminCommand {
   static override summary = 'List the keys of the workspace: last use, read-only, IP lock (admin key)';
   static override examples = ['<%= config.bin %> keys list', '<%= config.bin %> keys list --all --json'];
@@ -15,7 +18,7 @@ export default class KeysList extends AdminCommand {
     all: Flags.boolean({ description: 'Follow the pages to the end' }),
   };
 
-  public async run(): Promise<KeyList> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysList);
     const { session } = await this.connectAdmin(flags);
     const list: KeyList = flags.all

@@ -13,6 +13,9 @@ import { timeView } from '../../ui/time.js';
 /** Statuses of a GET /v1/keys/{id} that the service does not offer: key reads are not shown by the spec. */
 const NO_KEY_READS = new Set([404, 405, 501]);
 
+/** What `--json` prints. */
+export type JsonResult = Answered<KeyRevocation>;
+
 export default class KeysRevoke extends AdminCommand {
   static override summary = 'Revoke a key, with immediate effect (admin key)';
   static override description = `Anything still using the key gets 401 invalid_key from then on; \`svc keys rotate\` replaces a key in use without downtime. The admin key doing the revoking cannot revoke itself.
@@ -30,7 +33,7 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
     yes: Flags.boolean({ char: 'y', description: 'Revoke without asking (required when not on a terminal)' }),
   };
 
-  public async run(): Promise<Answered<KeyRevocation>> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(KeysRevoke);
     assertStated([['id', args.id, STATED.keyId]]);
     const { session, connection } = await this.connectAdmin(flags);

@@ -11,7 +11,22 @@ import { abortRotation, assertRotatable, describeSteps, newRotation, type Rotati
 import { getKey } from '../../services/keys.js';
 import { formatDuration } from '../../duration.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
-import { humanView, jsonLinesView, type RotationView } from '../../ui/rotation.js';
+import { writeJsonLine } from '../../ui/json-lines.js';
+import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
+
+/** What `--json` writes: one line per event of the rotation. */
+export type JsonLine = RotationJsonLine;
+
+/** What `--dry-run --json` writes: the plan. */
+export interface JsonResult {
+  dry_run: true;
+  rotation: string | null;
+  old_key: RotationRecord['old_key'];
+  new_key_file: string | null;
+  deploy_cmd: string | null;
+  quiet_period_ms: number;
+  steps: ReturnType<typeof describeSteps>;
+}
 import { timeView } from '../../ui/time.js';
 
 const DEFAULT_QUIET_PERIOD_MS = 15 * 60_000;
@@ -91,10 +106,10 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   /** Every line of stdout is one JSON object, the final error included. */
   protected override logJson(json: unknown): void {
     this.view.pause();
-    process.stdout.write(`${JSON.stringify(json)}\n`);
+    writeJsonLine(json);
   }
 
-  public async run(): Promise<unknown> {
+  public async run(): Promise<JsonResult | undefined> {
     const { args, flags } = await this.parse(KeysRotate);
     if (this.jsonEnabled()) this.view = jsonLinesView();
     const connectionFlags = { ...flags, timeout: ANSWER_TIMEOUT_S };
@@ -285,10 +300,10 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     if (flags['quiet-period'] !== undefined) record.quiet_period_ms = flags['quiet-period'];
   }
 
-  private showPlan(record: RotationRecord) {
+  private showPlan(record: RotationRecord): JsonResult {
     const steps = describeSteps(record);
     const saved = record.steps.create !== undefined || record.attempts.create !== undefined;
-    const plan = {
+    const plan: JsonResult = {
       dry_run: true,
       rotation: saved ? record.id : null,
       old_key: record.old_key,

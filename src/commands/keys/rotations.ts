@@ -3,13 +3,16 @@ import { listRotations, type RotationRecord } from '../../keys/journal.js';
 import { renderRotations } from '../../ui/rotation.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = RotationRecord[];
+
 export default class KeysRotations extends BaseCommand {
   static override summary = 'List the key rotations started from this machine and where each stands';
   static override description =
     'Read from the rotation journals in $XDG_STATE_HOME/svc/rotations; an unfinished one continues with `svc keys rotate --resume <rotation-id>`.';
   static override examples = ['<%= config.bin %> keys rotations', '<%= config.bin %> keys rotations --json'];
 
-  public async run(): Promise<RotationRecord[]> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysRotations);
     const records = await listRotations();
     if (records.length === 0) this.note('No rotations.');

@@ -24,6 +24,9 @@ const TYPE_APPLICANT_ID = 'Type an applicant id';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 
+/** What `--json` prints. */
+export type JsonResult = ReportAnswer;
+
 export default class ReportsCreate extends ApiCommand {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
   static override description = `The report is analysed asynchronously; --wait waits until it is completed or failed (exit code 11 when it failed, 12 when --wait-timeout passes first).
@@ -46,7 +49,7 @@ A destination in small letters is taken in capitals (fr is FR). Flags left out a
     'wait-timeout': Flags.integer({ description: 'Seconds to wait with --wait', default: 120, min: 1 }),
   };
 
-  public async run(): Promise<ReportAnswer> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ReportsCreate);
     const { session, connection } = await this.connect(flags);
     const input = await this.requestFrom({ ...flags, destination: countryCode(flags.destination) }, session.client, connection.baseUrl.href);

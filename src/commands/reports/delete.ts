@@ -5,6 +5,9 @@ import type { Answered, DeletionResult } from '../../api/types.js';
 import { deleteReport } from '../../services/reports.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';
 
+/** What `--json` prints. */
+export type JsonResult = Answered<DeletionResult>;
+
 export default class ReportsDelete extends ApiCommand {
   static override summary = 'Delete a report and its sources, permanently';
   static override description =
@@ -20,7 +23,7 @@ export default class ReportsDelete extends ApiCommand {
     yes: Flags.boolean({ char: 'y', description: 'Delete without asking (required when not on a terminal)' }),
   };
 
-  public async run(): Promise<Answered<DeletionResult>> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsDelete);
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);

@@ -7,6 +7,9 @@ import { getReport } from '../../services/reports.js';
 import { renderReport } from '../../ui/reports.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = ReportAnswer;
+
 export default class ReportsGet extends ApiCommand {
   static override summary = 'Show a report with its full risk breakdown';
   static override description = `On a terminal the risk is drawn: the score on a 0-100 scale with its band in colour (where the service's score and band fit that scale, the sandbox's), and each criterion's weighted contribution as a bar. --web writes the report as a self-contained HTML page (no script, nothing loaded from anywhere, mode 0600) and opens it in the browser, as \`svc reports open\` does.`;
@@ -25,7 +28,7 @@ export default class ReportsGet extends ApiCommand {
     output: pageOutputFlag(['web']),
   };
 
-  public async run(): Promise<ReportAnswer> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsGet);
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);

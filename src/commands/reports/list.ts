@@ -13,6 +13,9 @@ interface ReportListing {
   has_more: boolean | null;
 }
 
+/** What `--json` prints. */
+export type JsonResult = ReportListing;
+
 export default class ReportsList extends ApiCommand {
   static override summary = 'List the reports of the workspace';
   static override description = `The reports are read wherever the answer holds them (a bare array, "data", or its one array of resources), and --all follows the next page the answer offers: a Link header, links.next, has_more, a next cursor or page numbers. When svc cannot tell whether more follow, it says so on stderr, and --json has "has_more": null.
@@ -32,7 +35,7 @@ Query parameters are sent only when asked for: the specification shows none, and
     all: Flags.boolean({ description: 'Follow the pages to the end' }),
   };
 
-  public async run(): Promise<ReportListing> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ReportsList);
     const { session } = await this.connect(flags);
     const query: ReportsQuery = { limit: flags.limit, status: flags.status, applicant_id: flags.applicant, starting_after: flags['starting-after'] };

@@ -7,6 +7,9 @@ import { getReport } from '../../services/reports.js';
 import { showPage } from '../../ui/open-page.js';
 import { reportPage } from '../../ui/report-page.js';
 
+/** What `--json` prints. */
+export type JsonResult = ReportAnswer;
+
 export default class ReportsOpen extends ApiCommand {
   static override summary = 'Open a report as an HTML page in the browser (reports get --web)';
   static override description = `The page is self-contained: the risk score on a 0-100 scale and each criterion's weighted contribution as inline SVG charts, the fields, the details and the recommendations, with no script and a policy that lets it load nothing from anywhere. It is written with mode 0600 to a new private temporary directory (or --output) and opened with the system's opener (xdg-open, open, start); where there is none, its path is printed.`;
@@ -18,7 +21,7 @@ export default class ReportsOpen extends ApiCommand {
 
   static override flags = { output: pageOutputFlag() };
 
-  public async run(): Promise<ReportAnswer> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsOpen);
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);

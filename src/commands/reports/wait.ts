@@ -9,6 +9,9 @@ import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { timeView } from '../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = ReportAnswer;
+
 export default class ReportsWait extends ApiCommand {
   static override summary = 'Wait until a report is completed or failed, then show it';
   static override description = `Polls the report, 0.5 s apart at first and up to 5 s apart, until its status is completed or it has failed: a status that reads as a failure (failed, error, rejected, cancelled, …) or an error object. Any other status is waited on, up to --wait-timeout.
@@ -24,7 +27,7 @@ Exit code 11 when the report failed, 12 when --wait-timeout passes first (the re
     'wait-timeout': Flags.integer({ description: 'Seconds to wait', default: 120, min: 1 }),
   };
 
-  public async run(): Promise<ReportAnswer> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsWait);
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);

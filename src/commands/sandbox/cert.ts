@@ -3,11 +3,14 @@ import { SandboxCommand } from '../../sandbox-command.js';
 import { certificatePath } from '../../sandbox/tls.js';
 import { ConfigError } from '../../errors.js';
 
+/** What `--json` prints. */
+export type JsonResult = { path: string };
+
 export default class SandboxCert extends SandboxCommand {
   static override summary = "Print the path of the sandbox's CA certificate, for clients to trust";
   static override examples = ['<%= config.bin %> sandbox cert', 'curl --cacert "$(<%= config.bin %> sandbox cert)" https://127.0.0.1:8443/v1/reports'];
 
-  public async run(): Promise<{ path: string }> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(SandboxCert);
     const path = certificatePath(flags['data-dir']);
     if (!existsSync(path)) {

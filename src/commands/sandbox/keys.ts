@@ -15,6 +15,9 @@ interface SandboxKey {
   secret: string;
 }
 
+/** What `--json` prints. */
+export type JsonResult = SandboxKey[];
+
 export default class SandboxKeys extends SandboxCommand {
   static override summary = "List the sandbox's keys and webhook secret";
   static override description =
@@ -29,7 +32,7 @@ export default class SandboxKeys extends SandboxCommand {
     reveal: Flags.boolean({ description: 'Show the secrets in full' }),
   };
 
-  public async run(): Promise<SandboxKey[]> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(SandboxKeys);
     const store = openSandboxStore(flags['data-dir']);
     try {

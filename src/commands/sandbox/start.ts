@@ -4,7 +4,21 @@ import { SandboxCommand } from '../../sandbox-command.js';
 import { SANDBOX_PROFILE, writeSandboxProfile } from '../../sandbox/profile.js';
 import type { Plan } from '../../sandbox/rate-limit.js';
 import { startSandbox } from '../../sandbox/server.js';
+import { writeJsonLine } from '../../ui/json-lines.js';
 import { renderTable } from '../../ui/table.js';
+
+/** What `--json` writes: one line when the sandbox is ready. */
+export interface JsonLine {
+  event: 'ready';
+  url: string;
+  port: number;
+  plan: string;
+  data_dir: string;
+  ca_cert: string;
+  profile: string;
+  first_start: boolean;
+  webhook_urls: string[];
+}
 
 export default class SandboxStart extends SandboxCommand {
   static override summary = 'Run the embedded sandbox: the whole API over HTTPS on 127.0.0.1, until Ctrl-C';
@@ -64,7 +78,7 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
       log: flags.quiet ? undefined : (line) => this.note(line),
     });
     await writeSandboxProfile(sandbox);
-    const ready = {
+    const ready: JsonLine = {
       event: 'ready',
       url: sandbox.url,
       port: sandbox.port,
@@ -75,7 +89,7 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
       first_start: sandbox.firstStart,
       webhook_urls: sandbox.webhookUrls,
     };
-    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(ready)}\n`);
+    if (this.jsonEnabled()) writeJsonLine(ready);
     else this.describe(sandbox);
 
     await new Promise<void>((resolve) => {

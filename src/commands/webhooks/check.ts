@@ -5,6 +5,9 @@ import { caCertFlag, secretFlag, WebhookCommand } from '../../webhook-command.js
 import { closePosting } from '../../webhooks/forward.js';
 import { checkSubscriber, type Verdict } from '../../webhooks/subscriber-check.js';
 
+/** What `--json` prints. */
+export type JsonResult = { url: string; passed: boolean; verdicts: Verdict[] };
+
 export default class WebhooksCheck extends WebhookCommand {
   static override summary = 'Grade a subscriber endpoint the way the service will treat it';
   static override description = `Sends real deliveries and checks that the endpoint answers a valid event with a 2xx within 10 s (also when the header carries several v1 values, as during a secret rotation; also report.completed in part 6's shorter variant and an event of a kind part 6 does not list: the service retries a refused event for 24 h, then the application never sees it), refuses with a 4xx an event signed with another secret, one without a signature, and ones signed 600 s in the past or the future, and acknowledges again a retry of an event it accepted. One line per verdict.
@@ -31,7 +34,7 @@ Exit code 0 when every check passes, 16 otherwise.`;
     'ca-cert': caCertFlag,
   };
 
-  public async run(): Promise<{ url: string; passed: boolean; verdicts: Verdict[] }> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(WebhooksCheck);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);

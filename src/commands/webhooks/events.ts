@@ -4,9 +4,12 @@ import { instantFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS } from '../../flags/event-kind.js';
 import { renderTable } from '../../ui/table.js';
 import { timeView } from '../../ui/time.js';
-import { forwardCell, statusCell, storedEventJson } from '../../ui/webhooks.js';
+import { forwardCell, statusCell, storedEventJson, type StoredEventJson } from '../../ui/webhooks.js';
 import { storeFlag } from '../../webhook-command.js';
 import { EventStore, REJECTED_BODY_BYTES, type StoredStatus } from '../../webhooks/store.js';
+
+/** What `--json` prints. */
+export type JsonResult = StoredEventJson[];
 
 export default class WebhooksEvents extends BaseCommand {
   static override summary = 'List the events `svc webhooks listen` received, newest first';
@@ -31,7 +34,7 @@ export default class WebhooksEvents extends BaseCommand {
     limit: Flags.integer({ description: 'At most this many', default: 50, min: 1 }),
   };
 
-  public async run(): Promise<Array<Record<string, unknown>>> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksEvents);
     const store = EventStore.open(flags.store);
     try {

@@ -6,12 +6,13 @@ import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
+import { writeJsonLine } from '../../ui/json-lines.js';
 import { hangingLine } from '../../ui/table.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { type TimeView, timeView } from '../../ui/time.js';
 import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
-import { type DeliveryReport, type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
+import { type DeliveryReport, type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
 
 const fraction = Flags.custom<number>({
@@ -22,7 +23,24 @@ const fraction = Flags.custom<number>({
   },
 });
 
-function deliveryJson(report: DeliveryReport): Record<string, unknown> {
+/** What `--json` writes: one line when the listener is ready, then one per delivery. */
+export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport;
+
+interface DeliveryJson {
+  kind: DeliveryReport['kind'];
+  at: string;
+  result: DeliveryReport['result'];
+  event_id: string | null;
+  type: string | null;
+  resource_id: string | null;
+  reason: NonNullable<DeliveryReport['reason']> | null;
+  detail: string | null;
+  schema_notes: string[];
+  status: number;
+  forward: { url: string; status: number | null; error: string | null; duration_ms: number } | null;
+}
+
+function deliveryJson(report: DeliveryReport): DeliveryJson {
   return {
     kind: report.kind,
     at: report.at,
@@ -185,7 +203,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       );
     }
     if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify({ kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null })}\n`);
+      writeJsonLine({ kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null } satisfies JsonLine);
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${flags.store}`);
       if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
@@ -205,7 +223,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
 
   /** One line, so that with --json even a failure to start keeps stdout to JSON lines. */
   protected override logJson(json: unknown): void {
-    process.stdout.write(`${JSON.stringify(json)}\n`);
+    writeJsonLine(json);
   }
 
   /** Writes stdout lines once per turn of the event loop: one write for a burst of deliveries, not one each. */

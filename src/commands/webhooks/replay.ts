@@ -5,6 +5,9 @@ import { checkForwardUrl, closePosting, forwardedHeaders, postRaw } from '../../
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf, parseSignatureHeader } from '../../webhooks/signature.js';
 import { EventStore } from '../../webhooks/store.js';
 
+/** What `--json` prints. */
+export type JsonResult = { event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean };
+
 export default class WebhooksReplay extends WebhookCommand {
   static override summary = 'Send a stored event again to an application';
   static override description = `Posts the event's body byte for byte with the headers it arrived with. With a webhook secret (--secret or SVC_WEBHOOK_SECRET) the signature is made afresh, so an application that checks the timestamp accepts the replay; without one the original signature is sent, which such an application refuses once it is older than ${DEFAULT_TOLERANCE_SECONDS} s.
@@ -26,7 +29,7 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
     'ca-cert': caCertFlag,
   };
 
-  public async run(): Promise<{ event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean }> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(WebhooksReplay);
     checkForwardUrl(flags['forward-to'], '--forward-to');
     const secrets = this.webhookSecrets(flags.secret, false);

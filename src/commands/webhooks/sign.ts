@@ -5,6 +5,9 @@ import { SvcError } from '../../errors.js';
 import { secretFlag, WebhookCommand } from '../../webhook-command.js';
 import { signatureHeader } from '../../webhooks/signature.js';
 
+/** What `--json` prints. */
+export type JsonResult = { header: string };
+
 export default class WebhooksSign extends WebhookCommand {
   static override summary = 'Make the Service-Signature header for a payload, to test a receiver';
   static override description =
@@ -21,7 +24,7 @@ export default class WebhooksSign extends WebhookCommand {
     timestamp: Flags.integer({ description: 'Unix seconds to sign with (default: now)', min: 0 }),
   };
 
-  public async run(): Promise<{ header: string }> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksSign);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);

@@ -9,6 +9,9 @@ import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
 import { deliveryHeaders } from '../../webhooks/send.js';
 import { signatureHeader } from '../../webhooks/signature.js';
 
+/** What `--json` prints. */
+export type JsonResult = Array<{ event: EventBody; url: string } & AttemptResult>;
+
 export default class WebhooksTrigger extends WebhookCommand {
   static override summary = 'Send a signed sample event to a receiver, as the service would';
   static override description = `The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with the secret (one v1 per secret when several are given), with the headers of part 6. "all" sends one of each of the six kinds openapi.yaml lists. Any other kind is sent as the least part 6 describes, {id, type, created_at, data: {id}}, to test that a receiver takes kinds it does not know.
@@ -30,7 +33,7 @@ Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when t
     'ca-cert': caCertFlag,
   };
 
-  public async run(): Promise<Array<{ event: EventBody; url: string } & AttemptResult>> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(WebhooksTrigger);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);

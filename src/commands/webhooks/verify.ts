@@ -15,6 +15,9 @@ function unixSeconds(text: string): number {
   return Math.floor(seconds);
 }
 
+/** What `--json` prints. */
+export type JsonResult = DiagnosisJson;
+
 export default class WebhooksVerify extends WebhookCommand {
   static override summary = 'Check a captured delivery offline and say exactly which step fails';
   static override description = `Checks the signature header against the body's raw bytes as a receiver does (openapi.yaml's x-webhook-signature: HMAC-SHA256 over "<t>.<body>", hex), then the envelope part 6 states (a UTF-8 JSON object with an id starting with evt_, a type and a data object), then how the body differs from openapi.yaml's event schemas: schema notes, which do not make a delivery invalid unless --strict-schema. Every step is reported, with a diagnosis where svc can tell what went wrong: a header it cannot read, clock skew (direction and size), which of several secrets matched, a body that was re-serialised or had its line endings changed, white space in the secret.
@@ -35,7 +38,7 @@ Exit code 0 when the delivery verifies (schema notes or not), 16 when it does no
     at: Flags.string({ description: 'Check the timestamp as of this time (unix seconds or ISO 8601), for a delivery captured earlier (default: now)' }),
   };
 
-  public async run(): Promise<DiagnosisJson> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksVerify);
     const secrets = this.webhookSecrets(flags.secret);
     let body: Buffer;

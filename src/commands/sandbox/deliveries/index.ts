@@ -5,6 +5,9 @@ import type { Delivery, DeliveryAttempt } from '../../../sandbox/store.js';
 import { renderTable } from '../../../ui/table.js';
 import { timeView } from '../../../ui/time.js';
 
+/** What `--json` prints. */
+export type JsonResult = Array<Delivery & { attempt_log: DeliveryAttempt[] }>;
+
 export default class SandboxDeliveries extends SandboxCommand {
   static override summary = "List the sandbox's webhook deliveries, dead letters included";
   static override examples = [
@@ -19,7 +22,7 @@ export default class SandboxDeliveries extends SandboxCommand {
     limit: Flags.integer({ description: 'Newest first, at most this many', default: 50, min: 1 }),
   };
 
-  public async run(): Promise<Array<Delivery & { attempt_log: DeliveryAttempt[] }>> {
+  public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(SandboxDeliveries);
     const store = openSandboxStore(flags['data-dir']);
     try {

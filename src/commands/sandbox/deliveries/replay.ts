@@ -4,6 +4,9 @@ import { replayEvent } from '../../../sandbox/dispatcher.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery } from '../../../sandbox/store.js';
 
+/** What `--json` prints. */
+export type JsonResult = Delivery[];
+
 export default class SandboxDeliveriesReplay extends SandboxCommand {
   static override summary = 'Send a stored event again, as the dashboard replays a dead letter (part 6)';
   static override description =
@@ -22,7 +25,7 @@ export default class SandboxDeliveriesReplay extends SandboxCommand {
     to: Flags.string({ description: 'Deliver to this URL instead of the original subscribers' }),
   };
 
-  public async run(): Promise<Delivery[]> {
+  public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(SandboxDeliveriesReplay);
     const store = openSandboxStore(flags['data-dir']);
     try {

@@ -1,0 +1,98 @@
+// Writes schemas/<command>.json: the JSON Schema of what each command prints with --json, generated
+// from the command's own types (`JsonResult`: the one document it prints; `JsonLine`: each line of a
+// command that reports as it goes). A test fails when the types differ from the schemas, so that a
+// change to what ops scripts read is made on purpose: review it, then run `npm run snapshot`.
+// Usage: node scripts/command-schemas.js [--check]
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import ts from 'typescript';
+import { buildGenerator, getProgramFromFiles } from 'typescript-json-schema';
+
+const root = new URL('..', import.meta.url);
+const commandsDir = new URL('src/commands/', root);
+const outputDir = new URL('schemas/', root);
+const scratch = new URL('node_modules/.cache/svc-command-schemas/', root);
+
+/** reports/get.ts → reports-get; sandbox/deliveries/index.ts → sandbox-deliveries. */
+function nameOf(file) {
+  return file
+    .replace(/\.ts$/, '')
+    .replace(/\/index$/, '')
+    .replaceAll('/', '-');
+}
+
+const commands = readdirSync(commandsDir, { recursive: true })
+  .filter((file) => file.endsWith('.ts'))
+  .sort()
+  .map((file) => {
+    const source = readFileSync(new URL(file, commandsDir), 'utf8');
+    const kinds = ['JsonResult', 'JsonLine'].filter((kind) => new RegExp(`^export (type|interface) ${kind}\\b`, 'm').test(source));
+    if (kinds.length === 0) throw new Error(`src/commands/${file} exports neither JsonResult nor JsonLine: type what its --json prints`);
+    return { file, name: nameOf(file), kinds };
+  });
+
+rmSync(scratch, { recursive: true, force: true });
+mkdirSync(scratch, { recursive: true });
+const alias = (command, kind) => `${command.name.replaceAll('-', '_')}__${kind}`;
+writeFileSync(
+  new URL('types.ts', scratch),
+  commands
+    .flatMap((command) =>
+      command.kinds.map(
+        (kind) =>
+          `import type { ${kind} as ${alias(command, kind)}_ } from '../../../src/commands/${command.file.replace(/\.ts$/, '.js')}';\nexport type ${alias(command, kind)} = ${alias(command, kind)}_;`,
+      ),
+    )
+    .join('\n'),
+);
+const tsconfig = ts.getParsedCommandLineOfConfigFile(
+  new URL('tsconfig.json', root).pathname,
+  {},
+  { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+);
+const program = getProgramFromFiles([new URL('types.ts', scratch).pathname], tsconfig.options, new URL('.', root).pathname);
+// The program is checked by `npm run typecheck`; here it only gives the types (it reads the sources outside their package, as CommonJS).
+const generator = buildGenerator(program, { required: true, ref: false, ignoreErrors: true, strictNullChecks: true });
+if (!generator) throw new Error('the types of the commands do not compile: run `npm run typecheck`');
+
+/**
+ * The generated types of openapi.yaml mark enums with a JSDoc `@enum`, which the generator copies as
+ * an `enum` keyword without values: dropped, the type beside it stays.
+ */
+function withoutEmptyEnums(value) {
+  if (Array.isArray(value)) return value.map(withoutEmptyEnums);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => key !== 'enum' || Array.isArray(item))
+      .map(([key, item]) => [key, withoutEmptyEnums(item)]),
+  );
+}
+
+const files = new Map(
+  commands.map((command) => {
+    const schema = {
+      title: `svc ${command.file
+        .replace(/\.ts$/, '')
+        .replace(/\/index$/, '')
+        .replaceAll('/', ' ')} --json`,
+    };
+    for (const kind of command.kinds) schema[kind === 'JsonResult' ? 'result' : 'line'] = withoutEmptyEnums(generator.getSchemaForSymbol(alias(command, kind)));
+    return [`${command.name}.json`, `${JSON.stringify(schema, null, 2)}\n`];
+  }),
+);
+rmSync(scratch, { recursive: true, force: true });
+
+if (process.argv.includes('--check')) {
+  const committed = new Set(readdirSync(outputDir));
+  const changed = [...new Set([...committed, ...files.keys()])].filter(
+    (name) => !files.has(name) || !committed.has(name) || readFileSync(new URL(name, outputDir), 'utf8') !== files.get(name),
+  );
+  if (changed.length > 0) {
+    console.error(`schemas/ differs from what the commands print with --json: ${changed.join(', ')}; review the change, then run \`npm run snapshot\``);
+    process.exit(1);
+  }
+} else {
+  rmSync(outputDir, { recursive: true, force: true });
+  mkdirSync(outputDir);
+  for (const [name, text] of files) writeFileSync(new URL(name, outputDir), text);
+}
