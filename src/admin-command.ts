@@ -1,15 +1,12 @@
-import { Flags } from '@oclif/core';
 import { ApiCommand, type ConnectionFlagValues } from './api-command.js';
 import type { Key } from './api/types.js';
+import { adminKeyFlag } from './flags/connection.js';
 
 /** A `svc keys …` command: key management authenticates with the admin key (spec part 5). */
 export abstract class AdminCommand extends ApiCommand {
   static override baseFlags = {
     ...ApiCommand.baseFlags,
-    'admin-key': Flags.string({
-      description: 'Admin key (svc_admin_…); visible to other local users in the process list, prefer SVC_ADMIN_KEY or the profile',
-      helpGroup: 'CONNECTION',
-    }),
+    'admin-key': adminKeyFlag,
   };
 
   protected connectAdmin(flags: ConnectionFlagValues) {

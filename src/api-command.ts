@@ -1,30 +1,10 @@
-import { Flags, type Interfaces } from '@oclif/core';
+import type { Interfaces } from '@oclif/core';
 import type { ApiSession } from './api/client.js';
 import { BaseCommand } from './base-command.js';
 import { type Connection, missingKeyError, resolveConnection } from './config/connection.js';
 import { redactKey } from './config/keys.js';
-
-const connectionFlags = {
-  'base-url': Flags.string({ description: 'Base URL of the API (default: SVC_BASE_URL, then the profile)', helpGroup: 'CONNECTION' }),
-  'ca-cert': Flags.string({
-    description: 'PEM CA certificate to trust instead of the system roots (default: SVC_CA_CERT, then the profile)',
-    helpGroup: 'CONNECTION',
-  }),
-  'api-key': Flags.string({
-    description: 'API key; visible to other local users in the process list, prefer SVC_API_KEY or the profile',
-    helpGroup: 'CONNECTION',
-  }),
-  timeout: Flags.integer({ description: 'Seconds to wait for each answer', default: 30, min: 1, helpGroup: 'CONNECTION' }),
-  retries: Flags.integer({
-    description: 'Retries of a GET or DELETE after 429, 502-504 or a connection failure (POST is never retried)',
-    default: 3,
-    min: 0,
-    max: 10,
-    env: 'SVC_RETRIES',
-    helpGroup: 'CONNECTION',
-  }),
-  verbose: Flags.boolean({ char: 'v', description: 'Print each request, its status and X-RateLimit-Remaining on stderr', helpGroup: 'CONNECTION' }),
-};
+import { connectionFlags } from './flags/connection.js';
+import { secretOnCommandLine } from './flags/secret.js';
 
 export type ConnectionFlagValues = Interfaces.InferredFlags<typeof ApiCommand.baseFlags> & { 'admin-key'?: string | undefined };
 
@@ -38,9 +18,7 @@ export abstract class ApiCommand extends BaseCommand {
   protected async connect(flags: ConnectionFlagValues, role: 'api_key' | 'admin_key' = 'api_key'): Promise<{ session: ApiSession; connection: Connection }> {
     for (const name of ['api-key', 'admin-key'] as const) {
       if (flags[name] !== undefined) {
-        this.warning(
-          `a key given with --${name} is visible to other local users in the process list; prefer SVC_${name.replace('-', '_').toUpperCase()} or the profile`,
-        );
+        this.warning(secretOnCommandLine(`a key given with --${name}`, `SVC_${name.replace('-', '_').toUpperCase()} or the profile`));
       }
     }
     const connection = await resolveConnection({

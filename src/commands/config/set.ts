@@ -4,6 +4,7 @@ import { paths } from '../../config/paths.js';
 import { displaySetting, normaliseSetting } from '../../config/settings.js';
 import { currentProfileName, readConfig, SETTINGS, type SettingName, writeConfig } from '../../config/store.js';
 import { ConfigError } from '../../errors.js';
+import { secretOnCommandLine } from '../../flags/secret.js';
 import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
 import { readStdin } from '../../ui/stdin.js';
 
@@ -47,7 +48,7 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
     if (argument !== undefined) {
       if (SETTINGS[name].secret) {
         this.secrets.push(argument);
-        this.warning(`a key given as an argument is visible to other local users in the process list; next time omit it and pipe it on stdin`);
+        this.warning(secretOnCommandLine('a key given as an argument', 'omitting it and piping it on stdin'));
       }
       return { value: argument, source: 'the command line' };
     }

@@ -10,7 +10,9 @@ import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
 import { assertKey } from '../../config/keys.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
+import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
+import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
 
 const KEY_FLAGS = {
@@ -24,12 +26,8 @@ const KEY_FLAGS = {
   'webhook-secret': 'SVC_WEBHOOK_SECRET',
 } as const;
 
-const secretFlag = (name: keyof typeof KEY_FLAGS, description: string) =>
-  Flags.string({
-    description: `${description} (visible to other local users in the process list: prefer ${KEY_FLAGS[name]})`,
-    env: KEY_FLAGS[name],
-    helpGroup: 'KEY',
-  });
+const keyFlag = (name: keyof typeof KEY_FLAGS, description: string) =>
+  secretFlag({ description, instead: KEY_FLAGS[name], env: KEY_FLAGS[name], helpGroup: 'KEY' });
 
 /** What `--json` prints. */
 export type JsonResult = ConformanceJson;
@@ -55,19 +53,19 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
 
   static override flags = {
     'base-url': Flags.string({ description: 'Base URL of the implementation to check', env: 'SVC_BASE_URL', helpGroup: 'TARGET' }),
-    'api-key': secretFlag('api-key', 'A svc_test_ key of the implementation; required'),
-    'admin-key': secretFlag('admin-key', 'Its admin key (svc_admin_…), for the revocation checks'),
-    'read-only-key': secretFlag('read-only-key', 'A read-only key of the same workspace'),
-    'ip-locked-key': secretFlag('ip-locked-key', "A key locked to addresses other than this machine's"),
-    'other-workspace-key': secretFlag('other-workspace-key', 'A key of another workspace, for the isolation checks'),
-    'other-workspace-admin-key': secretFlag('other-workspace-admin-key', "The admin key of that other workspace: it must not revoke this workspace's keys"),
+    'api-key': keyFlag('api-key', 'A svc_test_ key of the implementation; required'),
+    'admin-key': keyFlag('admin-key', 'Its admin key (svc_admin_…), for the revocation checks'),
+    'read-only-key': keyFlag('read-only-key', 'A read-only key of the same workspace'),
+    'ip-locked-key': keyFlag('ip-locked-key', "A key locked to addresses other than this machine's"),
+    'other-workspace-key': keyFlag('other-workspace-key', 'A key of another workspace, for the isolation checks'),
+    'other-workspace-admin-key': keyFlag('other-workspace-admin-key', "The admin key of that other workspace: it must not revoke this workspace's keys"),
     'revocable-key-id': Flags.string({
       description:
         'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks revoke it, instead of one made through POST /v1/keys (an operation the specification does not show)',
       helpGroup: 'KEY',
     }),
-    'revocable-key': secretFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
-    'webhook-secret': secretFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
+    'revocable-key': keyFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
+    'webhook-secret': keyFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
     'webhook-port': Flags.integer({
       description:
         'Port the kit receives webhook deliveries on (the implementation delivers to http://<--webhook-host>:<port>/, or https:// with --webhook-tls)',
@@ -104,12 +102,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
       exclusive: ['ca-cert'],
       helpGroup: 'TARGET',
     }),
-    'ca-cert': Flags.string({
-      description: 'PEM CA certificate to trust for the implementation',
-      env: 'SVC_CA_CERT',
-      exclusive: ['insecure'],
-      helpGroup: 'TARGET',
-    }),
+    'ca-cert': caCertFlag({ to: 'for the implementation', env: 'SVC_CA_CERT', exclusive: ['insecure'], helpGroup: 'TARGET' }),
     fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redeliveries)" }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
     fixtures: Flags.string({
@@ -129,7 +122,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
       const value = flags[name as keyof typeof KEY_FLAGS];
       if (value) this.secrets.push(value);
       if (this.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))) {
-        this.warning(`a secret given with --${name} is visible to other local users in the process list; prefer ${variable}`);
+        this.warning(secretOnCommandLine(`a secret given with --${name}`, variable));
       }
     }
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');

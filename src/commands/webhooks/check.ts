@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ExitCode } from '../../errors.js';
 import { kindToSendFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
-import { caCertFlag, secretFlag, WebhookCommand } from '../../webhook-command.js';
+import { receiverCaCertFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { WebhookCommand } from '../../webhook-command.js';
 import { closePosting } from '../../webhooks/forward.js';
 import { checkSubscriber, type Verdict } from '../../webhooks/subscriber-check.js';
 
@@ -25,13 +26,13 @@ Exit code 0 when every check passes, 16 otherwise.`;
   };
 
   static override flags = {
-    secret: secretFlag,
+    secret: webhookSecretFlag,
     'event-type': kindToSendFlag({ description: `Kind of the sample events. ${LISTED_KINDS}, as the least part 6 describes`, default: 'report.completed' }),
     'strict-schema': Flags.boolean({
       description: 'Leave out the check that the endpoint accepts an event of a kind openapi.yaml does not list',
       helpGroup: 'WEBHOOK',
     }),
-    'ca-cert': caCertFlag,
+    'ca-cert': receiverCaCertFlag,
   };
 
   public async run(): Promise<JsonResult> {

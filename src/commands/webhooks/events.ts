@@ -5,7 +5,7 @@ import { kindReceivedFlag, LISTED_KINDS } from '../../flags/event-kind.js';
 import { renderTable } from '../../ui/table.js';
 import { timeView } from '../../ui/time.js';
 import { forwardCell, statusCell, storedEventJson, type StoredEventJson } from '../../ui/webhooks.js';
-import { storeFlag } from '../../webhook-command.js';
+import { storeFlag } from '../../flags/webhook.js';
 import { EventStore, REJECTED_BODY_BYTES, type StoredStatus } from '../../webhooks/store.js';
 
 /** What `--json` prints. */

@@ -10,7 +10,8 @@ import { writeJsonLine } from '../../ui/json-lines.js';
 import { hangingLine } from '../../ui/table.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { type TimeView, timeView } from '../../ui/time.js';
-import { caCertFlag, secretFlag, storeFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
+import { receiverCaCertFlag, storeFlag, strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
 import { type DeliveryReport, type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
@@ -101,7 +102,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
   ];
 
   static override flags = {
-    secret: secretFlag,
+    secret: webhookSecretFlag,
     tolerance: toleranceFlag,
     store: storeFlag,
     'strict-schema': strictSchemaFlag,
@@ -110,7 +111,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
     key: Flags.string({ description: 'PEM private key for HTTPS', dependsOn: ['cert'] }),
     'forward-to': Flags.string({ description: 'URL of the application to pass each new verified event to: https://, or http:// to a loopback host' }),
-    'ca-cert': caCertFlag,
+    'ca-cert': receiverCaCertFlag,
     events: kindReceivedFlag({
       description: `Only forward and show events of these kinds, comma-separated (the others are still verified, stored and acknowledged; refused deliveries are always shown). ${LISTED_KINDS}`,
       multiple: true,

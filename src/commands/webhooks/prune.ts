@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
 import { SvcError } from '../../errors.js';
 import { instantFlag } from '../../flags/duration.js';
-import { storeFlag } from '../../webhook-command.js';
+import { storeFlag } from '../../flags/webhook.js';
 import { EventStore } from '../../webhooks/store.js';
 
 /**

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
-import { caCertFlag, secretFlag, storeFlag, WebhookCommand } from '../../webhook-command.js';
+import { receiverCaCertFlag, storeFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl, closePosting, forwardedHeaders, postRaw } from '../../webhooks/forward.js';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf, parseSignatureHeader } from '../../webhooks/signature.js';
 import { EventStore } from '../../webhooks/store.js';
@@ -24,9 +25,9 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
 
   static override flags = {
     store: storeFlag,
-    secret: secretFlag,
+    secret: webhookSecretFlag,
     'forward-to': Flags.string({ description: 'URL of the application: https://, or http:// to a loopback host', required: true }),
-    'ca-cert': caCertFlag,
+    'ca-cert': receiverCaCertFlag,
   };
 
   public async run(): Promise<JsonResult> {

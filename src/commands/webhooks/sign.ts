@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { Flags } from '@oclif/core';
 import { SvcError } from '../../errors.js';
-import { secretFlag, WebhookCommand } from '../../webhook-command.js';
+import { webhookSecretFlag } from '../../flags/webhook.js';
+import { WebhookCommand } from '../../webhook-command.js';
 import { signatureHeader } from '../../webhooks/signature.js';
 
 /** What `--json` prints. */
@@ -19,7 +20,7 @@ export default class WebhooksSign extends WebhookCommand {
   ];
 
   static override flags = {
-    secret: secretFlag,
+    secret: webhookSecretFlag,
     'payload-file': Flags.string({ description: 'File holding the body to sign, byte for byte (default: stdin)' }),
     timestamp: Flags.integer({ description: 'Unix seconds to sign with (default: now)', min: 0 }),
   };

@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core';
 import { ExitCode } from '../../errors.js';
 import { kindToSendArg, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import type { AttemptResult } from '../../webhooks/forward.js';
-import { caCertFlag, secretFlag, WebhookCommand } from '../../webhook-command.js';
+import { receiverCaCertFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { closePosting, postRaw } from '../../webhooks/forward.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
@@ -28,9 +29,9 @@ Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when t
   };
 
   static override flags = {
-    secret: secretFlag,
+    secret: webhookSecretFlag,
     to: Flags.string({ description: 'URL of the receiver', required: true }),
-    'ca-cert': caCertFlag,
+    'ca-cert': receiverCaCertFlag,
   };
 
   public async run(): Promise<JsonResult> {

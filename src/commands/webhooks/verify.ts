@@ -3,7 +3,8 @@ import { buffer } from 'node:stream/consumers';
 import { Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { secretFlag, strictSchemaFlag, toleranceFlag, WebhookCommand } from '../../webhook-command.js';
+import { strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { WebhookCommand } from '../../webhook-command.js';
 import { type Diagnosis, diagnoseDelivery } from '../../webhooks/diagnose.js';
 
 /** The diagnosis as --json prints it. */
@@ -29,7 +30,7 @@ Exit code 0 when the delivery verifies (schema notes or not), 16 when it does no
   ];
 
   static override flags = {
-    secret: secretFlag,
+    secret: webhookSecretFlag,
     tolerance: toleranceFlag,
     header: Flags.string({ description: 'Value of the Service-Signature (or X-Service-Signature) header, t=…,v1=…' }),
     'payload-file': Flags.string({ description: 'File holding the body exactly as received (default: stdin)' }),
