@@ -8,6 +8,7 @@ import { idOf } from './api/answer.js';
 import type { ApplicantInput, ReportAnswer } from './api/types.js';
 import { SvcError } from './errors.js';
 import { randomToken } from './ids.js';
+import { SAMPLE_APPLICANT } from './conformance/samples.js';
 import { buildMrz } from './sandbox/mrz.js';
 import { startSandbox } from './sandbox/server.js';
 import { upsertApplicant } from './services/applicants.js';
@@ -70,24 +71,8 @@ function yearsFromNow(years: number): string {
   return date.toISOString().slice(0, 10);
 }
 
-const APPLICANT: ApplicantInput = {
-  given_names: 'Anna Maria',
-  surname: 'Eriksson',
-  date_of_birth: '1984-08-12',
-  nationality: 'SE',
-  passport_number: 'L898902C3',
-  passport_expiry: yearsFromNow(6),
-  occupation: 'Software engineer',
-  employment_status: 'employed',
-  monthly_income: 4800,
-  savings: 21_000,
-  currency: 'EUR',
-  travel_history: [
-    { country: 'US', year: 2019, overstayed: false },
-    { country: 'JP', year: 2023, overstayed: false },
-  ],
-  previous_refusals: 0,
-};
+/** The kit's sample applicant, with a passport that stays valid for the demo's sake. */
+const APPLICANT: ApplicantInput = { ...SAMPLE_APPLICANT, passport_expiry: yearsFromNow(6) };
 
 function samplePassport(): Uint8Array {
   const { line1, line2 } = buildMrz({

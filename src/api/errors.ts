@@ -29,13 +29,18 @@ function kindForStatus(status: number): ErrorKind {
   return KIND_BY_STATUS[status] ?? (status >= 500 ? 'server' : 'failure');
 }
 
-/** Retry-After in seconds, from either of its forms (delta-seconds or an HTTP date). */
-export function retryAfterSeconds(headers: AnswerHeaders): number | undefined {
-  const value = headers.get('retry-after');
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
+/** A Retry-After value in seconds, from either of its forms (delta-seconds or an HTTP date). */
+export function parseRetryAfter(value: string | null | undefined): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text);
+  const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+/** An answer's Retry-After in seconds. */
+export function retryAfterSeconds(headers: AnswerHeaders): number | undefined {
+  return parseRetryAfter(headers.get('retry-after'));
 }
 
 type Json = Record<string, unknown>;
@@ -135,7 +140,8 @@ export function isUntrustedCertificate(code: string | undefined): boolean {
   return TLS_CODES.has(code ?? '');
 }
 
-function causeCode(error: unknown): string | undefined {
+/** The first `code` of an error or of its causes (a Node system error's, a TLS error's). */
+export function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     const code = (current as { code?: unknown }).code;

@@ -2,6 +2,7 @@ import { request as plainRequest, type Server } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
+import { parseRetryAfter } from '../api/errors.js';
 import { readCaCertificate } from '../api/transport.js';
 import { redactText } from '../config/keys.js';
 
@@ -86,15 +87,6 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
 /** The answer to a plain HTTP request, or why there was none. */
 export type PlainAnswer = { status: number; headers: Record<string, string>; body: string; url: string } | { refused: string; url: string };
 
-/** Seconds to wait after a 429: Retry-After in seconds or as an HTTP date, else a short default. */
-function retryAfterSeconds(headers: Record<string, string>): number | undefined {
-  const value = headers['retry-after']?.trim();
-  if (!value) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
-}
-
 /**
  * The kit's only way to the implementation: HTTPS with the operator's CA (or none checked with
  * `--insecure`), paced by X-RateLimit-Remaining per credential, waiting out 429 Retry-After, and
@@ -159,7 +151,7 @@ export class ImplementationClient {
       const remaining = exchange.headers['x-ratelimit-remaining'];
       bucket.remaining = remaining !== undefined && /^\d+$/.test(remaining.trim()) ? Number(remaining.trim()) : undefined;
       if (exchange.status !== 429 || attempt >= MAX_RATE_LIMIT_RETRIES) return exchange;
-      const waitS = Math.min(MAX_WAIT_S, retryAfterSeconds(exchange.headers) ?? DEFAULT_RETRY_AFTER_S * 2 ** Math.min(attempt, 3));
+      const waitS = Math.min(MAX_WAIT_S, parseRetryAfter(exchange.headers['retry-after']) ?? DEFAULT_RETRY_AFTER_S * 2 ** Math.min(attempt, 3));
       this.log(`429 on ${options.method} ${options.path}: waiting ${waitS} s (Retry-After) before sending it again`);
       await sleep(waitS * 1000);
       bucket.remaining = undefined;

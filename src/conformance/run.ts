@@ -12,6 +12,7 @@ import { strictProbes } from './probes/strict.js';
 import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
+import { causeCode, isUntrustedCertificate } from '../api/errors.js';
 import { redactText } from '../config/keys.js';
 import { ApiError, SvcError } from '../errors.js';
 
@@ -224,9 +225,8 @@ async function preflight(context: KitContext): Promise<void> {
       purpose: 'preflight',
     });
   } catch (error) {
-    const cause = (error as Error & { cause?: { code?: string } }).cause;
-    const code = (error as { code?: string }).code ?? cause?.code ?? '';
-    const tls = /CERT|SELF_SIGNED|TLS|SSL/i.test(code);
+    const code = causeCode(error) ?? '';
+    const tls = isUntrustedCertificate(code);
     throw new ApiError({
       kind: 'network',
       code: tls ? 'tls_untrusted' : 'network_error',

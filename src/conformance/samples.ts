@@ -3,8 +3,9 @@
  * gives others: openapi.yaml's shapes (the applicant fields, visa types and upload encoding are not
  * shown by the specification).
  */
+import type { ApplicantInput } from '../api/types.js';
 
-export const SAMPLE_APPLICANT: Record<string, unknown> = {
+export const SAMPLE_APPLICANT = {
   given_names: 'Anna Maria',
   surname: 'Eriksson',
   date_of_birth: '1984-08-12',
@@ -21,7 +22,7 @@ export const SAMPLE_APPLICANT: Record<string, unknown> = {
     { country: 'JP', year: 2023, overstayed: false },
   ],
   previous_refusals: 0,
-};
+} satisfies ApplicantInput;
 
 /** The report the kit asks for, but its applicant: destination, visa type and purpose, for an applicant from another country. */
 export const SAMPLE_REPORT = {

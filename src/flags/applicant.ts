@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { Flags, type Interfaces } from '@oclif/core';
 import { EMPLOYMENT_STATUSES } from '../api/enums.js';
 import { countryCode, currencyCode, trimmed } from '../api/normalise.js';
 import { SvcError } from '../errors.js';
+import { readJsonObjectFile } from '../json-file.js';
 
 /** The fields of ApplicantInput as flags, shared by `applicants create` and `applicants update`. */
 export const applicantFlags = {
@@ -34,6 +34,8 @@ function numeric(text: string | undefined): number | string | undefined {
   return text !== undefined && text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 }
 
+const PROFILE_FILE = { what: 'the profile file', flag: '--file', example: '{"given_names": "Ana", "nationality": "PT"}' };
+
 function invalid(message: string, hint: string): SvcError {
   return new SvcError('invalidInput', 'invalid_input', message, hint);
 }
@@ -46,34 +48,6 @@ function parseTrip(text: string): { country: string; year: number | string; over
       'write each trip as --travel DE:2023, or --travel US:2019:overstayed',
     );
   return { country: countryCode(match[1]) ?? '', year: numeric(match[2]) ?? '', overstayed: match[3] !== undefined };
-}
-
-async function readProfile(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw invalid(
-      `cannot read the profile file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      'check the path given with --file',
-    );
-  }
-  let profile: unknown;
-  try {
-    profile = JSON.parse(text);
-  } catch (error) {
-    throw invalid(
-      `the profile file ${path} is not valid JSON (${(error as Error).message})`,
-      'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}',
-    );
-  }
-  if (typeof profile !== 'object' || profile === null || Array.isArray(profile)) {
-    throw invalid(
-      `the profile file ${path} does not hold a JSON object`,
-      'give a JSON object of applicant fields, like {"given_names": "Ana", "nationality": "PT"}',
-    );
-  }
-  return profile as Record<string, unknown>;
 }
 
 /**
@@ -96,6 +70,6 @@ export async function applicantInputFrom(flags: ApplicantFlagValues): Promise<Re
     previous_refusals: numeric(flags['previous-refusals']),
     travel_history: flags.travel?.map(parseTrip),
   };
-  const fromFile = flags.file === undefined ? {} : await readProfile(flags.file);
+  const fromFile = flags.file === undefined ? {} : await readJsonObjectFile(flags.file, PROFILE_FILE, { kind: 'invalidInput', code: 'invalid_input' });
   return { ...fromFile, ...Object.fromEntries(Object.entries(fromFlags).filter(([, value]) => value !== undefined)) };
 }

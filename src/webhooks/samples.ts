@@ -1,4 +1,5 @@
-import type { DocumentType, EventType, Report } from '../api/types.js';
+import { queuedReport } from '../api/resources.js';
+import type { DocumentType, EventType } from '../api/types.js';
 import { type IdPrefix, newId, randomToken } from '../ids.js';
 import { isListedEventType } from './envelope.js';
 
@@ -17,23 +18,11 @@ function sampleData(type: EventType, at: string): Record<string, unknown> {
   const documentId = newId('doc');
   switch (type) {
     case 'report.created': {
-      const report: Report = {
-        id: reportId,
-        object: 'report',
-        applicant_id: newId('app'),
-        destination: 'DE',
-        visa_type: 'tourist',
-        purpose: 'Two weeks visiting family in Berlin',
-        status: 'queued',
-        risk_score: null,
-        score_band: null,
-        criteria: null,
-        recommendations: null,
-        error: null,
-        created_at: at,
-        completed_at: null,
-      };
-      return report;
+      return queuedReport(
+        reportId,
+        { applicant_id: newId('app'), destination: 'DE', visa_type: 'tourist', purpose: 'Two weeks visiting family in Berlin' },
+        at,
+      );
     }
     case 'report.completed':
       return { id: reportId, risk_score: 27, risk_band: 'low', completed_at: at };

@@ -14,6 +14,7 @@ import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
+import { readJsonObjectFile } from '../../json-file.js';
 
 const KEY_FLAGS = {
   'api-key': 'SVC_API_KEY',
@@ -226,7 +227,15 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
     if (!applicantFile) return fixtures;
     if (fixtures.given.applicant)
       throw new SvcError('usage', 'applicant_given_twice', `--applicant-file and the "applicant" of ${path} both give the applicant`, 'keep one of them');
-    return { ...fixtures, applicant: await readApplicant(applicantFile), given: { ...fixtures.given, applicant: true } };
+    return {
+      ...fixtures,
+      applicant: await readJsonObjectFile(
+        applicantFile,
+        { what: 'the applicant file', flag: '--applicant-file', example: '{"given_names": "Ana", "nationality": "PT"}' },
+        { kind: 'config', code: 'applicant_file_invalid' },
+      ),
+      given: { ...fixtures.given, applicant: true },
+    };
   }
 
   private async receiverCertificate(flags: {
@@ -261,26 +270,4 @@ async function readPem(path: string, flag: string, kind: string): Promise<string
   if (!new RegExp(`-----BEGIN [A-Z ]*${kind}-----`).test(text))
     throw new ConfigError('pem_invalid', `${path} given with ${flag} holds no PEM ${kind.toLowerCase()}`, `give a PEM file (-----BEGIN …${kind}-----)`);
   return text;
-}
-
-async function readApplicant(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      'applicant_file_unreadable',
-      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      'give the path of a JSON file with the applicant fields',
-    );
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError('applicant_file_invalid', `${path} is not JSON: ${(error as Error).message}`, 'give a JSON object with the applicant fields');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new ConfigError('applicant_file_invalid', `${path} holds no JSON object`, 'give a JSON object with the applicant fields');
-  return body as Record<string, unknown>;
 }

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { buffer } from 'node:stream/consumers';
 import { Flags } from '@oclif/core';
 import { SvcError } from '../../errors.js';
 import { webhookSecretFlag } from '../../flags/webhook.js';
+import { readPayload } from '../../ui/stdin.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { signatureHeader } from '../../webhooks/signature.js';
 
@@ -29,10 +28,10 @@ export default class WebhooksSign extends WebhookCommand {
     const { flags } = await this.parse(WebhooksSign);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
-    let body: Buffer;
-    if (flags['payload-file'] !== undefined) body = await readFile(flags['payload-file']);
-    else if (process.stdin.isTTY) throw new SvcError('usage', 'missing_payload', 'no payload to sign', 'give --payload-file, or pipe the body to stdin');
-    else body = await buffer(process.stdin);
+    const body = await readPayload(
+      flags['payload-file'],
+      () => new SvcError('usage', 'missing_payload', 'no payload to sign', 'give --payload-file, or pipe the body to stdin'),
+    );
     const header = signatureHeader(secrets, body, flags.timestamp);
     this.log(header);
     return { header };

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { buffer } from 'node:stream/consumers';
 import { Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
-import { terminalText } from '../../ui/terminal-text.js';
 import { strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { readPayload } from '../../ui/stdin.js';
+import { terminalText } from '../../ui/terminal-text.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { type Diagnosis, diagnoseDelivery } from '../../webhooks/diagnose.js';
 
@@ -42,11 +41,10 @@ Exit code 0 when the delivery verifies (schema notes or not), 16 when it does no
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksVerify);
     const secrets = this.webhookSecrets(flags.secret);
-    let body: Buffer;
-    if (flags['payload-file'] !== undefined) body = await readFile(flags['payload-file']);
-    else if (process.stdin.isTTY)
-      throw new SvcError('usage', 'missing_payload', 'no body to verify', 'give --payload-file, or pipe the body exactly as received to stdin');
-    else body = await buffer(process.stdin);
+    const body = await readPayload(
+      flags['payload-file'],
+      () => new SvcError('usage', 'missing_payload', 'no body to verify', 'give --payload-file, or pipe the body exactly as received to stdin'),
+    );
     let now: number | undefined;
     try {
       now = flags.at === undefined ? undefined : unixSeconds(flags.at);

@@ -1,4 +1,5 @@
-import type { Report, ReportCreate } from '../../api/types.js';
+import { queuedReport } from '../../api/resources.js';
+import type { ReportCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
 import { newId, nowIso } from '../../ids.js';
@@ -31,22 +32,7 @@ async function createReport({ app, request, workspaceId, caller }: HandlerContex
       'retry-after': String(retryAfter),
     });
   }
-  const report: Report = {
-    id: newId('rep'),
-    object: 'report',
-    applicant_id: body.applicant_id,
-    destination: body.destination,
-    visa_type: body.visa_type,
-    purpose: body.purpose,
-    status: 'queued',
-    risk_score: null,
-    score_band: null,
-    criteria: null,
-    recommendations: null,
-    error: null,
-    created_at: nowIso(now.getTime()),
-    completed_at: null,
-  };
+  const report = queuedReport(newId('rep'), body, nowIso(now.getTime()));
   app.store.transaction(() => {
     app.store.insertReport(workspaceId, report);
     if (counted) app.store.countReport(workspaceId, month);
