@@ -1,6 +1,5 @@
 import { SvcError } from '../errors.js';
-import { ANSWER_TIMEOUT_MS, type AttemptResult } from '../webhooks/forward.js';
-import { signatureHeader } from '../webhooks/signature.js';
+import { ANSWER_TIMEOUT_MS, isDelivered, sendEvent } from '../webhooks/send.js';
 import type { Delivery, SandboxStore } from './store.js';
 
 /** Part 6: the delays before attempts 2 to 7, then dead-letter. */
@@ -12,28 +11,6 @@ export interface DispatcherOptions {
   /** Divides every retry delay, so a test can run the 24 h schedule in seconds. */
   timeScale: number;
   log?: ((line: string) => void) | undefined;
-}
-
-/** POSTs one event body, signed at send time, and reports what came back within the deadline. */
-async function sendEvent(url: string, eventType: string, body: string, secret: string): Promise<AttemptResult> {
-  const started = performance.now();
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'service-event': eventType, 'service-signature': signatureHeader(secret, body) },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-    });
-    await response.body?.cancel();
-    return { status: response.status, error: null, durationMs: Math.round(performance.now() - started) };
-  } catch (error) {
-    const reason =
-      (error as Error).name === 'TimeoutError'
-        ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`
-        : String(((error as Error).cause as Error | undefined) ?? (error as Error).message);
-    return { status: null, error: reason, durationMs: Math.round(performance.now() - started) };
-  }
 }
 
 /**
@@ -85,7 +62,7 @@ export class WebhookDispatcher {
     if (!event) return;
     const result = await sendEvent(delivery.url, event.type, event.body, this.options.secret);
     const attempt = delivery.attempts + 1;
-    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    const delivered = isDelivered(result);
     const delay = RETRY_DELAYS_SECONDS[attempt - 1];
     const next = delivered
       ? { status: 'delivered' as const, nextAttemptAt: null }
@@ -122,7 +99,7 @@ export async function replayEvent(store: SandboxStore, eventId: string, url?: st
     // Due only later, so the running sandbox does not attempt it too while this attempt is under way.
     const delivery = store.delivery(store.addDelivery(eventId, target, Date.now() + ANSWER_TIMEOUT_MS * 6))!;
     const result = await sendEvent(target, event.type, event.body, secret);
-    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    const delivered = isDelivered(result);
     store.recordAttempt(
       delivery,
       { deliveryId: delivery.id, attempt: 1, at: new Date().toISOString(), ...result },

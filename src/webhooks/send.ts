@@ -1,3 +1,22 @@
+import { Agent, request } from 'undici';
+import { isUntrustedCertificate } from '../api/errors.js';
+import { signatureHeader } from './signature.js';
+
+/** Part 6: the subscriber has 10 s to answer. */
+export const ANSWER_TIMEOUT_MS = 10_000;
+
+/** What one delivery attempt got: the answer's status, or why there was none. */
+export interface AttemptResult {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Whether an attempt was accepted: part 6 counts any 2xx answer. */
+export function isDelivered(result: AttemptResult): boolean {
+  return result.status !== null && result.status >= 200 && result.status < 300;
+}
+
 /** The headers of a delivery as part 6 describes it, with the given signature header value (or none). */
 export function deliveryHeaders(type: string, signature: string | undefined): Record<string, string> {
   return {
@@ -5,4 +24,41 @@ export function deliveryHeaders(type: string, signature: string | undefined): Re
     'service-event': type,
     ...(signature !== undefined && { 'service-signature': signature }),
   };
+}
+
+// One pool for every delivery: its idle connections do not keep the process alive.
+let shared: Agent | undefined;
+
+function agent(): Agent {
+  shared ??= new Agent({ connections: 32, headersTimeout: ANSWER_TIMEOUT_MS, bodyTimeout: ANSWER_TIMEOUT_MS });
+  return shared;
+}
+
+/**
+ * POSTs a body with exactly the given headers (no fetch defaults added) and reports the answer's
+ * status within part 6's 10 s deadline, or why there was none.
+ */
+export async function postRaw(url: string, headers: Record<string, string | string[]>, body: Uint8Array): Promise<AttemptResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const response = await request(url, { method: 'POST', headers, body, dispatcher: agent(), signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    await response.body.dump();
+    return { status: response.statusCode, error: null, durationMs: elapsed() };
+  } catch (error) {
+    const failure = error as Error & { code?: string; cause?: { code?: string } };
+    const timedOut = failure.name === 'TimeoutError' || failure.code === 'UND_ERR_HEADERS_TIMEOUT' || failure.code === 'UND_ERR_BODY_TIMEOUT';
+    const code = failure.code ?? failure.cause?.code;
+    const reason = timedOut
+      ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`
+      : isUntrustedCertificate(code)
+        ? `its TLS certificate is not trusted (${code}): give its CA certificate with --ca-cert`
+        : (code ?? failure.message);
+    return { status: null, error: reason, durationMs: elapsed() };
+  }
+}
+
+/** Sends one event as part 6 delivers it: its body, signed now with `secrets`, with its type in Service-Event. */
+export function sendEvent(url: string, type: string, body: string, secrets: string | readonly string[]): Promise<AttemptResult> {
+  return postRaw(url, deliveryHeaders(type, signatureHeader(secrets, body)), Buffer.from(body));
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type AttemptResult, postRaw } from './forward.js';
 import { type EventBody, sampleEvent, shortCompletedEvent } from './samples.js';
-import { deliveryHeaders } from './send.js';
+import { type AttemptResult, deliveryHeaders, isDelivered, postRaw } from './send.js';
 import { DEFAULT_TOLERANCE_SECONDS, signatureHeader } from './signature.js';
 
 export interface Verdict {
@@ -29,8 +28,6 @@ function answered(result: AttemptResult): string {
   return result.status === null ? `no answer: ${result.error} (${result.durationMs} ms)` : `answered ${result.status} in ${result.durationMs} ms`;
 }
 
-const ok = (result: AttemptResult) => result.status !== null && result.status >= 200 && result.status < 300;
-
 /**
  * Grades a subscriber endpoint the way the service will treat it (part 6): a valid event gets a
  * 2xx within 10 s, also with several v1 values, also in report.completed's shorter variant and of a
@@ -55,14 +52,14 @@ export async function checkSubscriber(url: string, options: SubscriberCheckOptio
 
   const valid = fresh();
   const first = await send(valid, signedNow);
-  const accepted = ok(first);
+  const accepted = isDelivered(first);
   record({ check: 'accepts_valid_event', passed: accepted, detail: answered(first) + (accepted ? '' : '; expected a 2xx within 10 s') });
 
   const strangerSecret = `whsec_${randomBytes(24).toString('hex')}`;
   const expectAccepted = async (check: string, event: EventBody, signature: (body: string) => string, what: string) => {
     if (!accepted) return record({ check, passed: null, detail: 'skipped: the endpoint does not accept a valid event' });
     const result = await send(event, signature);
-    record({ check, passed: ok(result), detail: `${what}: ${answered(result)}${ok(result) ? '' : '; expected a 2xx'}` });
+    record({ check, passed: isDelivered(result), detail: `${what}: ${answered(result)}${isDelivered(result) ? '' : '; expected a 2xx'}` });
   };
   await expectAccepted(
     'accepts_several_v1',
@@ -84,7 +81,7 @@ export async function checkSubscriber(url: string, options: SubscriberCheckOptio
     const result = await send(fresh(), signature);
     const refused = result.status !== null && result.status >= 400 && result.status < 500;
     let detail = `${what}: ${answered(result)}`;
-    if (ok(result)) detail += '; it must be refused, or anyone can forge events';
+    if (isDelivered(result)) detail += '; it must be refused, or anyone can forge events';
     else if (!refused) detail += '; expected a 4xx, a deliberate refusal';
     record({ check, passed: refused, detail });
   };

@@ -3,7 +3,6 @@ import { ExitCode } from '../../errors.js';
 import { kindToSendFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { receiverCaCertFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
-import { closePosting } from '../../webhooks/forward.js';
 import { checkSubscriber, type Verdict } from '../../webhooks/subscriber-check.js';
 
 /** What `--json` prints. */
@@ -42,18 +41,12 @@ Exit code 0 when every check passes, 16 otherwise.`;
     this.trustReceiverCa(flags['ca-cert']);
     for (const line of unlistedKindNotes([flags['event-type']], 'the samples are the least part 6 describes, {id, type, created_at, data: {id}}'))
       this.note(line);
-    let verdicts: Verdict[];
-    try {
-      verdicts = await checkSubscriber(args.url, {
-        secrets,
-        eventType: flags['event-type'],
-        strictSchema: flags['strict-schema'],
-        onVerdict: (verdict) =>
-          this.log(`${verdict.passed === null ? 'SKIP' : verdict.passed ? 'PASS' : 'FAIL'}  ${verdict.check.padEnd(26)} ${verdict.detail}`),
-      });
-    } finally {
-      await closePosting();
-    }
+    const verdicts = await checkSubscriber(args.url, {
+      secrets,
+      eventType: flags['event-type'],
+      strictSchema: flags['strict-schema'],
+      onVerdict: (verdict) => this.log(`${verdict.passed === null ? 'SKIP' : verdict.passed ? 'PASS' : 'FAIL'}  ${verdict.check.padEnd(26)} ${verdict.detail}`),
+    });
     const passed = verdicts.every((verdict) => verdict.passed === true);
     const failed = verdicts.filter((verdict) => verdict.passed !== true).length;
     this.note(passed ? `${args.url} passes all ${verdicts.length} checks` : `${args.url} fails ${failed} of ${verdicts.length} checks`);

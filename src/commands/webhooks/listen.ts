@@ -12,7 +12,7 @@ import { terminalText } from '../../ui/terminal-text.js';
 import { type TimeView, timeView } from '../../ui/time.js';
 import { receiverCaCertFlag, storeFlag, strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
-import { checkForwardUrl, closePosting } from '../../webhooks/forward.js';
+import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type DeliveryReport, type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
 
@@ -219,7 +219,6 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
     this.note('Stopping: finishing the deliveries under way…');
     await listener.stop();
     this.flushLines();
-    await closePosting();
   }
 
   /** One line, so that with --json even a failure to start keeps stdout to JSON lines. */

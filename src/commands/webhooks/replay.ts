@@ -2,7 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
 import { receiverCaCertFlag, storeFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
-import { checkForwardUrl, closePosting, forwardedHeaders, postRaw } from '../../webhooks/forward.js';
+import { checkForwardUrl, forwardedHeaders } from '../../webhooks/forward.js';
+import { isDelivered, postRaw } from '../../webhooks/send.js';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf, parseSignatureHeader } from '../../webhooks/signature.js';
 import { EventStore } from '../../webhooks/store.js';
 
@@ -57,7 +58,7 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
       store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, Date.now());
       this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
       if (result.status === null) process.exitCode = ExitCode.network;
-      else if (result.status < 200 || result.status >= 300) process.exitCode = ExitCode.verificationFailed;
+      else if (!isDelivered(result)) process.exitCode = ExitCode.verificationFailed;
       return {
         event_id: args.event,
         url: flags['forward-to'],
@@ -68,7 +69,6 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
       };
     } finally {
       store.close();
-      await closePosting();
     }
   }
 }

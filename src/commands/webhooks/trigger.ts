@@ -1,14 +1,11 @@
 import { Flags } from '@oclif/core';
 import { ExitCode } from '../../errors.js';
 import { kindToSendArg, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
-import type { AttemptResult } from '../../webhooks/forward.js';
 import { receiverCaCertFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
-import { closePosting, postRaw } from '../../webhooks/forward.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
-import { deliveryHeaders } from '../../webhooks/send.js';
-import { signatureHeader } from '../../webhooks/signature.js';
+import { type AttemptResult, isDelivered, sendEvent } from '../../webhooks/send.js';
 
 /** What `--json` prints. */
 export type JsonResult = Array<{ event: EventBody; url: string } & AttemptResult>;
@@ -42,20 +39,15 @@ Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when t
     const types = args['event-type'] === 'all' ? EVENT_TYPES : [args['event-type']];
     for (const line of unlistedKindNotes(types, 'sending the minimal sample {id, type, created_at, data: {id}}')) this.note(line);
     const sent: Array<{ event: EventBody; url: string } & AttemptResult> = [];
-    try {
-      for (const type of types) {
-        const event = sampleEvent(type);
-        const body = JSON.stringify(event);
-        const result = await postRaw(flags.to, deliveryHeaders(type, signatureHeader(secrets, body)), Buffer.from(body));
-        sent.push({ event, url: flags.to, ...result });
-        this.log(`${event.id}  ${type}  → ${flags.to}: ${result.status ?? result.error} (${result.durationMs} ms)`);
-      }
-    } finally {
-      await closePosting();
+    for (const type of types) {
+      const event = sampleEvent(type);
+      const result = await sendEvent(flags.to, type, JSON.stringify(event), secrets);
+      sent.push({ event, url: flags.to, ...result });
+      this.log(`${event.id}  ${type}  → ${flags.to}: ${result.status ?? result.error} (${result.durationMs} ms)`);
     }
     if (sent.some((item) => item.status === null)) {
       process.exitCode = ExitCode.network;
-    } else if (sent.some((item) => item.status! < 200 || item.status! >= 300)) {
+    } else if (sent.some((item) => !isDelivered(item))) {
       process.exitCode = ExitCode.verificationFailed;
     }
     return sent;
