@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { redactText } from './config/keys.js';
-import { SvcError } from './errors.js';
+import { ExitCode, SvcError } from './errors.js';
 import { hangingLine } from './ui/table.js';
 import { terminalText } from './ui/terminal-text.js';
 
@@ -24,6 +24,49 @@ export abstract class BaseCommand extends Command {
 
   /** Secrets this run knows of; they are redacted from anything it prints. */
   protected readonly secrets: string[] = [];
+
+  private interruption: { controller: AbortController; handler: () => void } | undefined;
+
+  /**
+   * The one interruption of this run: aborted by the first Ctrl-C or SIGTERM, after `onInterrupt`
+   * (which says what happens now); a second one exits at once (130). Until a command asks for it,
+   * Ctrl-C ends the process as it always does.
+   */
+  protected interruptSignal(onInterrupt?: () => void): AbortSignal {
+    if (!this.interruption) {
+      const controller = new AbortController();
+      const handler = () => {
+        if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+        onInterrupt?.();
+        controller.abort();
+      };
+      process.on('SIGINT', handler);
+      process.on('SIGTERM', handler);
+      this.interruption = { controller, handler };
+    }
+    return this.interruption.controller.signal;
+  }
+
+  /** Interrupts the run as a Ctrl-C would (a prompt the person left with Ctrl-C). */
+  protected interrupt(): void {
+    this.interruptSignal();
+    this.interruption?.controller.abort();
+  }
+
+  /** Resolves at the first Ctrl-C or SIGTERM: the life of a command that serves until it is stopped. */
+  protected untilInterrupted(onInterrupt?: () => void): Promise<void> {
+    const signal = this.interruptSignal(onInterrupt);
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  }
+
+  protected override async finally(error: Error | undefined): Promise<unknown> {
+    if (this.interruption) {
+      process.off('SIGINT', this.interruption.handler);
+      process.off('SIGTERM', this.interruption.handler);
+    }
+    return super.finally(error);
+  }
 
   /** A line for people on stderr, in every output mode (oclif's logToStderr is silent under --json). */
   protected note(line: string): void {

@@ -4,7 +4,7 @@ import { AdminCommand } from '../../admin-command.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable } from '../../config/secret-file.js';
-import { ConfigError, ExitCode, SvcError } from '../../errors.js';
+import { ConfigError, SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { assertJournalUnchanged, listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
 import { abortRotation, assertRotatable, describeSteps, newRotation, type RotationContext, type RotationQuestion, runRotation } from '../../keys/rotation.js';
@@ -213,13 +213,10 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     flags: RotateFlags,
     clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'secrets'>,
   ): Promise<void> {
-    const controller = new AbortController();
-    const onSignal = () => {
-      if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+    const signal = this.interruptSignal(() => {
       this.view.pause();
       this.note('Stopping at a safe point (again to quit at once)…');
-      controller.abort();
-    };
+    });
     const ask = async (question: RotationQuestion): Promise<boolean> => {
       if (flags.yes) return true;
       if (!canPrompt()) {
@@ -236,14 +233,12 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       try {
         return await inquirerPrompter.confirm(question.message, false);
       } catch (error) {
-        if ((error as Error).name === 'ExitPromptError') controller.abort();
+        if ((error as Error).name === 'ExitPromptError') this.interrupt();
         throw error;
       }
     };
 
     const release = await lockRotation(record.id);
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
     try {
       await assertJournalUnchanged(record);
       await saveRotation(record);
@@ -251,14 +246,12 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
         ...clients,
         ask,
         emit: (event) => this.view.show(event),
-        signal: controller.signal,
+        signal,
         pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
         timeoutMs: flags.timeout ?? DEFAULT_TIMEOUT_MS,
         force: flags.force,
       });
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       this.view.stop();
       await release();
     }

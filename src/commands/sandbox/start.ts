@@ -92,11 +92,7 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
     if (this.jsonEnabled()) writeJsonLine(ready);
     else this.describe(sandbox);
 
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    this.note('Stopping the sandbox…');
+    await this.untilInterrupted(() => this.note('Stopping the sandbox…'));
     await sandbox.close();
   }
 

@@ -212,11 +212,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       this.note('Press Ctrl-C to stop.');
     }
 
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    this.note('Stopping: finishing the deliveries under way…');
+    await this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
     await listener.stop();
     this.flushLines();
   }
