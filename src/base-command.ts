@@ -1,6 +1,9 @@
+import { format, inspect } from 'node:util';
 import { Command, Flags } from '@oclif/core';
 import { redactText } from './config/keys.js';
 import { ExitCode, SvcError } from './errors.js';
+import { type Io, processIo } from './ui/io.js';
+import { inquirerPrompter, type Prompter } from './ui/prompter.js';
 import { hangingLine } from './ui/table.js';
 import { terminalText } from './ui/terminal-text.js';
 
@@ -24,6 +27,21 @@ export abstract class BaseCommand extends Command {
 
   /** Secrets this run knows of; they are redacted from anything it prints. */
   protected readonly secrets: string[] = [];
+
+  /** The streams of this run: the process's own, or an in-process test's. */
+  io: Io = processIo();
+
+  /** Asks a person (inquirer on `io`'s terminal); an in-process test answers with a stub. */
+  prompter: Prompter = inquirerPrompter(this.io);
+
+  public override log(message = '', ...args: unknown[]): void {
+    if (this.jsonEnabled()) return;
+    this.io.stdout.write(`${format(typeof message === 'string' ? message : inspect(message), ...args)}\n`);
+  }
+
+  public override logJson(json: unknown): void {
+    this.io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  }
 
   private interruption: { controller: AbortController; handler: () => void } | undefined;
 
@@ -71,16 +89,16 @@ export abstract class BaseCommand extends Command {
   /** A line for people on stderr, in every output mode (oclif's logToStderr is silent under --json). */
   protected note(line: string): void {
     const text = redactText(line, this.secrets);
-    process.stderr.write(
+    this.io.stderr.write(
       `${text
         .split('\n')
-        .map((part) => hangingLine('', part, process.stderr))
+        .map((part) => hangingLine('', part, this.io.stderr))
         .join('\n')}\n`,
     );
   }
 
   protected warning(message: string): void {
-    this.note(hangingLine('Warning: ', message, process.stderr));
+    this.note(hangingLine('Warning: ', message, this.io.stderr));
   }
 
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
@@ -89,8 +107,8 @@ export abstract class BaseCommand extends Command {
     process.exitCode = error.exitCode;
     if (this.jsonEnabled()) this.logJson({ error: error.toJSON() });
     // Messages carry what an API or a sender said; --json has them exact, people see them escaped.
-    this.note(hangingLine('Error: ', terminalText(error.message), process.stderr));
-    if (error.hint) this.note(hangingLine('  → ', terminalText(error.hint), process.stderr));
+    this.note(hangingLine('Error: ', terminalText(error.message), this.io.stderr));
+    if (error.hint) this.note(hangingLine('  → ', terminalText(error.hint), this.io.stderr));
     return this.exit(error.exitCode);
   }
 }

@@ -17,8 +17,8 @@ export default class Demo extends BaseCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(Demo);
-    const report = await runDemo(({ step, detail }) => this.note(hangingLine(`✓ ${step.padEnd(9)} `, detail, process.stderr)));
-    this.log(renderReport(report, timeView(flags.utc)));
+    const report = await runDemo(({ step, detail }) => this.note(hangingLine(`✓ ${step.padEnd(9)} `, detail, this.io.stderr)));
+    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return report;
   }
 }

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
 import { environmentWithoutSvc } from '../child-environment.js';
 import { copyRedacted } from '../child-output.js';
@@ -16,14 +17,20 @@ function deployEnvironment(secret: string, newKeyId: string): NodeJS.ProcessEnv 
 /**
  * Runs the operator's deploy command through the shell with the new key in SVC_NEW_API_KEY and on
  * stdin (one line), never in its argv, and none of svc's own variables. Its stdout and stderr go
- * to svc's stderr, so `--json` output stays machine-readable, redacted of the new key and of
+ * to `output` (svc's stderr), so `--json` output stays machine-readable, redacted of the new key and of
  * `secrets` (a `set -x` would print the key). A Ctrl-C reaches it (same process group); an abort
  * of `signal` ends it too.
  */
-export async function runDeployCommand(command: string, secret: string, newKeyId: string, secrets: readonly string[], signal: AbortSignal): Promise<void> {
+export async function runDeployCommand(
+  command: string,
+  secret: string,
+  newKeyId: string,
+  options: { secrets: readonly string[]; output: Writable; signal: AbortSignal },
+): Promise<void> {
+  const { secrets, output, signal } = options;
   const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: deployEnvironment(secret, newKeyId) });
   const redacted = [...secrets, secret];
-  const copies = [copyRedacted(child.stdout, process.stderr, redacted), copyRedacted(child.stderr, process.stderr, redacted)];
+  const copies = [copyRedacted(child.stdout, output, redacted), copyRedacted(child.stderr, output, redacted)];
   // A command that does not read stdin may exit before the write: that is not a failure.
   child.stdin.on('error', () => undefined);
   child.stdin.end(`${secret}\n`);

@@ -1,4 +1,5 @@
 import { unlink } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
 import { parseTimestamp } from '../api/timestamp.js';
@@ -47,6 +48,8 @@ export interface RotationContext {
   oldKeySecret: string | undefined;
   /** Every secret this run knows (the admin key, the API key…): redacted from the deploy command's output. */
   secrets: readonly string[];
+  /** Where the deploy command's output goes (svc's stderr, so that stdout stays --json). */
+  deployOutput: Writable;
   ask(question: RotationQuestion): Promise<boolean>;
   emit(event: RotationEvent): void;
   signal: AbortSignal;
@@ -322,7 +325,7 @@ class RotationRun {
       }
       record.attempts.deploy = new Date().toISOString();
       await saveRotation(record);
-      await runDeployCommand(record.deploy_cmd, secret, newKey.id, context.secrets, context.signal);
+      await runDeployCommand(record.deploy_cmd, secret, newKey.id, { secrets: context.secrets, output: context.deployOutput, signal: context.signal });
       return this.done('deploy', { at: new Date().toISOString(), by: 'command' }, 'the deploy command succeeded');
     }
     record.attempts.deploy = new Date().toISOString();

@@ -1,13 +1,14 @@
 import { SvcError } from '../errors.js';
-import { canPrompt, inquirerPrompter, type Prompter } from './prompter.js';
+import { canPrompt, type Io } from './io.js';
+import type { Prompter } from './prompter.js';
 
 /**
  * Guards a destructive step: `--yes` goes ahead, a person on a terminal is asked,
  * and anything else is refused rather than guessed.
  */
-export async function confirmOrRefuse(question: string, yes: boolean, prompter: Prompter = inquirerPrompter): Promise<void> {
+export async function confirmOrRefuse(question: string, yes: boolean, io: Io, prompter: Prompter): Promise<void> {
   if (yes) return;
-  if (!canPrompt()) {
+  if (!canPrompt(io)) {
     throw new SvcError(
       'usage',
       'confirmation_required',

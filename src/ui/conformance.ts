@@ -15,7 +15,7 @@ function resultText(check: CheckResult): string {
  * For people: one table per part of the specification, each failure with its reason (expected,
  * got, and the request that showed it), then the coverage by clause and the totals.
  */
-export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream = process.stdout): string {
+export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream): string {
   const blocks: string[] = [];
   const color = useColor(stream);
   const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);

@@ -22,19 +22,22 @@ function contentType(document: DocumentAnswer): string | undefined {
  * One document with its analysis, as `svc documents get` shows it to people: the fields the answer
  * carries; those it lacks get no row, those svc does not know are left to --json.
  */
-export function renderDocument(document: DocumentAnswer, times: TimeView): string {
+export function renderDocument(document: DocumentAnswer, times: TimeView, stream: NodeJS.WriteStream): string {
   const rejection = document.rejection ? [document.rejection.code, document.rejection.message].filter(Boolean).join(': ') : undefined;
   const parts = [
-    presentFields([
-      ['id', document.id],
-      ['type', document.type],
-      ['status', document.status],
-      ['applicant', document.applicant_id],
-      ['file', file(document)],
-      ['content type', contentType(document)],
-      ['created', times.full(document.created_at)],
-      ['rejected', rejection],
-    ]),
+    presentFields(
+      [
+        ['id', document.id],
+        ['type', document.type],
+        ['status', document.status],
+        ['applicant', document.applicant_id],
+        ['file', file(document)],
+        ['content type', contentType(document)],
+        ['created', times.full(document.created_at)],
+        ['rejected', rejection],
+      ],
+      stream,
+    ),
   ];
   const redFlags = Array.isArray(document.red_flags) ? document.red_flags : [];
   if (redFlags.length) {
@@ -43,6 +46,7 @@ export function renderDocument(document: DocumentAnswer, times: TimeView): strin
       renderTable(
         ['code', 'message'],
         redFlags.map((flag) => [flag.code, flag.message]),
+        stream,
       ),
     );
   } else if (document.status === 'analysed') {
@@ -52,16 +56,19 @@ export function renderDocument(document: DocumentAnswer, times: TimeView): strin
   if (passport) {
     parts.push(
       'Read from the passport (MRZ)',
-      presentFields([
-        ['document number', passport.document_number],
-        ['surname', passport.surname],
-        ['given names', passport.given_names],
-        ['nationality', passport.nationality],
-        ['date of birth', passport.date_of_birth],
-        ['expiry date', passport.expiry_date],
-        ['sex', passport.sex],
-        ['check digits', typeof passport.check_digits_valid === 'boolean' ? (passport.check_digits_valid ? 'valid' : 'INVALID') : undefined],
-      ]),
+      presentFields(
+        [
+          ['document number', passport.document_number],
+          ['surname', passport.surname],
+          ['given names', passport.given_names],
+          ['nationality', passport.nationality],
+          ['date of birth', passport.date_of_birth],
+          ['expiry date', passport.expiry_date],
+          ['sex', passport.sex],
+          ['check digits', typeof passport.check_digits_valid === 'boolean' ? (passport.check_digits_valid ? 'valid' : 'INVALID') : undefined],
+        ],
+        stream,
+      ),
     );
   }
   if (document.status === 'processing' && document.id)

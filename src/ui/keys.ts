@@ -10,7 +10,7 @@ export function lastUse(key: Key, times: TimeView): string {
   return key.last_used_at ? `${times.full(key.last_used_at)}${key.last_used_ip ? ` from ${key.last_used_ip}` : ''}` : 'never';
 }
 
-export function renderKeyRows(keys: Key[], times: TimeView): string {
+export function renderKeyRows(keys: Key[], times: TimeView, stream: NodeJS.WriteStream): string {
   return renderTable(
     [
       'id',
@@ -36,10 +36,11 @@ export function renderKeyRows(keys: Key[], times: TimeView): string {
       key.last_used_ip,
       times.short(key.created_at),
     ]),
+    stream,
   );
 }
 
-export function renderKey(key: Key, times: TimeView): string {
+export function renderKey(key: Key, times: TimeView, stream: NodeJS.WriteStream): string {
   const fields: Array<[string, Cell]> = [
     ['id', key.id],
     ['key', key.prefix_hint],
@@ -52,5 +53,5 @@ export function renderKey(key: Key, times: TimeView): string {
     ['created', times.full(key.created_at)],
   ];
   if (key.revoked_at) fields.push(['revoked', times.full(key.revoked_at)]);
-  return renderFields(fields);
+  return renderFields(fields, stream);
 }

@@ -1,4 +1,5 @@
 import { formatDuration } from '../duration.js';
+import { type Io, showsLiveProgress } from './io.js';
 import { terminalText } from './terminal-text.js';
 
 const KIB = 1024;
@@ -15,24 +16,19 @@ function bytes(count: number): string {
   return count >= KIB ? `${(count / KIB).toFixed(0)} KiB` : `${count} B`;
 }
 
-/** Where a live display is wanted: both streams a terminal (so it is a person watching), not CI. */
-export function showsLiveProgress(): boolean {
-  return Boolean(process.stdout.isTTY && process.stderr.isTTY) && process.env.CI !== 'true' && process.env.TERM !== 'dumb';
-}
-
 /**
  * A progress bar on stderr with the bytes sent and the rate, for an upload over 1 MiB watched at a
  * terminal (a smaller one is over before a bar could say anything); otherwise none. Each update may
  * correct the total (a file's size becomes that of the request that carries it).
  */
-export async function uploadProgress(filename: string, total: number): Promise<Progress | undefined> {
-  if (!showsLiveProgress() || total <= MIB) return undefined;
+export async function uploadProgress(io: Io, filename: string, total: number): Promise<Progress | undefined> {
+  if (!showsLiveProgress(io) || total <= MIB) return undefined;
   const { SingleBar, Presets } = (await import('cli-progress')).default;
   const started = performance.now();
   const rate = (done: number) => `${bytes(done / Math.max(0.001, (performance.now() - started) / 1000))}/s`;
   const bar = new SingleBar(
     {
-      stream: process.stderr,
+      stream: io.stderr,
       format: 'Uploading {file} [{bar}] {sent} of {size} · {rate}',
       barsize: 20,
       clearOnComplete: true,
@@ -50,8 +46,7 @@ export async function uploadProgress(filename: string, total: number): Promise<P
     },
     stop(completed) {
       bar.stop();
-      if (completed)
-        process.stderr.write(`Uploaded ${terminalText(filename)}: ${bytes(sent)} in ${formatDuration(performance.now() - started)} (${rate(sent)})\n`);
+      if (completed) io.stderr.write(`Uploaded ${terminalText(filename)}: ${bytes(sent)} in ${formatDuration(performance.now() - started)} (${rate(sent)})\n`);
     },
   };
 }

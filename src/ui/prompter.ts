@@ -1,3 +1,5 @@
+import type { Io } from './io.js';
+
 /** Checks an answer: true when it will do, else what is wrong with it (shown under the prompt). */
 export type AnswerCheck = (answer: string) => true | string;
 
@@ -9,25 +11,25 @@ export interface Prompter {
   confirm: (message: string, defaultAnswer?: boolean) => Promise<boolean>;
 }
 
-export const inquirerPrompter: Prompter = {
-  async input(message, options = {}) {
-    const { input } = await import('@inquirer/prompts');
-    return input({ message, validate: options.validate }, { output: process.stderr });
-  },
-  async select(message, choices) {
-    const { select } = await import('@inquirer/prompts');
-    return select({ message, choices }, { output: process.stderr });
-  },
-  async secret(message) {
-    const { password } = await import('@inquirer/prompts');
-    return password({ message, mask: '*' }, { output: process.stderr });
-  },
-  async confirm(message, defaultAnswer = false) {
-    const { confirm } = await import('@inquirer/prompts');
-    return confirm({ message, default: defaultAnswer }, { output: process.stderr });
-  },
-};
-
-export function canPrompt(): boolean {
-  return Boolean(process.stdin.isTTY) && process.env.CI !== 'true';
+/** Asks with inquirer on the command's terminal: questions on stderr, answers from stdin. */
+export function inquirerPrompter(io: Io): Prompter {
+  const context = { input: io.stdin, output: io.stderr };
+  return {
+    async input(message, options = {}) {
+      const { input } = await import('@inquirer/prompts');
+      return input({ message, validate: options.validate }, context);
+    },
+    async select(message, choices) {
+      const { select } = await import('@inquirer/prompts');
+      return select({ message, choices }, context);
+    },
+    async secret(message) {
+      const { password } = await import('@inquirer/prompts');
+      return password({ message, mask: '*' }, context);
+    },
+    async confirm(message, defaultAnswer = false) {
+      const { confirm } = await import('@inquirer/prompts');
+      return confirm({ message, default: defaultAnswer }, context);
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { isKnownWaitingStatus, reportOutcome } from '../api/report-outcome.js';
 import type { ReportAnswer } from '../api/types.js';
+import type { Io } from './io.js';
 import { withSpinner } from './spinner.js';
 import { terminalText } from './terminal-text.js';
 
@@ -9,6 +10,7 @@ import { terminalText } from './terminal-text.js';
  * know is named once, so that a wait on it up to the timeout is not a mystery.
  */
 export function waitWithSpinner(
+  io: Io,
   id: string,
   timeoutSeconds: number,
   wait: (onPoll: (report: ReportAnswer) => void) => Promise<ReportAnswer>,
@@ -16,6 +18,7 @@ export function waitWithSpinner(
   const named = new Set<unknown>();
   const statusText = (report: ReportAnswer) => terminalText(String(report.status ?? ''));
   return withSpinner(
+    io,
     `Waiting for report ${id}`,
     ({ status, note }) =>
       wait((report) => {

@@ -43,7 +43,7 @@ function criteriaLines(report: ReportAnswer, stream: NodeJS.WriteStream): string
  * --json). On a terminal the risk is a picture: the score on svc's 0–100 scale with its band in
  * colour, where the answer fits that scale, and each criterion's contribution as a bar.
  */
-export function renderReport(report: ReportAnswer, times: TimeView, stream: NodeJS.WriteStream = process.stdout): string {
+export function renderReport(report: ReportAnswer, times: TimeView, stream: NodeJS.WriteStream): string {
   const picture = stream.isTTY ? riskPicture(stream) : undefined;
   const scaled = picture && scaledScore(report);
   const band = picture && typeof report.score_band === 'string' ? new Styled(paintedBand(report.score_band, picture)) : report.score_band;
@@ -85,7 +85,7 @@ export function renderReport(report: ReportAnswer, times: TimeView, stream: Node
   return parts.filter(Boolean).join('\n\n');
 }
 
-export function renderReportRows(reports: ReportAnswer[], times: TimeView): string {
+export function renderReportRows(reports: ReportAnswer[], times: TimeView, stream: NodeJS.WriteStream): string {
   return renderTable(
     [
       'id',
@@ -107,5 +107,6 @@ export function renderReportRows(reports: ReportAnswer[], times: TimeView): stri
       report.score_band,
       times.short(report.created_at),
     ]),
+    stream,
   );
 }

@@ -92,7 +92,7 @@ export interface RiskPicture {
   width: number;
 }
 
-export function riskPicture(stream: NodeJS.WriteStream = process.stdout): RiskPicture {
+export function riskPicture(stream: NodeJS.WriteStream): RiskPicture {
   const color = useColor(stream);
   return { paint: (code, text) => (color ? `\u001b[${code}m${text}\u001b[39m` : text), width: terminalWidth(stream) };
 }
@@ -129,7 +129,7 @@ export function scoreScale(score: number, band: string, picture: RiskPicture): s
  * Each criterion's weighted contribution as a bar, the largest first, scaled to the largest (so any
  * range of scores draws), with its score and weight beside it and its detail under it.
  */
-export function criteriaBars(criteria: Array<Answered<Criterion>>, picture: RiskPicture, stream: NodeJS.WriteStream = process.stdout): string {
+export function criteriaBars(criteria: Array<Answered<Criterion>>, picture: RiskPicture, stream: NodeJS.WriteStream): string {
   const sorted = byContribution(criteria);
   const labels = sorted.map((criterion) => terminalText(String(criterion.label ?? criterion.key ?? '?')));
   const labelWidth = Math.min(24, Math.max(...labels.map((label) => stringWidth(label))));

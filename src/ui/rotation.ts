@@ -19,9 +19,9 @@ export interface RotationView {
 export type RotationJsonLine = RotationEvent & { at: string };
 
 /** `--json`: one JSON object per line on stdout, each with the time it happened. */
-export function jsonLinesView(): RotationView {
+export function jsonLinesView(stream: NodeJS.WriteStream): RotationView {
   return {
-    show: (event) => writeJsonLine({ ...event, at: new Date().toISOString() } satisfies RotationJsonLine),
+    show: (event) => writeJsonLine(stream, { ...event, at: new Date().toISOString() } satisfies RotationJsonLine),
     pause: () => undefined,
     stop: () => undefined,
   };
@@ -51,7 +51,7 @@ const PROGRESS_LINE_EVERY_MS = 10_000;
  * For people, on stderr: a line per step; during the drain a countdown rewritten every second on a
  * terminal, and a progress line at most every 10 s elsewhere.
  */
-export function humanView(stream: NodeJS.WriteStream = process.stderr): RotationView {
+export function humanView(stream: NodeJS.WriteStream): RotationView {
   let live: { progress: DrainProgress; since: number } | undefined;
   let lastLineAt = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
@@ -113,7 +113,7 @@ function rotationState(record: RotationRecord): string {
   return step ? `at step ${stepNumber(step)}/7 (${step})` : 'finishing';
 }
 
-export function renderRotations(records: RotationRecord[], times: TimeView): string {
+export function renderRotations(records: RotationRecord[], times: TimeView, stream: NodeJS.WriteStream): string {
   return renderTable(
     [
       'rotation',
@@ -133,5 +133,6 @@ export function renderRotations(records: RotationRecord[], times: TimeView): str
       times.short(record.started_at),
       times.short(record.updated_at),
     ]),
+    stream,
   );
 }

@@ -1,6 +1,6 @@
 import { ux } from '@oclif/core';
 import { formatDuration } from '../duration.js';
-import { showsLiveProgress } from './progress.js';
+import { type Io, showsLiveProgress } from './io.js';
 
 /** What a task under a spinner may do: change the status beside it, or write a line for people above it. */
 export interface SpinnerControl {
@@ -13,9 +13,9 @@ export interface SpinnerControl {
  * one line is left: `message… outcome (elapsed)`. Where no person watches (stdout or stderr not a
  * terminal, CI) there is no spinner and no line, only the notes the task writes.
  */
-export async function withSpinner<T>(message: string, task: (control: SpinnerControl) => Promise<T>, outcome: (result: T) => string): Promise<T> {
-  const write = (line: string) => process.stderr.write(`${line}\n`);
-  if (!showsLiveProgress()) return task({ status: () => undefined, note: write });
+export async function withSpinner<T>(io: Io, message: string, task: (control: SpinnerControl) => Promise<T>, outcome: (result: T) => string): Promise<T> {
+  const write = (line: string) => io.stderr.write(`${line}\n`);
+  if (!showsLiveProgress(io)) return task({ status: () => undefined, note: write });
   const started = performance.now();
   const elapsed = () => formatDuration(performance.now() - started);
   let status = '';

@@ -29,12 +29,12 @@ function text(cell: Cell): string {
   return cell === null || cell === undefined ? '' : terminalText(String(cell));
 }
 
-export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+export function useColor(stream: NodeJS.WriteStream): boolean {
   return Boolean(stream.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
 }
 
 /** The terminal's width, 80 when it does not say. */
-export function terminalWidth(stream: NodeJS.WriteStream = process.stdout): number {
+export function terminalWidth(stream: NodeJS.WriteStream): number {
   return stream.columns || 80;
 }
 
@@ -42,7 +42,7 @@ export function terminalWidth(stream: NodeJS.WriteStream = process.stdout): numb
  * A line for people, wrapped to the terminal's width with its continuation lines indented under
  * the text that follows `prefix` (a bullet, a label); left whole when not on a terminal.
  */
-export function hangingLine(prefix: string, value: string, stream: NodeJS.WriteStream = process.stdout): string {
+export function hangingLine(prefix: string, value: string, stream: NodeJS.WriteStream): string {
   if (!stream.isTTY) return `${prefix}${value}`;
   const indent = stringWidth(prefix);
   const lines = wrapAnsi(value, Math.max(20, terminalWidth(stream) - indent), { hard: true }).split('\n');
@@ -108,7 +108,7 @@ function shownColumns(columns: Column[], room: number[], width: number): number[
  * ranked with `leaveOut` are left out, with a note, where the terminal is too narrow for them).
  * Tab-separated lines, every column, when stdout is piped, so that `cut` and `awk` can take it apart.
  */
-export function renderTable(head: Array<string | Column>, rows: Cell[][], stream: NodeJS.WriteStream = process.stdout): string {
+export function renderTable(head: Array<string | Column>, rows: Cell[][], stream: NodeJS.WriteStream): string {
   const columns = head.map((column) => (typeof column === 'string' ? { title: column } : column));
   const cells = rows.map((row) => columns.map((_, index) => text(row[index])));
   if (!stream.isTTY) return [columns.map((column) => column.title), ...cells].map((row) => row.join('\t')).join('\n');
@@ -169,7 +169,7 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
  * Named values of one resource: `name  value` lines with the values aligned, each value wrapped to
  * the terminal's width under itself (as `gh issue view` shows a resource); `name<TAB>value` when piped.
  */
-export function renderFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream = process.stdout): string {
+export function renderFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream): string {
   if (!stream.isTTY) return fields.map(([name, value]) => `${name}\t${text(value)}`).join('\n');
   const color = useColor(stream);
   const nameWidth = Math.max(...fields.map(([name]) => stringWidth(name)));
@@ -186,7 +186,7 @@ export function renderFields(fields: Array<[string, Cell]>, stream: NodeJS.Write
  * The named values an answer carries, as `renderFields` shows them: a value that is missing, null
  * or empty gets no row, so that a field an implementation does not have is simply not shown.
  */
-export function presentFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream = process.stdout): string {
+export function presentFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream): string {
   const present = fields.filter(([, value]) => value !== null && value !== undefined && value !== '');
   return present.length ? renderFields(present, stream) : '';
 }

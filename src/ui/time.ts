@@ -80,7 +80,7 @@ const exact: TimeView = { full: (value) => value ?? undefined, short: (value) =>
  * stdout is piped (and always in --json, which shows answers as they are). A value that is not a
  * time is shown as it is.
  */
-export function timeView(utc: boolean, stream: NodeJS.WriteStream = process.stdout, now: number = Date.now()): TimeView {
+export function timeView(utc: boolean, stream: NodeJS.WriteStream, now: number = Date.now()): TimeView {
   if (utc || !stream.isTTY) return exact;
   return {
     full(value) {

@@ -6,7 +6,7 @@ import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { askApplicant, lacksRequired } from '../../ui/applicant-questions.js';
 import { renderApplicant } from '../../ui/applicants.js';
-import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { canPrompt } from '../../ui/io.js';
 import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
@@ -39,10 +39,10 @@ Without --file, on a terminal, the required fields left out are asked for, then 
       );
     }
     // A --file is another service's profile as much as the sandbox's: it is sent as it is.
-    if (flags.file === undefined && lacksRequired(input) && canPrompt()) input = await askApplicant(inquirerPrompter, input);
+    if (flags.file === undefined && lacksRequired(input) && canPrompt(this.io)) input = await askApplicant(this.prompter, input);
     const applicant = await upsertApplicant(session.client, input);
     if (typeof applicant.id === 'string') await rememberApplicant(connection.baseUrl.href, applicant.id);
-    this.log(renderApplicant(applicant, timeView(flags.utc)));
+    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return applicant;
   }
 }

@@ -22,7 +22,7 @@ export default class ApplicantsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.applicantId]]);
     const { session } = await this.connect(flags);
     const applicant = await getApplicant(session.client, args.id);
-    this.log(renderApplicant(applicant, timeView(flags.utc)));
+    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return applicant;
   }
 }

@@ -43,7 +43,7 @@ export default class ApplicantsUpdate extends ApiCommand {
       );
     }
     const applicant = await upsertApplicant(session.client, input);
-    this.log(renderApplicant(applicant, timeView(flags.utc)));
+    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return applicant;
   }
 }

@@ -33,6 +33,7 @@ export default class ConfigList extends BaseCommand {
         renderTable(
           [{ title: 'profile', unbroken: true }, ...names.map((name) => ({ title: name, freeText: name === 'base_url' || name === 'ca_cert' }))],
           rows,
+          this.io.stdout,
         ),
       );
     }

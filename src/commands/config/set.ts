@@ -5,7 +5,7 @@ import { displaySetting, normaliseSetting } from '../../config/settings.js';
 import { currentProfileName, readConfig, SETTINGS, type SettingName, writeConfig } from '../../config/store.js';
 import { ConfigError } from '../../errors.js';
 import { secretOnCommandLine } from '../../flags/secret.js';
-import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
 
 /** What `--json` prints. */
@@ -26,7 +26,8 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
 
   static override args = {
     name: Args.string({ description: 'Setting to save', required: true, options: Object.keys(SETTINGS) }),
-    value: Args.string({ description: 'Value; omit it for keys, to read them from stdin or a prompt' }),
+    // svc reads stdin itself, whole: oclif would take whatever arrived within 10 ms as VALUE.
+    value: Args.string({ description: 'Value; omit it for keys, to read them from stdin or a prompt', ignoreStdin: true }),
   };
 
   public async run(): Promise<JsonResult> {
@@ -52,9 +53,9 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
       }
       return { value: argument, source: 'the command line' };
     }
-    const interactive = canPrompt();
-    const ask = SETTINGS[name].secret ? inquirerPrompter.secret : inquirerPrompter.input;
-    const value = interactive ? await ask(`${name}:`) : await readStdin();
+    const interactive = canPrompt(this.io);
+    const ask = SETTINGS[name].secret ? this.prompter.secret : this.prompter.input;
+    const value = interactive ? await ask(`${name}:`) : await readStdin(this.io);
     if (!value) {
       throw new ConfigError(
         'no_value',

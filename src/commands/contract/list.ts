@@ -26,6 +26,7 @@ export default class ContractList extends BaseCommand {
           { title: 'title', freeText: true },
         ],
         CATALOGUE.map((check) => [check.id, check.level, check.spec, check.verifiedBy, check.needs.join(', '), check.title]),
+        this.io.stdout,
       ),
     );
     return [...CATALOGUE];

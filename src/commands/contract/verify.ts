@@ -183,7 +183,7 @@ Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant}
       await writeFile(flags.junit, toJunit(result));
       this.note(`JUnit report written to ${flags.junit}`);
     }
-    this.log(renderForPeople(result));
+    this.log(renderForPeople(result, this.io.stdout));
     if (result.failed > 0) process.exitCode = ExitCode.nonConformant;
     else if (result.inconclusive > 0) process.exitCode = ExitCode.inconclusive;
     return toJson(result);

@@ -22,7 +22,7 @@ export default class DocumentsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.documentId]]);
     const { session } = await this.connect(flags);
     const document = await getDocument(session.client, args.id);
-    this.log(renderDocument(document, timeView(flags.utc)));
+    this.log(renderDocument(document, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return document;
   }
 }

@@ -8,7 +8,7 @@ import { isReadableFile, readDocumentFile, uploadDocument, uploadNotes } from '.
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
-import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { canPrompt } from '../../ui/io.js';
 import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
@@ -27,7 +27,7 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
   static override mutating = true;
 
   static override args = {
-    file: Args.string({ description: 'File to upload (asked for on a terminal when left out)' }),
+    file: Args.string({ description: 'File to upload (asked for on a terminal when left out)', ignoreStdin: true }),
   };
 
   static override flags = {
@@ -41,22 +41,22 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
     assertStated([['applicant_id', flags.applicant, STATED.applicantId]]);
     const file = await readDocumentFile(args.file ?? (await this.askForFile()));
     let type = flags.type;
-    if (type === undefined && canPrompt()) type = await chooseOrType(inquirerPrompter, 'Kind of document:', DOCUMENT_TYPES);
+    if (type === undefined && canPrompt(this.io)) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
     for (const note of [leftOutWarning(type === undefined ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
-    const progress = await uploadProgress(file.filename, file.bytes.length);
+    const progress = await uploadProgress(this.io, file.filename, file.bytes.length);
     let document: DocumentAnswer | undefined;
     try {
       document = await uploadDocument(session.client, { file, type, applicantId: flags.applicant }, progress?.update);
     } finally {
       progress?.stop(document !== undefined);
     }
-    this.log(renderDocument(document, timeView(flags.utc)));
+    this.log(renderDocument(document, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return document;
   }
 
   private async askForFile(): Promise<string> {
-    if (!canPrompt()) throw new SvcError('usage', 'missing_file', 'name the file to upload', 'svc documents upload <file> --type <type>');
-    const answer = await inquirerPrompter.input('File to upload:', {
+    if (!canPrompt(this.io)) throw new SvcError('usage', 'missing_file', 'name the file to upload', 'svc documents upload <file> --type <type>');
+    const answer = await this.prompter.input('File to upload:', {
       validate: (path) => isReadableFile(path.trim()) || 'a file that exists and can be read, like ./passport.pdf',
     });
     return answer.trim();

@@ -50,7 +50,7 @@ export default class KeysCreate extends AdminCommand {
     } catch (error) {
       throw await this.revokeUnsaved(session.client, key.id, file, error as Error);
     }
-    this.log(renderKey(key, timeView(flags.utc)));
+    this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
     this.note(`Secret written to ${file} (0600); it cannot be shown again.`);
     return { ...key, secret_file: file };
   }

@@ -22,7 +22,7 @@ export default class KeysGet extends AdminCommand {
     assertStated([['id', args.id, STATED.keyId]]);
     const { session } = await this.connectAdmin(flags);
     const key = await getKey(session.client, args.id);
-    this.log(renderKey(key, timeView(flags.utc)));
+    this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return key;
   }
 }

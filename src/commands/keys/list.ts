@@ -25,7 +25,7 @@ export default class KeysList extends AdminCommand {
       ? { object: 'list', data: await listAllKeys(session.client), has_more: false }
       : await listKeys(session.client, { limit: flags.limit, starting_after: flags['starting-after'] });
     if (list.data.length === 0) this.note('No keys.');
-    else this.log(renderKeyRows(list.data, timeView(flags.utc)));
+    else this.log(renderKeyRows(list.data, timeView(flags.utc, this.io.stdout), this.io.stdout));
     if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
     return list;
   }

@@ -47,13 +47,15 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
       );
     }
     if (!key) {
-      await confirmOrRefuse(`Revoke ${args.id}? Anything using it gets 401 at once.`, flags.yes);
+      await confirmOrRefuse(`Revoke ${args.id}? Anything using it gets 401 at once.`, flags.yes, this.io, this.prompter);
     } else if (key.status === 'active') {
       this.markLive(key.environment, `revokes the production key ${key.id}`);
-      const use = key.last_used_at ? `last used ${lastUse(key, timeView(flags.utc, process.stderr))}` : 'never used';
+      const use = key.last_used_at ? `last used ${lastUse(key, timeView(flags.utc, this.io.stderr))}` : 'never used';
       await confirmOrRefuse(
         `Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`,
         flags.yes,
+        this.io,
+        this.prompter,
       );
     }
     const revocation = await revokeKey(session.client, args.id);

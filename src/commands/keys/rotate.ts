@@ -10,7 +10,7 @@ import { assertJournalUnchanged, listRotations, loadRotation, lockRotation, type
 import { abortRotation, assertRotatable, describeSteps, newRotation, type RotationContext, type RotationQuestion, runRotation } from '../../keys/rotation.js';
 import { getKey } from '../../services/keys.js';
 import { formatDuration } from '../../duration.js';
-import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { canPrompt } from '../../ui/io.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
 
@@ -67,6 +67,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
   static override args = {
     id: Args.string({
       description: 'Key to rotate (key_…); with --resume or --abort, a rotation id (rot_…) or the rotated key id (default: the one unfinished rotation)',
+      ignoreStdin: true,
     }),
   };
 
@@ -101,17 +102,22 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     }),
   };
 
-  private view: RotationView = humanView();
+  private shownBy: RotationView | undefined;
+
+  /** How the rotation is shown: JSON lines on stdout with --json, else progress for people on stderr. */
+  private get view(): RotationView {
+    this.shownBy ??= this.jsonEnabled() ? jsonLinesView(this.io.stdout) : humanView(this.io.stderr);
+    return this.shownBy;
+  }
 
   /** Every line of stdout is one JSON object, the final error included. */
-  protected override logJson(json: unknown): void {
+  public override logJson(json: unknown): void {
     this.view.pause();
-    writeJsonLine(json);
+    writeJsonLine(this.io.stdout, json);
   }
 
   public async run(): Promise<JsonResult | undefined> {
     const { args, flags } = await this.parse(KeysRotate);
-    if (this.jsonEnabled()) this.view = jsonLinesView();
     const connectionFlags = { ...flags, timeout: ANSWER_TIMEOUT_S };
     const { session, connection } = await this.connectAdmin(connectionFlags);
     const admin = session.client;
@@ -143,7 +149,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     assertSameBaseUrl(record, baseUrl);
     this.applyChangedFlags(record, flags);
     if (flags['dry-run']) return this.showPlan(record);
-    if (!record.steps.deploy && !record.deploy_cmd && !flags.yes && !canPrompt()) {
+    if (!record.steps.deploy && !record.deploy_cmd && !flags.yes && !canPrompt(this.io)) {
       throw new SvcError(
         'usage',
         'confirmation_required',
@@ -182,7 +188,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     const earlier = (await listRotations()).find((rotation) => rotation.old_key.id === keyId && rotation.base_url === baseUrl && rotation.status !== 'aborted');
     if (earlier) {
       if (earlier.status === 'in_progress')
-        this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${timeView(flags.utc, process.stderr).full(earlier.started_at)}.`);
+        this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${timeView(flags.utc, this.io.stderr).full(earlier.started_at)}.`);
       return earlier;
     }
     const oldKey = await getKey(admin, keyId);
@@ -219,7 +225,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     });
     const ask = async (question: RotationQuestion): Promise<boolean> => {
       if (flags.yes) return true;
-      if (!canPrompt()) {
+      if (!canPrompt(this.io)) {
         // Without a terminal, --force is the operator's decision already.
         if (question.kind === 'force_revoke') return true;
         throw new SvcError(
@@ -231,7 +237,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       }
       this.view.pause();
       try {
-        return await inquirerPrompter.confirm(question.message, false);
+        return await this.prompter.confirm(question.message, false);
       } catch (error) {
         if ((error as Error).name === 'ExitPromptError') this.interrupt();
         throw error;
@@ -246,6 +252,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
         ...clients,
         ask,
         emit: (event) => this.view.show(event),
+        deployOutput: this.io.stderr,
         signal,
         pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
         timeoutMs: flags.timeout ?? DEFAULT_TIMEOUT_MS,

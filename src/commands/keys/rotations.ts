@@ -16,7 +16,7 @@ export default class KeysRotations extends BaseCommand {
     const { flags } = await this.parse(KeysRotations);
     const records = await listRotations();
     if (records.length === 0) this.note('No rotations.');
-    else this.log(renderRotations(records, timeView(flags.utc)));
+    else this.log(renderRotations(records, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return records;
   }
 }

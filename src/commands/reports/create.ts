@@ -13,7 +13,7 @@ import { knownApplicants, upsertApplicant } from '../../services/applicants.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { askApplicant } from '../../ui/applicant-questions.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
-import { canPrompt, inquirerPrompter } from '../../ui/prompter.js';
+import { canPrompt } from '../../ui/io.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
@@ -61,11 +61,11 @@ A destination in small letters is taken in capitals (fr is FR). Flags left out a
     let report = await createReport(session.client, input);
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
-      report = await waitWithSpinner(id, flags['wait-timeout'], (onPoll) =>
+      report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
         waitForReport(session.client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
       );
     }
-    this.log(renderReport(report, timeView(flags.utc)));
+    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }
@@ -73,12 +73,12 @@ A destination in small letters is taken in capitals (fr is FR). Flags left out a
   /** The request from the flags; on a terminal, the flags left out are asked for. */
   private async requestFrom(flags: Partial<Record<keyof typeof FIELDS, string>>, client: ApiClient, baseUrl: string): Promise<ReportRequest> {
     const missing = (Object.keys(FIELDS) as Array<keyof typeof FIELDS>).filter((name) => flags[name] === undefined);
-    if (!canPrompt()) {
+    if (!canPrompt(this.io)) {
       const warning = leftOutWarning(missing);
       if (warning) this.warning(warning);
       return Object.fromEntries(Object.entries(FIELDS).map(([flag, field]) => [field, flags[flag as keyof typeof FIELDS]]));
     }
-    const ask = inquirerPrompter;
+    const ask = this.prompter;
     return {
       applicant_id: flags.applicant ?? (await this.chooseApplicant(client, baseUrl)),
       destination:
@@ -97,15 +97,15 @@ A destination in small letters is taken in capitals (fr is FR). Flags left out a
   private async chooseApplicant(client: ApiClient, baseUrl: string): Promise<string> {
     const known = await knownApplicants(client, await recentApplicants(baseUrl));
     const labels = known.map(({ id, name }) => terminalText(name ? `${name} (${id})` : id));
-    const choice = await inquirerPrompter.select('Applicant:', [...labels, CREATE_APPLICANT, TYPE_APPLICANT_ID]);
+    const choice = await this.prompter.select('Applicant:', [...labels, CREATE_APPLICANT, TYPE_APPLICANT_ID]);
     if (choice === TYPE_APPLICANT_ID)
       return trimmed(
-        await inquirerPrompter.input('Applicant id (app_…):', {
+        await this.prompter.input('Applicant id (app_…):', {
           validate: (answer) => STATED.applicantId.test(answer.trim()) || 'an id starting with app_, like app_4Jd92kQz',
         }),
       )!;
     if (choice !== CREATE_APPLICANT) return known[labels.indexOf(choice)]!.id;
-    const applicant = await upsertApplicant(client, await askApplicant(inquirerPrompter, {}));
+    const applicant = await upsertApplicant(client, await askApplicant(this.prompter, {}));
     const id = idOf(applicant, 'POST /v1/applicants');
     await rememberApplicant(baseUrl, id);
     this.note(`Created applicant ${terminalText(id)}.`);

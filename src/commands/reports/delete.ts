@@ -27,7 +27,7 @@ export default class ReportsDelete extends ApiCommand {
     const { args, flags } = await this.parse(ReportsDelete);
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
-    await confirmOrRefuse(`Delete report ${args.id} and its sources? This cannot be undone.`, flags.yes);
+    await confirmOrRefuse(`Delete report ${args.id} and its sources? This cannot be undone.`, flags.yes, this.io, this.prompter);
     const result = await deleteReport(session.client, args.id);
     this.log(`Deleted report ${args.id}`);
     return result;

@@ -36,7 +36,7 @@ export default class ReportsGet extends ApiCommand {
     if (flags.web) {
       const [{ showPage }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
       this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
-    } else this.log(renderReport(report, timeView(flags.utc)));
+    } else this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return report;
   }
 }

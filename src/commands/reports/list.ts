@@ -60,7 +60,7 @@ Query parameters are sent only when asked for: the specification shows none, and
 
   private show(reports: ReportAnswer[], utc: boolean): void {
     if (reports.length === 0) this.note('No reports.');
-    else this.log(renderReportRows(reports, timeView(utc)));
+    else this.log(renderReportRows(reports, timeView(utc, this.io.stdout), this.io.stdout));
   }
 
   private explainStop(stop: PagingStop): void {

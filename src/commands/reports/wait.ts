@@ -31,10 +31,10 @@ Exit code 11 when the report failed, 12 when --wait-timeout passes first (the re
     const { args, flags } = await this.parse(ReportsWait);
     assertStated([['id', args.id, STATED.reportId]]);
     const { session } = await this.connect(flags);
-    const report = await waitWithSpinner(args.id, flags['wait-timeout'], (onPoll) =>
+    const report = await waitWithSpinner(this.io, args.id, flags['wait-timeout'], (onPoll) =>
       waitForReport(session.client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
     );
-    this.log(renderReport(report, timeView(flags.utc)));
+    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }

@@ -73,6 +73,7 @@ export default class SandboxKeys extends SandboxCommand {
             'secret',
           ],
           keys.map((key) => [key.role, key.id, key.workspace, key.status, key.read_only, key.allowed_ips.join(' '), key.secret]),
+          this.io.stdout,
         ),
       );
       return keys;

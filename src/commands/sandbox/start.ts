@@ -89,7 +89,7 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
       first_start: sandbox.firstStart,
       webhook_urls: sandbox.webhookUrls,
     };
-    if (this.jsonEnabled()) writeJsonLine(ready);
+    if (this.jsonEnabled()) writeJsonLine(this.io.stdout, ready);
     else this.describe(sandbox);
 
     await this.untilInterrupted(() => this.note('Stopping the sandbox…'));
@@ -106,7 +106,7 @@ With --json, stdout carries one line when the sandbox is ready: {"event":"ready"
         renderTable(
           ['role', 'id', 'key'],
           keys.map((key) => [key.role, key.key.id, redactKey(key.secret ?? '')]),
-          process.stderr,
+          this.io.stderr,
         ),
       );
       this.note('`svc sandbox keys --reveal` shows the full keys of this local sandbox.');

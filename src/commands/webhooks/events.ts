@@ -48,7 +48,7 @@ export default class WebhooksEvents extends BaseCommand {
       });
       if (events.length === 0) this.note('No events.');
       else {
-        const times = timeView(flags.utc);
+        const times = timeView(flags.utc, this.io.stdout);
         this.log(
           renderTable(
             [
@@ -60,6 +60,7 @@ export default class WebhooksEvents extends BaseCommand {
               { title: 'forward', freeText: true },
             ],
             events.map((event) => [times.short(event.receivedAt), event.eventId, event.type, event.resourceId, statusCell(event), forwardCell(event)]),
+            this.io.stdout,
           ),
         );
       }

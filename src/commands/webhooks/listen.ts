@@ -58,8 +58,8 @@ function deliveryJson(report: DeliveryReport): DeliveryJson {
 }
 
 /** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */
-function deliveryLine(report: DeliveryReport, times: TimeView): string {
-  return hangingLine(`${times.clock(report.at)}  `, terminalText(describeDelivery(report)));
+function deliveryLine(report: DeliveryReport, times: TimeView, stream: NodeJS.WriteStream): string {
+  return hangingLine(`${times.clock(report.at)}  `, terminalText(describeDelivery(report)), stream);
 }
 
 function describeDelivery(report: DeliveryReport): string {
@@ -189,7 +189,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
     });
     const json = this.jsonEnabled();
-    const times = timeView(flags.utc);
+    const times = timeView(flags.utc, this.io.stdout);
     listener.on('report', (report) => this.render(report, json, times));
     let url: string;
     try {
@@ -204,7 +204,7 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
       );
     }
     if (this.jsonEnabled()) {
-      writeJsonLine({ kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null } satisfies JsonLine);
+      writeJsonLine(this.io.stdout, { kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null } satisfies JsonLine);
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${flags.store}`);
       if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
@@ -218,8 +218,8 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
   }
 
   /** One line, so that with --json even a failure to start keeps stdout to JSON lines. */
-  protected override logJson(json: unknown): void {
-    writeJsonLine(json);
+  public override logJson(json: unknown): void {
+    writeJsonLine(this.io.stdout, json);
   }
 
   /** Writes stdout lines once per turn of the event loop: one write for a burst of deliveries, not one each. */
@@ -228,14 +228,14 @@ Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsew
   }
 
   private flushLines(): void {
-    if (this.lines.length > 0) process.stdout.write(`${this.lines.splice(0).join('\n')}\n`);
+    if (this.lines.length > 0) this.io.stdout.write(`${this.lines.splice(0).join('\n')}\n`);
   }
 
   private render(report: ListenerReport, json: boolean, times: TimeView): void {
     if (json) {
       this.print(JSON.stringify(report.kind === 'delivery' ? deliveryJson(report) : report));
     } else if (report.kind === 'delivery') {
-      this.print(deliveryLine(report, times));
+      this.print(deliveryLine(report, times, this.io.stdout));
     } else {
       this.note(
         terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`),

@@ -29,6 +29,7 @@ export default class WebhooksSign extends WebhookCommand {
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
     const body = await readPayload(
+      this.io,
       flags['payload-file'],
       () => new SvcError('usage', 'missing_payload', 'no payload to sign', 'give --payload-file, or pipe the body to stdin'),
     );

@@ -42,6 +42,7 @@ Exit code 0 when the delivery verifies (schema notes or not), 16 when it does no
     const { flags } = await this.parse(WebhooksVerify);
     const secrets = this.webhookSecrets(flags.secret);
     const body = await readPayload(
+      this.io,
       flags['payload-file'],
       () => new SvcError('usage', 'missing_payload', 'no body to verify', 'give --payload-file, or pipe the body exactly as received to stdin'),
     );

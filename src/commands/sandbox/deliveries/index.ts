@@ -29,7 +29,7 @@ export default class SandboxDeliveries extends SandboxCommand {
       const deliveries = store.deliveries({ status: flags.status as Delivery['status'] | undefined, eventId: flags.event, limit: flags.limit });
       if (deliveries.length === 0) this.note('No deliveries.');
       else {
-        const times = timeView(flags.utc);
+        const times = timeView(flags.utc, this.io.stdout);
         this.log(
           renderTable(
             [
@@ -52,6 +52,7 @@ export default class SandboxDeliveries extends SandboxCommand {
               delivery.lastStatus ?? delivery.lastError,
               delivery.nextAttemptAt === null ? '' : times.short(new Date(delivery.nextAttemptAt).toISOString()),
             ]),
+            this.io.stdout,
           ),
         );
       }
