@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 // svc runs from its TypeScript sources (src/, as the tests import them) or from its bundle (dist/,
 // shared code in dist/chunks/): a module cannot know its own depth, so files of the package are
@@ -30,7 +31,32 @@ export function ownScript(path: string): string {
   return FROM_SOURCES ? join(packageRoot(), 'src', `${path}.ts`) : join(packageRoot(), 'dist', `${path}.js`);
 }
 
-/** Whether svc runs from its TypeScript sources rather than its build. */
-export function runsFromSources(): boolean {
-  return FROM_SOURCES;
+// From the TypeScript sources (as vitest runs them), Node compiles the worker's TypeScript (with the
+// flags of ownWorker) but looks for the `.js` files its imports name: this resolves those to the
+// `.ts` files beside them.
+const WORKER_FROM_SOURCES = `
+const { registerHooks } = require('node:module');
+registerHooks({
+  resolve(specifier, context, next) {
+    try {
+      return next(specifier, context);
+    } catch (error) {
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !specifier.endsWith('.js') || !context.parentURL?.endsWith('.ts')) throw error;
+      return next(specifier.slice(0, -3) + '.ts', context);
+    }
+  },
+});
+import(require('node:worker_threads').workerData.script);
+`;
+
+/** A worker thread running one of svc's scripts (`path` as ownScript takes it), from the build or from the sources. */
+export function ownWorker(path: string, options: Omit<WorkerOptions, 'workerData'> & { workerData: unknown }): Worker {
+  const script = ownScript(path);
+  if (!FROM_SOURCES) return new Worker(script, options);
+  return new Worker(WORKER_FROM_SOURCES, {
+    ...options,
+    eval: true,
+    workerData: { ...(options.workerData as Record<string, unknown>), script: pathToFileURL(script).href },
+    execArgv: ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'],
+  });
 }

@@ -1,6 +1,5 @@
-import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { ownScript, runsFromSources } from '../package-files.js';
+import type { Worker } from 'node:worker_threads';
+import { ownWorker } from '../package-files.js';
 import type { DocumentCheck } from './document-check.js';
 
 /** What one document's check may take; a document whose check needs more is rejected. */
@@ -16,24 +15,6 @@ export const DEFAULT_DOCUMENT_CHECK_BUDGET: DocumentCheckBudget = { timeMs: 30_0
 /** How often the process's memory is compared with the budget while a check runs. */
 const MEMORY_WATCH_MS = 50;
 const MIB = 1024 * 1024;
-
-// From the TypeScript sources (as vitest runs them), Node compiles the worker's TypeScript (with the
-// flags of startWorker) but looks for the `.js` files its imports name: this resolves those to the
-// `.ts` files beside them.
-const FROM_SOURCES = `
-const { registerHooks } = require('node:module');
-registerHooks({
-  resolve(specifier, context, next) {
-    try {
-      return next(specifier, context);
-    } catch (error) {
-      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !specifier.endsWith('.js') || !context.parentURL?.endsWith('.ts')) throw error;
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-  },
-});
-import(require('node:worker_threads').workerData.script);
-`;
 
 /**
  * Checks documents off the event loop, one at a time, each in a worker thread of its own: a check that
@@ -68,7 +49,10 @@ export class DocumentChecker {
     if (this.stopped) return Promise.resolve(failed('the sandbox is stopping'));
     const { timeMs, memoryMb } = this.budget;
     const baseline = process.memoryUsage.rss();
-    const worker = startWorker({ workerData: { dataDir: this.dataDir, documentId }, resourceLimits: { maxOldGenerationSizeMb: memoryMb } });
+    const worker = ownWorker('sandbox/document-check-worker', {
+      workerData: { dataDir: this.dataDir, documentId },
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    });
     this.running.add(worker);
     return new Promise((resolve) => {
       let settled = false;
@@ -91,17 +75,6 @@ export class DocumentChecker {
       worker.on('exit', (code) => settle(failed(`the check stopped with exit code ${code}`)));
     });
   }
-}
-
-function startWorker(options: Omit<WorkerOptions, 'workerData'> & { workerData: Record<string, unknown> }): Worker {
-  const script = ownScript('sandbox/document-check-worker');
-  if (!runsFromSources()) return new Worker(script, options);
-  return new Worker(FROM_SOURCES, {
-    ...options,
-    eval: true,
-    workerData: { ...options.workerData, script: pathToFileURL(script).href },
-    execArgv: ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'],
-  });
 }
 
 function overBudget(what: string): DocumentCheck {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Worker } from 'node:worker_threads';
-import { ownScript } from '../package-files.js';
+import { ownWorker } from '../package-files.js';
 import type { EventSummary } from './envelope.js';
 import type { ForwardOutcome, RejectedLimits } from './store.js';
 import type { RejectionReason } from './verify.js';
@@ -77,7 +77,7 @@ export class Intake {
 
   /** Starts the worker and opens the store; rejects when it cannot be opened. */
   static async open(options: IntakeOptions): Promise<Intake> {
-    const worker = new Worker(ownScript('webhooks/intake-worker'), { workerData: options });
+    const worker = ownWorker('webhooks/intake-worker', { workerData: options });
     await new Promise<void>((resolve, reject) => {
       worker.once('message', () => resolve());
       worker.once('error', reject);
