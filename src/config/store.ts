@@ -62,6 +62,17 @@ export async function writeConfig(config: ConfigFile, file = paths.configFile): 
   await writeSecretFile(file, `${JSON.stringify(config, null, 2)}\n`);
 }
 
+/**
+ * Reads the config file, lets `change` alter it, and writes it back (0600, atomically) when
+ * `change` says it changed something: the one read-modify-write of `config set`, `unset` and `use`.
+ */
+export async function updateConfig<T>(change: (config: ConfigFile) => { changed: boolean; result: T } | Promise<{ changed: boolean; result: T }>): Promise<T> {
+  const config = await readConfig();
+  const { changed, result } = await change(config);
+  if (changed) await writeConfig(config);
+  return result;
+}
+
 export function currentProfileName(config: ConfigFile, requested?: string): string {
   const name = requested ?? process.env.SVC_PROFILE ?? config.current_profile ?? DEFAULT_PROFILE;
   assertProfileName(name);

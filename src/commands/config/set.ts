@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
 import { paths } from '../../config/paths.js';
 import { displaySetting, normaliseSetting } from '../../config/settings.js';
-import { currentProfileName, readConfig, SETTINGS, type SettingName, writeConfig } from '../../config/store.js';
+import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
 import { ConfigError } from '../../errors.js';
 import { secretOnCommandLine } from '../../flags/secret.js';
 import { canPrompt } from '../../ui/io.js';
@@ -33,13 +33,14 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigSet);
     const name = args.name as SettingName;
-    const config = await readConfig();
-    const profile = currentProfileName(config, flags.profile);
-    const { value, source } = await this.readValue(name, args.value);
-    this.secrets.push(value);
-    const saved = normaliseSetting(name, value, source);
-    config.profiles[profile] = { ...config.profiles[profile], [name]: saved };
-    await writeConfig(config);
+    const { profile, saved } = await updateConfig(async (config) => {
+      const profile = currentProfileName(config, flags.profile);
+      const { value, source } = await this.readValue(name, args.value);
+      this.secrets.push(value);
+      const saved = normaliseSetting(name, value, source);
+      config.profiles[profile] = { ...config.profiles[profile], [name]: saved };
+      return { changed: true, result: { profile, saved } };
+    });
     const shown = displaySetting(name, saved);
     this.log(`Saved ${name} = ${shown} in profile "${profile}" (${paths.configFile})`);
     return { profile, name, value: shown, file: paths.configFile };

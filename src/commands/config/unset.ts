@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
-import { currentProfileName, readConfig, SETTINGS, type SettingName, writeConfig } from '../../config/store.js';
+import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
 
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; removed: boolean };
@@ -16,14 +16,13 @@ export default class ConfigUnset extends BaseCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigUnset);
     const name = args.name as SettingName;
-    const config = await readConfig();
-    const profile = currentProfileName(config, flags.profile);
-    const settings = config.profiles[profile];
-    const removed = settings?.[name] !== undefined;
-    if (settings && removed) {
-      delete settings[name];
-      await writeConfig(config);
-    }
+    const { profile, removed } = await updateConfig((config) => {
+      const profile = currentProfileName(config, flags.profile);
+      const settings = config.profiles[profile];
+      const removed = settings?.[name] !== undefined;
+      if (settings && removed) delete settings[name];
+      return { changed: removed, result: { profile, removed } };
+    });
     this.log(removed ? `Removed ${name} from profile "${profile}"` : `${name} was not set in profile "${profile}"`);
     return { profile, name, removed };
   }

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
-import { assertProfileName, readConfig, writeConfig } from '../../config/store.js';
+import { assertProfileName, updateConfig } from '../../config/store.js';
 import { ConfigError } from '../../errors.js';
 
 /** What `--json` prints. */
@@ -17,12 +17,13 @@ export default class ConfigUse extends BaseCommand {
   public async run(): Promise<JsonResult> {
     const { args } = await this.parse(ConfigUse);
     assertProfileName(args.profile);
-    const config = await readConfig();
-    if (!config.profiles[args.profile]) {
-      throw new ConfigError('unknown_profile', `there is no profile named "${args.profile}"`, 'list profiles with `svc config list`');
-    }
-    config.current_profile = args.profile;
-    await writeConfig(config);
+    await updateConfig((config) => {
+      if (!config.profiles[args.profile]) {
+        throw new ConfigError('unknown_profile', `there is no profile named "${args.profile}"`, 'list profiles with `svc config list`');
+      }
+      config.current_profile = args.profile;
+      return { changed: true, result: undefined };
+    });
     this.log(`Now using profile "${args.profile}"`);
     return { current_profile: args.profile };
   }
