@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isLoopbackHost } from '../api/base-url.js';
 import { SvcError } from '../errors.js';
+import { DEFAULT_TOLERANCE_SECONDS, parseSignatureHeader, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf } from './signature.js';
 
 // Headers that belong to one connection (RFC 9110 §7.6.1) or that the new request recomputes.
 const NOT_FORWARDED = new Set([
@@ -57,4 +58,24 @@ export function checkForwardUrl(value: string, flag: string): void {
     `${flag} uses ${url.protocol}; events are posted over https: (or http: to a loopback host)`,
     'give an https:// URL',
   );
+}
+
+/**
+ * The headers a stored event is replayed with: those it arrived with, its signature made afresh
+ * with `secrets` when there are any; else the original one, then `staleSignature` when it is older
+ * than the tolerance an application that checks timestamps applies.
+ */
+export function replayHeaders(
+  event: { headers: IncomingHttpHeaders; body: Uint8Array },
+  secrets: readonly string[],
+): { headers: Record<string, string | string[]>; staleSignature: boolean } {
+  const headers = forwardedHeaders(event.headers);
+  if (secrets.length > 0) {
+    for (const name of SIGNATURE_HEADERS) delete headers[name];
+    headers['service-signature'] = signatureHeader(secrets, event.body);
+    return { headers, staleSignature: false };
+  }
+  const original = signatureHeaderOf(event.headers);
+  const parsed = original && parseSignatureHeader(original.value);
+  return { headers, staleSignature: Boolean(parsed && 'timestamp' in parsed && Date.now() / 1000 - parsed.timestamp > DEFAULT_TOLERANCE_SECONDS) };
 }

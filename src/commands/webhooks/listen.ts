@@ -7,13 +7,13 @@ import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
-import { hangingLine } from '../../ui/table.js';
+import { type DeliveryJson, deliveryJson, deliveryLine } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { type TimeView, timeView } from '../../ui/time.js';
 import { receiverCaCertFlag, storeFlag, strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
-import { type DeliveryReport, type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
+import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
 
 const fraction = Flags.custom<number>({
@@ -26,61 +26,6 @@ const fraction = Flags.custom<number>({
 
 /** What `--json` writes: one line when the listener is ready, then one per delivery. */
 export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport;
-
-interface DeliveryJson {
-  kind: DeliveryReport['kind'];
-  at: string;
-  result: DeliveryReport['result'];
-  event_id: string | null;
-  type: string | null;
-  resource_id: string | null;
-  reason: NonNullable<DeliveryReport['reason']> | null;
-  detail: string | null;
-  schema_notes: string[];
-  status: number;
-  forward: { url: string; status: number | null; error: string | null; duration_ms: number } | null;
-}
-
-function deliveryJson(report: DeliveryReport): DeliveryJson {
-  return {
-    kind: report.kind,
-    at: report.at,
-    result: report.result,
-    event_id: report.event.id ?? null,
-    type: report.event.type ?? null,
-    resource_id: report.event.resourceId ?? null,
-    reason: report.reason ?? null,
-    detail: report.detail ?? null,
-    schema_notes: report.schemaNotes,
-    status: report.status,
-    forward: report.forward && { url: report.forward.url, status: report.forward.status, error: report.forward.error, duration_ms: report.forward.durationMs },
-  };
-}
-
-/** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */
-function deliveryLine(report: DeliveryReport, times: TimeView, stream: NodeJS.WriteStream): string {
-  return hangingLine(`${times.clock(report.at)}  `, terminalText(describeDelivery(report)), stream);
-}
-
-function describeDelivery(report: DeliveryReport): string {
-  const { event } = report;
-  const what = [event.id ?? '-', event.type ?? '-', event.resourceId ?? '-'];
-  const notes = report.schemaNotes.length > 0 ? `  schema notes: ${report.schemaNotes.join('; ')}` : '';
-  switch (report.result) {
-    case 'accepted': {
-      const forward = report.forward ? `  → ${report.forward.status ?? report.forward.error} (${report.forward.durationMs} ms)` : '';
-      return [...what, `verified, stored${forward}${notes}`].join('  ');
-    }
-    case 'duplicate':
-      return [...what, `verified, duplicate: acknowledged, not forwarded again${notes}`].join('  ');
-    case 'rejected':
-      // With --strict-schema the notes are the detail.
-      return [...what, `rejected ${report.reason}: ${report.detail} (answered ${report.status})`].join('  ');
-    case 'injected':
-    case 'store_failed':
-      return [...what, `${report.result === 'injected' ? 'fault injected' : 'NOT STORED'}: ${report.detail} (answered ${report.status})`].join('  ');
-  }
-}
 
 export default class WebhooksListen extends WebhookCommand {
   private readonly lines: string[] = [];

@@ -2,9 +2,9 @@ import { Args, Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
 import { receiverCaCertFlag, storeFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
-import { checkForwardUrl, forwardedHeaders } from '../../webhooks/forward.js';
+import { checkForwardUrl, replayHeaders } from '../../webhooks/forward.js';
 import { isDelivered, postRaw } from '../../webhooks/send.js';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf, parseSignatureHeader } from '../../webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { EventStore } from '../../webhooks/store.js';
 
 /** What `--json` prints. */
@@ -41,18 +41,11 @@ Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could 
       const event = store.event(args.event);
       if (!event)
         throw new SvcError('notFound', 'not_found', `no accepted event ${args.event} in ${flags.store}`, 'list the stored events with `svc webhooks events`');
-      const headers = forwardedHeaders(event.headers);
-      if (secrets.length > 0) {
-        for (const name of SIGNATURE_HEADERS) delete headers[name];
-        headers['service-signature'] = signatureHeader(secrets, event.body);
-      } else {
-        const original = signatureHeaderOf(event.headers);
-        const parsed = original && parseSignatureHeader(original.value);
-        if (parsed && 'timestamp' in parsed && Date.now() / 1000 - parsed.timestamp > DEFAULT_TOLERANCE_SECONDS) {
-          this.warning(
-            'the original signature is older than 300 s; an application that checks the timestamp will refuse it (give the webhook secret to sign the replay afresh)',
-          );
-        }
+      const { headers, staleSignature } = replayHeaders(event, secrets);
+      if (staleSignature) {
+        this.warning(
+          'the original signature is older than 300 s; an application that checks the timestamp will refuse it (give the webhook secret to sign the replay afresh)',
+        );
       }
       const result = await postRaw(flags['forward-to'], headers, event.body);
       store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, Date.now());
