@@ -5,7 +5,7 @@ import type { Key } from '../api/types.js';
 import { makeDirectory } from '../config/directory.js';
 import { paths } from '../config/paths.js';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
-import { SvcError } from '../errors.js';
+import { ConfigError, SvcError } from '../errors.js';
 import { openPrivateDatabase } from '../sqlite.js';
 
 /** The seven steps of a rotation (spec part 5, rule 7), in order. */
@@ -162,4 +162,36 @@ export async function assertJournalUnchanged(record: RotationRecord): Promise<vo
     `rotation ${record.id} was moved on by another run while this one was starting`,
     'run the command again: it continues from where that run stopped',
   );
+}
+
+/** The rotation `id` names (a rotation id, or the rotated key's id), or without one the one unfinished rotation. */
+export async function findRotation(id: string | undefined): Promise<RotationRecord> {
+  if (id?.startsWith('rot_')) return loadRotation(id);
+  const unfinished = (await listRotations()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
+  if (unfinished.length === 1) return unfinished[0]!;
+  if (unfinished.length === 0) {
+    throw new SvcError(
+      'notFound',
+      'no_unfinished_rotation',
+      `there is no unfinished rotation${id ? ` of ${id}` : ''}`,
+      '`svc keys rotations` lists the rotations and their state',
+    );
+  }
+  throw new SvcError(
+    'usage',
+    'several_rotations',
+    `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`,
+    'name one: svc keys rotate --resume rot_…',
+  );
+}
+
+/** A rotation continues against the API it was started against. */
+export function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void {
+  if (record.base_url !== baseUrl) {
+    throw new ConfigError(
+      'other_base_url',
+      `rotation ${record.id} was started against ${record.base_url}, and this run would talk to ${baseUrl}`,
+      'use the profile, SVC_BASE_URL or --base-url of that rotation',
+    );
+  }
 }

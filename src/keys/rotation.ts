@@ -549,3 +549,20 @@ export async function abortRotation(
   await saveRotation(record);
   return { newKeyRevoked: revoked, newKeyLeft: left };
 }
+
+/** On a rotation already under way: a deploy command or quiet period given now replaces the recorded one; the key file cannot change. */
+export function applyChanges(
+  record: RotationRecord,
+  changes: { newKeyFile?: string | undefined; deployCmd?: string | undefined; quietPeriodMs?: number | undefined },
+): void {
+  if (changes.newKeyFile !== undefined && changes.newKeyFile !== record.new_key_file) {
+    throw new SvcError(
+      'usage',
+      'key_file_changed',
+      `rotation ${record.id} keeps its new secret in ${record.new_key_file ?? 'no file'}, not ${changes.newKeyFile}`,
+      'leave out --new-key-file, or give the same path',
+    );
+  }
+  if (changes.deployCmd !== undefined) record.deploy_cmd = changes.deployCmd;
+  if (changes.quietPeriodMs !== undefined) record.quiet_period_ms = changes.quietPeriodMs;
+}

@@ -8,14 +8,22 @@ import { askApplicant, lacksRequired } from '../../ui/applicant-questions.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { canPrompt } from '../../ui/io.js';
 import { timeView } from '../../ui/time.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;
 
 export default class ApplicantsCreate extends ApiCommand {
   static override summary = 'Create an applicant profile';
-  static override description = `From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the service's to define (the specification does not show them): the file is sent as it is, and the service's answer, or its error, is shown. The flags name the sandbox's fields, where given names, surname, date of birth and nationality are required.
-Without --file, on a terminal, the required fields left out are asked for, then the optional ones if you wish; anywhere else the profile is sent as given, for the service to say what it lacks.`;
+  static override description = helpText`
+    From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the
+    service's to define (the specification does not show them): the file is sent as it is, and the service's
+    answer, or its error, is shown. The flags name the sandbox's fields, where given names, surname, date of birth
+    and nationality are required.
+
+    Without --file, on a terminal, the required fields left out are asked for, then the optional ones if you wish;
+    anywhere else the profile is sent as given, for the service to say what it lacks.
+  `;
 
   static override examples = [
     '<%= config.bin %> applicants create',

@@ -7,13 +7,18 @@ import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { timeView } from '../../ui/time.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;
 
 export default class ApplicantsUpdate extends ApiCommand {
   static override summary = 'Change fields of an applicant profile';
-  static override description = `Only the fields given change: from flags, a JSON file (--file) or both; flags override the file's fields. The fields are the service's to define: they are sent as given, with the applicant's id in the body (how the sandbox tells an update from a creation).`;
+  static override description = helpText`
+    Only the fields given change: from flags, a JSON file (--file) or both; flags override the file's fields. The
+    fields are the service's to define: they are sent as given, with the applicant's id in the body (how the
+    sandbox tells an update from a creation).
+  `;
 
   static override examples = [
     '<%= config.bin %> applicants update app_123 --passport-number X1234567 --passport-expiry 2031-05-01',

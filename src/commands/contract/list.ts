@@ -1,13 +1,18 @@
 import { BaseCommand } from '../../base-command.js';
 import { CATALOGUE, type Check } from '../../conformance/catalogue.js';
 import { renderTable } from '../../ui/table.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = Check[];
 
 export default class ContractList extends BaseCommand {
   static override summary = 'List the checks of svc contract verify';
-  static override description = `Each check has a stable id (for --only and CI history), a level (spec: stated by the specification; strict: an assumption of openapi.yaml), the part of the specification it comes from, how it is verified (a Pact interaction of contracts/ or a probe) and the inputs it needs beyond --base-url and --api-key.`;
+  static override description = helpText`
+    Each check has a stable id (for --only and CI history), a level (spec: stated by the specification; strict: an
+    assumption of openapi.yaml), the part of the specification it comes from, how it is verified (a Pact
+    interaction of contracts/ or a probe) and the inputs it needs beyond --base-url and --api-key.
+  `;
 
   static override examples = ['<%= config.bin %> contract list', '<%= config.bin %> contract list --json'];
 

@@ -15,6 +15,7 @@ import { durationFlag } from '../../flags/duration.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
 import { readJsonObjectFile } from '../../json-file.js';
+import { helpText } from '../../help-text.js';
 
 const KEY_FLAGS = {
   'api-key': 'SVC_API_KEY',
@@ -36,11 +37,27 @@ export type JsonResult = ConformanceJson;
 export default class ContractVerify extends BaseCommand {
   static override summary = 'Check an implementation of the API against the specification, for CI';
 
-  static override description = `Runs the Pact contracts of contracts/ (provider verification, with states set up through the public API) and probes for what Pact cannot express, against the implementation at --base-url, and reports one result: a table per part of the specification, --json, --junit.
---level spec checks only what the specification states and accepts every choice it leaves open; --level strict also checks every assumption of openapi.yaml. A check whose input is not given (a read-only key, the webhook port…) is skipped, never passed. The kit deletes the reports and revokes the keys it made.
-What the specification leaves open in requests (applicant fields, the report's visa type and purpose, the upload's encoding) the kit takes from --fixtures, and sends openapi.yaml's shapes where it is not given. When the kit's own setup is refused (its applicant, its report, its upload), the checks that needed it are inconclusive, with what to supply: not a verdict on the implementation.
-Webhook checks need the implementation to deliver its events to http://<this host>:<--webhook-port>/ (https:// with --webhook-tls or --webhook-cert), where the kit listens. The kit paces itself by X-RateLimit-Remaining and waits out 429 Retry-After: a Free plan key (10 requests a minute) completes, slowly.
-Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant} when one failed, ${ExitCode.inconclusive} when none failed but some were inconclusive.`;
+  static override description = helpText`
+    Runs the Pact contracts of contracts/ (provider verification, with states set up through the public API) and
+    probes for what Pact cannot express, against the implementation at --base-url, and reports one result: a table
+    per part of the specification, --json, --junit.
+
+    --level spec checks only what the specification states and accepts every choice it leaves open; --level strict
+    also checks every assumption of openapi.yaml. A check whose input is not given (a read-only key, the webhook
+    port…) is skipped, never passed. The kit deletes the reports and revokes the keys it made.
+
+    What the specification leaves open in requests (applicant fields, the report's visa type and purpose, the
+    upload's encoding) the kit takes from --fixtures, and sends openapi.yaml's shapes where it is not given. When
+    the kit's own setup is refused (its applicant, its report, its upload), the checks that needed it are
+    inconclusive, with what to supply: not a verdict on the implementation.
+
+    Webhook checks need the implementation to deliver its events to http://<this host>:<--webhook-port>/ (https://
+    with --webhook-tls or --webhook-cert), where the kit listens. The kit paces itself by X-RateLimit-Remaining
+    and waits out 429 Retry-After: a Free plan key (10 requests a minute) completes, slowly.
+
+    Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant} when one failed,
+    ${ExitCode.inconclusive} when none failed but some were inconclusive.
+  `;
 
   static override examples = [
     'SVC_API_KEY=svc_test_… <%= config.bin %> contract verify --base-url https://staging.example.com --fast',

@@ -4,15 +4,26 @@ import { AdminCommand } from '../../admin-command.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable } from '../../config/secret-file.js';
-import { ConfigError, SvcError } from '../../errors.js';
+import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { assertJournalUnchanged, listRotations, loadRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
-import { abortRotation, assertRotatable, describeSteps, newRotation, type RotationContext, type RotationQuestion, runRotation } from '../../keys/rotation.js';
-import { getKey } from '../../services/keys.js';
+import { assertJournalUnchanged, assertSameBaseUrl, findRotation, listRotations, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
+import {
+  abortRotation,
+  applyChanges,
+  assertRotatable,
+  describeSteps,
+  newRotation,
+  type RotationContext,
+  type RotationQuestion,
+  runRotation,
+} from '../../keys/rotation.js';
 import { formatDuration } from '../../duration.js';
+import { helpText } from '../../help-text.js';
+import { getKey } from '../../services/keys.js';
 import { canPrompt } from '../../ui/io.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
+import { timeView } from '../../ui/time.js';
 
 /** What `--json` writes: one line per event of the rotation. */
 export type JsonLine = RotationJsonLine;
@@ -27,7 +38,6 @@ export interface JsonResult {
   quiet_period_ms: number;
   steps: ReturnType<typeof describeSteps>;
 }
-import { timeView } from '../../ui/time.js';
 
 const DEFAULT_QUIET_PERIOD_MS = 15 * 60_000;
 const DEFAULT_TIMEOUT_MS = 60 * 60_000;
@@ -35,24 +45,29 @@ const DEFAULT_POLL_INTERVAL_MS = 30_000;
 /** Seconds to wait for each answer: `--timeout` here bounds the drain instead. */
 const ANSWER_TIMEOUT_S = 30;
 
-function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void {
-  if (record.base_url !== baseUrl) {
-    throw new ConfigError(
-      'other_base_url',
-      `rotation ${record.id} was started against ${record.base_url}, and this run would talk to ${baseUrl}`,
-      'use the profile, SVC_BASE_URL or --base-url of that rotation',
-    );
-  }
-}
-
 type RotateFlags = Interfaces.InferredFlags<typeof KeysRotate.flags & typeof KeysRotate.baseFlags>;
 
 export default class KeysRotate extends AdminCommand {
   static override summary = 'Replace a key without downtime: create, deploy, drain, revoke (admin key)';
-  static override description = `Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope; (2) save its secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy command only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a person confirm the deploy; (4) make a read request with the new key; (5) wait until the old key has been silent for --quiet-period and the new key has been used since step 4, by the API's own clock; (6) revoke the old key; (7) check that the old key is refused.
-Each step is recorded in $XDG_STATE_HOME/svc/rotations/<rotation-id>.json (0600; never a secret) before the next begins. After a crash, a Ctrl-C or a failure, --resume (or running the same command again) continues from there without repeating an effect: no second key, no second deploy without asking.
-With --json, stdout carries one JSON object per line: started, step_done, drain_progress (each poll), new_key_replaced, notice, completed or aborted; a failure ends with {"error": …}.
-Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; --resume waits again), 14 when a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses, 130 on Ctrl-C. Here --timeout bounds the drain; each answer of the API is waited for ${ANSWER_TIMEOUT_S} s.`;
+  static override description = helpText`
+    Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope; (2) save its
+    secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy command
+    only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a person
+    confirm the deploy; (4) make a read request with the new key; (5) wait until the old key has been silent for
+    --quiet-period and the new key has been used since step 4, by the API's own clock; (6) revoke the old key; (7)
+    check that the old key is refused.
+
+    Each step is recorded in $XDG_STATE_HOME/svc/rotations/<rotation-id>.json (0600; never a secret) before the
+    next begins. After a crash, a Ctrl-C or a failure, --resume (or running the same command again) continues from
+    there without repeating an effect: no second key, no second deploy without asking.
+
+    With --json, stdout carries one JSON object per line: started, step_done, drain_progress (each poll),
+    new_key_replaced, notice, completed or aborted; a failure ends with {"error": …}.
+
+    Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; --resume waits again), 14 when
+    a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses, 130 on Ctrl-C. Here
+    --timeout bounds the drain; each answer of the API is waited for ${ANSWER_TIMEOUT_S} s.
+  `;
 
   static override examples = [
     '<%= config.bin %> keys rotate key_123 --new-key-file ./new.key',
@@ -122,7 +137,7 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
     const { session, connection } = await this.connectAdmin(connectionFlags);
     const admin = session.client;
     const baseUrl = connection.baseUrl.href;
-    const record = flags.resume || flags.abort ? await this.findRotation(args.id) : await this.rotationOf(args.id, flags, admin, connection);
+    const record = flags.resume || flags.abort ? await findRotation(args.id) : await this.rotationOf(args.id, flags, admin, connection);
 
     if (flags.abort) {
       if (record.status === 'aborted') {
@@ -147,7 +162,11 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       );
     }
     assertSameBaseUrl(record, baseUrl);
-    this.applyChangedFlags(record, flags);
+    applyChanges(record, {
+      newKeyFile: flags['new-key-file'] === undefined ? undefined : resolve(flags['new-key-file']),
+      deployCmd: flags['deploy-cmd'],
+      quietPeriodMs: flags['quiet-period'],
+    });
     if (flags['dry-run']) return this.showPlan(record);
     if (!record.steps.deploy && !record.deploy_cmd && !flags.yes && !canPrompt(this.io)) {
       throw new SvcError(
@@ -262,42 +281,6 @@ Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; 
       this.view.stop();
       await release();
     }
-  }
-
-  /** A rotation id, the rotated key's id, or nothing: the one unfinished rotation. */
-  private async findRotation(id: string | undefined): Promise<RotationRecord> {
-    if (id?.startsWith('rot_')) return loadRotation(id);
-    const unfinished = (await listRotations()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
-    if (unfinished.length === 1) return unfinished[0]!;
-    if (unfinished.length === 0) {
-      throw new SvcError(
-        'notFound',
-        'no_unfinished_rotation',
-        `there is no unfinished rotation${id ? ` of ${id}` : ''}`,
-        '`svc keys rotations` lists the rotations and their state',
-      );
-    }
-    throw new SvcError(
-      'usage',
-      'several_rotations',
-      `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`,
-      'name one: svc keys rotate --resume rot_…',
-    );
-  }
-
-  /** On a rotation already under way: --deploy-cmd and --quiet-period replace the recorded ones; the key file cannot change. */
-  private applyChangedFlags(record: RotationRecord, flags: RotateFlags): void {
-    const file = flags['new-key-file'] === undefined ? undefined : resolve(flags['new-key-file']);
-    if (file !== undefined && file !== record.new_key_file) {
-      throw new SvcError(
-        'usage',
-        'key_file_changed',
-        `rotation ${record.id} keeps its new secret in ${record.new_key_file ?? 'no file'}, not ${file}`,
-        'leave out --new-key-file, or give the same path',
-      );
-    }
-    if (flags['deploy-cmd'] !== undefined) record.deploy_cmd = flags['deploy-cmd'];
-    if (flags['quiet-period'] !== undefined) record.quiet_period_ms = flags['quiet-period'];
   }
 
   private showPlan(record: RotationRecord): JsonResult {

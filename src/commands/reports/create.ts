@@ -18,6 +18,7 @@ import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { timeView } from '../../ui/time.js';
+import { helpText } from '../../help-text.js';
 
 const CREATE_APPLICANT = 'Create a new applicant now';
 const TYPE_APPLICANT_ID = 'Type an applicant id';
@@ -29,9 +30,18 @@ export type JsonResult = ReportAnswer;
 
 export default class ReportsCreate extends ApiCommand {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
-  static override description = `The report is analysed asynchronously; --wait waits until it is completed or failed (exit code 11 when it failed, 12 when --wait-timeout passes first).
-Only what the specification states is checked before sending: the app_ prefix, a destination of two uppercase letters, a snake_case visa type. Which visa types and purposes are allowed is the service's to say, and its answer is shown.
-A destination in small letters is taken in capitals (fr is FR). Flags left out are asked for on a terminal, the applicant chosen among those svc created lately and those of the latest reports, or created on the spot; anywhere else they are left out of the request, with a warning.`;
+  static override description = helpText`
+    The report is analysed asynchronously; --wait waits until it is completed or failed (exit code 11 when it
+    failed, 12 when --wait-timeout passes first).
+
+    Only what the specification states is checked before sending: the app_ prefix, a destination of two uppercase
+    letters, a snake_case visa type. Which visa types and purposes are allowed is the service's to say, and its
+    answer is shown.
+
+    A destination in small letters is taken in capitals (fr is FR). Flags left out are asked for on a terminal,
+    the applicant chosen among those svc created lately and those of the latest reports, or created on the spot;
+    anywhere else they are left out of the request, with a warning.
+  `;
 
   static override examples = [
     '<%= config.bin %> reports create',

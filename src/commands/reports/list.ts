@@ -5,6 +5,7 @@ import { listAllReports, listReports, type PagingStop, type ReportsQuery } from 
 import { renderReportRows } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { timeView } from '../../ui/time.js';
+import { helpText } from '../../help-text.js';
 
 /** `--json`: the reports read, and whether more follow (null when svc cannot tell). */
 interface ReportListing {
@@ -18,8 +19,14 @@ export type JsonResult = ReportListing;
 
 export default class ReportsList extends ApiCommand {
   static override summary = 'List the reports of the workspace';
-  static override description = `The reports are read wherever the answer holds them (a bare array, "data", or its one array of resources), and --all follows the next page the answer offers: a Link header, links.next, has_more, a next cursor or page numbers. When svc cannot tell whether more follow, it says so on stderr, and --json has "has_more": null.
-Query parameters are sent only when asked for: the specification shows none, and a service may refuse those it does not know.`;
+  static override description = helpText`
+    The reports are read wherever the answer holds them (a bare array, "data", or its one array of resources), and
+    --all follows the next page the answer offers: a Link header, links.next, has_more, a next cursor or page
+    numbers. When svc cannot tell whether more follow, it says so on stderr, and --json has "has_more": null.
+
+    Query parameters are sent only when asked for: the specification shows none, and a service may refuse those it
+    does not know.
+  `;
 
   static override examples = [
     '<%= config.bin %> reports list',

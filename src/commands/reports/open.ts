@@ -6,13 +6,19 @@ import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
 import { showPage } from '../../ui/open-page.js';
 import { reportPage } from '../../ui/report-page.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ReportAnswer;
 
 export default class ReportsOpen extends ApiCommand {
   static override summary = 'Open a report as an HTML page in the browser (reports get --web)';
-  static override description = `The page is self-contained: the risk score on a 0-100 scale and each criterion's weighted contribution as inline SVG charts, the fields, the details and the recommendations, with no script and a policy that lets it load nothing from anywhere. It is written with mode 0600 to a new private temporary directory (or --output) and opened with the system's opener (xdg-open, open, start); where there is none, its path is printed.`;
+  static override description = helpText`
+    The page is self-contained: the risk score on a 0-100 scale and each criterion's weighted contribution as
+    inline SVG charts, the fields, the details and the recommendations, with no script and a policy that lets it
+    load nothing from anywhere. It is written with mode 0600 to a new private temporary directory (or --output)
+    and opened with the system's opener (xdg-open, open, start); where there is none, its path is printed.
+  `;
   static override examples = ['<%= config.bin %> reports open rep_123', '<%= config.bin %> reports open rep_123 --output report.html'];
 
   static override args = {

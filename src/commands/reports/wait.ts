@@ -8,14 +8,20 @@ import { waitForReport } from '../../services/reports.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { timeView } from '../../ui/time.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ReportAnswer;
 
 export default class ReportsWait extends ApiCommand {
   static override summary = 'Wait until a report is completed or failed, then show it';
-  static override description = `Polls the report, 0.5 s apart at first and up to 5 s apart, until its status is completed or it has failed: a status that reads as a failure (failed, error, rejected, cancelled, …) or an error object. Any other status is waited on, up to --wait-timeout.
-Exit code 11 when the report failed, 12 when --wait-timeout passes first (the report may still finish).`;
+  static override description = helpText`
+    Polls the report, 0.5 s apart at first and up to 5 s apart, until its status is completed or it has failed: a
+    status that reads as a failure (failed, error, rejected, cancelled, …) or an error object. Any other status is
+    waited on, up to --wait-timeout.
+
+    Exit code 11 when the report failed, 12 when --wait-timeout passes first (the report may still finish).
+  `;
 
   static override examples = ['<%= config.bin %> reports wait rep_123', '<%= config.bin %> reports wait rep_123 --wait-timeout 600 --json'];
 

@@ -6,6 +6,7 @@ import type { Plan } from '../../sandbox/rate-limit.js';
 import { startSandbox } from '../../sandbox/server.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { renderTable } from '../../ui/table.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` writes: one line when the sandbox is ready. */
 export interface JsonLine {
@@ -22,8 +23,15 @@ export interface JsonLine {
 
 export default class SandboxStart extends SandboxCommand {
   static override summary = 'Run the embedded sandbox: the whole API over HTTPS on 127.0.0.1, until Ctrl-C';
-  static override description = `State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due included. On first start the sandbox makes two workspaces and their keys (test, read-only, IP-locked, admin, and a second workspace's test and admin keys) and a self-signed certificate. Every start writes the profile "${SANDBOX_PROFILE}" (base URL, test key, admin key, CA certificate), which becomes the current profile if you have none.
-With --json, stdout carries one line when the sandbox is ready: {"event":"ready","url",…}.`;
+  static override description = helpText`
+    State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due
+    included. On first start the sandbox makes two workspaces and their keys (test, read-only, IP-locked, admin,
+    and a second workspace's test and admin keys) and a self-signed certificate. Every start writes the profile
+    "${SANDBOX_PROFILE}" (base URL, test key, admin key, CA certificate), which becomes the current profile if you
+    have none.
+
+    With --json, stdout carries one line when the sandbox is ready: {"event":"ready","url",…}.
+  `;
 
   static override examples = [
     '<%= config.bin %> sandbox start',

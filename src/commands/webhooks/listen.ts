@@ -15,6 +15,7 @@ import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
+import { helpText } from '../../help-text.js';
 
 const fraction = Flags.custom<number>({
   parse: async (input) => {
@@ -31,12 +32,30 @@ export default class WebhooksListen extends WebhookCommand {
   private readonly lines: string[] = [];
 
   static override summary = 'Receive, verify and store webhook deliveries; forward them to your application';
-  static override description = `Verifies every delivery (signature over the raw body, timestamp within --tolerance, then the envelope part 6 states: a UTF-8 JSON object with an id starting with evt_, a type and a data object) and commits each accepted event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
-Where an authentic event differs from openapi.yaml's event schemas (any data, kinds it does not list, no created_at, a Service-Event header naming another kind), it is accepted all the same, with schema notes; --strict-schema refuses it instead (400 envelope_invalid), for testing your own implementation.
-With --forward-to, each new event is posted to the application with its raw body and original headers; the sender's answer reflects the storing, not the application.
-A rejected delivery keeps its headers, its reason and the first ${REJECTED_BODY_BYTES} bytes of its body; only the newest are kept (--rejected-max-count, --rejected-max-bytes), for --rejected-ttl: anyone who can reach the listener can send them.
-One line per delivery on stdout (time, event id, type, resource id, verification, forwarding, schema notes), or one JSON object per line with --json: first {"kind":"ready","url",…}, then {"kind":"delivery",…,"schema_notes":[…]} and {"kind":"refused",…}.
-Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsewhere.`;
+  static override description = helpText`
+    Verifies every delivery (signature over the raw body, timestamp within --tolerance, then the envelope part 6
+    states: a UTF-8 JSON object with an id starting with evt_, a type and a data object) and commits each accepted
+    event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An
+    event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that
+    fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
+
+    Where an authentic event differs from openapi.yaml's event schemas (any data, kinds it does not list, no
+    created_at, a Service-Event header naming another kind), it is accepted all the same, with schema notes;
+    --strict-schema refuses it instead (400 envelope_invalid), for testing your own implementation.
+
+    With --forward-to, each new event is posted to the application with its raw body and original headers; the
+    sender's answer reflects the storing, not the application.
+
+    A rejected delivery keeps its headers, its reason and the first ${REJECTED_BODY_BYTES} bytes of its body; only
+    the newest are kept (--rejected-max-count, --rejected-max-bytes), for --rejected-ttl: anyone who can reach the
+    listener can send them.
+
+    One line per delivery on stdout (time, event id, type, resource id, verification, forwarding, schema notes),
+    or one JSON object per line with --json: first {"kind":"ready","url",…}, then
+    {"kind":"delivery",…,"schema_notes":[…]} and {"kind":"refused",…}.
+
+    Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsewhere.
+  `;
 
   static override examples = [
     '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',

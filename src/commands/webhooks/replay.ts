@@ -6,14 +6,21 @@ import { checkForwardUrl, replayHeaders } from '../../webhooks/forward.js';
 import { isDelivered, postRaw } from '../../webhooks/send.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { EventStore } from '../../webhooks/store.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = { event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean };
 
 export default class WebhooksReplay extends WebhookCommand {
   static override summary = 'Send a stored event again to an application';
-  static override description = `Posts the event's body byte for byte with the headers it arrived with. With a webhook secret (--secret or SVC_WEBHOOK_SECRET) the signature is made afresh, so an application that checks the timestamp accepts the replay; without one the original signature is sent, which such an application refuses once it is older than ${DEFAULT_TOLERANCE_SECONDS} s.
-Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could not be reached.`;
+  static override description = helpText`
+    Posts the event's body byte for byte with the headers it arrived with. With a webhook secret (--secret or
+    SVC_WEBHOOK_SECRET) the signature is made afresh, so an application that checks the timestamp accepts the
+    replay; without one the original signature is sent, which such an application refuses once it is older than
+    ${DEFAULT_TOLERANCE_SECONDS} s.
+
+    Exit code 0 on a 2xx answer, 16 on another status, 8 when the application could not be reached.
+  `;
 
   static override examples = [
     '<%= config.bin %> webhooks replay evt_123 --forward-to http://127.0.0.1:3000/hooks',

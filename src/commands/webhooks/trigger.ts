@@ -6,14 +6,22 @@ import { WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
 import { type AttemptResult, isDelivered, sendEvent } from '../../webhooks/send.js';
+import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = Array<{ event: EventBody; url: string } & AttemptResult>;
 
 export default class WebhooksTrigger extends WebhookCommand {
   static override summary = 'Send a signed sample event to a receiver, as the service would';
-  static override description = `The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with the secret (one v1 per secret when several are given), with the headers of part 6. "all" sends one of each of the six kinds openapi.yaml lists. Any other kind is sent as the least part 6 describes, {id, type, created_at, data: {id}}, to test that a receiver takes kinds it does not know.
-Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when the receiver could not be reached.`;
+  static override description = helpText`
+    The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with
+    the secret (one v1 per secret when several are given), with the headers of part 6. "all" sends one of each of
+    the six kinds openapi.yaml lists. Any other kind is sent as the least part 6 describes, {id, type, created_at,
+    data: {id}}, to test that a receiver takes kinds it does not know.
+
+    Exit code 0 when every event got a 2xx answer, 16 when one was refused, 8 when the receiver could not be
+    reached.
+  `;
 
   static override examples = [
     '<%= config.bin %> webhooks trigger report.completed --to http://127.0.0.1:4000/hooks',

@@ -5,6 +5,7 @@ import { readPayload } from '../../ui/stdin.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { type Diagnosis, diagnoseDelivery } from '../../webhooks/diagnose.js';
+import { helpText } from '../../help-text.js';
 
 /** The diagnosis as --json prints it. */
 type DiagnosisJson = Omit<Diagnosis, 'schemaNotes'> & { schema_notes: string[] };
@@ -20,8 +21,17 @@ export type JsonResult = DiagnosisJson;
 
 export default class WebhooksVerify extends WebhookCommand {
   static override summary = 'Check a captured delivery offline and say exactly which step fails';
-  static override description = `Checks the signature header against the body's raw bytes as a receiver does (openapi.yaml's x-webhook-signature: HMAC-SHA256 over "<t>.<body>", hex), then the envelope part 6 states (a UTF-8 JSON object with an id starting with evt_, a type and a data object), then how the body differs from openapi.yaml's event schemas: schema notes, which do not make a delivery invalid unless --strict-schema. Every step is reported, with a diagnosis where svc can tell what went wrong: a header it cannot read, clock skew (direction and size), which of several secrets matched, a body that was re-serialised or had its line endings changed, white space in the secret.
-Exit code 0 when the delivery verifies (schema notes or not), 16 when it does not.`;
+  static override description = helpText`
+    Checks the signature header against the body's raw bytes as a receiver does (openapi.yaml's
+    x-webhook-signature: HMAC-SHA256 over "<t>.<body>", hex), then the envelope part 6 states (a UTF-8 JSON object
+    with an id starting with evt_, a type and a data object), then how the body differs from openapi.yaml's event
+    schemas: schema notes, which do not make a delivery invalid unless --strict-schema. Every step is reported,
+    with a diagnosis where svc can tell what went wrong: a header it cannot read, clock skew (direction and size),
+    which of several secrets matched, a body that was re-serialised or had its line endings changed, white space
+    in the secret.
+
+    Exit code 0 when the delivery verifies (schema notes or not), 16 when it does not.
+  `;
 
   static override examples = [
     '<%= config.bin %> webhooks verify --header "t=1767225600,v1=5257a8…" --payload-file body.json',
