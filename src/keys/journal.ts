@@ -78,7 +78,7 @@ export async function saveRotation(record: RotationRecord): Promise<void> {
   await writeSecretFile(journalPath(record.id), `${JSON.stringify(record, null, 2)}\n`);
 }
 
-export async function loadRotation(id: string): Promise<RotationRecord> {
+async function loadRotation(id: string): Promise<RotationRecord> {
   if (!/^rot_[0-9a-f]+$/.test(id)) throw new SvcError('usage', 'invalid_rotation_id', `${id} is not a rotation id (rot_…)`, '`svc keys rotations` lists them');
   const text = await readSecretFile(journalPath(id));
   if (text === undefined)
