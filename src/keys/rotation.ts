@@ -1,43 +1,16 @@
-import { unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
 import { parseTimestamp } from '../api/timestamp.js';
-import type { Key } from '../api/types.js';
 import { redactKey } from '../config/keys.js';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
 import { ApiError, SvcError } from '../errors.js';
 import { formatDuration } from '../duration.js';
 import { createKey, getKey, listAllKeys, observeKey, probeKey, revokeKey } from '../services/keys.js';
 import { runDeployCommand } from './deploy.js';
-import { type KeyRef, newRotationId, nextStep, type RotationRecord, saveRotation, type StepName, type StepRecords, STEPS, stepNumber } from './journal.js';
+import { type KeyRef, nextStep, type RotationRecord, saveRotation, type StepName, type StepRecords, stepNumber } from './journal.js';
 
-/** What the engine reports as it goes; the command renders them (a countdown on a terminal, JSON lines with --json). */
-export type RotationEvent =
-  | { event: 'started'; rotation: string; old_key: KeyRef; resumed: boolean; next_step: StepName }
-  | { event: 'step_done'; rotation: string; step: StepName; number: number; message: string }
-  | {
-      event: 'drain_progress';
-      rotation: string;
-      old_key_last_used_at: string | null;
-      old_key_last_used_ip: string | null;
-      /** null when the old key has never been used */
-      old_key_quiet_for_ms: number | null;
-      quiet_period_ms: number;
-      new_key_used: boolean;
-      new_key_last_used_at: string | null;
-      timeout_in_ms: number;
-    }
-  | { event: 'new_key_replaced'; rotation: string; revoked_key: string; reason: string }
-  | { event: 'notice'; rotation: string; message: string }
-  | { event: 'completed'; rotation: string; old_key: string; new_key: string; new_key_file: string | null }
-  | { event: 'aborted'; rotation: string; new_key_revoked: string[]; new_key_left: string | null };
-
-export type DrainProgress = Extract<RotationEvent, { event: 'drain_progress' }>;
-
-/** The decisions a person (or --yes) makes during a rotation. */
-export type RotationQuestion =
-  { kind: 'deployed'; message: string } | { kind: 'repeat_deploy'; message: string } | { kind: 'force_revoke'; message: string; progress: DrainProgress };
+import type { DrainProgress, RotationEvent, RotationQuestion } from './rotation-events.js';
 
 export interface RotationContext {
   /** Authenticated with the admin key. */
@@ -56,95 +29,6 @@ export interface RotationContext {
   pollIntervalMs: number;
   timeoutMs: number;
   force: boolean;
-}
-
-export interface RotationPlan {
-  oldKey: Key;
-  newKeyFile: string | null;
-  deployCmd: string | null;
-  quietPeriodMs: number;
-  baseUrl: string;
-}
-
-const NAME_LIMIT = 100;
-
-/** The new key's name: the old one's label and the rotation id, so that it can be found again after a crash. */
-function newKeyName(oldKey: Key, rotationId: string): string {
-  const suffix = ` (rotation ${rotationId})`;
-  const label = (oldKey.name ?? oldKey.id).replace(/ \(rotation rot_[0-9a-f]+\)$/, '');
-  return `${label.slice(0, NAME_LIMIT - suffix.length)}${suffix}`;
-}
-
-/**
- * The safety rails checked before anything happens: a revoked key has nothing to rotate; an admin
- * key cannot be made through the API (and may be the very key doing the revoking).
- */
-export function assertRotatable(oldKey: Key, adminKeySecret: string): void {
-  if (oldKey.environment === 'admin') {
-    if (oldKey.prefix_hint === redactKey(adminKeySecret)) {
-      throw new SvcError(
-        'refused',
-        'revoking_own_key',
-        `${oldKey.id} is the admin key this rotation would revoke with`,
-        'a key cannot revoke itself: rotate admin keys in the dashboard (Settings, API Keys)',
-      );
-    }
-    throw new SvcError(
-      'refused',
-      'admin_key_rotation',
-      `${oldKey.id} is an admin key, and admin keys are created in the dashboard only`,
-      'rotate admin keys in the dashboard (Settings, API Keys)',
-    );
-  }
-  if (oldKey.status !== 'active') {
-    throw new SvcError('refused', 'key_revoked', `${oldKey.id} is already revoked: there is nothing to rotate`, '`svc keys list` shows the active keys');
-  }
-}
-
-export function newRotation(plan: RotationPlan): RotationRecord {
-  const id = newRotationId();
-  const now = new Date().toISOString();
-  const { oldKey } = plan;
-  return {
-    version: 1,
-    id,
-    status: 'in_progress',
-    started_at: now,
-    updated_at: now,
-    base_url: plan.baseUrl,
-    old_key: {
-      id: oldKey.id,
-      name: oldKey.name,
-      environment: oldKey.environment as 'test' | 'live',
-      prefix_hint: oldKey.prefix_hint,
-      read_only: oldKey.read_only,
-      allowed_ips: oldKey.allowed_ips,
-    },
-    new_key_name: newKeyName(oldKey, id),
-    new_key_file: plan.newKeyFile,
-    deploy_cmd: plan.deployCmd,
-    quiet_period_ms: plan.quietPeriodMs,
-    attempts: {},
-    steps: {},
-  };
-}
-
-/** What each step left to do will do, for `--dry-run`. */
-export function describeSteps(record: RotationRecord): Array<{ step: StepName; number: number; action: string }> {
-  const old = record.old_key;
-  const scope = `${old.read_only ? 'read-only' : 'read-write'}, ${old.allowed_ips.length ? `locked to ${old.allowed_ips.join(', ')}` : 'any IP'}`;
-  const actions: Record<StepName, string> = {
-    create: `create a ${old.environment} key "${record.new_key_name}" with the scope of ${old.id} (${old.prefix_hint}): ${scope}`,
-    save: record.new_key_file ? `write its secret to ${record.new_key_file} (0600, atomically)` : 'keep its secret in memory for the deploy command only',
-    deploy: record.deploy_cmd
-      ? `run the deploy command with the secret in SVC_NEW_API_KEY and on stdin: ${record.deploy_cmd}`
-      : 'ask the operator to confirm the deploy (--yes: the key file is the deploy)',
-    verify: 'make a read request with the new key',
-    drain: `wait until ${old.id} has been silent for ${formatDuration(record.quiet_period_ms)} and the new key has been used`,
-    revoke: `revoke ${old.id} with the admin key`,
-    confirm: `check that ${old.id} is refused (401 invalid_key)`,
-  };
-  return STEPS.filter((step) => !record.steps[step]).map((step) => ({ step, number: stepNumber(step), action: actions[step] }));
 }
 
 function interrupted(record: RotationRecord): SvcError {
@@ -504,65 +388,4 @@ class RotationRun {
     }
     return this.done('confirm', { at: new Date().toISOString(), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);
   }
-}
-
-/**
- * `--abort`: undoes what can be undone. A new key that was never handed to a deploy is revoked (and
- * its file removed); one that may be deployed is left active, as is the old key.
- */
-export async function abortRotation(
-  record: RotationRecord,
-  admin: ApiClient,
-  emit: (event: RotationEvent) => void,
-): Promise<{ newKeyRevoked: string[]; newKeyLeft: string | undefined }> {
-  if (record.status === 'completed' || record.steps.revoke) {
-    throw new SvcError(
-      'refused',
-      'rotation_past_revocation',
-      `rotation ${record.id} has already revoked ${record.old_key.id}; there is nothing to undo`,
-      `finish it with \`svc keys rotate --resume ${record.id}\``,
-    );
-  }
-  const revoked: string[] = [];
-  let left: string | undefined;
-  const newKey = record.steps.create?.new_key;
-  if (record.attempts.deploy && newKey) {
-    left = newKey.id;
-  } else {
-    const candidates = newKey
-      ? [newKey.id]
-      : record.attempts.create
-        ? (await listAllKeys(admin)).filter((key) => key.name === record.new_key_name && key.status === 'active').map((key) => key.id)
-        : [];
-    for (const id of candidates) {
-      await revokeKey(admin, id);
-      revoked.push(id);
-      emit({ event: 'notice', rotation: record.id, message: `revoked the new key ${id}, which was never deployed` });
-    }
-    if (newKey && record.new_key_file) {
-      const content = (await readSecretFile(record.new_key_file).catch(() => undefined))?.trim();
-      if (content && redactKey(content) === newKey.prefix_hint) await unlink(record.new_key_file);
-    }
-  }
-  record.status = 'aborted';
-  record.aborted = { at: new Date().toISOString(), new_key_revoked: revoked.length > 0 };
-  await saveRotation(record);
-  return { newKeyRevoked: revoked, newKeyLeft: left };
-}
-
-/** On a rotation already under way: a deploy command or quiet period given now replaces the recorded one; the key file cannot change. */
-export function applyChanges(
-  record: RotationRecord,
-  changes: { newKeyFile?: string | undefined; deployCmd?: string | undefined; quietPeriodMs?: number | undefined },
-): void {
-  if (changes.newKeyFile !== undefined && changes.newKeyFile !== record.new_key_file) {
-    throw new SvcError(
-      'usage',
-      'key_file_changed',
-      `rotation ${record.id} keeps its new secret in ${record.new_key_file ?? 'no file'}, not ${changes.newKeyFile}`,
-      'leave out --new-key-file, or give the same path',
-    );
-  }
-  if (changes.deployCmd !== undefined) record.deploy_cmd = changes.deployCmd;
-  if (changes.quietPeriodMs !== undefined) record.quiet_period_ms = changes.quietPeriodMs;
 }

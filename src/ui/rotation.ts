@@ -1,6 +1,6 @@
 import type { RotationRecord } from '../keys/journal.js';
 import { nextStep, stepNumber } from '../keys/journal.js';
-import type { DrainProgress, RotationEvent } from '../keys/rotation.js';
+import type { DrainProgress, RotationEvent } from '../keys/rotation-events.js';
 import { formatDuration } from '../duration.js';
 import { writeJsonLine } from './json-lines.js';
 import { renderTable } from './table.js';

@@ -7,16 +7,10 @@ import { assertSecretFileWritable } from '../../config/secret-file.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { assertJournalUnchanged, assertSameBaseUrl, findRotation, listRotations, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
-import {
-  abortRotation,
-  applyChanges,
-  assertRotatable,
-  describeSteps,
-  newRotation,
-  type RotationContext,
-  type RotationQuestion,
-  runRotation,
-} from '../../keys/rotation.js';
+import { abortRotation } from '../../keys/rotation-abort.js';
+import type { RotationQuestion } from '../../keys/rotation-events.js';
+import { applyChanges, assertRotatable, describeSteps, newRotation } from '../../keys/rotation-plan.js';
+import { type RotationContext, runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../duration.js';
 import { helpText } from '../../help-text.js';
 import { getKey } from '../../services/keys.js';

@@ -1,0 +1,55 @@
+import { unlink } from 'node:fs/promises';
+import type { ApiClient } from '../api/client.js';
+import { redactKey } from '../config/keys.js';
+import { readSecretFile } from '../config/secret-file.js';
+import { SvcError } from '../errors.js';
+import { listAllKeys, revokeKey } from '../services/keys.js';
+import { type RotationRecord, saveRotation } from './journal.js';
+
+import type { RotationEvent } from './rotation-events.js';
+
+/**
+ * `--abort`: undoes what can be undone. A new key that was never handed to a deploy is revoked (and
+ * its file removed); one that may be deployed is left active, as is the old key.
+ */
+export async function abortRotation(
+  record: RotationRecord,
+  admin: ApiClient,
+  emit: (event: RotationEvent) => void,
+): Promise<{ newKeyRevoked: string[]; newKeyLeft: string | undefined }> {
+  if (record.status === 'completed' || record.steps.revoke) {
+    throw new SvcError(
+      'refused',
+      'rotation_past_revocation',
+      `rotation ${record.id} has already revoked ${record.old_key.id}; there is nothing to undo`,
+      `finish it with \`svc keys rotate --resume ${record.id}\``,
+    );
+  }
+  const revoked: string[] = [];
+  let left: string | undefined;
+  const newKey = record.steps.create?.new_key;
+  if (record.attempts.deploy && newKey) {
+    left = newKey.id;
+  } else {
+    const candidates = newKey
+      ? [newKey.id]
+      : record.attempts.create
+        ? (await listAllKeys(admin)).filter((key) => key.name === record.new_key_name && key.status === 'active').map((key) => key.id)
+        : [];
+    for (const id of candidates) {
+      await revokeKey(admin, id);
+      revoked.push(id);
+      emit({ event: 'notice', rotation: record.id, message: `revoked the new key ${id}, which was never deployed` });
+    }
+    if (newKey && record.new_key_file) {
+      const content = (await readSecretFile(record.new_key_file).catch(() => undefined))?.trim();
+      if (content && redactKey(content) === newKey.prefix_hint) await unlink(record.new_key_file);
+    }
+  }
+  record.status = 'aborted';
+  record.aborted = { at: new Date().toISOString(), new_key_revoked: revoked.length > 0 };
+  await saveRotation(record);
+  return { newKeyRevoked: revoked, newKeyLeft: left };
+}
+
+/** On a rotation already under way: a deploy command or quiet period given now replaces the recorded one; the key file cannot change. */

@@ -1,0 +1,28 @@
+import type { KeyRef, StepName } from './journal.js';
+
+/** What the engine reports as it goes; the command renders them (a countdown on a terminal, JSON lines with --json). */
+export type RotationEvent =
+  | { event: 'started'; rotation: string; old_key: KeyRef; resumed: boolean; next_step: StepName }
+  | { event: 'step_done'; rotation: string; step: StepName; number: number; message: string }
+  | {
+      event: 'drain_progress';
+      rotation: string;
+      old_key_last_used_at: string | null;
+      old_key_last_used_ip: string | null;
+      /** null when the old key has never been used */
+      old_key_quiet_for_ms: number | null;
+      quiet_period_ms: number;
+      new_key_used: boolean;
+      new_key_last_used_at: string | null;
+      timeout_in_ms: number;
+    }
+  | { event: 'new_key_replaced'; rotation: string; revoked_key: string; reason: string }
+  | { event: 'notice'; rotation: string; message: string }
+  | { event: 'completed'; rotation: string; old_key: string; new_key: string; new_key_file: string | null }
+  | { event: 'aborted'; rotation: string; new_key_revoked: string[]; new_key_left: string | null };
+
+export type DrainProgress = Extract<RotationEvent, { event: 'drain_progress' }>;
+
+/** The decisions a person (or --yes) makes during a rotation. */
+export type RotationQuestion =
+  { kind: 'deployed'; message: string } | { kind: 'repeat_deploy'; message: string } | { kind: 'force_revoke'; message: string; progress: DrainProgress };
