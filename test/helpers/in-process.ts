@@ -62,6 +62,8 @@ export async function runInProcess(
   const savedEnv = process.env;
   const savedExitCode = process.exitCode;
   process.env = { ...options.env };
+  // A person at a terminal is not a CI job, even when these tests run in one.
+  if (options.terminal) delete process.env.CI;
   process.exitCode = undefined;
   let code: number;
   try {
