@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Route, SandboxApp } from './app.js';
+import { type Authenticator, authorise, clientAddress } from './auth.js';
+import { errorBody, HttpError, sendJson } from './http.js';
+import type { KeyUseRecorder } from './key-uses.js';
+import { type Plan, PLAN_LIMITS, type RateLimiter } from './rate-limit.js';
+import { applicantRoutes } from './routes/applicants.js';
+import { documentRoutes } from './routes/documents.js';
+import { keyRoutes } from './routes/keys.js';
+import { reportRoutes } from './routes/reports.js';
+
+const ROUTES: Route[] = [...reportRoutes, ...applicantRoutes, ...documentRoutes, ...keyRoutes];
+
+/** The route for a request, or 404 for an unknown path and 405 for a known path with another method. */
+function findRoute(method: string, path: string): { route: Route; params: string[] } {
+  const allowed: string[] = [];
+  for (const route of ROUTES) {
+    const match = route.path.exec(path);
+    if (!match) continue;
+    if (route.method === method) return { route, params: match.slice(1) };
+    allowed.push(route.method);
+  }
+  if (allowed.length > 0) throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, undefined, { allow: allowed.join(', ') });
+  throw new HttpError(404, 'not_found', `no such resource: ${path}`);
+}
+
+export interface RequestHandling {
+  app: SandboxApp;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  plan: Plan;
+  keyUses: KeyUseRecorder;
+  log?: ((line: string) => void) | undefined;
+}
+
+/**
+ * Answers one request of the API: authenticates the key, applies the plan's rate limit, records the
+ * key's use, finds the route and runs it; every failure is answered with the error body.
+ */
+export function requestHandler({
+  app,
+  authenticator,
+  limiter,
+  plan,
+  keyUses,
+  log,
+}: RequestHandling): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+  return async (request, response) => {
+    const started = performance.now();
+    const ip = clientAddress(request.socket.remoteAddress);
+    const target = request.url ?? '/';
+    const queryAt = target.indexOf('?');
+    const path = queryAt < 0 ? target : target.slice(0, queryAt);
+    let remaining = 0;
+    let keyId = '-';
+    try {
+      let caller;
+      try {
+        caller = authenticator.authenticate(request.headers.authorization, ip);
+      } catch (error) {
+        remaining = limiter.take(`ip:${ip}`).remaining;
+        throw error;
+      }
+      keyId = caller.key.id;
+      const decision = limiter.take(caller.workspaceId);
+      remaining = decision.remaining;
+      if (!decision.allowed) {
+        throw new HttpError(429, 'rate_limited', `the ${plan} plan allows ${PLAN_LIMITS[plan].perMinute} requests per minute`, undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        });
+      }
+      keyUses.record(caller.key.id, ip);
+      const { route, params } = findRoute(request.method ?? '', path);
+      authorise(caller, route.scope);
+      if (route.scope === 'admin') keyUses.flush();
+      const query = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1));
+      const answer = await route.handle({ app, request, params, query, caller, workspaceId: caller.workspaceId });
+      sendJson(response, answer.status, answer.body, { 'x-ratelimit-remaining': remaining });
+    } catch (caught) {
+      const error = caught instanceof HttpError ? caught : new HttpError(500, 'internal_error', 'the sandbox failed to handle the request');
+      if (!(caught instanceof HttpError)) log?.(`error: ${(caught as Error).stack ?? String(caught)}`);
+      if (!response.headersSent) sendJson(response, error.status, errorBody(error), { ...error.headers, 'x-ratelimit-remaining': remaining });
+      else response.destroy();
+    }
+    log?.(`${request.method} ${path} ${response.statusCode} ${(performance.now() - started).toFixed(1)} ms ${keyId}`);
+  };
+}
