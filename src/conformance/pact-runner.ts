@@ -197,101 +197,110 @@ function requestOf(interaction: PactInteraction, values: Map<string, Record<stri
  * - message providers run in-process and do not receive the states' return values: the states keep
  *   the delivery they found, and the message source looks it up by the interaction's state.
  */
-export async function runPactVerification(context: KitContext, checks: readonly Check[], options: PactRunOptions = {}): Promise<PactRunResult> {
-  const outcomes = new Map<string, Outcome>();
-  const stateErrors = new Map<string, Error>();
-  const wanted = new Set(checks.map((entry) => entry.id));
-  const contracts = await readContracts(options.contractsDir);
-  const interactions = contracts.flatMap(({ pact }) => pact.interactions).filter((interaction) => wanted.has(checkOfInteraction(interaction.description)));
-  if (interactions.length === 0) return { outcomes, stateErrors, output: '', forwarded: [], verdicts: new Map() };
+/** What the kit answers the verifier's child process with, and what it learns from it. */
+interface VerifierSession {
+  interactions: PactInteraction[];
+  handlers: Record<string, StateHandler | undefined>;
+  deliveries: Map<string, Delivery>;
+  stateValues: Map<string, Record<string, string>>;
+  stateErrors: Map<string, Error>;
+  messageErrors: Map<string, string>;
+  start: { pactFile: string; provider: string; providerBaseUrl: string; token: string; timeoutMs: number };
+}
 
-  const workDir = await mkdtemp(join(tmpdir(), 'svc-contract-'));
-  const pactFile = join(workDir, 'selected.json');
-  const [first] = contracts;
-  const provider = options.providerName ?? PACT_PROVIDER;
-  await writeFile(pactFile, JSON.stringify({ ...first!.pact, provider: { name: provider }, interactions }));
-
-  const deliveries = new Map<string, Delivery>();
-  const handlers: Record<string, StateHandler | undefined> = { ...kitStates(context, deliveries), ...options.states };
-  const stateValues = new Map<string, Record<string, string>>();
-  const messageErrors = new Map<string, string>();
+/**
+ * Runs Pact's verifier in a child process (src/conformance/pact-child.ts) and answers its questions
+ * over IPC: provider states set up through the kit's handlers, messages taken from what the kit's
+ * receiver got. Returns the verifier's verdict (its JSON report) and the end of its output.
+ */
+async function runVerifierChild(session: VerifierSession): Promise<{ verdict: { ok: boolean; json: string }; output: string }> {
+  const { interactions, handlers, deliveries, stateValues, stateErrors, messageErrors } = session;
   const states = [...new Set(interactions.flatMap((interaction) => (interaction.providerStates ?? []).map((state) => state.name)))];
   const messages = interactions.filter((interaction) => !interaction.request).map((interaction) => interaction.description);
-
-  // The contract's example path or the one the states' values make: Pact sends the example when a state failed.
-  const isInteraction = (method: string, path: string) =>
-    interactions.some(
-      (interaction) =>
-        interaction.request?.method === method && (interaction.request.path === path || requestOf(interaction, stateValues) === `${method} ${path}`),
-    );
-  const forwarder = new Forwarder(context, isInteraction);
-  const providerBaseUrl = options.providerBaseUrl ?? (await forwarder.start());
   let output = '';
   let verdict: { ok: boolean; json: string } | undefined;
-  try {
-    const child = fork(ownScript('conformance/pact-child'), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnvironment() });
-    const keep = (chunk: string) => (output = (output + chunk).slice(-OUTPUT_KEPT));
-    child.stdout?.setEncoding('utf8').on('data', keep);
-    child.stderr?.setEncoding('utf8').on('data', keep);
-    child.on('message', (message: { type: string; id: number; kind: string; payload: Record<string, unknown>; ok?: boolean; json?: string }) => {
-      if (message.type === 'result') {
-        verdict = { ok: Boolean(message.ok), json: String(message.json ?? '') };
-        return;
+  const child = fork(ownScript('conformance/pact-child'), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnvironment() });
+  const keep = (chunk: string) => (output = (output + chunk).slice(-OUTPUT_KEPT));
+  child.stdout?.setEncoding('utf8').on('data', keep);
+  child.stderr?.setEncoding('utf8').on('data', keep);
+  child.on('message', (message: { type: string; id: number; kind: string; payload: Record<string, unknown>; ok?: boolean; json?: string }) => {
+    if (message.type === 'result') {
+      verdict = { ok: Boolean(message.ok), json: String(message.json ?? '') };
+      return;
+    }
+    if (message.type !== 'ask') return;
+    const reply = (body: Record<string, unknown>) => child.connected && child.send({ type: 'reply', id: message.id, ...body });
+    if (message.kind === 'state') {
+      const state = String(message.payload.state);
+      if (message.payload.action !== 'setup') return void reply({ result: {} });
+      const handler = handlers[state];
+      const run = handler
+        ? handler((message.payload.params as Record<string, unknown>) ?? {})
+        : Promise.reject(new Error(`the kit has no set-up for the provider state "${state}"`));
+      run.then(
+        (result) => {
+          stateValues.set(state, result);
+          reply({ result });
+        },
+        (error: Error) => {
+          stateErrors.set(state, error);
+          reply({ error: error.message });
+        },
+      );
+    } else {
+      const description = String(message.payload.description);
+      const interaction = interactions.find((item) => item.description === description);
+      const state = interaction?.providerStates?.[0]?.name ?? '';
+      const delivery = deliveries.get(state);
+      if (!delivery) {
+        // Pact would answer its own 500 and report the empty message; the kit keeps why there was none.
+        const reason =
+          stateErrors.get(state)?.message ??
+          `no delivery was found for "${description}": the kit verifies the events the implementation sent to its receiver, never values handed over by a state`;
+        messageErrors.set(description, reason);
+        return void reply({ error: reason });
       }
-      if (message.type !== 'ask') return;
-      const reply = (body: Record<string, unknown>) => child.connected && child.send({ type: 'reply', id: message.id, ...body });
-      if (message.kind === 'state') {
-        const state = String(message.payload.state);
-        if (message.payload.action !== 'setup') return void reply({ result: {} });
-        const handler = handlers[state];
-        const run = handler
-          ? handler((message.payload.params as Record<string, unknown>) ?? {})
-          : Promise.reject(new Error(`the kit has no set-up for the provider state "${state}"`));
-        run.then(
-          (result) => {
-            stateValues.set(state, result);
-            reply({ result });
-          },
-          (error: Error) => {
-            stateErrors.set(state, error);
-            reply({ error: error.message });
-          },
-        );
-      } else {
-        const description = String(message.payload.description);
-        const interaction = interactions.find((item) => item.description === description);
-        const state = interaction?.providerStates?.[0]?.name ?? '';
-        const delivery = deliveries.get(state);
-        if (!delivery) {
-          // Pact would answer its own 500 and report the empty message; the kit keeps why there was none.
-          const reason =
-            stateErrors.get(state)?.message ??
-            `no delivery was found for "${description}": the kit verifies the events the implementation sent to its receiver, never values handed over by a state`;
-          messageErrors.set(description, reason);
-          return void reply({ error: reason });
-        }
-        reply({ content: delivery.json ?? delivery.text, metadata: { contentType: contentTypeOf(delivery) } });
-      }
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.send({
-      type: 'start',
-      pactFile,
-      provider,
-      providerBaseUrl,
-      providerHeaders: { [FORWARDER_TOKEN_HEADER]: forwarder.token },
-      states,
-      messages,
-      timeoutMs: options.timeoutMs ?? 180_000,
-    });
-    const code = await exited;
-    if (!verdict)
-      verdict = { ok: false, json: `the Pact verifier stopped (exit code ${code}) before it reported: ${output.trim().split('\n').slice(-5).join(' ')}` };
-  } finally {
-    await forwarder.close();
-    await rm(workDir, { recursive: true, force: true });
-  }
+      reply({ content: delivery.json ?? delivery.text, metadata: { contentType: contentTypeOf(delivery) } });
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.send({
+    type: 'start',
+    pactFile: session.start.pactFile,
+    provider: session.start.provider,
+    providerBaseUrl: session.start.providerBaseUrl,
+    providerHeaders: { [FORWARDER_TOKEN_HEADER]: session.start.token },
+    states,
+    messages,
+    timeoutMs: session.start.timeoutMs,
+  });
+  const code = await exited;
+  return {
+    verdict: verdict ?? {
+      ok: false,
+      json: `the Pact verifier stopped (exit code ${code}) before it reported: ${output.trim().split('\n').slice(-5).join(' ')}`,
+    },
+    output,
+  };
+}
 
+/**
+ * The outcome of each wanted check from the verifier's verdict and what the kit knows better: a
+ * state that could not be set up, a request the forwarder refused, a message with no delivery.
+ */
+function judge(
+  wanted: ReadonlySet<string>,
+  interactions: PactInteraction[],
+  verdict: { json: string },
+  known: {
+    stateValues: Map<string, Record<string, string>>;
+    stateErrors: Map<string, Error>;
+    messageErrors: Map<string, string>;
+    forwardErrors: Map<string, Error>;
+  },
+): { outcomes: Map<string, Outcome>; results: InteractionResult[] | undefined } {
+  const { stateValues, stateErrors, messageErrors } = known;
+  const outcomes = new Map<string, Outcome>();
   let results: InteractionResult[] | undefined;
   try {
     results = (JSON.parse(verdict.json) as { interactionResults?: InteractionResult[] }).interactionResults;
@@ -321,7 +330,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
       add(inconclusive, `${stateError instanceof SetupError ? '' : 'setting up the provider state failed: '}${stateError.message}`);
       continue;
     }
-    const forwardError = forwarder.setupErrors.get(request);
+    const forwardError = known.forwardErrors.get(request);
     if (forwardError) {
       add(inconclusive, forwardError.message);
       continue;
@@ -349,6 +358,64 @@ export async function runPactVerification(context: KitContext, checks: readonly 
     else if (skipped) outcomes.set(id, { status: 'skipped', detail: skipped.join('; ') });
     else if (verified.has(id)) outcomes.set(id, { status: 'passed', detail: 'the implementation answered as the contract says' });
   }
+  return { outcomes, results };
+}
+
+/**
+ * Verifies the interactions of contracts/ that back the selected checks: the Pact verifier (in a
+ * child process) against the kit's forwarder, provider states through the public API, messages
+ * from the real deliveries. Three traps of Pact's JS verifier are designed around:
+ *
+ * - an exception in a state handler only gets logged, and the interaction then runs with the
+ *   contract's example values: the kit keeps each state's error and fails (or skips) the checks of
+ *   the interactions that needed it, whatever the verifier concluded;
+ * - a request filter also sees the verifier's own state-setup calls: the kit uses none; the real
+ *   keys are put in by the forwarder, which only the interactions' own requests reach;
+ * - message providers run in-process and do not receive the states' return values: the states keep
+ *   the delivery they found, and the message source looks it up by the interaction's state.
+ */
+export async function runPactVerification(context: KitContext, checks: readonly Check[], options: PactRunOptions = {}): Promise<PactRunResult> {
+  const stateErrors = new Map<string, Error>();
+  const wanted = new Set(checks.map((entry) => entry.id));
+  const contracts = await readContracts(options.contractsDir);
+  const interactions = contracts.flatMap(({ pact }) => pact.interactions).filter((interaction) => wanted.has(checkOfInteraction(interaction.description)));
+  if (interactions.length === 0) return { outcomes: new Map(), stateErrors, output: '', forwarded: [], verdicts: new Map() };
+
+  const workDir = await mkdtemp(join(tmpdir(), 'svc-contract-'));
+  const pactFile = join(workDir, 'selected.json');
+  const [first] = contracts;
+  const provider = options.providerName ?? PACT_PROVIDER;
+  await writeFile(pactFile, JSON.stringify({ ...first!.pact, provider: { name: provider }, interactions }));
+
+  const deliveries = new Map<string, Delivery>();
+  const handlers: Record<string, StateHandler | undefined> = { ...kitStates(context, deliveries), ...options.states };
+  const stateValues = new Map<string, Record<string, string>>();
+  const messageErrors = new Map<string, string>();
+
+  // The contract's example path or the one the states' values make: Pact sends the example when a state failed.
+  const isInteraction = (method: string, path: string) =>
+    interactions.some(
+      (interaction) =>
+        interaction.request?.method === method && (interaction.request.path === path || requestOf(interaction, stateValues) === `${method} ${path}`),
+    );
+  const forwarder = new Forwarder(context, isInteraction);
+  const providerBaseUrl = options.providerBaseUrl ?? (await forwarder.start());
+  let run: Awaited<ReturnType<typeof runVerifierChild>>;
+  try {
+    run = await runVerifierChild({
+      interactions,
+      handlers,
+      deliveries,
+      stateValues,
+      stateErrors,
+      messageErrors,
+      start: { pactFile, provider, providerBaseUrl, token: forwarder.token, timeoutMs: options.timeoutMs ?? 180_000 },
+    });
+  } finally {
+    await forwarder.close();
+    await rm(workDir, { recursive: true, force: true });
+  }
+  const { outcomes, results } = judge(wanted, interactions, run.verdict, { stateValues, stateErrors, messageErrors, forwardErrors: forwarder.setupErrors });
   const verdicts = new Map((results ?? []).map((result) => [result.description, result.result]));
-  return { outcomes, stateErrors, output, forwarded: forwarder.seen, verdicts };
+  return { outcomes, stateErrors, output: run.output, forwarded: forwarder.seen, verdicts };
 }
