@@ -2,47 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readsAsFailure } from '../api/report-outcome.js';
 import type { Level } from './catalogue.js';
 import { describeEncoding, documentRequest, type KitFixtures, passportFile, reportBody, type UploadFile } from './fixtures.js';
-import type { Exchange, ImplementationClient, Role } from './http.js';
+import type { Exchange, ImplementationClient } from './http.js';
 import { CheckSkipped, isSuccess, SetupError, shown } from './outcome.js';
 import { eventOf, mentions, type WebhookReceiver } from './receiver.js';
 import { sampleUnsafeFile } from './samples.js';
-
-/** A key of the implementation's workspace that the kit may revoke (made in its dashboard). */
-export interface RevocableKey {
-  id: string;
-  secret: string;
-}
-
-export interface KitKeys {
-  api: string;
-  admin?: string | undefined;
-  readOnly?: string | undefined;
-  ipLocked?: string | undefined;
-  other?: string | undefined;
-  otherAdmin?: string | undefined;
-  revocable?: RevocableKey | undefined;
-}
-
-/** How long the kit waits for the implementation; `--report-timeout` and `--event-timeout` set the first two. */
-export interface KitTimeouts {
-  /** For a report to finish. */
-  completionMs: number;
-  /** For a webhook event after what triggers it. */
-  eventMs: number;
-  /** The window of a first redelivery, around the spec's 30 s: from `redeliveryEarliestMs` to `redeliveryLatestMs` after the failed attempt. */
-  redeliveryEarliestMs: number;
-  redeliveryLatestMs: number;
-  /** How long the kit holds back its answer to make a delivery time out (the spec gives the subscriber 10 s). */
-  holdMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: KitTimeouts = {
-  completionMs: 120_000,
-  eventMs: 30_000,
-  redeliveryEarliestMs: 24_000,
-  redeliveryLatestMs: 45_000,
-  holdMs: 15_000,
-};
+import type { KitKeys, KitTimeouts, RevocableKey } from './kit-keys.js';
+import { call, field, idOf } from './requests.js';
 
 export interface KitContext {
   level: Level;
@@ -54,51 +19,6 @@ export interface KitContext {
   setup: SharedSetup;
   timeouts: KitTimeouts;
   log: (line: string) => void;
-}
-
-type KeyRole = Exclude<Role, 'revocable' | 'none'>;
-
-const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = {
-  api: 'api',
-  admin: 'admin',
-  readOnly: 'readOnly',
-  ipLocked: 'ipLocked',
-  other: 'other',
-  otherAdmin: 'otherAdmin',
-};
-
-export interface CallOptions {
-  role: KeyRole;
-  purpose: string;
-  json?: unknown;
-  body?: Uint8Array;
-  headers?: Record<string, string>;
-}
-
-/** A request with one of the kit's keys. */
-export function call(context: Pick<KitContext, 'client' | 'keys'>, method: string, path: string, options: CallOptions): Promise<Exchange> {
-  const key = context.keys[KEY_OF[options.role]];
-  if (!key) throw new CheckSkipped(`needs the ${options.role} key`);
-  const headers = { ...options.headers };
-  let body: string | Uint8Array | undefined = options.body;
-  if (options.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  }
-  return context.client.send({ method, path, authorization: `Bearer ${key}`, role: options.role, purpose: options.purpose, headers, body });
-}
-
-/** The `id` of a resource answer, if it has one. */
-export function idOf(exchange: Pick<Exchange, 'json'>): string | undefined {
-  const body = exchange.json;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const id = (body as Record<string, unknown>).id;
-  return typeof id === 'string' && id !== '' ? id : undefined;
-}
-
-export function field(exchange: Pick<Exchange, 'json'>, name: string): unknown {
-  const body = exchange.json;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
 }
 
 export interface CreatedReport {

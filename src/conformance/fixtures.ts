@@ -13,6 +13,7 @@ import { encodeMultipart } from '../api/multipart.js';
 import { problemsOf } from '../api/validate.js';
 import { detectFormat } from '../documents/format.js';
 import { SvcError } from '../errors.js';
+import { readJsonObjectFile } from '../json-file.js';
 import { SAMPLE_APPLICANT, SAMPLE_REPORT, samplePassportPdf } from './samples.js';
 
 type Json = Record<string, unknown>;
@@ -266,4 +267,21 @@ export function describeEncoding(fixture: DocumentFixture): string {
     case 'raw':
       return `as the raw file with the headers ${Object.keys(fixture.headers).join(', ')}`;
   }
+}
+
+/** The fixtures of `--fixtures` (or the kit's own), with the applicant of `--applicant-file` when one is given. */
+export async function readKitFixtures(path: string | undefined, applicantFile: string | undefined): Promise<KitFixtures> {
+  const fixtures = path ? await readFixtures(path) : DEFAULT_FIXTURES;
+  if (!applicantFile) return fixtures;
+  if (fixtures.given.applicant)
+    throw new SvcError('usage', 'applicant_given_twice', `--applicant-file and the "applicant" of ${path} both give the applicant`, 'keep one of them');
+  return {
+    ...fixtures,
+    applicant: await readJsonObjectFile(
+      applicantFile,
+      { what: 'the applicant file', flag: '--applicant-file', example: '{"given_names": "Ana", "nationality": "PT"}' },
+      { kind: 'config', code: 'applicant_file_invalid' },
+    ),
+    given: { ...fixtures.given, applicant: true },
+  };
 }

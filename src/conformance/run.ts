@@ -1,5 +1,6 @@
 import { CATALOGUE, type Check, INPUT_FLAGS, type Input, type Level, selectChecks } from './catalogue.js';
-import { DEFAULT_TIMEOUTS, type KitContext, type KitKeys, type KitTimeouts, SharedSetup } from './context.js';
+import { type KitContext, SharedSetup } from './context.js';
+import { DEFAULT_TIMEOUTS, type KitKeys, type KitTimeouts } from './kit-keys.js';
 import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
 import { ImplementationClient } from './http.js';
 import { CheckFailure, CheckSkipped, type Outcome, SetupError, type Status } from './outcome.js';

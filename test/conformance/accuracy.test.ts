@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHECKS_BY_ID } from '../../src/conformance/catalogue.js';
-import type { RevocableKey } from '../../src/conformance/context.js';
+import type { RevocableKey } from '../../src/conformance/kit-keys.js';
 import { readFixtures } from '../../src/conformance/fixtures.js';
 import { runConformance } from '../../src/conformance/run.js';
 import { type ProxyState, startMutatingImplementation, startWebhookHub, type Variant, type WebhookHub } from '../helpers/mutating-implementation.js';

@@ -3,18 +3,16 @@ import { Flags } from '@oclif/core';
 import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
 import { BaseCommand } from '../../base-command.js';
 import { CATALOGUE, selectChecks } from '../../conformance/catalogue.js';
-import type { KitKeys } from '../../conformance/context.js';
+import { kitKeys } from '../../conformance/kit-keys.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
-import { DEFAULT_FIXTURES, type KitFixtures, readFixtures } from '../../conformance/fixtures.js';
+import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
-import { assertKey } from '../../config/keys.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
-import { readJsonObjectFile } from '../../json-file.js';
 import { helpText } from '../../help-text.js';
 
 const KEY_FLAGS = {
@@ -145,7 +143,16 @@ export default class ContractVerify extends BaseCommand {
     }
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
-    const keys = this.keys(flags);
+    const keys = kitKeys({
+      api: flags['api-key'],
+      admin: flags['admin-key'],
+      readOnly: flags['read-only-key'],
+      ipLocked: flags['ip-locked-key'],
+      other: flags['other-workspace-key'],
+      otherAdmin: flags['other-workspace-admin-key'],
+      revocableId: flags['revocable-key-id'],
+      revocable: flags['revocable-key'],
+    });
     const level = flags.level;
     const only = flags.only
       ?.split(',')
@@ -169,7 +176,7 @@ export default class ContractVerify extends BaseCommand {
         if (flags[name]) this.warning(`--${name} without --webhook-port: the kit receives no webhook, so the event checks are skipped`);
       }
     }
-    const fixtures = await this.fixtures(flags.fixtures, flags['applicant-file']);
+    const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file']);
     const webhookTls = await this.receiverCertificate(flags);
     if (flags['webhook-port'] !== undefined && !webhookTls && !isLoopbackHost(flags['webhook-host'])) {
       this.warning(`the receiver on ${flags['webhook-host']} takes deliveries in plain HTTP, readable on the network: --webhook-tls makes it HTTPS`);
@@ -204,55 +211,6 @@ export default class ContractVerify extends BaseCommand {
     if (result.failed > 0) process.exitCode = ExitCode.nonConformant;
     else if (result.inconclusive > 0) process.exitCode = ExitCode.inconclusive;
     return toJson(result);
-  }
-
-  private keys(flags: Partial<Record<keyof typeof KEY_FLAGS | 'revocable-key-id', string>>): KitKeys {
-    const apiKey = flags['api-key'];
-    if (!apiKey) throw new ConfigError('no_api_key', 'no API key of the implementation', 'pass a svc_test_ key with --api-key, or better SVC_API_KEY');
-    if (assertKey(apiKey, 'api_key', '--api-key') !== 'test') {
-      throw new ConfigError(
-        'not_a_test_key',
-        'the kit needs a svc_test_ key: it creates reports (a live key would consume credits) and checks that test keys give deterministic results',
-        'pass a svc_test_ key with --api-key or SVC_API_KEY',
-      );
-    }
-    for (const name of ['admin-key', 'other-workspace-admin-key'] as const) if (flags[name]) assertKey(flags[name], 'admin_key', `--${name}`);
-    for (const name of ['read-only-key', 'ip-locked-key', 'other-workspace-key', 'revocable-key'] as const)
-      if (flags[name]) assertKey(flags[name], 'api_key', `--${name}`);
-    if (flags['revocable-key'] && !flags['revocable-key-id'])
-      throw new SvcError('usage', 'revocable_key_without_id', 'a key to revoke was given without its id', 'give its id (key_…) with --revocable-key-id');
-    if (flags['revocable-key-id'] && !flags['revocable-key'])
-      throw new SvcError(
-        'usage',
-        'revocable_key_without_secret',
-        `--revocable-key-id ${flags['revocable-key-id']} was given without the key's secret`,
-        'give the secret in SVC_REVOCABLE_KEY (or --revocable-key)',
-      );
-    return {
-      api: apiKey,
-      admin: flags['admin-key'],
-      readOnly: flags['read-only-key'],
-      ipLocked: flags['ip-locked-key'],
-      other: flags['other-workspace-key'],
-      otherAdmin: flags['other-workspace-admin-key'],
-      revocable: flags['revocable-key-id'] && flags['revocable-key'] ? { id: flags['revocable-key-id'], secret: flags['revocable-key'] } : undefined,
-    };
-  }
-
-  private async fixtures(path: string | undefined, applicantFile: string | undefined): Promise<KitFixtures> {
-    const fixtures = path ? await readFixtures(path) : DEFAULT_FIXTURES;
-    if (!applicantFile) return fixtures;
-    if (fixtures.given.applicant)
-      throw new SvcError('usage', 'applicant_given_twice', `--applicant-file and the "applicant" of ${path} both give the applicant`, 'keep one of them');
-    return {
-      ...fixtures,
-      applicant: await readJsonObjectFile(
-        applicantFile,
-        { what: 'the applicant file', flag: '--applicant-file', example: '{"given_names": "Ana", "nationality": "PT"}' },
-        { kind: 'config', code: 'applicant_file_invalid' },
-      ),
-      given: { ...fixtures.given, applicant: true },
-    };
   }
 
   private async receiverCertificate(flags: {

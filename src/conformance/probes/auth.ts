@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { call, field, idOf, type KitContext } from '../context.js';
+import type { KitContext } from '../context.js';
+import { call, field, idOf } from '../requests.js';
 import { passportFile, reportBody } from '../fixtures.js';
 import { type Exchange, parseJson } from '../http.js';
 import { bodyNamesCode, CheckFailure, Findings, isSuccess, SetupError, shown } from '../outcome.js';

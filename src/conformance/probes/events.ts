@@ -1,5 +1,6 @@
 import { parseSignatureHeader } from '../../webhooks/signature.js';
-import { field, type KitContext } from '../context.js';
+import type { KitContext } from '../context.js';
+import { field } from '../requests.js';
 import { CheckFailure, CheckSkipped, Findings, isSuccess, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
 import { type Answer, type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
 import type { Probe, ProbeSet } from './types.js';

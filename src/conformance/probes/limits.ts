@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { call, type KitContext } from '../context.js';
+import type { KitContext } from '../context.js';
+import { call } from '../requests.js';
 import type { Exchange } from '../http.js';
 import { CheckSkipped, Findings, isSuccess, shown } from '../outcome.js';
 import { plainHttpAnswer } from './plain-http.js';

@@ -1,5 +1,6 @@
 import { listItems, nextPage } from '../../api/list-answer.js';
-import { call, field, type KitContext, ReportUnfinished } from '../context.js';
+import { type KitContext, ReportUnfinished } from '../context.js';
+import { call, field } from '../requests.js';
 import type { Exchange } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import type { ProbeSet } from './types.js';

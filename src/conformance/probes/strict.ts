@@ -1,7 +1,8 @@
 import { findProblems, type SchemaName } from '../../api/validate.js';
 import { EVENT_SCHEMAS } from '../../webhooks/envelope.js';
 import { verifySignature } from '../../webhooks/signature.js';
-import { call, type KitContext } from '../context.js';
+import type { KitContext } from '../context.js';
+import { call } from '../requests.js';
 import type { Exchange } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import { type Delivery, eventOf } from '../receiver.js';

@@ -1,0 +1,49 @@
+import type { KitKeys } from './kit-keys.js';
+import type { Exchange, ImplementationClient, Role } from './http.js';
+import { CheckSkipped } from './outcome.js';
+
+type KeyRole = Exclude<Role, 'revocable' | 'none'>;
+
+const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = {
+  api: 'api',
+  admin: 'admin',
+  readOnly: 'readOnly',
+  ipLocked: 'ipLocked',
+  other: 'other',
+  otherAdmin: 'otherAdmin',
+};
+
+export interface CallOptions {
+  role: KeyRole;
+  purpose: string;
+  json?: unknown;
+  body?: Uint8Array;
+  headers?: Record<string, string>;
+}
+
+/** A request with one of the kit's keys. */
+export function call(context: { client: ImplementationClient; keys: KitKeys }, method: string, path: string, options: CallOptions): Promise<Exchange> {
+  const key = context.keys[KEY_OF[options.role]];
+  if (!key) throw new CheckSkipped(`needs the ${options.role} key`);
+  const headers = { ...options.headers };
+  let body: string | Uint8Array | undefined = options.body;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  return context.client.send({ method, path, authorization: `Bearer ${key}`, role: options.role, purpose: options.purpose, headers, body });
+}
+
+/** The `id` of a resource answer, if it has one. */
+export function idOf(exchange: Pick<Exchange, 'json'>): string | undefined {
+  const body = exchange.json;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const id = (body as Record<string, unknown>).id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** A field of a resource answer, when the answer is an object. */
+export function field(exchange: Pick<Exchange, 'json'>, name: string): unknown {
+  const body = exchange.json;
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
+}
