@@ -1,4 +1,9 @@
-/** One JSON object as one line of stdout: the --json form of every command that reports as it goes. */
+/** One JSON object as one line: the --json form of every command that reports as it goes. */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/** Writes one JSON line to `stream`. */
 export function writeJsonLine(stream: NodeJS.WritableStream, value: unknown): void {
-  stream.write(`${JSON.stringify(value)}\n`);
+  stream.write(`${jsonLine(value)}\n`);
 }

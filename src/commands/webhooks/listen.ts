@@ -6,7 +6,7 @@ import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
-import { writeJsonLine } from '../../ui/json-lines.js';
+import { jsonLine, writeJsonLine } from '../../ui/json-lines.js';
 import { type DeliveryJson, deliveryJson, deliveryLine } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { type TimeView, timeView } from '../../ui/time.js';
@@ -197,7 +197,7 @@ export default class WebhooksListen extends WebhookCommand {
 
   private render(report: ListenerReport, json: boolean, times: TimeView): void {
     if (json) {
-      this.print(JSON.stringify(report.kind === 'delivery' ? deliveryJson(report) : report));
+      this.print(jsonLine(report.kind === 'delivery' ? deliveryJson(report) : report));
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report, times, this.io.stdout));
     } else {
