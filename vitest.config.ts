@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Most test files wait on servers, timers and child processes rather than compute: more files at once
+    // than the machine has cores keeps them all busy.
+    maxWorkers: 4,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './test/summary-reporter.ts'],

@@ -1,10 +1,12 @@
+import type { ApiClient } from '../api/client.js';
 import type { Key } from '../api/types.js';
 import { redactKey } from '../config/keys.js';
 import { SvcError } from '../errors.js';
 import { formatDuration } from '../duration.js';
-import { newRotationId, type RotationRecord, type StepName, STEPS, stepNumber } from './journal.js';
+import { getKey } from '../services/keys.js';
+import { listRotations, newRotationId, type RotationRecord, type StepName, STEPS, stepNumber } from './journal.js';
 
-export interface RotationPlan {
+interface RotationPlan {
   oldKey: Key;
   newKeyFile: string | null;
   deployCmd: string | null;
@@ -25,7 +27,7 @@ function newKeyName(oldKey: Key, rotationId: string): string {
  * The safety rails checked before anything happens: a revoked key has nothing to rotate; an admin
  * key cannot be made through the API (and may be the very key doing the revoking).
  */
-export function assertRotatable(oldKey: Key, adminKeySecret: string): void {
+function assertRotatable(oldKey: Key, adminKeySecret: string): void {
   if (oldKey.environment === 'admin') {
     if (oldKey.prefix_hint === redactKey(adminKeySecret)) {
       throw new SvcError(
@@ -47,7 +49,7 @@ export function assertRotatable(oldKey: Key, adminKeySecret: string): void {
   }
 }
 
-export function newRotation(plan: RotationPlan): RotationRecord {
+function newRotation(plan: RotationPlan): RotationRecord {
   const id = newRotationId();
   const now = new Date().toISOString();
   const { oldKey } = plan;
@@ -107,4 +109,38 @@ export function applyChanges(
   }
   if (changes.deployCmd !== undefined) record.deploy_cmd = changes.deployCmd;
   if (changes.quietPeriodMs !== undefined) record.quiet_period_ms = changes.quietPeriodMs;
+}
+
+/**
+ * The rotation of `keyId` against `baseUrl`: the one under way or complete, if any (`earlier`, so
+ * that running the command again is safe), or a new one after the safety rails, its key read with
+ * the admin client. A new rotation needs a destination for the secret: a file or a deploy command.
+ */
+export async function findOrPlanRotation(
+  keyId: string | undefined,
+  plan: { admin: ApiClient; adminKeySecret: string; baseUrl: string; newKeyFile: string | null; deployCmd: string | null; quietPeriodMs: number },
+): Promise<{ record: RotationRecord; earlier: boolean }> {
+  if (!keyId)
+    throw new SvcError(
+      'usage',
+      'missing_key_id',
+      'name the key to rotate',
+      'svc keys rotate key_… --new-key-file …; `svc keys list` shows the keys, --resume continues a rotation',
+    );
+  const earlier = (await listRotations()).find(
+    (rotation) => rotation.old_key.id === keyId && rotation.base_url === plan.baseUrl && rotation.status !== 'aborted',
+  );
+  if (earlier) return { record: earlier, earlier: true };
+  const oldKey = await getKey(plan.admin, keyId);
+  assertRotatable(oldKey, plan.adminKeySecret);
+  if (!plan.newKeyFile && !plan.deployCmd) {
+    throw new SvcError(
+      'usage',
+      'no_destination',
+      'the new secret needs a destination, and svc never prints it',
+      'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both',
+    );
+  }
+  const record = newRotation({ oldKey, newKeyFile: plan.newKeyFile, deployCmd: plan.deployCmd, quietPeriodMs: plan.quietPeriodMs, baseUrl: plan.baseUrl });
+  return { record, earlier: false };
 }

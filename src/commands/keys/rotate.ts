@@ -6,14 +6,13 @@ import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable } from '../../config/secret-file.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { assertJournalUnchanged, assertSameBaseUrl, findRotation, listRotations, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
+import { assertJournalUnchanged, assertSameBaseUrl, findRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
-import { applyChanges, assertRotatable, describeSteps, newRotation } from '../../keys/rotation-plan.js';
+import { applyChanges, describeSteps, findOrPlanRotation } from '../../keys/rotation-plan.js';
 import { type RotationContext, runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../duration.js';
 import { helpText } from '../../help-text.js';
-import { getKey } from '../../services/keys.js';
 import { canPrompt } from '../../ui/io.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
@@ -190,40 +189,21 @@ export default class KeysRotate extends AdminCommand {
 
   /** The rotation of this key: the one under way or complete, if any (so that a rerun is safe), or a new one. */
   private async rotationOf(keyId: string | undefined, flags: RotateFlags, admin: ApiClient, connection: Connection): Promise<RotationRecord> {
-    if (!keyId)
-      throw new SvcError(
-        'usage',
-        'missing_key_id',
-        'name the key to rotate',
-        'svc keys rotate key_… --new-key-file …; `svc keys list` shows the keys, --resume continues a rotation',
-      );
-    const baseUrl = connection.baseUrl.href;
-    const earlier = (await listRotations()).find((rotation) => rotation.old_key.id === keyId && rotation.base_url === baseUrl && rotation.status !== 'aborted');
-    if (earlier) {
-      if (earlier.status === 'in_progress')
-        this.note(`Continuing rotation ${earlier.id} of ${earlier.old_key.id}, started ${timeView(flags.utc, this.io.stderr).full(earlier.started_at)}.`);
-      return earlier;
-    }
-    const oldKey = await getKey(admin, keyId);
-    assertRotatable(oldKey, connection.adminKey!.value);
-    if (!flags['new-key-file'] && !flags['deploy-cmd']) {
-      throw new SvcError(
-        'usage',
-        'no_destination',
-        'the new secret needs a destination, and svc never prints it',
-        'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both',
-      );
-    }
     const newKeyFile = flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']);
-    // Checked before a journal names the file: a rotation keeps its key file to the end.
-    if (newKeyFile && !flags['dry-run']) await assertSecretFileWritable(newKeyFile, '--new-key-file');
-    return newRotation({
-      oldKey,
+    const { record, earlier } = await findOrPlanRotation(keyId, {
+      admin,
+      adminKeySecret: connection.adminKey!.value,
+      baseUrl: connection.baseUrl.href,
       newKeyFile,
       deployCmd: flags['deploy-cmd'] ?? null,
       quietPeriodMs: flags['quiet-period'] ?? DEFAULT_QUIET_PERIOD_MS,
-      baseUrl,
     });
+    if (earlier && record.status === 'in_progress') {
+      this.note(`Continuing rotation ${record.id} of ${record.old_key.id}, started ${timeView(flags.utc, this.io.stderr).full(record.started_at)}.`);
+    }
+    // Checked before a journal names the file: a rotation keeps its key file to the end.
+    if (!earlier && newKeyFile && !flags['dry-run']) await assertSecretFileWritable(newKeyFile, '--new-key-file');
+    return record;
   }
 
   /** Runs the rotation under its lock; Ctrl-C (or SIGTERM) stops it at the next safe point, a second one at once. */
