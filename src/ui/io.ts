@@ -11,8 +11,24 @@ export interface Io {
   readonly env: NodeJS.ProcessEnv;
 }
 
+// The environment each output stream is written under (NO_COLOR, TERM), so that what renders to a
+// stream can tell how without reading the process's.
+const environments = new WeakMap<object, NodeJS.ProcessEnv>();
+
+/** An io of these streams and environment. */
+export function createIo(io: Io): Io {
+  environments.set(io.stdout, io.env);
+  environments.set(io.stderr, io.env);
+  return io;
+}
+
 export function processIo(): Io {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return createIo({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+}
+
+/** The environment `stream` is written under: its io's. */
+export function environmentOf(stream: object): NodeJS.ProcessEnv {
+  return environments.get(stream) ?? {};
 }
 
 /** Whether a person can be asked: stdin is a terminal, and this is not CI. */

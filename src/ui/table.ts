@@ -1,5 +1,6 @@
 import { stringWidth, wrapAnsi } from './text-width.js';
 import { terminalText } from './terminal-text.js';
+import { environmentOf } from './io.js';
 
 /** Text made for the terminal by svc itself (escaped, then coloured): shown as it is. */
 export class Styled {
@@ -30,7 +31,8 @@ function text(cell: Cell): string {
 }
 
 export function useColor(stream: NodeJS.WriteStream): boolean {
-  return Boolean(stream.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
+  const env = environmentOf(stream);
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
 }
 
 /** The terminal's width, 80 when it does not say. */

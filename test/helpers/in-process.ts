@@ -7,6 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Config } from '@oclif/core';
 import type { BaseCommand } from '../../src/base-command.js';
+import { createIo } from '../../src/ui/io.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -68,7 +69,7 @@ export async function runInProcess(
   let code: number;
   try {
     const command = new Command(argv, await config);
-    command.io = { stdin, stdout: stdout.stream, stderr: stderr.stream, env: process.env };
+    command.io = createIo({ stdin, stdout: stdout.stream, stderr: stderr.stream, env: process.env });
     command.prompter = options.prompter ?? NOBODY;
     const done = command['_run']();
     if (options.whileRunning) {
