@@ -112,11 +112,17 @@ const SQLITE_BUSY = 5;
  * holder for a refusal. The lock file stays while the rotation is unfinished: were it removed, a
  * process that had opened it just before could lock a file that the next process would not see.
  */
+/** How long taking a rotation's lock waits for a racing process before concluding it is held. */
+const LOCK_WAIT_MS = 250;
+
 export async function lockRotation(id: string): Promise<() => Promise<void>> {
   const lockFile = join(rotationsDir(), `${id}.lock`);
   const pidFile = join(rotationsDir(), `${id}.pid`);
   makeDirectory(rotationsDir(), 0o700);
-  const lock = openPrivateDatabase(lockFile, 'PRAGMA busy_timeout = 0');
+  // Not 0: when several processes race for a free lock, SQLite's escalation can refuse every one of them
+  // at once (each holds a shared lock the others need gone); a short wait lets exactly one win, and a
+  // lock that is held stays refused.
+  const lock = openPrivateDatabase(lockFile, `PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
   try {
     // MEMORY: no journal file beside the lock, which never holds data.
     lock.exec('PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE');
