@@ -90,6 +90,33 @@ describe('error mapping', () => {
     expect(error.code).toBe('server_error');
   });
 
+  it('follows no redirect, and names where it led', async () => {
+    server = await startServer((_request, response) => response.writeHead(302, { location: 'https://elsewhere.example/login' }).end());
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
+    const error = await client.GET('/v1/reports').catch((caught: ApiError) => caught);
+    expect(error).toMatchObject({ status: 302, code: 'http_302' });
+    expect(error.hint).toContain('https://elsewhere.example/login');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('stops reading an answer past 64 MiB and says so, rather than filling memory', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    server = await startServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      // Sends until the client hangs up: an answer without end.
+      const send = () => {
+        while (!response.destroyed && response.write(chunk));
+        if (!response.destroyed) response.once('drain', send);
+      };
+      send();
+    });
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
+    const error = await client.GET('/v1/reports').catch((caught: ApiError) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ kind: 'server', code: 'answer_too_large' });
+    expect(error.message).toContain('more than 64 MiB');
+  });
+
   it('maps a refused connection to a network error', async () => {
     server = await startServer(() => undefined);
     const url = server.url;
