@@ -5,26 +5,18 @@
 // own; a round lasts from the upload's start until the crafted document leaves `processing`.
 // Usage: npm run bench:documents [-- --rounds 3]
 import { fork, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
+import { benchHome } from './home.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const bin = here('../../bin/run.js');
-const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const env = {
-  ...process.env,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_STATE_HOME: join(home, 'state'),
-  NO_COLOR: '1',
-};
+const { home, env } = benchHome('svc-bench-');
 const dataDir = join(home, 'sandbox');
 const TARGET_MS = 100;
 const now = () => performance.timeOrigin + performance.now();

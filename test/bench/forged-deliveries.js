@@ -7,14 +7,14 @@
 // Needs `npm run build` first.
 // Usage: npm run bench:forged-deliveries [-- --count 10000 --size 1048576 --connections 16]
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { benchHome } from './home.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,17 +27,8 @@ const count = Number(values.count);
 const size = Number(values.size);
 const MIB = 1024 * 1024;
 const BOUND = 64 * MIB;
-const home = mkdtempSync(join(tmpdir(), 'svc-bench-forged-'));
+const { home, env } = benchHome('svc-bench-forged-', { SVC_WEBHOOK_SECRET: `whsec_${'b'.repeat(32)}` });
 const store = join(home, 'events.db');
-const env = {
-  ...process.env,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_STATE_HOME: join(home, 'state'),
-  NO_COLOR: '1',
-  SVC_WEBHOOK_SECRET: `whsec_${'b'.repeat(32)}`,
-};
 
 /** A body of exactly `size` bytes whose id is written in place for each delivery. */
 const ID_DIGITS = 8;

@@ -3,28 +3,20 @@
 // of `svc reports get --json` against the sandbox next to `node -e 0`.
 // Usage: npm run bench:sandbox [-- --seconds 5 --connections 16 --runs 20]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
+import { benchHome } from './home.js';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '16' }, runs: { type: 'string', default: '20' } },
 });
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const bin = here('../../bin/run.js');
-const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-const env = {
-  ...process.env,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_STATE_HOME: join(home, 'state'),
-  NO_COLOR: '1',
-};
+const { home, env } = benchHome('svc-bench-');
 const dataDir = join(home, 'sandbox');
 
 async function firstLine(child) {

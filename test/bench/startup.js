@@ -8,26 +8,18 @@
 // sandbox on 127.0.0.1, started here in its own process.
 // Usage: npm run bench:startup [-- --runs 21]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchHome } from './home.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' } } });
 const runs = Math.max(11, Number(values.runs));
 const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
-const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const { home, env } = benchHome('svc-bench-');
 const dataDir = join(home, 'sandbox');
-const env = {
-  ...process.env,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_STATE_HOME: join(home, 'state'),
-  NO_COLOR: '1',
-};
 
 function median(samples) {
   const sorted = [...samples].sort((a, b) => a - b);

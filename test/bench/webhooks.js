@@ -6,29 +6,20 @@
 // Needs `npm run build` first.
 // Usage: npm run bench:webhooks [-- --count 100000 --connections 64 --rounds 3]
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchHome } from './home.js';
 
 const { values } = parseArgs({
   options: { count: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' } },
 });
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
-const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const secret = `whsec_${'b'.repeat(32)}`;
-const env = {
-  ...process.env,
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_STATE_HOME: join(home, 'state'),
-  NO_COLOR: '1',
-  SVC_WEBHOOK_SECRET: secret,
-};
+const { home, env } = benchHome('svc-bench-', { SVC_WEBHOOK_SECRET: secret });
 
 function firstLine(child) {
   return Promise.race([
