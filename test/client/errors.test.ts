@@ -93,7 +93,8 @@ describe('error mapping', () => {
   it('follows no redirect, and names where it led', async () => {
     server = await startServer((_request, response) => response.writeHead(302, { location: 'https://elsewhere.example/login' }).end());
     const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
-    const error = await client.GET('/v1/reports').catch((caught: ApiError) => caught);
+    const error = (await client.GET('/v1/reports').catch((caught: unknown) => caught)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 302, code: 'http_302' });
     expect(error.hint).toContain('https://elsewhere.example/login');
     expect(server.requests).toHaveLength(1);
@@ -111,7 +112,7 @@ describe('error mapping', () => {
       send();
     });
     const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
-    const error = await client.GET('/v1/reports').catch((caught: ApiError) => caught);
+    const error = (await client.GET('/v1/reports').catch((caught: unknown) => caught)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ kind: 'server', code: 'answer_too_large' });
     expect(error.message).toContain('more than 64 MiB');
