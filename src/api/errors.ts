@@ -126,12 +126,19 @@ export function errorFromResponse(request: ApiRequest, response: ApiResponse): A
   });
 }
 
+// OpenSSL's verification failures as Node reports them, and a name the certificate does not cover.
 const TLS_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
   'CERT_HAS_EXPIRED',
+  'CERT_REVOKED',
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 

@@ -280,7 +280,7 @@ export async function readKitFixtures(path: string | undefined, applicantFile: s
     applicant: await readJsonObjectFile(
       applicantFile,
       { what: 'the applicant file', flag: '--applicant-file', example: '{"given_names": "Ana", "nationality": "PT"}' },
-      { kind: 'config', code: 'applicant_file_invalid' },
+      { kind: 'config', unreadable: 'applicant_file_unreadable', invalid: 'applicant_file_invalid' },
     ),
     given: { ...fixtures.given, applicant: true },
   };

@@ -70,6 +70,9 @@ export async function applicantInputFrom(flags: ApplicantFlagValues): Promise<Re
     previous_refusals: numeric(flags['previous-refusals']),
     travel_history: flags.travel?.map(parseTrip),
   };
-  const fromFile = flags.file === undefined ? {} : await readJsonObjectFile(flags.file, PROFILE_FILE, { kind: 'invalidInput', code: 'invalid_input' });
+  const fromFile =
+    flags.file === undefined
+      ? {}
+      : await readJsonObjectFile(flags.file, PROFILE_FILE, { kind: 'invalidInput', unreadable: 'invalid_input', invalid: 'invalid_input' });
   return { ...fromFile, ...Object.fromEntries(Object.entries(fromFlags).filter(([, value]) => value !== undefined)) };
 }

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { isUntrustedCertificate } from '../api/errors.js';
+import { causeCode, isUntrustedCertificate } from '../api/errors.js';
 import { signatureHeader } from './signature.js';
 
 /** Part 6: the subscriber has 10 s to answer. */
@@ -46,9 +46,9 @@ export async function postRaw(url: string, headers: Record<string, string | stri
     await response.body.dump();
     return { status: response.statusCode, error: null, durationMs: elapsed() };
   } catch (error) {
-    const failure = error as Error & { code?: string; cause?: { code?: string } };
+    const failure = error as Error & { code?: string };
     const timedOut = failure.name === 'TimeoutError' || failure.code === 'UND_ERR_HEADERS_TIMEOUT' || failure.code === 'UND_ERR_BODY_TIMEOUT';
-    const code = failure.code ?? failure.cause?.code;
+    const code = causeCode(error);
     const reason = timedOut
       ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`
       : isUntrustedCertificate(code)
