@@ -1,5 +1,5 @@
 import type { Interfaces } from '@oclif/core';
-import type { ApiSession } from './api/client.js';
+import type { ApiClient } from './api/client.js';
 import { BaseCommand } from './base-command.js';
 import { type Connection, missingKeyError, resolveConnection } from './config/connection.js';
 import { redactKey } from './config/keys.js';
@@ -15,7 +15,7 @@ export abstract class ApiCommand extends BaseCommand {
   /** Commands that change something set this: a live key then gets a LIVE mark on stderr. */
   static mutating = false;
 
-  protected async connect(flags: ConnectionFlagValues, role: 'api_key' | 'admin_key' = 'api_key'): Promise<{ session: ApiSession; connection: Connection }> {
+  protected async connect(flags: ConnectionFlagValues, role: 'api_key' | 'admin_key' = 'api_key'): Promise<{ client: ApiClient; connection: Connection }> {
     for (const name of ['api-key', 'admin-key'] as const) {
       if (flags[name] !== undefined) {
         this.warning(secretOnCommandLine(`a key given with --${name}`, `SVC_${name.replace('-', '_').toUpperCase()} or the profile`));
@@ -34,11 +34,11 @@ export abstract class ApiCommand extends BaseCommand {
     if ((this.ctor as typeof ApiCommand).mutating && key.environment === 'live') {
       this.note(`LIVE  ${this.id} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
     }
-    return { session: await this.openSession(flags, connection, key.value), connection };
+    return { client: await this.openClient(flags, connection, key.value), connection };
   }
 
   /** A client on the same connection with another key (rotation verifies the new key and probes the old one). */
-  protected async openSession(flags: ConnectionFlagValues, connection: Connection, key: string): Promise<ApiSession> {
+  protected async openClient(flags: ConnectionFlagValues, connection: Connection, key: string): Promise<ApiClient> {
     const { createApiClient } = await import('./api/client.js');
     return createApiClient({
       baseUrl: connection.baseUrl,

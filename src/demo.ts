@@ -101,7 +101,7 @@ export async function runDemo(onStep: (step: DemoStep) => void): Promise<ReportA
     sandbox = await startSandbox({ dataDir, port: 0, webhookUrls: [subscriber.url], webhookSecret: secret, analysisDelayMs: 300 });
     onStep({ step: 'sandbox', detail: `started on ${sandbox.url}, events to ${subscriber.url}` });
     const key = sandbox.store.sandboxKeys().find((stored) => stored.role === 'test')!.secret!;
-    const { client } = createApiClient({ baseUrl: new URL(sandbox.url), key, caCertPath: sandbox.certPath });
+    const client = createApiClient({ baseUrl: new URL(sandbox.url), key, caCertPath: sandbox.certPath });
 
     const applicant = await upsertApplicant(client, APPLICANT);
     const applicantId = idOf(applicant, 'POST /v1/applicants');

@@ -2,7 +2,6 @@ import type { ApiRequest, ApiResponse, Middleware, Send, StreamedBody } from './
 import { bearerAuth } from './middleware/auth.js';
 import { throwApiErrors } from './middleware/errors.js';
 import { httpsOnly } from './middleware/https-only.js';
-import { type RateLimitState, trackRateLimit } from './middleware/rate-limit.js';
 import { trace } from './middleware/trace.js';
 import { DEFAULT_RETRY_POLICY, type RetryNotice, type RetryPolicy, withRetries } from './retry.js';
 import type { paths } from './schema.js';
@@ -56,11 +55,6 @@ export interface ApiClientOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-export interface ApiSession {
-  client: ApiClient;
-  rateLimit: RateLimitState;
-}
-
 function urlOf(baseUrl: string, path: string, options: CallOptions<unknown> & { path?: Record<string, unknown> }): string {
   const filled = path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String((options.path?.[name] as string | number | undefined) ?? '')));
   const search =
@@ -87,7 +81,7 @@ async function through(middlewares: Middleware[], send: Send, request: ApiReques
   return response;
 }
 
-export function createApiClient(options: ApiClientOptions): ApiSession {
+export function createApiClient(options: ApiClientOptions): ApiClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const notice: RetryNotice | undefined =
@@ -97,8 +91,7 @@ export function createApiClient(options: ApiClientOptions): ApiSession {
         `retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`,
       ));
   const send = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice);
-  const rateLimit: RateLimitState = { remaining: undefined };
-  const middlewares = [throwApiErrors(timeoutMs), trackRateLimit(rateLimit), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
+  const middlewares = [throwApiErrors(timeoutMs), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
   const baseUrl = options.baseUrl.href.replace(/\/$/, '');
 
   const call =
@@ -113,6 +106,5 @@ export function createApiClient(options: ApiClientOptions): ApiSession {
       }
       return through(middlewares, send, { method, url: urlOf(baseUrl, path, callOptions), headers, body });
     };
-  const client = { GET: call('GET'), POST: call('POST'), PUT: call('PUT'), PATCH: call('PATCH'), DELETE: call('DELETE') } as ApiClient;
-  return { client, rateLimit };
+  return { GET: call('GET'), POST: call('POST'), PUT: call('PUT'), PATCH: call('PATCH'), DELETE: call('DELETE') } as ApiClient;
 }

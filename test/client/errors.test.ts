@@ -12,7 +12,7 @@ afterEach(async () => {
 
 async function errorFor(status: number, body: unknown, headers: Record<string, string> = {}): Promise<ApiError> {
   server = await startServer((_request, response) => json(response, status, body, headers));
-  const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
+  const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } });
   return client.GET('/v1/reports').then(
     () => {
       throw new Error('expected a failure');
@@ -92,7 +92,7 @@ describe('error mapping', () => {
 
   it('follows no redirect, and names where it led', async () => {
     server = await startServer((_request, response) => response.writeHead(302, { location: 'https://elsewhere.example/login' }).end());
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } });
     const error = (await client.GET('/v1/reports').catch((caught: unknown) => caught)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 302, code: 'http_302' });
@@ -111,7 +111,7 @@ describe('error mapping', () => {
       };
       send();
     });
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } }).client;
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } });
     const error = (await client.GET('/v1/reports').catch((caught: unknown) => caught)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ kind: 'server', code: 'answer_too_large' });
@@ -123,7 +123,7 @@ describe('error mapping', () => {
     const url = server.url;
     await server.close();
     server = undefined;
-    const client = createApiClient({ baseUrl: new URL(url), key: KEY, retry: { retries: 0 } }).client;
+    const client = createApiClient({ baseUrl: new URL(url), key: KEY, retry: { retries: 0 } });
     const error = await client.GET('/v1/reports').catch((caught: ApiError) => caught);
     expect(error).toMatchObject({ kind: 'network', code: 'connection_refused' });
   });

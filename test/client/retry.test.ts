@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 function clientFor(url: string, retry = FAST) {
-  return createApiClient({ baseUrl: new URL(url), key: KEY, retry, timeoutMs: 2_000 }).client;
+  return createApiClient({ baseUrl: new URL(url), key: KEY, retry, timeoutMs: 2_000 });
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
@@ -111,7 +111,7 @@ describe('retry policy', () => {
 
   it('gives up on an unanswered request after the timeout', async () => {
     server = await startServer(() => undefined);
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { ...FAST, retries: 1 }, timeoutMs: 300 }).client;
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { ...FAST, retries: 1 }, timeoutMs: 300 });
     const error = await failureOf(client.GET('/v1/reports'));
     expect(error.code).toBe('timeout');
     expect(error.kind).toBe('network');
@@ -120,18 +120,20 @@ describe('retry policy', () => {
 });
 
 describe('what every request carries', () => {
-  it('sends the bearer key and keeps X-RateLimit-Remaining', async () => {
+  it('sends the bearer key and reports X-RateLimit-Remaining (--verbose)', async () => {
     server = await startServer((_request, response) => json(response, 200, list, { 'x-ratelimit-remaining': '7' }));
-    const session = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST });
-    await session.client.GET('/v1/reports');
+    const lines: string[] = [];
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST, log: (line) => lines.push(line) });
+    await client.GET('/v1/reports');
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-    expect(session.rateLimit.remaining).toBe(7);
+    expect(lines.at(-1)).toMatch(/^GET .*\/v1\/reports → 200 in \d+ ms · X-RateLimit-Remaining: 7$/);
   });
 
-  it('keeps X-RateLimit-Remaining from error answers too', async () => {
+  it('reports X-RateLimit-Remaining of error answers too', async () => {
     server = await startServer((_request, response) => apiError(response, 404, 'not_found', 'no such report', { 'x-ratelimit-remaining': '3' }));
-    const session = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST });
-    await failureOf(session.client.GET('/v1/reports/{id}', { path: { id: REPORT_ID } }));
-    expect(session.rateLimit.remaining).toBe(3);
+    const lines: string[] = [];
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST, log: (line) => lines.push(line) });
+    await failureOf(client.GET('/v1/reports/{id}', { path: { id: REPORT_ID } }));
+    expect(lines.at(-1)).toMatch(/→ 404 in \d+ ms · X-RateLimit-Remaining: 3$/);
   });
 });

@@ -70,7 +70,7 @@ const completedReport = {
 };
 
 function client(key: string, url: string) {
-  return createApiClient({ baseUrl: new URL(url), key, retry: { retries: 0 } }).client;
+  return createApiClient({ baseUrl: new URL(url), key, retry: { retries: 0 } });
 }
 
 function delivery(body: unknown): Delivery {

@@ -36,7 +36,7 @@ export default class ApplicantsCreate extends ApiCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ApplicantsCreate);
-    const { session, connection } = await this.connect(flags);
+    const { client, connection } = await this.connect(flags);
     let input = await applicantInputFrom(flags);
     if (input.id !== undefined) {
       throw new SvcError(
@@ -48,7 +48,7 @@ export default class ApplicantsCreate extends ApiCommand {
     }
     // A --file is another service's profile as much as the sandbox's: it is sent as it is.
     if (flags.file === undefined && lacksRequired(input) && canPrompt(this.io)) input = await askApplicant(this.prompter, input);
-    const applicant = await upsertApplicant(session.client, input);
+    const applicant = await upsertApplicant(client, input);
     if (typeof applicant.id === 'string') await rememberApplicant(connection.baseUrl.href, applicant.id);
     this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return applicant;

@@ -20,8 +20,8 @@ export default class ApplicantsGet extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ApplicantsGet);
     assertStated([['id', args.id, STATED.applicantId]]);
-    const { session } = await this.connect(flags);
-    const applicant = await getApplicant(session.client, args.id);
+    const { client } = await this.connect(flags);
+    const applicant = await getApplicant(client, args.id);
     this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return applicant;
   }

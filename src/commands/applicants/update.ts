@@ -36,7 +36,7 @@ export default class ApplicantsUpdate extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ApplicantsUpdate);
     assertStated([['id', args.id, STATED.applicantId]]);
-    const { session } = await this.connect(flags);
+    const { client } = await this.connect(flags);
     const changes = await applicantInputFrom(flags);
     const input = { ...changes, id: args.id };
     if (Object.keys(input).length === 1) {
@@ -47,7 +47,7 @@ export default class ApplicantsUpdate extends ApiCommand {
         'pass the fields to change as flags (see --help) or in a JSON file with --file',
       );
     }
-    const applicant = await upsertApplicant(session.client, input);
+    const applicant = await upsertApplicant(client, input);
     this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return applicant;
   }

@@ -20,8 +20,8 @@ export default class DocumentsGet extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(DocumentsGet);
     assertStated([['id', args.id, STATED.documentId]]);
-    const { session } = await this.connect(flags);
-    const document = await getDocument(session.client, args.id);
+    const { client } = await this.connect(flags);
+    const document = await getDocument(client, args.id);
     this.log(renderDocument(document, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return document;
   }

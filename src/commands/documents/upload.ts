@@ -37,7 +37,7 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(DocumentsUpload);
-    const { session } = await this.connect(flags);
+    const { client } = await this.connect(flags);
     assertStated([['applicant_id', flags.applicant, STATED.applicantId]]);
     const file = await readDocumentFile(args.file ?? (await this.askForFile()));
     let type = flags.type;
@@ -46,7 +46,7 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
     const progress = await uploadProgress(this.io, file.filename, file.bytes.length);
     let document: DocumentAnswer | undefined;
     try {
-      document = await uploadDocument(session.client, { file, type, applicantId: flags.applicant }, progress?.update);
+      document = await uploadDocument(client, { file, type, applicantId: flags.applicant }, progress?.update);
     } finally {
       progress?.stop(document !== undefined);
     }

@@ -33,12 +33,12 @@ export default class KeysCreate extends AdminCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysCreate);
-    const { session } = await this.connectAdmin(flags);
+    const { client } = await this.connectAdmin(flags);
     const environment = flags.environment as 'test' | 'live';
     this.markLive(environment, 'creates a production key: it consumes credits when used');
     const file = resolve(flags['key-file']);
     await assertSecretFileWritable(file, '--key-file');
-    const { secret, ...key } = await createKey(session.client, {
+    const { secret, ...key } = await createKey(client, {
       name: flags.name,
       environment,
       read_only: flags['read-only'],
@@ -48,7 +48,7 @@ export default class KeysCreate extends AdminCommand {
     try {
       await writeSecretFile(file, `${secret}\n`);
     } catch (error) {
-      throw await this.revokeUnsaved(session.client, key.id, file, error as Error);
+      throw await this.revokeUnsaved(client, key.id, file, error as Error);
     }
     this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
     this.note(`Secret written to ${file} (0600); it cannot be shown again.`);

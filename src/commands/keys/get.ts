@@ -20,8 +20,8 @@ export default class KeysGet extends AdminCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(KeysGet);
     assertStated([['id', args.id, STATED.keyId]]);
-    const { session } = await this.connectAdmin(flags);
-    const key = await getKey(session.client, args.id);
+    const { client } = await this.connectAdmin(flags);
+    const key = await getKey(client, args.id);
     this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return key;
   }

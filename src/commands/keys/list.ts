@@ -20,10 +20,10 @@ export default class KeysList extends AdminCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysList);
-    const { session } = await this.connectAdmin(flags);
+    const { client } = await this.connectAdmin(flags);
     const list: KeyList = flags.all
-      ? { object: 'list', data: await listAllKeys(session.client), has_more: false }
-      : await listKeys(session.client, { limit: flags.limit, starting_after: flags['starting-after'] });
+      ? { object: 'list', data: await listAllKeys(client), has_more: false }
+      : await listKeys(client, { limit: flags.limit, starting_after: flags['starting-after'] });
     if (list.data.length === 0) this.note('No keys.');
     else this.log(renderKeyRows(list.data, timeView(flags.utc, this.io.stdout), this.io.stdout));
     if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);

@@ -36,8 +36,8 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(KeysRevoke);
     assertStated([['id', args.id, STATED.keyId]]);
-    const { session, connection } = await this.connectAdmin(flags);
-    const key = await this.details(session.client, args.id);
+    const { client, connection } = await this.connectAdmin(flags);
+    const key = await this.details(client, args.id);
     if (key?.environment === 'admin' && connection.adminKey && key.prefix_hint === redactKey(connection.adminKey.value)) {
       throw new SvcError(
         'refused',
@@ -58,7 +58,7 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
         this.prompter,
       );
     }
-    const revocation = await revokeKey(session.client, args.id);
+    const revocation = await revokeKey(client, args.id);
     const at = revocation.revoked_at ? ` at ${revocation.revoked_at}` : '';
     this.log(`${key && key.status !== 'active' ? 'Already revoked:' : 'Revoked'} ${args.id}${at}`);
     return revocation;

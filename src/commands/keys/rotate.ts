@@ -127,8 +127,8 @@ export default class KeysRotate extends AdminCommand {
   public async run(): Promise<JsonResult | undefined> {
     const { args, flags } = await this.parse(KeysRotate);
     const connectionFlags = { ...flags, timeout: ANSWER_TIMEOUT_S };
-    const { session, connection } = await this.connectAdmin(connectionFlags);
-    const admin = session.client;
+    const { client, connection } = await this.connectAdmin(connectionFlags);
+    const admin = client;
     const baseUrl = connection.baseUrl.href;
     const record = flags.resume || flags.abort ? await findRotation(args.id) : await this.rotationOf(args.id, flags, admin, connection);
 
@@ -175,7 +175,7 @@ export default class KeysRotate extends AdminCommand {
       admin,
       clientWith: async (secret) => {
         this.secrets.push(secret);
-        return (await this.openSession(connectionFlags, connection, secret)).client;
+        return await this.openClient(connectionFlags, connection, secret);
       },
       oldKeySecret: connection.apiKey?.value,
       secrets: this.secrets,

@@ -61,18 +61,18 @@ export default class ReportsCreate extends ApiCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ReportsCreate);
-    const { session, connection } = await this.connect(flags);
-    const input = await this.requestFrom({ ...flags, destination: countryCode(flags.destination) }, session.client, connection.baseUrl.href);
+    const { client, connection } = await this.connect(flags);
+    const input = await this.requestFrom({ ...flags, destination: countryCode(flags.destination) }, client, connection.baseUrl.href);
     assertStated([
       ['applicant_id', input.applicant_id, STATED.applicantId],
       ['destination', input.destination, STATED.destination],
       ['visa_type', input.visa_type, STATED.visaType],
     ]);
-    let report = await createReport(session.client, input);
+    let report = await createReport(client, input);
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
       report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
-        waitForReport(session.client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
+        waitForReport(client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
       );
     }
     this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));

@@ -26,9 +26,9 @@ export default class ReportsDelete extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsDelete);
     assertStated([['id', args.id, STATED.reportId]]);
-    const { session } = await this.connect(flags);
+    const { client } = await this.connect(flags);
     await confirmOrRefuse(`Delete report ${args.id} and its sources? This cannot be undone.`, flags.yes, this.io, this.prompter);
-    const result = await deleteReport(session.client, args.id);
+    const result = await deleteReport(client, args.id);
     this.log(`Deleted report ${args.id}`);
     return result;
   }

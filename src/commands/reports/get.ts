@@ -31,8 +31,8 @@ export default class ReportsGet extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsGet);
     assertStated([['id', args.id, STATED.reportId]]);
-    const { session } = await this.connect(flags);
-    const report = await getReport(session.client, args.id);
+    const { client } = await this.connect(flags);
+    const report = await getReport(client, args.id);
     if (flags.web) {
       const [{ showPage }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
       this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));

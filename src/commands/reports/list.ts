@@ -44,16 +44,16 @@ export default class ReportsList extends ApiCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ReportsList);
-    const { session } = await this.connect(flags);
+    const { client } = await this.connect(flags);
     const query: ReportsQuery = { limit: flags.limit, status: flags.status, applicant_id: flags.applicant, starting_after: flags['starting-after'] };
     let listing: ReportListing;
     if (flags.all) {
-      const { reports, stop } = await listAllReports(session.client, query);
+      const { reports, stop } = await listAllReports(client, query);
       listing = { object: 'list', data: reports, has_more: stop.kind === 'end' ? false : null };
       this.show(reports, flags.utc);
       this.explainStop(stop);
     } else {
-      const page = await listReports(session.client, query);
+      const page = await listReports(client, query);
       listing = { object: 'list', data: page.reports, has_more: page.next.kind === 'unknown' ? null : page.next.kind === 'next' };
       this.show(page.reports, flags.utc);
       if (page.next.kind === 'next') {

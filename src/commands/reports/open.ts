@@ -30,8 +30,8 @@ export default class ReportsOpen extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsOpen);
     assertStated([['id', args.id, STATED.reportId]]);
-    const { session } = await this.connect(flags);
-    const report = await getReport(session.client, args.id);
+    const { client } = await this.connect(flags);
+    const report = await getReport(client, args.id);
     this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
     return report;
   }

@@ -36,9 +36,9 @@ export default class ReportsWait extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ReportsWait);
     assertStated([['id', args.id, STATED.reportId]]);
-    const { session } = await this.connect(flags);
+    const { client } = await this.connect(flags);
     const report = await waitWithSpinner(this.io, args.id, flags['wait-timeout'], (onPoll) =>
-      waitForReport(session.client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
+      waitForReport(client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
     );
     this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
