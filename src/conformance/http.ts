@@ -1,9 +1,9 @@
 import { request as plainRequest, type Server } from 'node:http';
 import { rootCertificates } from 'node:tls';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { parseRetryAfter } from '../api/errors.js';
 import { readCaCertificate } from '../api/transport.js';
+import { type Clock, systemClock } from '../clock.js';
 import { redactText } from '../config/keys.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
@@ -50,6 +50,7 @@ export interface ImplementationClientOptions {
   secrets?: string[];
   /** The rate-limit window: part 8 counts requests per minute (tests shorten it). */
   windowMs?: number;
+  clock?: Clock;
 }
 
 const WINDOW_MS = 60_000;
@@ -60,8 +61,8 @@ const MAX_WAIT_S = 120;
 interface Bucket {
   /** The last X-RateLimit-Remaining the implementation sent for this credential. */
   remaining: number | undefined;
-  /** When the requests of the last minute were sent. */
-  sent: number[];
+  /** When the answer that said so arrived: the implementation counted every request of its window by then. */
+  answeredAt: number;
   /** Requests of one credential go one after another, so the count the implementation reports stays meaningful. */
   queue: Promise<unknown>;
 }
@@ -97,11 +98,13 @@ export class ImplementationClient {
   private readonly dispatcher: Agent;
   private readonly buckets = new Map<string, Bucket>();
   private readonly prefix: string;
+  private readonly clock: Clock;
 
   constructor(private readonly options: ImplementationClientOptions) {
     const ca = options.caCertPath ? [...rootCertificates, readCaCertificate(options.caCertPath)] : undefined;
     this.dispatcher = new Agent({ connect: { ...(ca ? { ca } : {}), rejectUnauthorized: !options.insecure }, keepAliveTimeout: 4_000 });
     this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
+    this.clock = options.clock ?? systemClock;
   }
 
   get baseUrl(): URL {
@@ -112,7 +115,7 @@ export class ImplementationClient {
     const name = authorization ?? '';
     let bucket = this.buckets.get(name);
     if (!bucket) {
-      bucket = { remaining: undefined, sent: [], queue: Promise.resolve() };
+      bucket = { remaining: undefined, answeredAt: 0, queue: Promise.resolve() };
       this.buckets.set(name, bucket);
     }
     return bucket;
@@ -130,30 +133,33 @@ export class ImplementationClient {
     return run;
   }
 
+  /**
+   * Waits, once X-RateLimit-Remaining reached 0, until the window that answer belongs to has surely
+   * passed. Part 8 counts requests per minute without saying how; a window, fixed or sliding, that
+   * counted the last request began no later than that request's answer, so a minute after the answer
+   * is free whichever the implementation keeps.
+   */
   private async pace(bucket: Bucket): Promise<void> {
-    const now = Date.now();
-    const windowMs = this.options.windowMs ?? WINDOW_MS;
-    bucket.sent = bucket.sent.filter((at) => now - at < windowMs);
-    if (bucket.remaining === 0 && bucket.sent.length > 0) {
-      // Part 8 counts requests per minute: a slot frees up at the latest a minute after the oldest request of the window.
-      const waitMs = bucket.sent[0]! + windowMs - now + 100;
-      this.log(`X-RateLimit-Remaining is 0: waiting ${(waitMs / 1000).toFixed(0)} s before the next request`);
-      await sleep(waitMs);
-      bucket.remaining = undefined;
+    if (bucket.remaining !== 0) return;
+    const waitMs = bucket.answeredAt + (this.options.windowMs ?? WINDOW_MS) - this.clock.now();
+    if (waitMs > 0) {
+      this.log(`X-RateLimit-Remaining is 0: waiting ${Math.ceil(waitMs / 1000)} s before the next request`);
+      await this.clock.sleep(waitMs);
     }
+    bucket.remaining = undefined;
   }
 
   private async sendPaced(options: SendOptions, bucket: Bucket): Promise<Exchange> {
     for (let attempt = 0; ; attempt++) {
       await this.pace(bucket);
-      bucket.sent.push(Date.now());
       const exchange = await this.sendOnce(options);
       const remaining = exchange.headers['x-ratelimit-remaining'];
       bucket.remaining = remaining !== undefined && /^\d+$/.test(remaining.trim()) ? Number(remaining.trim()) : undefined;
+      bucket.answeredAt = exchange.at;
       if (exchange.status !== 429 || attempt >= MAX_RATE_LIMIT_RETRIES) return exchange;
       const waitS = Math.min(MAX_WAIT_S, parseRetryAfter(exchange.headers['retry-after']) ?? DEFAULT_RETRY_AFTER_S * 2 ** Math.min(attempt, 3));
       this.log(`429 on ${options.method} ${options.path}: waiting ${waitS} s (Retry-After) before sending it again`);
-      await sleep(waitS * 1000);
+      await this.clock.sleep(waitS * 1000);
       bucket.remaining = undefined;
     }
   }
@@ -181,7 +187,7 @@ export class ImplementationClient {
       headers: flatHeaders(response.headers),
       body,
       json: parseJson(body),
-      at: Date.now(),
+      at: this.clock.now(),
     };
     this.exchanges.push(exchange);
     return exchange;
