@@ -3,8 +3,21 @@ import { ANSWER_TIMEOUT_MS, isDelivered, sendEvent } from '../webhooks/send.js';
 import type { Delivery, SandboxStore } from './store.js';
 
 /** Part 6: the delays before attempts 2 to 7, then dead-letter. */
-export const RETRY_DELAYS_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
+const RETRY_DELAYS_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;
 const CONCURRENCY = 8;
+
+/** A delivery's state after an attempt that ended at `endedAt`: delivered, dead, or due again after part 6's delay. */
+export function afterAttempt(
+  attempt: number,
+  delivered: boolean,
+  endedAt: number,
+  timeScale: number,
+): { status: 'delivered' | 'dead'; nextAttemptAt: null } | { status: 'pending'; nextAttemptAt: number } {
+  if (delivered) return { status: 'delivered', nextAttemptAt: null };
+  const delay = RETRY_DELAYS_SECONDS[attempt - 1];
+  if (delay === undefined) return { status: 'dead', nextAttemptAt: null };
+  return { status: 'pending', nextAttemptAt: endedAt + (delay * 1000) / timeScale };
+}
 
 export interface DispatcherOptions {
   secret: string;
@@ -62,14 +75,9 @@ export class WebhookDispatcher {
     if (!event) return;
     const result = await sendEvent(delivery.url, event.type, event.body, this.options.secret);
     const attempt = delivery.attempts + 1;
-    const delivered = isDelivered(result);
-    const delay = RETRY_DELAYS_SECONDS[attempt - 1];
-    const next = delivered
-      ? { status: 'delivered' as const, nextAttemptAt: null }
-      : delay === undefined
-        ? { status: 'dead' as const, nextAttemptAt: null }
-        : { status: 'pending' as const, nextAttemptAt: Date.now() + (delay * 1000) / this.options.timeScale };
-    this.store.recordAttempt(delivery, { deliveryId: delivery.id, attempt, at: new Date().toISOString(), ...result }, next);
+    const endedAt = Date.now();
+    const next = afterAttempt(attempt, isDelivered(result), endedAt, this.options.timeScale);
+    this.store.recordAttempt(delivery, { deliveryId: delivery.id, attempt, at: new Date(endedAt).toISOString(), ...result }, next);
     this.options.log?.(
       `webhook ${event.type} ${event.id} → ${delivery.url}: ${result.status ?? result.error} (attempt ${attempt}${next.status === 'pending' ? `, next in ${((next.nextAttemptAt - Date.now()) / 1000).toFixed(1)} s` : `, ${next.status}`})`,
     );
@@ -99,13 +107,11 @@ export async function replayEvent(store: SandboxStore, eventId: string, url?: st
     // Due only later, so the running sandbox does not attempt it too while this attempt is under way.
     const delivery = store.delivery(store.addDelivery(eventId, target, Date.now() + ANSWER_TIMEOUT_MS * 6))!;
     const result = await sendEvent(target, event.type, event.body, secret);
-    const delivered = isDelivered(result);
+    const endedAt = Date.now();
     store.recordAttempt(
       delivery,
-      { deliveryId: delivery.id, attempt: 1, at: new Date().toISOString(), ...result },
-      delivered
-        ? { status: 'delivered', nextAttemptAt: null }
-        : { status: 'pending', nextAttemptAt: Date.now() + (RETRY_DELAYS_SECONDS[0] * 1000) / timeScale },
+      { deliveryId: delivery.id, attempt: 1, at: new Date(endedAt).toISOString(), ...result },
+      afterAttempt(1, isDelivered(result), endedAt, timeScale),
     );
     replayed.push(store.delivery(delivery.id)!);
   }

@@ -4,6 +4,9 @@ import { findMrz, parseMrz, type MrzReading } from './mrz.js';
 import { applicantMismatchFlags, checkDigitFlags, expiryFlags } from './passport-flags.js';
 import { scanPdfForActiveContent } from './pdf-active-content.js';
 
+/** A check worker's first message: its modules are loaded and the check begins. */
+export const CHECK_STARTED = 'started';
+
 export type DocumentCheck = { ok: true; contentType: DocumentFormat; text: string | undefined } | { ok: false; rejection: DocumentRejection };
 
 export interface DocumentAnalysisInput {

@@ -1,9 +1,13 @@
 import type { Worker } from 'node:worker_threads';
 import { ownWorker } from '../package-files.js';
-import type { DocumentCheck } from './document-check.js';
+import { CHECK_STARTED, type DocumentCheck } from './document-check.js';
 
 /** What one document's check may take; a document whose check needs more is rejected. */
 export interface DocumentCheckBudget {
+  /**
+   * Processor time of the check itself (the worker's start aside): what the document costs,
+   * whatever else the machine is doing.
+   */
   timeMs: number;
   /** How much the process may grow while the check runs: the worker's heap and what PDF.js decodes. */
   memoryMb: number;
@@ -12,8 +16,13 @@ export interface DocumentCheckBudget {
 /** Enough for a few hundred pages of text; a passport scan or a bank statement needs a fraction. */
 export const DEFAULT_DOCUMENT_CHECK_BUDGET: DocumentCheckBudget = { timeMs: 30_000, memoryMb: 256 };
 
-/** How often the process's memory is compared with the budget while a check runs. */
-const MEMORY_WATCH_MS = 50;
+/** How often the check's memory and processor time are compared with the budget. */
+const WATCH_MS = 50;
+/**
+ * A check that uses no processor time (waiting on something that never comes) is stopped after this
+ * many times its time budget of wall-clock time; a busy machine slows a check far less than that.
+ */
+const STALLED_FACTOR = 10;
 const MIB = 1024 * 1024;
 
 /**
@@ -56,21 +65,40 @@ export class DocumentChecker {
     this.running.add(worker);
     return new Promise((resolve) => {
       let settled = false;
+      /** The worker thread's processor time when the check began, in µs. */
+      let startedAt: number | undefined;
       const settle = (check: DocumentCheck) => {
         if (settled) return;
         settled = true;
-        clearTimeout(deadline);
-        clearInterval(memoryWatch);
+        clearTimeout(stalled);
+        clearInterval(watch);
         this.running.delete(worker);
         void worker.terminate();
         resolve(check);
       };
       const overMemory = () => overBudget(`needed more than the sandbox's budget of ${memoryMb} MiB of memory`);
-      const deadline = setTimeout(() => settle(overBudget(`took longer than the sandbox's budget of ${timeMs / 1000} s`)), timeMs);
-      const memoryWatch = setInterval(() => {
-        if (process.memoryUsage.rss() - baseline > memoryMb * MIB) settle(overMemory());
-      }, MEMORY_WATCH_MS);
-      worker.on('message', (check: DocumentCheck) => settle(check));
+      const overTime = () => overBudget(`needed more than the sandbox's budget of ${timeMs / 1000} s of processor time`);
+      const processorTime = async () => {
+        const usage = await worker.cpuUsage();
+        return usage.user + usage.system;
+      };
+      const stalled = setTimeout(() => settle(overBudget(`took longer than ${(timeMs * STALLED_FACTOR) / 1000} s`)), timeMs * STALLED_FACTOR);
+      const watch = setInterval(() => {
+        if (process.memoryUsage.rss() - baseline > memoryMb * MIB) return settle(overMemory());
+        if (startedAt === undefined) return;
+        const began = startedAt;
+        processorTime().then(
+          (now) => now - began > timeMs * 1000 && settle(overTime()),
+          () => undefined, // the worker ended meanwhile: its own events settle the check
+        );
+      }, WATCH_MS);
+      worker.on('message', (message: DocumentCheck | typeof CHECK_STARTED) => {
+        if (message !== CHECK_STARTED) return settle(message);
+        processorTime().then(
+          (now) => (startedAt = now),
+          () => undefined,
+        );
+      });
       worker.on('error', (error: Error & { code?: string }) => settle(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? overMemory() : failed(error.message)));
       worker.on('exit', (code) => settle(failed(`the check stopped with exit code ${code}`)));
     });

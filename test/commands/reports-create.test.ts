@@ -184,10 +184,8 @@ describe('svc reports create --wait', () => {
   });
 
   it('exits 12 when --wait-timeout passes first, saying how to wait again', async () => {
-    const started = performance.now();
     const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--wait-timeout', '1']);
     expect(result.code).toBe(ExitCode.timedOut);
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(result.stderr).toContain('report rep_new1 is still queued after 1 s');
     expect(result.stderr).toContain('svc reports wait rep_new1');
     expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);

@@ -110,15 +110,12 @@ describe('svc contract verify against the sandbox', () => {
     expect(list.data).toEqual([]);
   }, 120_000);
 
-  it('with --fast, for people: a table per part, every spec check passing, in a few seconds', async () => {
+  it('with --fast, for people: a table per part, every spec check passing', async () => {
     const { sandbox, port } = await sandboxDelivering();
-    const started = performance.now();
     const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--webhook-port', String(port), '--fast'], {
       env: kitEnv(sandbox),
     });
-    const seconds = (performance.now() - started) / 1000;
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(seconds).toBeLessThan(60);
     expect(result.stdout).toContain('\n\nPart 4: Endpoints\n');
     expect(result.stdout).toMatch(/^pass\treports\.create\tspec\tPOST \/v1\/reports answers 2xx/m);
     expect(result.stdout).toMatch(/^skip\tevents\.redelivery\tspec\t--fast skips it/m);

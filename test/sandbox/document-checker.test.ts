@@ -52,7 +52,7 @@ describe('DocumentChecker', () => {
       ok: false,
       rejection: {
         code: 'check_budget_exceeded',
-        message: "checking the document took longer than the sandbox's budget of 2 s; upload a smaller or simpler file",
+        message: "checking the document needed more than the sandbox's budget of 2 s of processor time; upload a smaller or simpler file",
       },
     });
     expect(await next).toEqual({ ok: true, contentType: 'image/png', text: undefined });

@@ -101,7 +101,7 @@ describe('a document check past its time budget', () => {
       status: 'rejected',
       rejection: {
         code: 'check_budget_exceeded',
-        message: "checking the document took longer than the sandbox's budget of 3 s; upload a smaller or simpler file",
+        message: "checking the document needed more than the sandbox's budget of 3 s of processor time; upload a smaller or simpler file",
       },
     });
   });

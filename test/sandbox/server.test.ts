@@ -39,13 +39,13 @@ async function createReport(applicantId: string, key = sandbox.keys.test, purpos
   return json(await sandbox.fetch('/v1/reports', { method: 'POST', key, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }), 201);
 }
 
+/** Reads the report until its analysis is over (the test's timeout bounds the wait). */
 async function finished(id: string, key = sandbox.keys.test): Promise<Report> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (;;) {
     const report = await json<Report>(await sandbox.fetch(`/v1/reports/${id}`, { key }), 200);
     if (report.status === 'completed' || report.status === 'failed') return report;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`report ${id} did not finish`);
 }
 
 describe('part 5.2: HTTPS only', () => {
@@ -126,11 +126,15 @@ describe('part 4 rule 3 and part 5: scopes', () => {
   });
 
   it('records when and from where each key was last used', async () => {
+    const sent = Date.now();
     await sandbox.fetch('/v1/reports', { key: sandbox.keys.read_only });
+    const answered = Date.now();
     const list = await json<{ data: Key[] }>(await sandbox.fetch('/v1/keys?limit=100', { key: sandbox.keys.admin }), 200);
     const readOnly = list.data.find((key) => key.read_only);
     expect(readOnly?.last_used_ip).toBe('127.0.0.1');
-    expect(Date.now() - Date.parse(readOnly!.last_used_at!)).toBeLessThan(60_000);
+    const lastUsed = Date.parse(readOnly!.last_used_at!);
+    expect(lastUsed).toBeGreaterThanOrEqual(sent);
+    expect(lastUsed).toBeLessThanOrEqual(answered);
   });
 });
 

@@ -56,7 +56,7 @@ export default class SandboxStart extends SandboxCommand {
     quiet: Flags.boolean({ char: 'q', description: 'No line per request and per webhook attempt on stderr' }),
     // Budgets of a document's check and deadlines of connections, lowered by tests; hidden, since the
     // defaults suit every real use.
-    'document-check-time': Flags.integer({ description: 'Milliseconds a document check may take', hidden: true, min: 1 }),
+    'document-check-time': Flags.integer({ description: 'Milliseconds of processor time a document check may take', hidden: true, min: 1 }),
     'document-check-memory': Flags.integer({ description: 'MiB a document check may use', hidden: true, min: 16 }),
     'handshake-timeout': Flags.integer({ description: 'Milliseconds to the first byte and to the end of the TLS handshake', hidden: true, min: 1 }),
     'headers-timeout': Flags.integer({ description: "Milliseconds to the end of a request's headers", hidden: true, min: 1 }),
