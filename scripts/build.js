@@ -37,7 +37,7 @@ await build({
   target: 'node22',
   sourcemap: true,
   // Native or file-reading packages stay in node_modules; typescript is only oclif's optional development mode.
-  external: ['@pact-foundation/pact', 'undici', 'unpdf', 'typescript'],
+  external: ['@pact-foundation/pact', 'unpdf', 'typescript'],
   // Bundled CommonJS (oclif and others) calls require and reads __filename and __dirname, which ES modules lack.
   banner: {
     js: [

@@ -28,6 +28,16 @@ export class AnswerHeaders {
     if (value === undefined) return null;
     return Array.isArray(value) ? value.join(', ') : value;
   }
+
+  /** Every header, by its lower-case name, repeated values joined. */
+  all(): Record<string, string> {
+    const all: Record<string, string> = {};
+    for (const name of Object.keys(this.fields)) {
+      const value = this.get(name);
+      if (value !== null) all[name.toLowerCase()] = value;
+    }
+    return all;
+  }
 }
 
 export interface ApiResponse {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { setDefaultCACertificates } from 'node:tls';
 import { ApiError, ConfigError } from '../errors.js';
-import { AnswerHeaders, type ApiRequest, type ApiResponse, type Send } from './exchange.js';
+import { AnswerHeaders, type ApiResponse, type Send, type StreamedBody } from './exchange.js';
 
 // An ES module import of node:http reads all its exports, and one of them starts Node's fetch (undici),
 // the very cost this transport avoids: both modules are taken as CommonJS.
@@ -12,6 +12,25 @@ const { request: httpsRequest } = process.getBuiltinModule('node:https');
 
 /** The most of an answer svc reads: far above any JSON answer of the API, far below what could exhaust memory. */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A request as the transport sends it: svc's client's, the kit's (bytes of an upload) or a webhook
+ * delivery's (a header repeated as it was received).
+ */
+export interface OutgoingRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | readonly string[]>>;
+  readonly body?: string | Uint8Array | StreamedBody | undefined;
+}
+
+/** Whom an HTTPS exchange trusts, where not the process's default CA certificates. */
+export interface Trust {
+  /** PEM certificates trusted instead of the defaults. */
+  ca?: string[] | undefined;
+  /** false: any certificate (the kit's --insecure). */
+  rejectUnauthorized?: boolean | undefined;
+}
 
 /** The PEM text of a CA certificate file, or an error that says what is wrong with the file. */
 export function readCaCertificate(path: string): string {
@@ -39,7 +58,7 @@ export function trustOnly(caCertPath: string): void {
   setDefaultCACertificates([readCaCertificate(caCertPath)]);
 }
 
-function readAnswer(request: ApiRequest, answer: IncomingMessage): Promise<ApiResponse> {
+function readAnswer(request: OutgoingRequest, answer: IncomingMessage): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -80,8 +99,8 @@ function readAnswer(request: ApiRequest, answer: IncomingMessage): Promise<ApiRe
  * Writes the body, waiting for the connection to take each chunk. A failure to write is the
  * request's own error event, which settles the exchange (an answer that came first stands).
  */
-async function sendBody(outgoing: ClientRequest, body: ApiRequest['body']): Promise<void> {
-  if (body === undefined || typeof body === 'string') {
+async function sendBody(outgoing: ClientRequest, body: OutgoingRequest['body']): Promise<void> {
+  if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
     outgoing.end(body);
     return;
   }
@@ -93,17 +112,20 @@ async function sendBody(outgoing: ClientRequest, body: ApiRequest['body']): Prom
 }
 
 /**
- * One exchange over Node's http or https module, on a connection of its own, read whole. The
- * signal bounds all of it, connecting to the last byte of the answer; aborted, it rejects with the
- * signal's reason (a TimeoutError for a timeout), as fetch does.
+ * One exchange over Node's http or https module, on a connection of its own (none is reused, so none
+ * can be one the server is closing), read whole up to 64 MiB. The signal bounds all of it, connecting
+ * to the last byte of the answer; aborted, it rejects with the signal's reason (a TimeoutError for a
+ * timeout), as fetch does. svc's client, the kit and webhook deliveries all go through it.
  */
-function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiResponse> {
+export function exchange(request: OutgoingRequest, signal: AbortSignal, trust: Trust = {}): Promise<ApiResponse> {
   const url = new URL(request.url);
-  const headers: Record<string, string | number> = { ...request.headers };
-  if (typeof request.body === 'string') headers['content-length'] = Buffer.byteLength(request.body);
-  if (request.body !== undefined && typeof request.body !== 'string') {
-    headers['content-type'] ??= request.body.contentType;
-    headers['content-length'] = request.body.length;
+  const headers: Record<string, string | readonly string[] | number> = { ...request.headers };
+  const { body } = request;
+  if (typeof body === 'string') headers['content-length'] = Buffer.byteLength(body);
+  else if (body instanceof Uint8Array) headers['content-length'] = body.byteLength;
+  else if (body !== undefined) {
+    headers['content-type'] ??= body.contentType;
+    headers['content-length'] = body.length;
   }
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
@@ -111,7 +133,7 @@ function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiResponse
       return;
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing = send(url, { method: request.method, headers, agent: false });
+    const outgoing = send(url, { method: request.method, headers: headers as Record<string, string | string[] | number>, agent: false, ...trust });
     const abort = () => outgoing.destroy(signal.reason as Error);
     signal.addEventListener('abort', abort, { once: true });
     const settle =
@@ -123,7 +145,7 @@ function exchange(request: ApiRequest, signal: AbortSignal): Promise<ApiResponse
     outgoing.once('error', settle(reject));
     outgoing.once('response', (answer) => void readAnswer(request, answer).then(settle(resolve), settle(reject)));
     // What fails here is the body's source (a file that cannot be read): the request cannot be completed.
-    sendBody(outgoing, request.body).catch((error: unknown) => outgoing.destroy(error as Error));
+    sendBody(outgoing, body).catch((error: unknown) => outgoing.destroy(error as Error));
   });
 }
 

@@ -1,8 +1,7 @@
-import { request as plainRequest, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { rootCertificates } from 'node:tls';
-import { Agent, request } from 'undici';
-import { parseRetryAfter } from '../api/errors.js';
-import { readCaCertificate } from '../api/transport.js';
+import { causeCode, parseRetryAfter } from '../api/errors.js';
+import { exchange, readCaCertificate, type Trust } from '../api/transport.js';
 import { type Clock, systemClock } from '../clock.js';
 import { redactText } from '../config/keys.js';
 
@@ -54,6 +53,8 @@ export interface ImplementationClientOptions {
 }
 
 const WINDOW_MS = 60_000;
+const TIMEOUT_MS = 30_000;
+const PLAIN_HTTP_TIMEOUT_MS = 10_000;
 const MAX_RATE_LIMIT_RETRIES = 20;
 const DEFAULT_RETRY_AFTER_S = 5;
 const MAX_WAIT_S = 120;
@@ -77,14 +78,6 @@ export function parseJson(text: string): unknown {
   }
 }
 
-function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return flat;
-}
-
 /** The answer to a plain HTTP request, or why there was none. */
 export type PlainAnswer = { status: number; headers: Record<string, string>; body: string; url: string } | { refused: string; url: string };
 
@@ -95,14 +88,16 @@ export type PlainAnswer = { status: number; headers: Record<string, string>; bod
  */
 export class ImplementationClient {
   readonly exchanges: Exchange[] = [];
-  private readonly dispatcher: Agent;
+  private readonly trust: Trust;
   private readonly buckets = new Map<string, Bucket>();
   private readonly prefix: string;
   private readonly clock: Clock;
 
   constructor(private readonly options: ImplementationClientOptions) {
-    const ca = options.caCertPath ? [...rootCertificates, readCaCertificate(options.caCertPath)] : undefined;
-    this.dispatcher = new Agent({ connect: { ...(ca ? { ca } : {}), rejectUnauthorized: !options.insecure }, keepAliveTimeout: 4_000 });
+    this.trust = {
+      ca: options.caCertPath ? [...rootCertificates, readCaCertificate(options.caCertPath)] : undefined,
+      rejectUnauthorized: !options.insecure,
+    };
     this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
     this.clock = options.clock ?? systemClock;
   }
@@ -168,29 +163,25 @@ export class ImplementationClient {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.authorization !== null) headers.authorization = options.authorization;
     const url = new URL(this.prefix + options.path, this.options.baseUrl.origin);
-    const response = await request(url, {
-      method: options.method as 'GET',
-      headers,
-      body: options.body,
-      dispatcher: this.dispatcher,
-      headersTimeout: this.options.timeoutMs ?? 30_000,
-      bodyTimeout: this.options.timeoutMs ?? 30_000,
-    });
-    const body = await response.body.text();
-    const exchange: Exchange = {
+    const answer = await exchange(
+      { method: options.method, url: url.href, headers, body: options.body },
+      AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
+      this.trust,
+    );
+    const sent: Exchange = {
       method: options.method,
       path: options.path,
       role: options.role,
       purpose: options.purpose,
       requestBody: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : Buffer.from(options.body).toString('latin1'),
-      status: response.statusCode,
-      headers: flatHeaders(response.headers),
-      body,
-      json: parseJson(body),
+      status: answer.status,
+      headers: answer.headers.all(),
+      body: answer.text,
+      json: parseJson(answer.text),
       at: this.clock.now(),
     };
-    this.exchanges.push(exchange);
-    return exchange;
+    this.exchanges.push(sent);
+    return sent;
   }
 
   /**
@@ -198,28 +189,19 @@ export class ImplementationClient {
    * one, else on port 80 (or 443, the HTTPS port itself, with `onHttpsPort`). A refused or reset
    * connection is `{ refused }`.
    */
-  plainHttp(path: string, authorization: string, onHttpsPort = false): Promise<PlainAnswer> {
+  async plainHttp(path: string, authorization: string, onHttpsPort = false): Promise<PlainAnswer> {
     const base = this.options.baseUrl;
     // A deployment's plain HTTP is on port 80 when its HTTPS is on the default port; else on the same port, as the sandbox's is.
     const port = Number(base.port || (onHttpsPort ? 443 : 80));
     const url = `http://${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${port}${this.prefix}${path}`;
-    return new Promise((resolve) => {
-      const outgoing = plainRequest(url, { method: 'GET', headers: { authorization, accept: 'application/json' }, timeout: 10_000 }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: flatHeaders(response.headers), body: Buffer.concat(chunks).toString('utf8'), url }),
-        );
-        response.on('error', (error) => resolve({ refused: error.message, url }));
-      });
-      outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 10 s')));
-      outgoing.on('error', (error) => resolve({ refused: (error as NodeJS.ErrnoException).code ?? error.message, url }));
-      outgoing.end();
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.dispatcher.close();
+    try {
+      const answer = await exchange({ method: 'GET', url, headers: { authorization, accept: 'application/json' } }, AbortSignal.timeout(PLAIN_HTTP_TIMEOUT_MS));
+      return { status: answer.status, headers: answer.headers.all(), body: answer.text, url };
+    } catch (error) {
+      const refused =
+        (error as Error).name === 'TimeoutError' ? `no answer within ${PLAIN_HTTP_TIMEOUT_MS / 1000} s` : (causeCode(error) ?? (error as Error).message);
+      return { refused, url };
+    }
   }
 }
 

@@ -176,7 +176,6 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     }
   } finally {
     await receiver?.close();
-    await client.close();
   }
 
   const checks: CheckResult[] = selected.map((check) => {

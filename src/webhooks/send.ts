@@ -1,5 +1,5 @@
-import { Agent, request } from 'undici';
 import { causeCode, isUntrustedCertificate } from '../api/errors.js';
+import { exchange } from '../api/transport.js';
 import { signatureHeader } from './signature.js';
 
 /** Part 6: the subscriber has 10 s to answer. */
@@ -26,14 +26,6 @@ export function deliveryHeaders(type: string, signature: string | undefined): Re
   };
 }
 
-// One pool for every delivery: its idle connections do not keep the process alive.
-let shared: Agent | undefined;
-
-function agent(): Agent {
-  shared ??= new Agent({ connections: 32, headersTimeout: ANSWER_TIMEOUT_MS, bodyTimeout: ANSWER_TIMEOUT_MS });
-  return shared;
-}
-
 /**
  * POSTs a body with exactly the given headers (no fetch defaults added) and reports the answer's
  * status within part 6's 10 s deadline, or why there was none.
@@ -42,18 +34,17 @@ export async function postRaw(url: string, headers: Record<string, string | stri
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await request(url, { method: 'POST', headers, body, dispatcher: agent(), signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
-    await response.body.dump();
-    return { status: response.statusCode, error: null, durationMs: elapsed() };
+    const answer = await exchange({ method: 'POST', url, headers, body }, AbortSignal.timeout(ANSWER_TIMEOUT_MS));
+    return { status: answer.status, error: null, durationMs: elapsed() };
   } catch (error) {
-    const failure = error as Error & { code?: string };
-    const timedOut = failure.name === 'TimeoutError' || failure.code === 'UND_ERR_HEADERS_TIMEOUT' || failure.code === 'UND_ERR_BODY_TIMEOUT';
+    const failure = error as Error;
     const code = causeCode(error);
-    const reason = timedOut
-      ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`
-      : isUntrustedCertificate(code)
-        ? `its TLS certificate is not trusted (${code}): give its CA certificate with --ca-cert`
-        : (code ?? failure.message);
+    const reason =
+      failure.name === 'TimeoutError'
+        ? `no answer within ${ANSWER_TIMEOUT_MS / 1000} s`
+        : isUntrustedCertificate(code)
+          ? `its TLS certificate is not trusted (${code}): give its CA certificate with --ca-cert`
+          : (code ?? failure.message);
     return { status: null, error: reason, durationMs: elapsed() };
   }
 }

@@ -43,10 +43,7 @@ async function client(
   writeFileSync(caCertPath, certificate.cert);
   const lines: string[] = [];
   const made = new ImplementationClient({ baseUrl: new URL(server.url), caCertPath, windowMs, clock, log: (line) => lines.push(line) });
-  closers.push(
-    () => made.close(),
-    () => server.close(),
-  );
+  closers.push(() => server.close());
   return { client: made, lines };
 }
 

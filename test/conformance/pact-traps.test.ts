@@ -67,10 +67,7 @@ async function implementation(): Promise<{ server: TestServer; context: KitConte
     timeouts: DEFAULT_TIMEOUTS,
     log: () => undefined,
   };
-  closers.push(
-    () => server.close(),
-    () => client.close(),
-  );
+  closers.push(() => server.close());
   return { server, context: { ...base, setup: new SharedSetup(base) } };
 }
 
