@@ -6,8 +6,9 @@ export default defineConfig({
     // Most test files wait on servers, timers and child processes rather than compute: more files at once
     // than the machine has cores keeps them all busy.
     maxWorkers: 4,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Guards against a hang, twice test/helpers/hang.ts's HANG_MS: no test measures speed.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });

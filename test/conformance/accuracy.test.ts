@@ -35,7 +35,7 @@ beforeAll(async () => {
   const certificate = await makeCertificate();
   receiverTls = { ...certificate, certPath: join(dir, 'receiver.pem') };
   writeFileSync(receiverTls.certPath, certificate.cert);
-}, 60_000);
+});
 
 /** A key made outside the implementation's API, as one made in a dashboard is. */
 async function dashboardKey(state: ProxyState): Promise<RevocableKey> {

@@ -68,7 +68,7 @@ describe('--fixtures', () => {
     expect(byId['reports.completes'].detail).toMatch(/ended failed \(\{"code":"invalid_input".*give others in --fixtures/);
     expect(output.run.fixtures).toEqual({ applicant: false, report: true, document: true, document_encoding: 'multipart' });
     expect(result.code).toBe(ExitCode.inconclusive);
-  }, 60_000);
+  });
 
   it.each([
     ['a key the kit does not know', '{"aplicant": {}}', /fixtures\.json: aplicant: is not a known field/],
@@ -132,7 +132,7 @@ describe('a setup the implementation refuses', () => {
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain(`failures="0" errors="${output.inconclusive}"`);
     expect(xml).toMatch(/<error message="the kit could not create an applicant[^"]*" type="inconclusive">/);
-  }, 60_000);
+  });
 });
 
 describe('--webhook-tls', () => {
@@ -192,5 +192,5 @@ describe('--webhook-tls', () => {
     expect(output.run.webhook_receiver).toEqual({ scheme: 'https', certificate });
     // The same certificate as the first run: the implementation trusted it once.
     expect(readFileSync(certificate!, 'utf8')).toContain('-----BEGIN CERTIFICATE-----');
-  }, 90_000);
+  });
 });

@@ -9,7 +9,7 @@ import { connect, createServer as createNetServer, type Server as NetServer } fr
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT_KEYS } from '../../src/conformance/contract-terms.js';
-import { childrenOf, environmentOf, listeningSockets } from '../helpers/processes.js';
+import { childrenOf, environmentOf, listeningSockets, runsParentProgram } from '../helpers/processes.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
@@ -95,7 +95,7 @@ function watch(
         onPort(socket.port, socket.address);
       }
       for (const child of childrenOf(pid)) {
-        if (seenChildren.has(child)) continue;
+        if (seenChildren.has(child) || runsParentProgram(child, pid)) continue;
         seenChildren.add(child);
         onChild(environmentOf(child));
       }

@@ -124,7 +124,7 @@ describe('svc contract verify against the sandbox', () => {
     expect(result.stdout).not.toMatch(/^FAIL/m);
     expect(result.stdout).not.toContain('strict.');
     expect(result.stdout).toMatch(/conforms at level spec: \d+ passed, 0 failed, 4 skipped \(/);
-  }, 60_000);
+  });
 
   it('skips, never passes, a check whose input was not given; warns about keys on argv and never prints them', async () => {
     const { sandbox } = await sandboxDelivering();
@@ -144,7 +144,7 @@ describe('svc contract verify against the sandbox', () => {
     expect(output.skipped).toBe(CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0).length);
     expect(result.stderr).toContain('a secret given with --api-key is visible to other local users in the process list; prefer SVC_API_KEY');
     expect(result.stderr + result.stdout).not.toContain(sandbox.keys.test);
-  }, 60_000);
+  });
 });
 
 describe('svc contract verify: usage', () => {

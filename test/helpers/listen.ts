@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { afterEach } from 'vitest';
 import { type Receiver, startReceiver } from './receiver.js';
 import { isolatedEnv, SVC_BIN } from './svc.js';
+import { HANG_MS } from './hang.js';
 
 export interface ListenLine {
   kind: 'delivery' | 'refused';
@@ -40,7 +41,7 @@ export async function startListen(args: string[], env: Record<string, string>, s
   const lines: ListenLine[] = [];
   const reader = createInterface({ input: child.stdout });
   const ready = await new Promise<{ url: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc webhooks listen did not start: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`svc webhooks listen did not start: ${stderr}`)), HANG_MS);
     reader.once('line', (line) => {
       clearTimeout(timer);
       // Anything but the ready line is the start of a pretty-printed error: report it on exit.
@@ -55,7 +56,7 @@ export async function startListen(args: string[], env: Record<string, string>, s
     process: child,
     lines,
     stderr: () => stderr,
-    async waitFor(predicate, timeoutMs = 20_000) {
+    async waitFor(predicate, timeoutMs = HANG_MS) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(lines)) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for listen; ${lines.length} lines; stderr: ${stderr}`);

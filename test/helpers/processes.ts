@@ -49,6 +49,14 @@ export function childrenOf(pid: number): number[] {
   return children;
 }
 
+/**
+ * Whether process `pid` still runs its parent's program: forked but not yet executed its own, it
+ * shows its parent's command line and environment, not those it will run with.
+ */
+export function runsParentProgram(pid: number, parent: number): boolean {
+  return readFileSync(`/proc/${pid}/cmdline`, 'latin1') === readFileSync(`/proc/${parent}/cmdline`, 'latin1');
+}
+
 /** The environment process `pid` was started with. */
 export function environmentOf(pid: number): Record<string, string> {
   const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HANG_MS } from './hang.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -22,7 +23,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: '',
     received: [],
     answer: (_delivery, response) => response.writeHead(200).end(),
-    async waitFor(predicate, timeoutMs = 20_000) {
+    async waitFor(predicate, timeoutMs = HANG_MS) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(receiver.received)) {
         if (Date.now() > deadline) throw new Error(`timed out; received ${receiver.received.map((item) => item.body).join('\n')}`);

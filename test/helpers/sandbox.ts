@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { isolatedEnv, runSvc, SVC_BIN } from './svc.js';
+import { HANG_MS } from './hang.js';
 
 type Role = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'other_workspace_admin' | 'webhook_secret';
 
@@ -34,7 +35,7 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const lines = createInterface({ input: child.stdout });
   const ready = await new Promise<{ url: string; port: number; ca_cert: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sandbox did not start: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`the sandbox did not start: ${stderr}`)), HANG_MS);
     lines.once('line', (line) => {
       clearTimeout(timer);
       resolve(JSON.parse(line));

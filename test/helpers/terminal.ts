@@ -3,6 +3,7 @@ import { stripVTControlCharacters } from 'node:util';
 import xterm from '@xterm/headless';
 import stringWidth from 'string-width';
 import { SVC_BIN } from './svc.js';
+import { HANG_MS } from './hang.js';
 
 const { Terminal } = xterm;
 
@@ -72,7 +73,7 @@ export function startInTerminal(args: string[], env: Record<string, string>, col
     child.on('close', (code) => resolve({ code, screen: stripVTControlCharacters(screen) })),
   );
   return {
-    async waitFor(text, timeoutMs = 15_000) {
+    async waitFor(text, timeoutMs = HANG_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const rest = stripVTControlCharacters(screen).slice(seen);

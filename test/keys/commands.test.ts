@@ -8,6 +8,7 @@ import { type ProxyState, startMutatingImplementation } from '../helpers/mutatin
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { runSvc } from '../helpers/svc.js';
 import { allKeys, createKeyWithAdmin, keyById } from './fixtures.js';
+import { HANG_MS } from '../helpers/hang.js';
 
 let sandbox: RunningSandbox;
 
@@ -145,14 +146,13 @@ async function keyStatuses(): Promise<string[]> {
 }
 
 /** A run that spins (as svc did on a path under /proc) is killed by then, and fails. */
-const HANG = 20_000;
 
 describe('a key file that cannot be written', () => {
   it('keys create refuses a path under /proc before it makes a key, and exits', async () => {
     const before = await keyStatuses();
     const result = await runSvc(['keys', 'create', '--name', 'never made', '--key-file', '/proc/no-such-dir/key', '--json'], {
       env: sandbox.env,
-      killAfterMs: HANG,
+      killAfterMs: HANG_MS,
     });
     expect(result.code, result.stderr).toBe(ExitCode.usage);
     expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'secret_file_unwritable', hint: 'give --key-file a path in a directory you can write to' });
@@ -165,7 +165,7 @@ describe('a key file that cannot be written', () => {
     const before = await keyStatuses();
     const result = await runSvc(['keys', 'rotate', old.id, '--new-key-file', '/proc/no-such-dir/key', '--yes', '--json'], {
       env: sandbox.env,
-      killAfterMs: HANG,
+      killAfterMs: HANG_MS,
     });
     expect(result.code, result.stderr).toBe(ExitCode.usage);
     expect(JSON.parse(result.stdout).error).toMatchObject({
@@ -200,7 +200,7 @@ describe('a key file that cannot be written', () => {
     try {
       const before = await keyStatuses();
       const env = { ...sandbox.env, SVC_BASE_URL: api.baseUrl, SVC_CA_CERT: api.caCertPath };
-      const result = await runSvc(['keys', 'create', '--name', 'unsaved', '--key-file', file, '--json'], { env, killAfterMs: HANG });
+      const result = await runSvc(['keys', 'create', '--name', 'unsaved', '--key-file', file, '--json'], { env, killAfterMs: HANG_MS });
       expect(result.code, result.stderr).toBe(ExitCode.failure);
       const [created, secret] = [...state.created][0]!;
       const { error } = JSON.parse(result.stdout);

@@ -6,6 +6,7 @@ import { ExitCode } from '../../src/errors.js';
 import { buildMrz } from '../../src/sandbox/mrz.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { HANG_MS } from '../helpers/hang.js';
 
 let sandbox: RunningSandbox;
 let applicant: Applicant;
@@ -55,7 +56,7 @@ describe('the resource commands against the sandbox', () => {
   it('uploads a passport whose MRZ the sandbox reads and checks', async () => {
     const uploaded = parsed<Document>(await svc(['documents', 'upload', passportFile, '--type', 'passport', '--applicant', applicant.id, '--json']));
     expect(uploaded.status).toBe('processing');
-    await expect.poll(async () => parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json'])).status, { timeout: 10_000 }).toBe('analysed');
+    await expect.poll(async () => parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json'])).status, { timeout: HANG_MS }).toBe('analysed');
     const analysed = parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json']));
     expect(analysed.extracted).toMatchObject({ document_number: 'C01X00T47', nationality: 'AT', check_digits_valid: true });
     expect(analysed.red_flags).toEqual([]);
@@ -65,7 +66,7 @@ describe('the resource commands against the sandbox', () => {
     const truncated = join(sandbox.env.HOME!, 'scan.png');
     writeFileSync(truncated, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
     const uploaded = parsed<Document>(await svc(['documents', 'upload', truncated, '--type', 'bank_statement', '--json']));
-    await expect.poll(async () => parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json'])).status, { timeout: 10_000 }).toBe('rejected');
+    await expect.poll(async () => parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json'])).status, { timeout: HANG_MS }).toBe('rejected');
     expect(parsed<Document>(await svc(['documents', 'get', uploaded.id, '--json'])).rejection?.code).toBe('unreadable');
   });
 

@@ -5,6 +5,7 @@ import { verifySignature } from '../../src/webhooks/signature.js';
 import { eventsOf, type Receiver, startReceiver } from '../helpers/receiver.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { HANG_MS } from '../helpers/hang.js';
 
 const SECRET = 'whsec_sandboxtestsecret0123456789abcdef';
 const TIME_SCALE = 10_000;
@@ -81,11 +82,11 @@ describe('webhook events (part 6)', () => {
     subscriber.answer = (_delivery, response) => response.writeHead(500).end();
     const sandbox = await sandboxFor(subscriber);
     await createReport(sandbox);
-    await subscriber.waitFor((received) => received.filter((delivery) => JSON.parse(delivery.body).type === 'report.created').length === 7, 30_000);
+    await subscriber.waitFor((received) => received.filter((delivery) => JSON.parse(delivery.body).type === 'report.created').length === 7);
     const created = subscriber.received.filter((delivery) => JSON.parse(delivery.body).type === 'report.created');
     expect(new Set(created.map((delivery) => delivery.body)).size).toBe(1);
     const gaps = created.slice(1).map((delivery, index) => delivery.at - created[index]!.at);
-    // Never early (the exact delays are afterAttempt's, below; how late depends on the machine's load).
+    // Never early (the exact delays are afterAttempt's, tested above; how late depends on the machine's load).
     gaps.forEach((gap, index) => expect(gap).toBeGreaterThanOrEqual((SPEC_DELAYS_SECONDS[index]! * 1000) / TIME_SCALE - 5));
     const eventId = JSON.parse(created[0]!.body).id as string;
 
@@ -94,6 +95,7 @@ describe('webhook events (part 6)', () => {
         async () =>
           JSON.parse((await runSvc(['sandbox', 'deliveries', '--event', eventId, '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout)[0]
             ?.status,
+        { timeout: HANG_MS },
       )
       .toBe('dead');
     const listed = JSON.parse(
@@ -122,7 +124,7 @@ describe('webhook events (part 6)', () => {
     subscriber.answer = (_delivery, response) => response.writeHead(204).end();
     const second = await startSandboxProcess(['--time-scale', '1000', '--quiet'], env);
     cleanups.push(() => second.stop());
-    await subscriber.waitFor((received) => new Set(eventsOf(received.slice(failed)).map((event) => event.type)).size === 2, 30_000);
+    await subscriber.waitFor((received) => new Set(eventsOf(received.slice(failed)).map((event) => event.type)).size === 2);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const acknowledged = eventsOf(subscriber.received.slice(failed));
     expect(acknowledged.map((event) => event.type).sort()).toEqual(['report.completed', 'report.created']);

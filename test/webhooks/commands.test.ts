@@ -12,6 +12,7 @@ import { eventsOf } from '../helpers/receiver.js';
 import { startServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { HANG_MS } from '../helpers/hang.js';
 
 const SECRET = 'whsec_commands0123456789abcdefghijklmnop';
 
@@ -152,7 +153,7 @@ describe('svc webhooks listen with trigger, events and replay', () => {
 
   it("exits with the reason when --store lies under /proc, where Node's recursive mkdir spins forever", async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const result = await runSvc(['webhooks', 'events', '--store', '/proc/no-such-dir/events.db', '--json'], { env, killAfterMs: 20_000 });
+    const result = await runSvc(['webhooks', 'events', '--store', '/proc/no-such-dir/events.db', '--json'], { env, killAfterMs: HANG_MS });
     expect(result.code).toBe(ExitCode.config);
     expect(JSON.parse(result.stdout).error.message).toContain("ENOENT: no such file or directory, mkdir '/proc/no-such-dir'");
   });
