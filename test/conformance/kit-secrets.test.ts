@@ -221,9 +221,9 @@ describe("the contract kit's webhook receiver", () => {
   it('listens on loopback by default, and on the address of --webhook-host, with a warning for plain HTTP there', async () => {
     const target = await sandbox();
     const byDefault = await receiverAddress([], target);
-    expect(byDefault.addresses).toEqual(['127.0.0.1']);
+    expect(byDefault.addresses, byDefault.stderr).toEqual(['127.0.0.1']);
     const everywhere = await receiverAddress(['--webhook-host', '0.0.0.0'], target);
-    expect(everywhere.addresses).toEqual(['0.0.0.0']);
+    expect(everywhere.addresses, everywhere.stderr).toEqual(['0.0.0.0']);
     expect(everywhere.stderr).toContain('the receiver on 0.0.0.0 takes deliveries in plain HTTP, readable on the network: --webhook-tls makes it HTTPS');
     expect(byDefault.stderr).not.toContain('readable on the network');
   });
