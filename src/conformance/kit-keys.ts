@@ -19,6 +19,8 @@ export interface KitKeys {
 
 /** How long the kit waits for the implementation; `--report-timeout` and `--event-timeout` set the first two. */
 export interface KitTimeouts {
+  /** For one answer of the implementation, from connecting to its last byte. */
+  answerMs: number;
   /** For a report to finish. */
   completionMs: number;
   /** For a webhook event after what triggers it. */
@@ -31,6 +33,7 @@ export interface KitTimeouts {
 }
 
 export const DEFAULT_TIMEOUTS: KitTimeouts = {
+  answerMs: 30_000,
   completionMs: 120_000,
   eventMs: 30_000,
   redeliveryEarliestMs: 24_000,

@@ -130,7 +130,14 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const secrets = [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, options.webhookSecret].filter(
     (value): value is string => Boolean(value),
   );
-  const client = new ImplementationClient({ baseUrl: options.baseUrl, caCertPath: options.caCertPath, insecure: options.insecure, log, secrets });
+  const client = new ImplementationClient({
+    baseUrl: options.baseUrl,
+    caCertPath: options.caCertPath,
+    insecure: options.insecure,
+    timeoutMs: timeouts.answerMs,
+    log,
+    secrets,
+  });
   let receiver: WebhookReceiver | undefined;
   if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
     receiver = new WebhookReceiver();
@@ -227,13 +234,17 @@ async function preflight(context: KitContext): Promise<void> {
   } catch (error) {
     const code = causeCode(error) ?? '';
     const tls = isUntrustedCertificate(code);
+    const timedOut = (error as Error).name === 'TimeoutError';
+    const why = timedOut ? `no whole answer within ${context.timeouts.answerMs / 1000} s` : `${(error as Error).message}${code ? ` (${code})` : ''}`;
     throw new ApiError({
       kind: 'network',
       code: tls ? 'tls_untrusted' : 'network_error',
-      message: `cannot reach ${context.client.baseUrl.origin}: ${(error as Error).message}${code ? ` (${code})` : ''}`,
+      message: `cannot reach ${context.client.baseUrl.origin}: ${why}`,
       hint: tls
         ? "pass the implementation's CA certificate with --ca-cert (or, for a throwaway test deployment, --insecure)"
-        : 'check --base-url and that the implementation is running',
+        : timedOut
+          ? 'check that the implementation answers, or give it longer with --answer-timeout'
+          : 'check --base-url and that the implementation is running',
       method: 'GET',
       url: `${context.client.baseUrl.origin}/v1/reports`,
     });

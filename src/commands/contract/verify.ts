@@ -126,6 +126,10 @@ export default class ContractVerify extends BaseCommand {
       helpGroup: 'INPUT',
     }),
     'applicant-file': Flags.string({ description: 'JSON body for POST /v1/applicants (the same as "applicant" in --fixtures)', helpGroup: 'INPUT' }),
+    'answer-timeout': durationFlag({
+      description: 'How long one answer of the implementation may take, from connecting to its last byte (default 30s)',
+      helpGroup: 'INPUT',
+    }),
     'report-timeout': durationFlag({ description: 'How long a report may take to finish (default 2m)', helpGroup: 'INPUT' }),
     'event-timeout': durationFlag({ description: 'How long a webhook event may take to arrive after what triggers it (default 30s)', helpGroup: 'INPUT' }),
     'provider-name': Flags.string({ description: 'Name of the provider in the Pact verification', default: PACT_PROVIDER, helpGroup: 'INPUT' }),
@@ -197,6 +201,7 @@ export default class ContractVerify extends BaseCommand {
       only,
       fixtures,
       timeouts: {
+        ...(flags['answer-timeout'] !== undefined && { answerMs: flags['answer-timeout'] }),
         ...(flags['report-timeout'] !== undefined && { completionMs: flags['report-timeout'] }),
         ...(flags['event-timeout'] !== undefined && { eventMs: flags['event-timeout'] }),
       },
