@@ -108,7 +108,8 @@ describe('svc contract verify against the sandbox', () => {
     // The kit deleted every report it made: the workspace it started empty is empty again.
     const list = (await (await sandbox.fetch('/v1/reports')).json()) as { data: unknown[] };
     expect(list.data).toEqual([]);
-  }, 120_000);
+    // A whole run, the 30 s redelivery included, then two more waits of the spec's schedule.
+  }, 240_000);
 
   it('with --fast, for people: a table per part, every spec check passing', async () => {
     const { sandbox, port } = await sandboxDelivering();
