@@ -108,7 +108,7 @@ describe('svc contract verify against the sandbox', () => {
     // The kit deleted every report it made: the workspace it started empty is empty again.
     const list = (await (await sandbox.fetch('/v1/reports')).json()) as { data: unknown[] };
     expect(list.data).toEqual([]);
-    // A whole run, the 30 s redelivery included, then two more waits of the spec's schedule.
+    // A whole run at level strict, the 30 s redeliveries included.
   }, 240_000);
 
   it('with --fast, for people: a table per part, every spec check passing', async () => {
