@@ -3,7 +3,7 @@ import { bearerAuth } from './middleware/auth.js';
 import { throwApiErrors } from './middleware/errors.js';
 import { httpsOnly } from './middleware/https-only.js';
 import { trace } from './middleware/trace.js';
-import { DEFAULT_RETRY_POLICY, type RetryNotice, type RetryPolicy, withRetries } from './retry.js';
+import { DEFAULT_RETRY_POLICY, type RetryNotice, type RetryPolicy, type RetryTiming, withRetries } from './retry.js';
 import type { paths } from './schema.js';
 import { createTransport } from './transport.js';
 
@@ -51,6 +51,8 @@ export interface ApiClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Receives one line per exchange and per retry (for --verbose). */
   log?: ((line: string) => void) | undefined;
+  /** When and how long retries wait: the system's clock and Math.random, or a test's. */
+  retryTiming?: RetryTiming;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -90,7 +92,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       options.log?.(
         `retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`,
       ));
-  const send = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice);
+  const send = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice, options.retryTiming);
   const middlewares = [throwApiErrors(timeoutMs), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
   const baseUrl = options.baseUrl.href.replace(/\/$/, '');
 

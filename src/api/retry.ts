@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { type Clock, systemClock } from '../clock.js';
 import { isConnectionFailure, retryAfterSeconds } from './errors.js';
 import type { ApiRequest, ApiResponse, Send } from './exchange.js';
 
@@ -20,7 +20,15 @@ const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
 type Outcome = { response: ApiResponse } | { error: unknown };
 export type RetryNotice = (notice: { request: ApiRequest; attempt: number; delayMs: number; reason: string }) => void;
 
-function delayBefore(retry: number, outcome: Outcome, policy: RetryPolicy): number | undefined {
+/** What a retry's wait depends on besides the policy: the time, and the jitter's random source ([0, 1), as Math.random). */
+export interface RetryTiming {
+  clock: Clock;
+  random: () => number;
+}
+
+const SYSTEM_TIMING: RetryTiming = { clock: systemClock, random: Math.random };
+
+function delayBefore(retry: number, outcome: Outcome, policy: RetryPolicy, random: () => number): number | undefined {
   if ('response' in outcome) {
     const retryAfter = retryAfterSeconds(outcome.response.headers);
     if (retryAfter !== undefined) {
@@ -29,7 +37,7 @@ function delayBefore(retry: number, outcome: Outcome, policy: RetryPolicy): numb
     }
   }
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
+  return ceiling / 2 + random() * (ceiling / 2);
 }
 
 function worthRetrying(outcome: Outcome): boolean {
@@ -44,7 +52,7 @@ function reasonOf(outcome: Outcome): string {
  * Retries GET and DELETE on 429, 502, 503, 504 and connection failures, with exponential backoff
  * and jitter, honouring Retry-After; the number of attempts is bounded by the policy.
  */
-export function withRetries(send: Send, policy: RetryPolicy, notice?: RetryNotice): Send {
+export function withRetries(send: Send, policy: RetryPolicy, notice?: RetryNotice, timing: RetryTiming = SYSTEM_TIMING): Send {
   return async (request) => {
     if (!IDEMPOTENT_METHODS.has(request.method) || policy.retries === 0) return send(request);
     const settle = async (): Promise<Outcome> => {
@@ -56,10 +64,10 @@ export function withRetries(send: Send, policy: RetryPolicy, notice?: RetryNotic
     };
     let outcome = await settle();
     for (let retry = 1; retry <= policy.retries && worthRetrying(outcome); retry++) {
-      const delayMs = delayBefore(retry, outcome, policy);
+      const delayMs = delayBefore(retry, outcome, policy, timing.random);
       if (delayMs === undefined) break;
       notice?.({ request, attempt: retry + 1, delayMs, reason: reasonOf(outcome) });
-      await sleep(delayMs);
+      await timing.clock.sleep(delayMs);
       outcome = await settle();
     }
     if ('response' in outcome) return outcome.response;

@@ -99,14 +99,27 @@ describe('retry policy', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('backs off exponentially between attempts', async () => {
+  it('backs off exponentially between attempts, with equal jitter: half of base·2^(n-1), plus up to as much again', async () => {
     server = await startServer((_request, response) => apiError(response, 502, 'bad_gateway', 'upstream'));
-    await failureOf(clientFor(server.url, { retries: 3, baseDelayMs: 100, maxDelayMs: 10_000, maxRetryAfterMs: 0 }).GET('/v1/reports'));
-    const gaps = server.requests.slice(1).map((request, index) => request.at - server!.requests[index]!.at);
-    // With equal jitter, retry n waits between half and all of base·2^(n-1).
-    expect(gaps[0]).toBeGreaterThanOrEqual(50);
-    expect(gaps[1]).toBeGreaterThanOrEqual(100);
-    expect(gaps[2]).toBeGreaterThanOrEqual(200);
+    const slept: number[] = [];
+    const clock = {
+      now: () => 0,
+      sleep: (ms: number) => {
+        slept.push(ms);
+        return Promise.resolve();
+      },
+    };
+    const draws = [0, 0.5, 0.75];
+    const client = createApiClient({
+      baseUrl: new URL(server.url),
+      key: KEY,
+      retry: { retries: 3, baseDelayMs: 100, maxDelayMs: 300, maxRetryAfterMs: 0 },
+      retryTiming: { clock, random: () => draws.shift()! },
+    });
+    await failureOf(client.GET('/v1/reports'));
+    // 100 → 50 + 0·50; 200 → 100 + 0.5·100; 400, capped at 300 → 150 + 0.75·150.
+    expect(slept).toEqual([50, 150, 262.5]);
+    expect(server.requests).toHaveLength(4);
   });
 
   it('gives up on an unanswered request after the timeout', async () => {
