@@ -23,6 +23,24 @@ export function redactKey(key: string): string {
   return `${prefix}…${tail}`;
 }
 
+/** The variables svc and its kit read keys and webhook secrets from, and the one the deploy command of `keys rotate` is given. */
+const SECRET_VARIABLES = [
+  'SVC_API_KEY',
+  'SVC_ADMIN_KEY',
+  'SVC_NEW_API_KEY',
+  'SVC_READ_ONLY_KEY',
+  'SVC_IP_LOCKED_KEY',
+  'SVC_OTHER_WORKSPACE_KEY',
+  'SVC_OTHER_WORKSPACE_ADMIN_KEY',
+  'SVC_REVOCABLE_KEY',
+  'SVC_WEBHOOK_SECRET',
+];
+
+/** The secrets an environment holds (SVC_WEBHOOK_SECRET may hold several, separated by commas): a run redacts them from its start. */
+export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
+  return SECRET_VARIABLES.flatMap((name) => env[name]?.split(/ *, */) ?? []);
+}
+
 /** Given secrets shorter than this are not redacted: they would hide ordinary words. */
 const REDACTED_SECRET_MIN_LENGTH = 8;
 /** A key- or webhook-secret-shaped token that runs to the end of a text, where more of it may follow. */
