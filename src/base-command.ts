@@ -118,7 +118,7 @@ export abstract class BaseCommand extends Command {
   }
 
   protected warning(message: string): void {
-    this.note(hangingLine('Warning: ', message, this.io.stderr));
+    this.note(hangingLine('Warning: ', redactText(message, this.secrets), this.io.stderr));
   }
 
   protected override async catch(error: Error): Promise<unknown> {

@@ -1,5 +1,5 @@
 import { stripVTControlCharacters } from 'node:util';
-import { redactText } from './config/keys.js';
+import { redactValue } from './config/keys.js';
 import { SvcError } from './errors.js';
 import { hangingLine } from './ui/table.js';
 import { terminalText } from './ui/terminal-text.js';
@@ -54,8 +54,7 @@ export function writeError(
   output: { logJson: ((json: unknown) => void) | undefined; stderr: NodeJS.WriteStream },
   secrets: readonly string[],
 ): void {
-  const fields = Object.entries(error.toJSON()).map(([name, value]) => [name, typeof value === 'string' ? redactText(value, secrets) : value]);
-  const redacted = Object.fromEntries(fields) as { message: string; hint?: string };
+  const redacted = redactValue(error.toJSON(), secrets) as { message: string; hint?: string };
   output.logJson?.({ error: redacted });
   // Messages carry what an API or a sender said; --json has them exact, people see them escaped.
   output.stderr.write(`${hangingLine('Error: ', terminalText(redacted.message), output.stderr)}\n`);
