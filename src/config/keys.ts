@@ -6,10 +6,12 @@ export const KEY_PREFIXES = { live: 'svc_live_', test: 'svc_test_', admin: 'svc_
 export type KeyEnvironment = keyof typeof KEY_PREFIXES;
 
 /**
- * A key- or webhook-secret-shaped token. The specification fixes no alphabet for what follows the
- * prefix: base64's `+`, `/` and `=` and URL-safe base64's `-` and `_` are taken too.
+ * A key's or webhook secret's prefix, then a character of what follows it. The specification fixes
+ * no alphabet for that: base64's `+`, `/` and `=` and URL-safe base64's `-` and `_` are taken too.
  */
-const SECRET_PATTERN = /(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_+/=-]+/g;
+const SECRET_TOKEN = '(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_+/=-]';
+/** A key- or webhook-secret-shaped token. */
+const SECRET_PATTERN = new RegExp(`${SECRET_TOKEN}+`, 'g');
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 function keyEnvironment(key: string): KeyEnvironment | undefined {
@@ -48,7 +50,7 @@ export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
 /** Given secrets shorter than this are not redacted: they would hide ordinary words. */
 const REDACTED_SECRET_MIN_LENGTH = 8;
 /** A key- or webhook-secret-shaped token that runs to the end of a text, where more of it may follow. */
-const TRAILING_SECRET_PATTERN = /(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_+/=-]*$/;
+const TRAILING_SECRET_PATTERN = new RegExp(`${SECRET_TOKEN}*$`);
 const SECRET_STARTS = [...Object.values(KEY_PREFIXES), WEBHOOK_SECRET_PREFIX];
 
 /**
