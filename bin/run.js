@@ -48,8 +48,5 @@ if (args.length === 1 && args[0] === '--version') {
   // unknown command: one of svc's own commands needs none of them, only the time they take to load.
   const own = namesOwnCommand();
   const plugins = own ? [] : pjson.oclif.plugins;
-  await execute({
-    dir: import.meta.url,
-    loadOptions: { root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins } } },
-  });
+  await execute({ root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins } } });
 }

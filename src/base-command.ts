@@ -1,11 +1,14 @@
 import { format, inspect } from 'node:util';
-import { Command, Flags } from '@oclif/core';
-import { redactText } from './config/keys.js';
-import { ExitCode, SvcError } from './errors.js';
+import { Command, Flags, type Interfaces } from '@oclif/core';
+import { environmentSecrets, redactText } from './config/keys.js';
+import { asSvcError, usageError, writeError } from './error-output.js';
+import { ExitCode } from './errors.js';
 import { type Io, processIo } from './ui/io.js';
 import { inquirerPrompter, type Prompter } from './ui/prompter.js';
 import { hangingLine } from './ui/table.js';
-import { terminalText } from './ui/terminal-text.js';
+
+/** oclif's output of parsing flags or arguments: values by name. */
+type Flagged = Record<string, unknown>;
 
 /**
  * What every svc command shares: `--json` (the result of run() alone on stdout), `--profile`,
@@ -25,7 +28,7 @@ export abstract class BaseCommand extends Command {
     }),
   };
 
-  /** Secrets this run knows of; they are redacted from anything it prints. */
+  /** Secrets this run knows of (the environment's from the start); they are redacted from anything it prints. */
   protected readonly secrets: string[] = [];
 
   /** The streams of this run: the process's own, or an in-process test's. */
@@ -33,6 +36,23 @@ export abstract class BaseCommand extends Command {
 
   /** Asks a person (inquirer on `io`'s terminal); an in-process test answers with a stub. */
   prompter: Prompter = inquirerPrompter(this.io);
+
+  protected override async init(): Promise<void> {
+    await super.init();
+    this.secrets.push(...environmentSecrets(this.io.env));
+  }
+
+  /** Parses as oclif does; what it refuses is a usage error of svc's own shape. */
+  protected override async parse<F extends Flagged, B extends Flagged, A extends Flagged>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    try {
+      return await super.parse(options, argv);
+    } catch (error) {
+      throw usageError(error as Error, this.id?.replaceAll(':', ' ') ?? '');
+    }
+  }
 
   public override log(message = '', ...args: unknown[]): void {
     if (this.jsonEnabled()) return;
@@ -98,17 +118,13 @@ export abstract class BaseCommand extends Command {
   }
 
   protected warning(message: string): void {
-    this.note(hangingLine('Warning: ', message, this.io.stderr));
+    this.note(hangingLine('Warning: ', redactText(message, this.secrets), this.io.stderr));
   }
 
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    error.message = redactText(error.message, this.secrets);
-    if (!(error instanceof SvcError)) return super.catch(error);
-    process.exitCode = error.exitCode;
-    if (this.jsonEnabled()) this.logJson({ error: error.toJSON() });
-    // Messages carry what an API or a sender said; --json has them exact, people see them escaped.
-    this.note(hangingLine('Error: ', terminalText(error.message), this.io.stderr));
-    if (error.hint) this.note(hangingLine('  → ', terminalText(error.hint), this.io.stderr));
-    return this.exit(error.exitCode);
+  protected override async catch(error: Error): Promise<unknown> {
+    const failure = asSvcError(error);
+    process.exitCode = failure.exitCode;
+    writeError(failure, { logJson: this.jsonEnabled() ? (json) => this.logJson(json) : undefined, stderr: this.io.stderr }, this.secrets);
+    return this.exit(failure.exitCode);
   }
 }

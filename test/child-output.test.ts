@@ -55,4 +55,14 @@ describe('copyRedacted', () => {
     await copied.done;
     expect(copied.text()).toBe('new key svc_test_…1234\n');
   });
+
+  it('holds back a key of the base64 alphabet that is not whole yet', async () => {
+    const copied = copiedChild("printf 'new key svc_test_q8+Zr3'; read answer; printf 'kP0/vXw9mN2=\\n'");
+    await copied.shows('new key ');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(copied.text()).toBe('new key ');
+    copied.child.stdin.end('\n');
+    await copied.done;
+    expect(copied.text()).toBe('new key svc_test_…mN2=\n');
+  });
 });

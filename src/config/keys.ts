@@ -5,7 +5,13 @@ export const KEY_PREFIXES = { live: 'svc_live_', test: 'svc_test_', admin: 'svc_
 
 export type KeyEnvironment = keyof typeof KEY_PREFIXES;
 
-const SECRET_PATTERN = /(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_-]+/g;
+/**
+ * A key's or webhook secret's prefix, then a character of what follows it. The specification fixes
+ * no alphabet for that: base64's `+`, `/` and `=` and URL-safe base64's `-` and `_` are taken too.
+ */
+const SECRET_TOKEN = '(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_+/=-]';
+/** A key- or webhook-secret-shaped token. */
+const SECRET_PATTERN = new RegExp(`${SECRET_TOKEN}+`, 'g');
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 function keyEnvironment(key: string): KeyEnvironment | undefined {
@@ -23,19 +29,51 @@ export function redactKey(key: string): string {
   return `${prefix}…${tail}`;
 }
 
+/** The variables svc and its kit read keys and webhook secrets from, and the one the deploy command of `keys rotate` is given. */
+const SECRET_VARIABLES = [
+  'SVC_API_KEY',
+  'SVC_ADMIN_KEY',
+  'SVC_NEW_API_KEY',
+  'SVC_READ_ONLY_KEY',
+  'SVC_IP_LOCKED_KEY',
+  'SVC_OTHER_WORKSPACE_KEY',
+  'SVC_OTHER_WORKSPACE_ADMIN_KEY',
+  'SVC_REVOCABLE_KEY',
+  'SVC_WEBHOOK_SECRET',
+];
+
+/** The secrets an environment holds (SVC_WEBHOOK_SECRET may hold several, separated by commas): a run redacts them from its start. */
+export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
+  return SECRET_VARIABLES.flatMap((name) => env[name]?.split(/ *, */) ?? []);
+}
+
 /** Given secrets shorter than this are not redacted: they would hide ordinary words. */
 const REDACTED_SECRET_MIN_LENGTH = 8;
 /** A key- or webhook-secret-shaped token that runs to the end of a text, where more of it may follow. */
-const TRAILING_SECRET_PATTERN = /(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_-]*$/;
+const TRAILING_SECRET_PATTERN = new RegExp(`${SECRET_TOKEN}*$`);
 const SECRET_STARTS = [...Object.values(KEY_PREFIXES), WEBHOOK_SECRET_PREFIX];
 
-/** Replaces every key- or webhook-secret-shaped token and every given secret in a text by its redacted form. */
+/**
+ * Replaces every given secret and every key- or webhook-secret-shaped token in a text by its
+ * redacted form. The given secrets go first, whatever their characters, and the longest of them
+ * first: a token's pattern, or a shorter secret, could otherwise match only part of one and leave
+ * the rest of it in clear.
+ */
 export function redactText(text: string, secrets: readonly string[] = []): string {
-  let redacted = text.replace(SECRET_PATTERN, (key) => redactKey(key));
-  for (const secret of secrets) {
-    if (secret.length >= REDACTED_SECRET_MIN_LENGTH) redacted = redacted.split(secret).join(redactKey(secret));
+  const given = secrets.filter((secret) => secret.length >= REDACTED_SECRET_MIN_LENGTH).sort((a, b) => b.length - a.length);
+  let redacted = text;
+  for (const secret of given) redacted = redacted.split(secret).join(redactKey(secret));
+  return redacted.replace(SECRET_PATTERN, (key) => redactKey(key));
+}
+
+/** A JSON-like value with each of its strings redacted as redactText does. */
+export function redactValue<T>(value: T, secrets: readonly string[] = []): T {
+  if (typeof value === 'string') return redactText(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redactValue(item, secrets)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, redactValue(item, secrets)])) as T;
   }
-  return redacted;
+  return value;
 }
 
 /**

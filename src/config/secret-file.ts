@@ -1,4 +1,4 @@
-import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { lstat, open, readFile, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, SvcError } from '../errors.js';
 import { makeDirectory } from './directory.js';
@@ -56,4 +56,51 @@ export async function assertSecretFileWritable(path: string, flag: string): Prom
       `give ${flag} a path in a directory you can write to`,
     );
   }
+}
+
+/**
+ * Checks, before a secret that is shown only once is made, that `path` is a new file for it, as
+ * `keys create` needs: its directory must exist (a mistyped one is not made), and a file there is
+ * refused unless `force`, as it may hold the only copy of another secret; then that the secret can
+ * be written there. With `force`, what the file holds is first copied to `<path>.old` (0600,
+ * written atomically) and stays there: that path is returned.
+ */
+export async function prepareNewSecretFile(path: string, flag: string, force: boolean): Promise<string | undefined> {
+  const directory = dirname(path);
+  if (!(await stat(directory).catch(() => undefined))?.isDirectory()) {
+    throw new SvcError(
+      'usage',
+      'secret_file_directory_missing',
+      `${flag} ${path}: the directory ${directory} does not exist`,
+      `check the path; svc makes no directory for a key file (mkdir -m 700 '${directory}' makes it)`,
+    );
+  }
+  const existing = await lstat(path).catch(() => undefined);
+  if (existing === undefined || existing.isDirectory()) {
+    await assertSecretFileWritable(path, flag);
+    return undefined;
+  }
+  if (!force) {
+    throw new SvcError(
+      'usage',
+      'secret_file_exists',
+      `${flag} ${path} exists: it may hold the only copy of another key's secret`,
+      `give a path where no file is, or add --force to replace it (what it holds is kept in ${path}.old)`,
+    );
+  }
+  const aside = `${path}.old`;
+  const previous = await readFile(path, 'utf8');
+  // A copy an earlier run left is replaced only when it is the same: a retry after a failure.
+  const keptBefore = await readFile(aside, 'utf8').catch(() => undefined);
+  if (keptBefore !== undefined && keptBefore !== previous) {
+    throw new SvcError(
+      'usage',
+      'secret_file_old_exists',
+      `${aside} exists and holds something else than ${path}: there is nowhere to keep what ${path} holds`,
+      `move or delete ${aside} first, once nothing needs the secret it holds`,
+    );
+  }
+  await assertSecretFileWritable(path, flag);
+  await writeSecretFile(aside, previous);
+  return aside;
 }

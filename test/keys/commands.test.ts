@@ -147,16 +147,69 @@ async function keyStatuses(): Promise<string[]> {
 
 /** A run that spins (as svc did on a path under /proc) is killed by then, and fails. */
 
+describe('a key file that must not be written', () => {
+  /** An obviously fake secret, made here, standing for the only copy of another key's. */
+  const previousSecret = `svc_test_${'previous'.repeat(4)}\n`;
+
+  it('keys create refuses a directory that does not exist before it makes a key, and makes no directory', async () => {
+    const before = await keyStatuses();
+    const directory = join(sandbox.env.HOME!, 'mistyped-secrets');
+    const file = join(directory, 'billing.key');
+    const result = await svc(['keys', 'create', '--name', 'never made', '--key-file', file, '--json']);
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    const { error } = JSON.parse(result.stdout);
+    expect(error).toMatchObject({ code: 'secret_file_directory_missing', message: `--key-file ${file}: the directory ${directory} does not exist` });
+    expect(error.hint).toContain(`mkdir -m 700 '${directory}'`);
+    expect(existsSync(directory)).toBe(false);
+    expect(await keyStatuses()).toEqual(before);
+  });
+
+  it('keys create refuses a file that exists before it makes a key, and leaves the file as it was', async () => {
+    const before = await keyStatuses();
+    const file = join(sandbox.env.HOME!, 'only-copy.key');
+    writeFileSync(file, previousSecret, { mode: 0o600 });
+    const result = await svc(['keys', 'create', '--name', 'never made', '--key-file', file, '--json']);
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    const { error } = JSON.parse(result.stdout);
+    expect(error).toMatchObject({ code: 'secret_file_exists', message: `--key-file ${file} exists: it may hold the only copy of another key's secret` });
+    expect(error.hint).toContain('--force');
+    expect(readFileSync(file, 'utf8')).toBe(previousSecret);
+    expect(existsSync(`${file}.old`)).toBe(false);
+    expect(await keyStatuses()).toEqual(before);
+  });
+
+  it('keys create --force replaces the file, keeping what it held in <file>.old (0600); then refuses to replace that copy', async () => {
+    const file = join(sandbox.env.HOME!, 'replaced.key');
+    writeFileSync(file, previousSecret, { mode: 0o644 });
+    const result = await svc(['keys', 'create', '--name', 'replacing', '--key-file', file, '--force', '--json']);
+    const created = parsed<Key>(result);
+    expect(result.stderr).toContain(`What ${file} held is kept in ${file}.old (0600)`);
+    const secret = readFileSync(file, 'utf8').trim();
+    expect(redactKey(secret)).toBe(created.prefix_hint);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(`${file}.old`, 'utf8')).toBe(previousSecret);
+    expect(statSync(`${file}.old`).mode & 0o777).toBe(0o600);
+
+    const before = await keyStatuses();
+    const again = await svc(['keys', 'create', '--name', 'never made', '--key-file', file, '--force', '--json']);
+    expect(again.code, again.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(again.stdout).error).toMatchObject({ code: 'secret_file_old_exists' });
+    expect(readFileSync(file, 'utf8').trim()).toBe(secret);
+    expect(readFileSync(`${file}.old`, 'utf8')).toBe(previousSecret);
+    expect(await keyStatuses()).toEqual(before);
+  });
+});
+
 describe('a key file that cannot be written', () => {
   it('keys create refuses a path under /proc before it makes a key, and exits', async () => {
     const before = await keyStatuses();
-    const result = await runSvc(['keys', 'create', '--name', 'never made', '--key-file', '/proc/no-such-dir/key', '--json'], {
+    const result = await runSvc(['keys', 'create', '--name', 'never made', '--key-file', '/proc/key', '--json'], {
       env: sandbox.env,
       killAfterMs: HANG_MS,
     });
     expect(result.code, result.stderr).toBe(ExitCode.usage);
     expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'secret_file_unwritable', hint: 'give --key-file a path in a directory you can write to' });
-    expect(result.stderr).toContain("cannot write the secret to /proc/no-such-dir/key: ENOENT: no such file or directory, mkdir '/proc/no-such-dir'");
+    expect(result.stderr).toContain('cannot write the secret to /proc/key: ');
     expect(await keyStatuses()).toEqual(before);
   });
 

@@ -3,7 +3,7 @@ import { Flags } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Key } from '../../api/types.js';
-import { assertSecretFileWritable, writeSecretFile } from '../../config/secret-file.js';
+import { prepareNewSecretFile, writeSecretFile } from '../../config/secret-file.js';
 import { SvcError } from '../../errors.js';
 import { createKey, revokeKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
@@ -15,7 +15,7 @@ export type JsonResult = Key & { secret_file: string };
 export default class KeysCreate extends AdminCommand {
   static override summary = 'Create a key; its secret goes to --key-file (0600), never printed (admin key)';
   static override description =
-    'The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. A path that cannot be written is refused before the key is made; should the write fail all the same, the key is revoked, as nobody would hold its secret.';
+    "The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. Before the key is made, svc refuses a path that cannot be written, a directory that does not exist (it makes none) and a file that exists (it may hold another key's secret): --force replaces that file, keeping what it held in <file>.old (0600). Should the write fail all the same, the key is revoked, as nobody would hold its secret.";
   static override examples = [
     '<%= config.bin %> keys create --name "billing worker" --key-file ./billing.key',
     '<%= config.bin %> keys create --environment live --read-only --allow-ip 203.0.113.7 --allow-ip 203.0.113.8 --key-file /run/secrets/svc.key --json',
@@ -28,7 +28,8 @@ export default class KeysCreate extends AdminCommand {
     environment: Flags.string({ description: 'Environment of the key', options: ['test', 'live'], default: 'test' }),
     'read-only': Flags.boolean({ description: 'Limit the key to read-only operations' }),
     'allow-ip': Flags.string({ description: 'Lock the key to this source IP address (repeatable; default: any address)', multiple: true }),
-    'key-file': Flags.string({ description: 'File to write the secret to (mode 0600, replaced atomically)', required: true }),
+    'key-file': Flags.string({ description: 'New file to write the secret to (mode 0600, written atomically), in a directory that exists', required: true }),
+    force: Flags.boolean({ description: 'Replace a --key-file that exists; what it held is kept in <file>.old (0600)' }),
   };
 
   public async run(): Promise<JsonResult> {
@@ -37,7 +38,7 @@ export default class KeysCreate extends AdminCommand {
     const environment = flags.environment as 'test' | 'live';
     this.markLive(environment, 'creates a production key: it consumes credits when used');
     const file = resolve(flags['key-file']);
-    await assertSecretFileWritable(file, '--key-file');
+    const keptAside = await prepareNewSecretFile(file, '--key-file', flags.force);
     const { secret, ...key } = await createKey(client, {
       name: flags.name,
       environment,
@@ -52,6 +53,7 @@ export default class KeysCreate extends AdminCommand {
     }
     this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
     this.note(`Secret written to ${file} (0600); it cannot be shown again.`);
+    if (keptAside) this.note(`What ${file} held is kept in ${keptAside} (0600): delete it once nothing needs that secret.`);
     return { ...key, secret_file: file };
   }
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost } from '../../api/base-url.js';
-import { redactKey } from '../../config/keys.js';
+import { redactKey, redactValue } from '../../config/keys.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
@@ -195,7 +195,9 @@ export default class WebhooksListen extends WebhookCommand {
     if (this.lines.length > 0) this.io.stdout.write(`${this.lines.splice(0).join('\n')}\n`);
   }
 
-  private render(report: ListenerReport, json: boolean, times: TimeView): void {
+  private render(unredacted: ListenerReport, json: boolean, times: TimeView): void {
+    // What a delivery claims is the sender's to say: a secret in it is redacted before a line is made (and wrapped).
+    const report = redactValue(unredacted, this.secrets);
     if (json) {
       this.print(jsonLine(report.kind === 'delivery' ? deliveryJson(report) : report));
     } else if (report.kind === 'delivery') {

@@ -1,0 +1,62 @@
+import { stripVTControlCharacters } from 'node:util';
+import { redactValue } from './config/keys.js';
+import { SvcError } from './errors.js';
+import { hangingLine } from './ui/table.js';
+import { terminalText } from './ui/terminal-text.js';
+
+/** oclif's errors carry the exit code they ask for (2 for a usage error, 127 for an unknown command). */
+type OclifError = Error & { oclif?: { exit?: number } };
+
+/** oclif's message as one line: its colours, its "See more help" line and its line breaks gone. */
+function oneLine(message: string): string {
+  return stripVTControlCharacters(message)
+    .replace(/\nSee more help with --help$/, '')
+    .replace(/^Parsing (--\S+)\s*\n\s*/, '$1: ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .reduce((text, line) => (text === '' ? line : `${text}${text.endsWith(':') ? ' ' : '; '}${line}`), '');
+}
+
+/** What went wrong in parsing a command's arguments and flags (`command`: its words, e.g. `reports get`). */
+export function usageError(error: Error, command: string): SvcError {
+  const message = oneLine(error.message);
+  if (error instanceof SvcError) {
+    // A flag's own parser threw it: its kind and hint stand, oclif only decorated its message.
+    error.message = message;
+    return error;
+  }
+  return new SvcError('usage', 'invalid_arguments', message, `see \`svc ${command} --help\` for its arguments and flags`, { cause: error });
+}
+
+/**
+ * Any error as one of svc's: its own as they are, oclif's usage errors (of its plugins' commands,
+ * an unknown command) as usage errors, anything else as a failure. oclif's own form of an error
+ * would print its whole configuration under --json, the environment and its keys included.
+ */
+export function asSvcError(error: Error): SvcError {
+  if (error instanceof SvcError) return error;
+  const exit = (error as OclifError).oclif?.exit;
+  // @oclif/plugin-not-found has already warned that the words are no command; its message says where the list is.
+  if (exit === 127) return new SvcError('usage', 'unknown_command', 'no svc command has that name', oneLine(error.message), { cause: error });
+  if (exit === 2)
+    return new SvcError('usage', 'invalid_arguments', oneLine(error.message), 'see `svc help` for the commands, their arguments and flags', { cause: error });
+  return new SvcError('failure', 'unexpected_error', oneLine(error.message), undefined, { cause: error });
+}
+
+/**
+ * Prints an error as every svc command does: under --json, `{"error": {kind, code, message, hint,
+ * exit_code}}` through `logJson`; for people, the message and its hint on stderr. Secrets redacted
+ * in both.
+ */
+export function writeError(
+  error: SvcError,
+  output: { logJson: ((json: unknown) => void) | undefined; stderr: NodeJS.WriteStream },
+  secrets: readonly string[],
+): void {
+  const redacted = redactValue(error.toJSON(), secrets) as { message: string; hint?: string };
+  output.logJson?.({ error: redacted });
+  // Messages carry what an API or a sender said; --json has them exact, people see them escaped.
+  output.stderr.write(`${hangingLine('Error: ', terminalText(redacted.message), output.stderr)}\n`);
+  if (redacted.hint) output.stderr.write(`${hangingLine('  → ', terminalText(redacted.hint), output.stderr)}\n`);
+}
