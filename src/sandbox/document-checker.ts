@@ -19,10 +19,10 @@ export const DEFAULT_DOCUMENT_CHECK_BUDGET: DocumentCheckBudget = { timeMs: 30_0
 /** How often the check's memory and processor time are compared with the budget. */
 const WATCH_MS = 50;
 /**
- * A check that uses no processor time (waiting on something that never comes) is stopped after this
- * many times its time budget of wall-clock time; a busy machine slows a check far less than that.
+ * A check whose worker uses no processor time for this long waits on something that never comes: it
+ * is stopped. On a busy machine a check runs slowly, never not at all.
  */
-const STALLED_FACTOR = 10;
+const STALL_MS = 10_000;
 const MIB = 1024 * 1024;
 
 /**
@@ -65,12 +65,13 @@ export class DocumentChecker {
     this.running.add(worker);
     return new Promise((resolve) => {
       let settled = false;
-      /** The worker thread's processor time when the check began, in µs. */
+      /** The worker thread's processor time, in µs: when the check began, and at the last reading. */
       let startedAt: number | undefined;
+      let used = 0;
+      let progressedAt = Date.now();
       const settle = (check: DocumentCheck) => {
         if (settled) return;
         settled = true;
-        clearTimeout(stalled);
         clearInterval(watch);
         this.running.delete(worker);
         void worker.terminate();
@@ -78,17 +79,21 @@ export class DocumentChecker {
       };
       const overMemory = () => overBudget(`needed more than the sandbox's budget of ${memoryMb} MiB of memory`);
       const overTime = () => overBudget(`needed more than the sandbox's budget of ${timeMs / 1000} s of processor time`);
+      const stalled = () => overBudget(`made no progress for ${STALL_MS / 1000} s`);
       const processorTime = async () => {
         const usage = await worker.cpuUsage();
         return usage.user + usage.system;
       };
-      const stalled = setTimeout(() => settle(overBudget(`took longer than ${(timeMs * STALLED_FACTOR) / 1000} s`)), timeMs * STALLED_FACTOR);
       const watch = setInterval(() => {
         if (process.memoryUsage.rss() - baseline > memoryMb * MIB) return settle(overMemory());
-        if (startedAt === undefined) return;
-        const began = startedAt;
         processorTime().then(
-          (now) => now - began > timeMs * 1000 && settle(overTime()),
+          (now) => {
+            if (now > used) {
+              used = now;
+              progressedAt = Date.now();
+            } else if (Date.now() - progressedAt > STALL_MS) return settle(stalled());
+            if (startedAt !== undefined && now - startedAt > timeMs * 1000) settle(overTime());
+          },
           () => undefined, // the worker ended meanwhile: its own events settle the check
         );
       }, WATCH_MS);

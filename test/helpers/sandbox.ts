@@ -65,9 +65,16 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
       return fetch(`${ready.url}${path}`, { ...rest, headers, dispatcher });
     },
     stop(signal = 'SIGTERM') {
-      return new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
+      return new Promise((resolve, reject) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        const hung = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`the sandbox did not stop on ${signal}: ${stderr}`));
+        }, HANG_MS);
+        child.once('exit', (code) => {
+          clearTimeout(hung);
+          resolve(code);
+        });
         child.kill(signal);
       });
     },
