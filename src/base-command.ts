@@ -63,18 +63,20 @@ export abstract class BaseCommand extends Command {
     this.io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   }
 
-  private interruption: { controller: AbortController; handler: () => void } | undefined;
+  private interruption: { controller: AbortController; handler: (signal: NodeJS.Signals) => void; by?: NodeJS.Signals } | undefined;
 
   /**
    * The one interruption of this run: aborted by the first Ctrl-C or SIGTERM, after `onInterrupt`
    * (which says what happens now); a second one exits at once (130). Until a command asks for it,
-   * Ctrl-C ends the process as it always does.
+   * Ctrl-C ends the process as it always does. A run that Ctrl-C ended exits 130 as the README's
+   * table says; one a supervisor stopped with SIGTERM exits 0, a clean stop.
    */
   protected interruptSignal(onInterrupt?: () => void): AbortSignal {
     if (!this.interruption) {
       const controller = new AbortController();
-      const handler = () => {
+      const handler = (signal: NodeJS.Signals) => {
         if (controller.signal.aborted) process.exit(ExitCode.interrupted);
+        this.interruption!.by = signal;
         onInterrupt?.();
         controller.abort();
       };
@@ -88,6 +90,7 @@ export abstract class BaseCommand extends Command {
   /** Interrupts the run as a Ctrl-C would (a prompt the person left with Ctrl-C). */
   protected interrupt(): void {
     this.interruptSignal();
+    if (this.interruption) this.interruption.by ??= 'SIGINT';
     this.interruption?.controller.abort();
   }
 
@@ -102,6 +105,7 @@ export abstract class BaseCommand extends Command {
     if (this.interruption) {
       process.off('SIGINT', this.interruption.handler);
       process.off('SIGTERM', this.interruption.handler);
+      if (!error && this.interruption.by === 'SIGINT') process.exitCode = ExitCode.interrupted;
     }
     return super.finally(error);
   }

@@ -36,6 +36,8 @@ export function usageError(error: Error, command: string): SvcError {
  */
 export function asSvcError(error: Error): SvcError {
   if (error instanceof SvcError) return error;
+  // Inquirer's answer to Ctrl-C at a prompt: the person stopped the command before anything was sent.
+  if (error.name === 'ExitPromptError') return new SvcError('interrupted', 'interrupted', 'stopped at a prompt (Ctrl-C)', undefined, { cause: error });
   const exit = (error as OclifError).oclif?.exit;
   // @oclif/plugin-not-found has already warned that the words are no command; its message says where the list is.
   if (exit === 127) return new SvcError('usage', 'unknown_command', 'no svc command has that name', oneLine(error.message), { cause: error });

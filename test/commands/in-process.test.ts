@@ -211,7 +211,7 @@ describe('sandbox', () => {
     expect(replay.code).toBe(ExitCode.notFound);
   });
 
-  it('start serves until Ctrl-C', async () => {
+  it('start serves until Ctrl-C, then exits 130', async () => {
     const own = isolatedEnv();
     const result = await run(SandboxStart, ['--port', '0', '--json', '--quiet', '--data-dir', join(own.HOME!, 'sandbox')], {
       env: own,
@@ -220,7 +220,7 @@ describe('sandbox', () => {
         interrupt();
       },
     });
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(ExitCode.interrupted);
     expect(JSON.parse(result.stdout.split('\n')[0]!)).toMatchObject({ event: 'ready', profile: 'sandbox' });
   });
 });
@@ -282,7 +282,7 @@ describe('webhooks', () => {
         interrupt();
       },
     });
-    expect(listened.code, listened.stderr).toBe(0);
+    expect(listened.code, listened.stderr).toBe(ExitCode.interrupted);
     const events = await json<Array<{ event_id: string; status: string }>>(WebhooksEvents, ['--store', store]);
     expect(events).toHaveLength(1);
     expect(events[0]!.status).toBe('accepted');

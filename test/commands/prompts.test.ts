@@ -248,3 +248,63 @@ describe('without a terminal', () => {
     expect(result.stderr).not.toMatch(/\^\[|\]\{/);
   });
 });
+
+describe('Ctrl-C at a prompt', () => {
+  it.each<[string, () => Promise<string[]>, string]>([
+    ['applicants create', async () => ['applicants', 'create'], 'Given names, as in the passport:'],
+    ['reports create', async () => ['reports', 'create'], 'Applicant:'],
+    ['documents upload', async () => ['documents', 'upload'], 'File to upload:'],
+    [
+      'reports delete',
+      async () => {
+        const applicant = await parsed<Applicant>([
+          'applicants',
+          'create',
+          '--given-names',
+          'Ana',
+          '--surname',
+          'Silva',
+          '--date-of-birth',
+          '1990-04-12',
+          '--nationality',
+          'PT',
+        ]);
+        const report = await parsed<Report>([
+          'reports',
+          'create',
+          '--applicant',
+          applicant.id,
+          '--destination',
+          'DE',
+          '--visa-type',
+          'tourist',
+          '--purpose',
+          'Holiday',
+        ]);
+        return ['reports', 'delete', report.id];
+      },
+      'Delete report',
+    ],
+    [
+      'keys revoke',
+      async () => [
+        'keys',
+        'revoke',
+        (await parsed<{ data: Array<{ id: string; read_only: boolean }> }>(['keys', 'list'])).data.find((key) => key.read_only)!.id,
+      ],
+      'Revoke key_',
+    ],
+  ])('%s: one line, nothing done, exit 130', async (_name, args, prompt) => {
+    const command = await args();
+    const session = startInTerminal(command, sandbox.env);
+    await session.waitFor(prompt);
+    session.type('\u0003');
+    const { code, screen } = await session.exited();
+    expect(code, screen).toBe(130);
+    expect(screen).toContain('Error: stopped at a prompt (Ctrl-C)');
+    expect(screen).not.toMatch(/ExitPromptError|force closed|^\s+at .+:\d+:\d+/m);
+    // What the command would have removed is still there.
+    if (command[1] === 'delete') expect((await runSvc(['reports', 'get', command[2]!, '--json'], { env: sandbox.env })).code).toBe(0);
+    if (command[1] === 'revoke') expect((await parsed<{ data: Array<{ id: string }> }>(['keys', 'list'])).data.map((key) => key.id)).toContain(command[2]);
+  });
+});

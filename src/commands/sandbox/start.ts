@@ -97,10 +97,12 @@ export default class SandboxStart extends SandboxCommand {
       first_start: sandbox.firstStart,
       webhook_urls: sandbox.webhookUrls,
     };
+    // Ctrl-C and SIGTERM are handled before the sandbox says it is ready: whoever starts it may stop it at once.
+    const stopped = this.untilInterrupted(() => this.note('Stopping the sandbox…'));
     if (this.jsonEnabled()) writeJsonLine(this.io.stdout, ready);
     else this.describe(sandbox);
 
-    await this.untilInterrupted(() => this.note('Stopping the sandbox…'));
+    await stopped;
     await sandbox.close();
   }
 

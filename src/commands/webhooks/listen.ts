@@ -167,6 +167,8 @@ export default class WebhooksListen extends WebhookCommand {
         code === 'EADDRINUSE' ? 'another process uses the port: choose another with --port (0: any free port)' : undefined,
       );
     }
+    // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
+    const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
     if (this.jsonEnabled()) {
       writeJsonLine(this.io.stdout, { kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null } satisfies JsonLine);
     } else {
@@ -176,7 +178,7 @@ export default class WebhooksListen extends WebhookCommand {
       this.note('Press Ctrl-C to stop.');
     }
 
-    await this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
+    await stopped;
     await listener.stop();
     this.flushLines();
   }
