@@ -135,6 +135,7 @@ describe("the sandbox's certificate", () => {
     try {
       const result = await runSvc(['reports', 'list', '--base-url', impostor.url], { env: { ...sandbox.env, SVC_RETRIES: '0' } });
       expect(result.code, result.stderr).toBe(ExitCode.network);
+      expect(result.stderr).toContain(`the TLS certificate of ${impostor.url} is not trusted`);
       expect(impostor.requests).toEqual([]);
     } finally {
       await impostor.close();
