@@ -3,8 +3,9 @@
  * receiver's) are leaves, not CAs: a client that trusts one (`--ca-cert`, `curl --cacert`,
  * `openssl verify -CAfile`) accepts it for the names it serves, and no certificate its key signs.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,12 +131,18 @@ describe("the sandbox's certificate", () => {
     expect(verified.status, verified.output).not.toBe(0);
     expect(verified.output).toContain('error');
 
-    // Served on 127.0.0.1 in the sandbox's place, the forged certificate is refused by svc trusting the sandbox's.
+    // Served on 127.0.0.1 in the sandbox's place, the forged certificate is refused by svc and curl trusting the sandbox's.
     const impostor = await startServer((_request, response) => json(response, 200, { object: 'list', data: [], has_more: false }), forged);
     try {
       const result = await runSvc(['reports', 'list', '--base-url', impostor.url], { env: { ...sandbox.env, SVC_RETRIES: '0' } });
       expect(result.code, result.stderr).toBe(ExitCode.network);
       expect(result.stderr).toContain(`the TLS certificate of ${impostor.url} is not trusted`);
+      if (hasCurl) {
+        // Not spawnSync: the impostor answers from this process's event loop.
+        const curl = spawn('curl', ['-s', '--cacert', sandbox.caCert, `${impostor.url}/v1/reports`]);
+        const [code] = (await once(curl, 'close')) as [number | null];
+        expect(code).toBe(60); // Peer certificate cannot be authenticated with given CA certificates
+      }
       expect(impostor.requests).toEqual([]);
     } finally {
       await impostor.close();
