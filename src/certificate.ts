@@ -13,13 +13,15 @@ export interface SelfSignedCertificate {
 function stillValid(pem: string, hosts: readonly string[]): boolean {
   const certificate = new X509Certificate(pem);
   const covers = hosts.every((host) => (isIP(host) ? certificate.checkIP(host) : certificate.checkHost(host)) !== undefined);
-  return covers && Date.parse(certificate.validTo) - Date.now() > 7 * 24 * 3600 * 1000;
+  return !certificate.ca && covers && Date.parse(certificate.validTo) - Date.now() > 7 * 24 * 3600 * 1000;
 }
 
 /**
- * A self-signed certificate (its own CA) for `hosts`, kept as cert.pem and key.pem (0600) in `dir`:
- * made the first time, reused after, so that a client trusts it once; remade when it is about to
- * expire or no longer covers the hosts.
+ * A self-signed leaf certificate for `hosts`, kept as cert.pem and key.pem (0600) in `dir`: made the
+ * first time, reused after, so that a client trusts it once; remade when it is about to expire, no
+ * longer covers the hosts, or is a CA (as earlier versions made it). A client trusts it as the one
+ * certificate of those names (`--ca-cert`, `curl --cacert`): not a CA, its key signs no other
+ * certificate that client accepts.
  */
 export async function ensureSelfSignedCertificate(dir: string, commonName: string, hosts: readonly string[]): Promise<SelfSignedCertificate> {
   const certPath = join(dir, 'cert.pem');
@@ -36,8 +38,8 @@ export async function ensureSelfSignedCertificate(dir: string, commonName: strin
     notBeforeDate,
     notAfterDate: new Date(notBeforeDate.getTime() + 825 * 24 * 3600 * 1000),
     extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', digitalSignature: true, keyCertSign: true, critical: true },
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
       { name: 'subjectAltName', altNames: hosts.map((host) => (isIP(host) ? { type: 7, ip: host } : { type: 2, value: host })) },
     ],

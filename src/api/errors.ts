@@ -126,8 +126,11 @@ export function errorFromResponse(request: ApiRequest, response: ApiResponse): A
   });
 }
 
-// OpenSSL's verification failures as Node reports them, and a name the certificate does not cover.
+// OpenSSL's verification failures as Node reports them (UNSPECIFIED for those it has no name for, as
+// a certificate signed by a leaf's key), and a name the certificate does not cover.
 const TLS_CODES = new Set([
+  'UNSPECIFIED',
+  'INVALID_CA',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',

@@ -948,9 +948,9 @@ export interface components {
             };
         };
         /**
-         * @description The key's plan rate limit is exceeded (`rate_limited`), or, when creating a report with a
-         *     live key, the monthly report quota is exhausted (`quota_exceeded`). Retry after
-         *     `Retry-After` seconds.
+         * @description The plan's rate limit is exceeded (`rate_limited`): the key's workspace's or, for requests
+         *     without a valid key, their source address's; or, when creating a report with a live key,
+         *     the monthly report quota is exhausted (`quota_exceeded`). Retry after `Retry-After` seconds.
          */
         RateLimited: {
             headers: {

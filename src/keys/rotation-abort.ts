@@ -3,8 +3,9 @@ import type { ApiClient } from '../api/client.js';
 import { redactKey } from '../config/keys.js';
 import { readSecretFile } from '../config/secret-file.js';
 import { SvcError } from '../errors.js';
-import { listAllKeys, revokeKey } from '../services/keys.js';
+import { revokeKey } from '../services/keys.js';
 import { type RotationRecord, saveRotation } from './journal.js';
+import { unrecordedNewKeys } from './unrecorded-keys.js';
 
 import type { RotationEvent } from './rotation-events.js';
 
@@ -31,11 +32,7 @@ export async function abortRotation(
   if (record.attempts.deploy && newKey) {
     left = newKey.id;
   } else {
-    const candidates = newKey
-      ? [newKey.id]
-      : record.attempts.create
-        ? (await listAllKeys(admin)).filter((key) => key.name === record.new_key_name && key.status === 'active').map((key) => key.id)
-        : [];
+    const candidates = newKey ? [newKey.id] : record.attempts.create ? (await unrecordedNewKeys(record, admin)).map((key) => key.id) : [];
     for (const id of candidates) {
       await revokeKey(admin, id);
       revoked.push(id);

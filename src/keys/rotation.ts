@@ -6,8 +6,9 @@ import { redactKey } from '../config/keys.js';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
 import { ApiError, SvcError } from '../errors.js';
 import { formatDuration } from '../duration.js';
-import { createKey, getKey, listAllKeys, observeKey, probeKey, revokeKey } from '../services/keys.js';
+import { createKey, getKey, observeKey, probeKey, revokeKey } from '../services/keys.js';
 import { runDeployCommand } from './deploy.js';
+import { unrecordedNewKeys } from './unrecorded-keys.js';
 import { type KeyRef, nextStep, type RotationRecord, saveRotation, type StepName, type StepRecords, stepNumber } from './journal.js';
 
 import type { DrainProgress, RotationEvent, RotationQuestion } from './rotation-events.js';
@@ -143,8 +144,7 @@ class RotationRun {
    */
   private async recoverCreatedKey(): Promise<void> {
     const { record, context } = this;
-    const found = (await listAllKeys(context.admin)).filter((key) => key.name === record.new_key_name && key.status === 'active');
-    for (const key of found) {
+    for (const key of await unrecordedNewKeys(record, context.admin)) {
       if (!record.steps.create && (await this.knownSecret(key.prefix_hint))) {
         await this.done(
           'create',

@@ -3,7 +3,7 @@ import type { Route, SandboxApp } from './app.js';
 import { type Authenticator, authorise, clientAddress } from './auth.js';
 import { errorBody, HttpError, sendJson } from './http.js';
 import type { KeyUseRecorder } from './key-uses.js';
-import { type Plan, PLAN_LIMITS, type RateLimiter } from './rate-limit.js';
+import { type AddressLimiter, type Plan, PLAN_LIMITS, type RateDecision, type RateLimiter } from './rate-limit.js';
 import { applicantRoutes } from './routes/applicants.js';
 import { documentRoutes } from './routes/documents.js';
 import { keyRoutes } from './routes/keys.js';
@@ -24,23 +24,32 @@ function findRoute(method: string, path: string): { route: Route; params: string
   throw new HttpError(404, 'not_found', `no such resource: ${path}`);
 }
 
+/** One answer for every request refused for its address's failures, whatever its key: nothing in it tells a right guess. */
+function addressRefusal(ip: string, plan: Plan, decision: RateDecision): HttpError {
+  const message = `requests from ${ip} without a valid key are limited to ${PLAN_LIMITS[plan].perMinute} a minute on the ${plan} plan`;
+  return new HttpError(429, 'rate_limited', message, undefined, { 'retry-after': String(decision.retryAfterSeconds) });
+}
+
 export interface RequestHandling {
   app: SandboxApp;
   authenticator: Authenticator;
   limiter: RateLimiter;
+  addresses: AddressLimiter;
   plan: Plan;
   keyUses: KeyUseRecorder;
   log?: ((line: string) => void) | undefined;
 }
 
 /**
- * Answers one request of the API: authenticates the key, applies the plan's rate limit, records the
- * key's use, finds the route and runs it; every failure is answered with the error body.
+ * Answers one request of the API: authenticates the key, applies the plan's rate limits (of the
+ * caller's address, then of its workspace), records the key's use, finds the route and runs it;
+ * every failure is answered with the error body.
  */
 export function requestHandler({
   app,
   authenticator,
   limiter,
+  addresses,
   plan,
   keyUses,
   log,
@@ -58,8 +67,14 @@ export function requestHandler({
       try {
         caller = authenticator.authenticate(request.headers.authorization, ip);
       } catch (error) {
-        remaining = limiter.take(`ip:${ip}`).remaining;
-        throw error;
+        const decision = addresses.unauthenticated(ip);
+        remaining = decision.remaining;
+        throw decision.allowed ? error : addressRefusal(ip, plan, decision);
+      }
+      const refusal = addresses.refusal(ip, caller.key.id);
+      if (refusal) {
+        remaining = refusal.remaining;
+        throw addressRefusal(ip, plan, refusal);
       }
       keyId = caller.key.id;
       const decision = limiter.take(caller.workspaceId);

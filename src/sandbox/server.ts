@@ -8,7 +8,7 @@ import { randomToken } from '../ids.js';
 import { KeyUseRecorder } from './key-uses.js';
 import { ensureSandboxKeys } from './keys.js';
 import { Processing } from './processing.js';
-import { type Plan, PLAN_LIMITS, RateLimiter } from './rate-limit.js';
+import { AddressLimiter, type Plan, PLAN_LIMITS, RateLimiter } from './rate-limit.js';
 import { requestHandler } from './request-handler.js';
 import { SandboxStore } from './store.js';
 import { ensureCertificate } from './tls.js';
@@ -89,16 +89,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const monthlyQuota = options.monthlyQuota ?? PLAN_LIMITS[plan].reportsPerMonth;
   const app: SandboxApp = { store, events, processing, authenticator, plan, monthlyQuota, dispatch: () => dispatcher.wake() };
   const limiter = new RateLimiter(PLAN_LIMITS[plan].perMinute);
+  const addresses = new AddressLimiter(limiter);
 
   const keyUses = new KeyUseRecorder(store);
-  const handle = requestHandler({ app, authenticator, limiter, plan, keyUses, log: options.log });
+  const handle = requestHandler({ app, authenticator, limiter, addresses, plan, keyUses, log: options.log });
 
   const front = await listenWithTlsFront({
     port: options.port,
     certificate,
     deadlines: { ...DEFAULT_CONNECTION_DEADLINES, ...definedOnly(options.connectionDeadlines) },
     onRequest: (request, response) => void handle(request, response),
-    refusePlain: (socket) => plainHttpRefusal(limiter.take(`ip:${clientAddress(socket.remoteAddress)}`).remaining),
+    refusePlain: (socket) => plainHttpRefusal(addresses.unauthenticated(clientAddress(socket.remoteAddress)).remaining),
   });
   const { port } = front;
 

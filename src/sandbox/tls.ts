@@ -6,7 +6,7 @@ export function certificatePath(dataDir: string): string {
 }
 
 /**
- * The sandbox's self-signed certificate for 127.0.0.1, ::1 and localhost, kept in the data
+ * The sandbox's self-signed leaf certificate for 127.0.0.1, ::1 and localhost, kept in the data
  * directory. Clients trust it with `--ca-cert` (the sandbox profile does so).
  */
 export function ensureCertificate(dataDir: string): Promise<SelfSignedCertificate> {

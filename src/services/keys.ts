@@ -2,6 +2,7 @@ import { parsedOrUndefined, withDefaults } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import type { ApiResponse } from '../api/exchange.js';
 import { dataOf } from '../api/data.js';
+import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../api/paging.js';
 import type { Answered, Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
 
 /** A key as the API saw it, with the API's own clock at that moment (from the answer's Date header). */
@@ -36,17 +37,23 @@ export async function listKeys(client: ApiClient, query: { limit?: number; start
   return dataOf(await client.GET('/v1/keys', { query }), 'GET /v1/keys');
 }
 
-/** Every key of the workspace, following `has_more`. */
-export async function listAllKeys(client: ApiClient): Promise<Key[]> {
-  const keys: Key[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await listKeys(client, { limit: 100, starting_after: cursor });
-    keys.push(...page.data);
-    const last = page.data.at(-1);
-    if (!page.has_more || !last) return keys;
-    cursor = last.id;
-  }
+/** Every key of the workspace, following `has_more`; `stopped` says why paging stopped before the end. */
+export async function listAllKeys(client: ApiClient, maxPages = MAX_PAGES): Promise<{ keys: Key[]; stopped: PagingStop | undefined }> {
+  const { items, stopped } = await readListing<Key>(
+    async (cursor) => {
+      const page = await listKeys(client, { limit: 100, starting_after: cursor });
+      const last = page.data.at(-1);
+      const next: ListingPage<Key>['next'] = !page.has_more
+        ? { kind: 'end' }
+        : last
+          ? { kind: 'next', at: last.id, how: 'has_more, after the last id' }
+          : { kind: 'unknown', why: 'has_more is true on a page without keys' };
+      return { items: page.data, next };
+    },
+    (key) => key.id,
+    maxPages,
+  );
+  return { keys: items, stopped };
 }
 
 /**

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jsonOf, parsedOrUndefined, resourceIn, withDefaults } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import { listItems, type NextPage, nextPage } from '../api/list-answer.js';
+import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../api/paging.js';
 import { reportOutcome } from '../api/report-outcome.js';
 import type { Answered, DeletionResult, ReportAnswer, ReportCreate } from '../api/types.js';
 import { SvcError } from '../errors.js';
@@ -63,40 +64,37 @@ export function listReports(client: ApiClient, query: ReportsQuery): Promise<Rep
   return readPage(client, { query });
 }
 
-/** Why following the pages stopped: the last page, no next page svc recognises, or a paging loop. */
-export type PagingStop = { kind: 'end' } | { kind: 'unknown'; why: string } | { kind: 'loop'; why: string };
-
 function pathOf(url: URL): string {
   return url.pathname.replace(/\/$/, '');
 }
 
 /**
  * Every report from the first page on, following the next page each answer offers on the list's
- * own path. Stops at the end, where svc cannot tell whether more follow, or at a loop: a next page
- * already read, or a page that brings no report not seen before.
+ * own path, at most `maxPages` pages (see readListing); `stopped` says why paging stopped before the end.
  */
-export async function listAllReports(client: ApiClient, query: ReportsQuery): Promise<{ reports: ReportAnswer[]; stop: PagingStop }> {
-  const reports: ReportAnswer[] = [];
-  const seenIds = new Set<unknown>();
-  const read = new Set<string>();
-  let page = await readPage(client, { query });
-  const listPath = pathOf(page.url);
-  read.add(page.url.href);
-  for (;;) {
-    const fresh = page.reports.filter((report) => report.id === undefined || report.id === null || !seenIds.has(report.id));
-    reports.push(...fresh);
-    for (const report of fresh) seenIds.add(report.id);
-    const { next } = page;
-    if (next.kind === 'end') return { reports, stop: { kind: 'end' } };
-    if (next.kind === 'unknown') return { reports, stop: { kind: 'unknown', why: 'the answer shows no next page svc recognises' } };
-    if (read.size > 1 && fresh.length === 0)
-      return { reports, stop: { kind: 'loop', why: `a page brought no report not seen before (next page by ${next.how})` } };
-    if (read.has(next.url.href)) return { reports, stop: { kind: 'loop', why: `the next page (by ${next.how}) is one already read` } };
-    if (pathOf(next.url) !== listPath)
-      return { reports, stop: { kind: 'unknown', why: `the next page is at another path (${next.url.pathname}), which svc does not follow` } };
-    read.add(next.url.href);
-    page = await readPage(client, { search: next.url.search });
-  }
+export async function listAllReports(
+  client: ApiClient,
+  query: ReportsQuery,
+  maxPages = MAX_PAGES,
+): Promise<{ reports: ReportAnswer[]; stopped: PagingStop | undefined }> {
+  let listPath: string | undefined;
+  const { items, stopped } = await readListing<ReportAnswer>(
+    async (at) => {
+      const page = await readPage(client, at === undefined ? { query } : { search: new URL(at).search });
+      listPath ??= pathOf(page.url);
+      return { items: page.reports, at: page.url.href, next: listingNext(page.next, listPath) };
+    },
+    (report) => report.id,
+    maxPages,
+  );
+  return { reports: items, stopped };
+}
+
+function listingNext(next: NextPage, listPath: string): ListingPage<ReportAnswer>['next'] {
+  if (next.kind === 'unknown') return { kind: 'unknown', why: 'the answer shows no next page svc recognises' };
+  if (next.kind === 'end') return { kind: 'end' };
+  if (pathOf(next.url) !== listPath) return { kind: 'unknown', why: `the next page is at another path (${next.url.pathname}), which svc does not follow` };
+  return { kind: 'next', at: next.url.href, how: next.how };
 }
 
 const FIRST_POLL_INTERVAL_MS = 500;

@@ -199,8 +199,8 @@ describe('reports list --all follows the paging the answer offers', () => {
       implementation.addReport();
       const result = await svcAgainst(implementation, isolatedEnv())(['reports', 'list', '--all', '--json']);
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ has_more: null, data: [{}] });
-      expect(result.stderr).toContain('Stopped paging: the next page (by next) is one already read.');
+      expect(JSON.parse(result.stdout)).toMatchObject({ has_more: null, data: [{}], stopped: { reason: 'repeated_cursor' } });
+      expect(result.stderr).toContain('Warning: stopped paging: page 1 leads to a page already read (by next), so more reports may follow');
       expect(sent(implementation)).toEqual(['GET /v1/reports']);
     } finally {
       await implementation.close();
@@ -218,7 +218,7 @@ describe('reports list --all follows the paging the answer offers', () => {
       expect(page.stderr).toContain('svc cannot tell whether more reports follow: the answer shows no paging it recognises.');
       const all = await svc(['reports', 'list', '--all']);
       expect(all.code, all.stderr).toBe(0);
-      expect(all.stderr).toContain('Stopped paging: the answer shows no next page svc recognises, so more reports may follow.');
+      expect(all.stderr).toContain('Warning: stopped paging: the answer shows no next page svc recognises, so more reports may follow');
     } finally {
       await implementation.close();
     }

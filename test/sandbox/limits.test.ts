@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, KeyWithSecret } from '../../src/api/types.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
@@ -38,5 +39,47 @@ describe('part 8 on the free plan: 10 requests a minute, and the monthly report 
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(remaining.at(-1)).toBe(0);
     expect(remaining.slice(0, -1)).toEqual([...remaining.slice(0, -1)].sort((a, b) => b - a));
+  });
+});
+
+describe('part 8 for requests without a valid key: guessing keys is throttled by source address', () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess(['--plan', 'free', '--quiet']);
+  });
+  afterAll(() => sandbox.stop());
+
+  async function answer(key: string | null) {
+    const response = await sandbox.fetch('/v1/reports?limit=1', { key });
+    const body = (await response.json()) as { error?: { code: string; message: string } };
+    return {
+      status: response.status,
+      code: body.error?.code,
+      message: body.error?.message,
+      remaining: response.headers.get('x-ratelimit-remaining'),
+      retryAfter: response.headers.get('retry-after'),
+    };
+  }
+
+  it('answers the 11th guess of a minute with 429 and Retry-After, a right guess alike, without eating the budget of a key in use', async () => {
+    expect(await answer(sandbox.keys.test)).toMatchObject({ status: 200, remaining: '9' });
+
+    const guesses = [];
+    for (let guess = 0; guess < 40; guess++) guesses.push(await answer(`svc_test_${randomBytes(16).toString('hex')}`));
+    const statuses = guesses.map((guess) => guess.status);
+    expect(statuses.slice(0, 10), statuses.join(' ')).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10), statuses.join(' ')).toEqual(Array(30).fill(429));
+    expect(guesses.slice(0, 10).map((guess) => guess.remaining)).toEqual(['9', '8', '7', '6', '5', '4', '3', '2', '1', '0']);
+    const refused = guesses.at(-1)!;
+    expect(refused).toMatchObject({ code: 'rate_limited', remaining: '0' });
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+
+    // A key guessed right gets the answer a wrong guess gets, and so does a request without a key.
+    const rightGuess = await answer(sandbox.keys.read_only);
+    expect({ ...rightGuess, retryAfter: undefined }).toEqual({ ...refused, retryAfter: undefined });
+    expect(await answer(null)).toMatchObject({ status: 429, code: 'rate_limited' });
+
+    // The key that worked from this address before goes on, its workspace's budget untouched.
+    expect(await answer(sandbox.keys.test)).toMatchObject({ status: 200, remaining: '8' });
   });
 });

@@ -1,12 +1,23 @@
 import { Flags } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
-import type { KeyList } from '../../api/types.js';
+import type { PagingStop } from '../../api/paging.js';
+import type { Key } from '../../api/types.js';
+import { maxPagesFlag } from '../../flags/max-pages.js';
 import { listAllKeys, listKeys } from '../../services/keys.js';
 import { renderKeyRows } from '../../ui/keys.js';
+import { pagingStopWarning } from '../../ui/paging.js';
 import { timeView } from '../../ui/time.js';
 
+/** `--json`: the keys read, and whether more follow; with --all, null and `stopped` when paging stopped before the end. */
+interface KeyListing {
+  object: 'list';
+  data: Key[];
+  has_more: boolean | null;
+  stopped?: PagingStop;
+}
+
 /** What `--json` prints. */
-export type JsonResult = KeyList;
+export type JsonResult = KeyListing;
 
 export default class KeysList extends AdminCommand {
   static override summary = 'List the keys of the workspace: last use, read-only, IP lock (admin key)';
@@ -16,17 +27,23 @@ export default class KeysList extends AdminCommand {
     limit: Flags.integer({ description: 'Keys per page', min: 1, max: 100, default: 20 }),
     'starting-after': Flags.string({ description: 'Start after this key id (the cursor of the previous page)' }),
     all: Flags.boolean({ description: 'Follow the pages to the end' }),
+    'max-pages': maxPagesFlag,
   };
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysList);
     const { client } = await this.connectAdmin(flags);
-    const list: KeyList = flags.all
-      ? { object: 'list', data: await listAllKeys(client), has_more: false }
-      : await listKeys(client, { limit: flags.limit, starting_after: flags['starting-after'] });
+    let list: KeyListing;
+    if (flags.all) {
+      const { keys, stopped } = await listAllKeys(client, flags['max-pages']);
+      list = { object: 'list', data: keys, has_more: stopped ? null : false, ...(stopped && { stopped }) };
+    } else {
+      list = await listKeys(client, { limit: flags.limit, starting_after: flags['starting-after'] });
+    }
     if (list.data.length === 0) this.note('No keys.');
     else this.log(renderKeyRows(list.data, timeView(flags.utc, this.io.stdout), this.io.stdout));
     if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
+    if (list.stopped) this.warning(pagingStopWarning(list.stopped, 'keys'));
     return list;
   }
 }

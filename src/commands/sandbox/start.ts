@@ -108,7 +108,7 @@ export default class SandboxStart extends SandboxCommand {
 
   private describe(sandbox: Awaited<ReturnType<typeof startSandbox>>): void {
     this.note(`Sandbox listening on ${sandbox.url} (plan ${sandbox.plan}, data in ${sandbox.dataDir})`);
-    this.note(`CA certificate: ${sandbox.certPath}`);
+    this.note(`Certificate to trust: ${sandbox.certPath}`);
     this.note(`Profile "${SANDBOX_PROFILE}" written: try \`svc reports list --profile ${SANDBOX_PROFILE}\``);
     if (sandbox.firstStart) {
       const keys = sandbox.store.sandboxKeys();
