@@ -1,5 +1,6 @@
 import type { EventType } from '../api/types.js';
 import { findProblems, type Problem, type SchemaName } from '../api/validate.js';
+import { prefixObject } from './prefix-json.js';
 
 /** The schema of openapi.yaml for each event kind it lists; a body that differs from it gets schema notes. */
 export const EVENT_SCHEMAS: Record<EventType, SchemaName> = {
@@ -72,11 +73,29 @@ const MAX_CLAIM_LENGTH = 200;
 
 const clipped = (claim: string | undefined) => (claim !== undefined && claim.length > MAX_CLAIM_LENGTH ? `${claim.slice(0, MAX_CLAIM_LENGTH)}…` : claim);
 
-/** Best-effort id, type and resource a body claims, for showing a delivery that failed verification. */
+/**
+ * All that is read of a body that failed verification: anyone can send one, and parsing 1 MiB of
+ * nested arrays whole takes JSON.parse hundreds of milliseconds. As much as a rejected delivery
+ * keeps (REJECTED_BODY_BYTES), so that what it claims can be seen in what is kept.
+ */
+const UNVERIFIED_PREFIX_BYTES = 4096;
+
+/** How deep claims are read: the envelope, its data, data.object (resourceIdOf). */
+const CLAIM_DEPTH = 3;
+
+/**
+ * Best-effort id, type and resource a body claims, for showing a delivery that failed verification:
+ * what its first UNVERIFIED_PREFIX_BYTES say, CLAIM_DEPTH levels deep, whatever follows them.
+ */
 export function claimedEvent(body: Uint8Array): Partial<EventSummary> {
-  const parsed = parseBody(body);
-  if (!('value' in parsed)) return {};
-  const claimed = claimedBy(parsed.value);
+  let prefix: string;
+  try {
+    // stream: a character cut at the end of the prefix is left out, not an error.
+    prefix = new TextDecoder('utf-8', { fatal: true }).decode(body.subarray(0, UNVERIFIED_PREFIX_BYTES), { stream: true });
+  } catch {
+    return {};
+  }
+  const claimed = claimedBy(prefixObject(prefix, CLAIM_DEPTH));
   return { id: clipped(claimed.id), type: clipped(claimed.type), resourceId: clipped(claimed.resourceId) };
 }
 

@@ -2,7 +2,9 @@
  * Anyone who can reach `svc webhooks listen` can send it deliveries that fail verification. Each is
  * kept for inspection with at most the first 4 KiB of its body, only the newest within a count and
  * a byte limit, and for a limited time, so that forged deliveries cannot fill the disk; verified
- * events are kept whole and for good. The real binary, real sockets, real SQLite files.
+ * events are kept whole and for good. Nothing of a forged body beyond those 4 KiB is read, so that
+ * bodies costly to parse cannot hold up genuine deliveries. The real binary, real sockets, real
+ * SQLite files.
  */
 import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
@@ -28,6 +30,11 @@ function forged(index: number, size: number): { id: string; body: string; header
   const envelope = (padding: string) => JSON.stringify({ id, type: 'report.completed', data: { id: 'rep_forged', padding } });
   const body = envelope('p'.repeat(Math.max(0, size - envelope('').length)));
   return { id, body, headers: { 'content-type': 'application/json', 'service-event': 'report.completed', 'service-signature': signatureHeader(FORGER, body) } };
+}
+
+/** Signed with a secret the listener does not hold. */
+function forgedBody(body: string): { body: string; headers: Record<string, string> } {
+  return { body, headers: { 'content-type': 'application/json', 'service-signature': signatureHeader(FORGER, body) } };
 }
 
 function valid(): { id: string; body: string; headers: Record<string, string> } {
@@ -186,6 +193,65 @@ describe('svc webhooks listen keeps rejected deliveries small, few and not for l
     const third = await listen(['--rejected-max-bytes', String(MIB)], env, store);
     await post(third.url, [forged(1, 300)]);
     expect((await stored(store, env)).map((row) => row.event_id)).toEqual(['evt_forged00001', 'evt_accepted8d']);
+  });
+});
+
+describe('svc webhooks listen reads no more of a forged body than the first 4 KiB it keeps', () => {
+  it('takes what a forged body claims from its first 4 KiB only: claims after them are not read, and what follows them does not matter', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const running = await listen([], env);
+    // Valid JSON, but its id, type and resource come after the first 4 KiB.
+    const late = forgedBody(JSON.stringify({ data: { padding: 'p'.repeat(REJECTED_BODY_BYTES), id: 'rep_late' }, id: 'evt_late', type: 'report.completed' }));
+    // Its claims come first, and nearly a megabyte later it stops being JSON.
+    const early = forgedBody(`{"id":"evt_early","type":"report.completed","data":{"id":"rep_early","padding":"${'p'.repeat(MIB - 200)}"}}]]] not JSON`);
+    expect(await post(running.url, [late, early])).toEqual([400, 400]);
+    await running.waitFor((lines) => lines.length === 2);
+    expect(running.lines.map((line) => [line.reason, line.event_id, line.type, line.resource_id])).toEqual([
+      ['signature_mismatch', null, null, null],
+      ['signature_mismatch', 'evt_early', 'report.completed', 'rep_early'],
+    ]);
+    const rejected = await stored(running.store, env, '--status', 'rejected');
+    expect(rejected.map((row) => [row.event_id, row.body_size, row.body_truncated])).toEqual([
+      ['evt_early', Buffer.byteLength(early.body), true],
+      [null, Buffer.byteLength(late.body), true],
+    ]);
+  });
+
+  it('answers and stores genuine deliveries while forged 1 MiB bodies of nested arrays keep arriving, and reads no claim from them', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const running = await listen([], env);
+    const nested = forgedBody(`${'['.repeat(MIB / 2)}${']'.repeat(MIB / 2)}`);
+    const connections = 16;
+    const pool = new Pool(new URL(running.url).origin, { connections });
+    const forgedStatuses: number[] = [];
+    let flooding!: () => void;
+    const underway = new Promise<void>((resolve) => (flooding = resolve));
+    let genuineAnswered = false;
+    const forger = async () => {
+      do {
+        const response = await pool.request({ path: '/hooks', method: 'POST', headers: nested.headers, body: nested.body });
+        await response.body.dump();
+        forgedStatuses.push(response.statusCode);
+        flooding();
+      } while (!genuineAnswered);
+    };
+    const forging = Promise.all(Array.from({ length: connections }, forger));
+    await underway;
+    const genuine = Array.from({ length: 20 }, valid);
+    // All at once, each on a connection of its own, while the forged ones are in flight.
+    const statuses = await post(running.url, genuine, genuine.length);
+    genuineAnswered = true;
+    await forging;
+    await pool.destroy();
+
+    expect(statuses).toEqual(genuine.map(() => 200));
+    expect(forgedStatuses.every((status) => status === 400)).toBe(true);
+    await running.waitFor((lines) => lines.length === genuine.length + forgedStatuses.length);
+    expect(running.lines[0]).toMatchObject({ result: 'rejected' });
+    const forged = running.lines.filter((line) => line.result === 'rejected');
+    expect(forged.every((line) => line.reason === 'signature_mismatch' && line.event_id === null && line.type === null)).toBe(true);
+    const accepted = await stored(running.store, env, '--status', 'accepted');
+    expect(accepted.map((row) => row.event_id).sort()).toEqual(genuine.map((delivery) => delivery.id).sort());
   });
 });
 
