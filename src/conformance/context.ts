@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readsAsFailure } from '../api/report-outcome.js';
+import type { SignatureEncoding } from '../webhooks/signature.js';
 import type { Level } from './catalogue.js';
 import { describeEncoding, documentRequest, type KitFixtures, passportFile, reportBody, type UploadFile } from './fixtures.js';
 import type { Exchange, ImplementationClient } from './http.js';
@@ -14,6 +15,8 @@ export interface KitContext {
   client: ImplementationClient;
   keys: KitKeys;
   webhookSecret?: string | undefined;
+  /** The one encoding of v1 taken at level spec, when the user knows it; both otherwise. */
+  signatureEncoding?: SignatureEncoding | undefined;
   receiver?: WebhookReceiver | undefined;
   fixtures: KitFixtures;
   setup: SharedSetup;

@@ -9,6 +9,7 @@ import { authProbes } from './probes/auth.js';
 import { eventProbes } from './probes/events.js';
 import { limitProbes } from './probes/limits.js';
 import { reportProbes } from './probes/reports.js';
+import { signatureProbes } from './probes/signatures.js';
 import { strictProbes } from './probes/strict.js';
 import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
@@ -16,11 +17,14 @@ import { type RunRecord, runRecord } from './record.js';
 import { causeCode, isUntrustedCertificate } from '../api/errors.js';
 import { redactText } from '../config/keys.js';
 import { ApiError, SvcError } from '../errors.js';
+import type { SignatureEncoding } from '../webhooks/signature.js';
 
 export interface KitOptions {
   baseUrl: URL;
   keys: KitKeys;
   webhookSecret?: string | undefined;
+  /** The one encoding of v1 taken at level spec (`--signature-encoding`); both when not given. */
+  signatureEncoding?: SignatureEncoding | undefined;
   /** Where the kit listens for the implementation's webhook deliveries (0: any free port, for tests). */
   webhookPort?: number | undefined;
   /** The address the receiver listens on: loopback unless the implementation delivers from another machine. */
@@ -63,7 +67,7 @@ export interface RunResult {
   run: RunRecord;
 }
 
-const PROBE_SETS = [reportProbes, authProbes, eventProbes, limitProbes, strictProbes];
+const PROBE_SETS = [reportProbes, authProbes, eventProbes, signatureProbes, limitProbes, strictProbes];
 export const PROBES: Record<string, Probe> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.probes)));
 export const FINAL: Record<string, Probe> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.final ?? {})));
 
@@ -147,7 +151,17 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     if (options.webhookTls) log(`The receiver's certificate, for the implementation to trust: ${options.webhookTls.certPath}`);
     await options.onReceiverReady?.(port);
   }
-  const base = { level: options.level, client, keys, webhookSecret: options.webhookSecret, receiver, fixtures, timeouts, log };
+  const base = {
+    level: options.level,
+    client,
+    keys,
+    webhookSecret: options.webhookSecret,
+    signatureEncoding: options.signatureEncoding,
+    receiver,
+    fixtures,
+    timeouts,
+    log,
+  };
   const setup = new SharedSetup(base);
   const context: KitContext = { ...base, setup };
 

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { DEFAULT_TOLERANCE_SECONDS } from '../webhooks/signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_ENCODINGS, SIGNED_PAYLOADS } from '../webhooks/signature.js';
 import { defaultStorePath } from '../webhooks/store.js';
 import { caCertFlag } from './ca-cert.js';
 import { secretHelp } from './secret.js';
@@ -16,6 +16,35 @@ export const toleranceFlag = Flags.integer({
   min: 0,
   helpGroup: 'WEBHOOK',
 });
+
+export const signatureEncodingFlag = Flags.option({
+  description:
+    'Take v1 only in this encoding, where you know the one your sender uses; without it both are taken: hex (either case) and base64 (standard or URL-safe, padded or not), as the specification does not say which',
+  options: SIGNATURE_ENCODINGS,
+  helpGroup: 'WEBHOOK',
+})();
+
+export const signedPayloadFlag = Flags.option({
+  description:
+    'What your sender signs: timestamped, "<t>.<raw body>"; or body, the raw body alone (the specification does not say which). A signature of the body alone does not bind t, so a captured delivery verifies again with a fresh t: only dropping event ids already received keeps its replay from being taken as new',
+  options: SIGNED_PAYLOADS,
+  default: 'timestamped',
+  helpGroup: 'WEBHOOK',
+})();
+
+export const signingEncodingFlag = Flags.option({
+  description: "Encoding of v1: hex (openapi.yaml's choice) or base64 (standard, padded), as an implementation may choose",
+  options: SIGNATURE_ENCODINGS,
+  default: 'hex',
+  helpGroup: 'WEBHOOK',
+})();
+
+export const signingPayloadFlag = Flags.option({
+  description: 'What to sign: timestamped, "<t>.<raw body>" (openapi.yaml\'s choice); or body, the raw body alone, as an implementation may choose',
+  options: SIGNED_PAYLOADS,
+  default: 'timestamped',
+  helpGroup: 'WEBHOOK',
+})();
 
 export const storeFlag = Flags.string({
   description: 'SQLite file of the received events',

@@ -1,5 +1,6 @@
 import { SvcError } from '../errors.js';
 import { ANSWER_TIMEOUT_MS, isDelivered, sendEvent } from '../webhooks/send.js';
+import type { SignatureEncoding } from '../webhooks/signature.js';
 import type { Delivery, SandboxStore } from './store.js';
 
 /** Part 6: the delays before attempts 2 to 7, then dead-letter. */
@@ -21,6 +22,7 @@ export function afterAttempt(
 
 export interface DispatcherOptions {
   secret: string;
+  signatureEncoding: SignatureEncoding;
   /** Divides every retry delay, so a test can run the 24 h schedule in seconds. */
   timeScale: number;
   log?: ((line: string) => void) | undefined;
@@ -73,7 +75,7 @@ export class WebhookDispatcher {
   private async attempt(delivery: Delivery): Promise<void> {
     const event = this.store.event(delivery.eventId);
     if (!event) return;
-    const result = await sendEvent(delivery.url, event.type, event.body, this.options.secret);
+    const result = await sendEvent(delivery.url, event.type, event.body, this.options.secret, { encoding: this.options.signatureEncoding });
     const attempt = delivery.attempts + 1;
     const endedAt = Date.now();
     const next = afterAttempt(attempt, isDelivered(result), endedAt, this.options.timeScale);
@@ -91,6 +93,11 @@ export class WebhookDispatcher {
   }
 }
 
+/** How the sandbox encodes v1: as its last start was told (`--signature-encoding`), openapi.yaml's hex by default. */
+export function signatureEncodingSetting(store: SandboxStore): SignatureEncoding {
+  return store.setting('signature_encoding') === 'base64' ? 'base64' : 'hex';
+}
+
 /**
  * Replays a stored event: a new delivery per original subscriber (or to `url`), attempted at once;
  * a failed attempt stays pending, for the running sandbox to retry on the part 6 schedule.
@@ -100,13 +107,14 @@ export async function replayEvent(store: SandboxStore, eventId: string, url?: st
   const secret = store.setting('webhook_secret');
   if (!event || !secret) throw new SvcError('notFound', 'not_found', `the sandbox has no event ${eventId}`, 'list events with `svc sandbox deliveries`');
   const timeScale = Number(store.setting('time_scale') ?? 1);
+  const encoding = signatureEncodingSetting(store);
   const urls = url ? [url] : [...new Set(store.deliveries({ eventId, limit: 1000 }).map((delivery) => delivery.url))];
   if (urls.length === 0) throw new SvcError('usage', 'no_subscriber', `event ${eventId} was never delivered anywhere`, 'give a URL with --to');
   const replayed: Delivery[] = [];
   for (const target of urls) {
     // Due only later, so the running sandbox does not attempt it too while this attempt is under way.
     const delivery = store.delivery(store.addDelivery(eventId, target, Date.now() + ANSWER_TIMEOUT_MS * 6))!;
-    const result = await sendEvent(target, event.type, event.body, secret);
+    const result = await sendEvent(target, event.type, event.body, secret, { encoding });
     const endedAt = Date.now();
     store.recordAttempt(
       delivery,

@@ -1,6 +1,7 @@
 import type { SandboxApp } from './app.js';
 import { Authenticator, clientAddress } from './auth.js';
-import { WebhookDispatcher } from './dispatcher.js';
+import type { SignatureEncoding } from '../webhooks/signature.js';
+import { signatureEncodingSetting, WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
 import { type ConnectionDeadlines, DEFAULT_CONNECTION_DEADLINES, listenWithTlsFront } from './front.js';
 import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
@@ -20,6 +21,8 @@ export interface SandboxOptions {
   webhookUrls?: string[] | undefined;
   /** When not given, the one of the previous start, or a new one on first start. */
   webhookSecret?: string | undefined;
+  /** The encoding of v1; when not given, that of the previous start, hex (openapi.yaml's) at first. */
+  signatureEncoding?: SignatureEncoding | undefined;
   timeScale?: number;
   plan?: Plan;
   /** Reports a month for live keys, instead of the plan's (to try out the quota). */
@@ -40,6 +43,7 @@ export interface Sandbox {
   certPath: string;
   webhookUrls: string[];
   webhookSecret: string;
+  signatureEncoding: SignatureEncoding;
   plan: Plan;
   /** Whether the workspaces and keys were made by this start. */
   firstStart: boolean;
@@ -75,8 +79,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const webhookUrls = options.webhookUrls ?? (JSON.parse(store.setting('webhook_urls') ?? '[]') as string[]);
   store.setSetting('webhook_urls', JSON.stringify(webhookUrls));
   store.setSetting('time_scale', String(options.timeScale ?? 1));
+  const signatureEncoding = options.signatureEncoding ?? signatureEncodingSetting(store);
+  store.setSetting('signature_encoding', signatureEncoding);
 
-  const dispatcher = new WebhookDispatcher(store, { secret: webhookSecret, timeScale: options.timeScale ?? 1, log: options.log });
+  const dispatcher = new WebhookDispatcher(store, { secret: webhookSecret, signatureEncoding, timeScale: options.timeScale ?? 1, log: options.log });
   const events = new EventLog(store, webhookUrls);
   const documentCheckBudget = { ...DEFAULT_DOCUMENT_CHECK_BUDGET, ...definedOnly(options.documentCheckBudget) };
   const processing = new Processing(store, events, {
@@ -113,6 +119,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     certPath: certificate.certPath,
     webhookUrls,
     webhookSecret,
+    signatureEncoding,
     plan,
     firstStart,
     store,

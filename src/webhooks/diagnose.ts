@@ -1,7 +1,19 @@
-import { createHmac } from 'node:crypto';
 import { redactKey } from '../config/keys.js';
 import { EVENT_SCHEMAS, isListedEventType, readEnvelope, schemaNotes } from './envelope.js';
-import { computeSignature, DEFAULT_TOLERANCE_SECONDS, type ParsedSignature, parseSignatureHeader, sameHex } from './signature.js';
+import {
+  decodeV1,
+  DEFAULT_SIGNED_PAYLOADS,
+  DEFAULT_TOLERANCE_SECONDS,
+  describeScheme,
+  type ParsedSignature,
+  parseSignatureHeader,
+  sameDigest,
+  SIGNATURE_ENCODINGS,
+  type SignatureEncoding,
+  signatureDigest,
+  SIGNED_PAYLOADS,
+  type SignedPayload,
+} from './signature.js';
 import type { RejectionReason } from './verify.js';
 
 type StepName = 'header' | 'timestamp' | 'signature' | 'body' | 'envelope' | 'schema';
@@ -20,8 +32,8 @@ export interface Diagnosis {
   ok: boolean;
   /** The reason a receiver gives: that of the first failed step, in the order a receiver checks them. */
   reason: RejectionReason | null;
-  /** Which secret (0-based, in the order given) and which v1 entry matched. */
-  matched: { secret: number; v1: number } | null;
+  /** Which secret (0-based, in the order given) and which v1 entry matched, in which encoding, over what. */
+  matched: { secret: number; v1: number; encoding: SignatureEncoding; signed_payload: SignedPayload } | null;
   steps: DiagnosisStep[];
   /** How the body differs from openapi.yaml's event schemas and from the Service-Event header. */
   schemaNotes: string[];
@@ -37,6 +49,15 @@ export interface DiagnoseInput {
   serviceEvent?: string;
   /** Refuse a body that differs from openapi.yaml's event schemas, as `listen --strict-schema` does. */
   strictSchema?: boolean;
+  /** The encodings of v1 and what a signature may be taken over, as `listen` is told (defaults: verifySignature's). */
+  encodings?: readonly SignatureEncoding[];
+  signedPayloads?: readonly SignedPayload[];
+}
+
+/** What the receiver being diagnosed takes. */
+interface Accepted {
+  encodings: readonly SignatureEncoding[];
+  signedPayloads: readonly SignedPayload[];
 }
 
 const HEADER_NAME = /^\s*(?:x-)?service-signature\s*:\s*/i;
@@ -71,16 +92,17 @@ function headerStep(value: string | undefined): { step: DiagnosisStep; parsed?: 
     if (/^\s*["']/.test(value)) hint = 'the value is quoted: pass it without the quotes';
     else if (/t=\d{13}\b/.test(value)) hint = 't= looks like milliseconds; part 6 signs unix seconds';
     else if (parsed.detail.includes('twice')) hint = 'two signature headers were probably joined into one; keep a single Service-Signature header';
-    else if (parsed.reason === 'no_v1') hint = 'only v1 (HMAC-SHA256, hex) signatures are defined; the header must carry at least one v1=';
+    else if (parsed.reason === 'no_v1') hint = 'only v1 signatures (HMAC-SHA256) are read; the header must carry at least one v1=';
     return { step: { step: 'header', status: 'failed', reason: parsed.reason, detail: parsed.detail, ...(hint && { hint }) } };
   }
-  const odd = parsed.signatures.filter((signature) => !/^[0-9a-fA-F]{64}$/.test(signature));
+  const odd = parsed.signatures.filter((signature) => decodeV1(signature) === undefined);
   const step: DiagnosisStep = {
     step: 'header',
     status: 'ok',
     detail: `t=${parsed.timestamp} with ${parsed.signatures.length} v1 ${parsed.signatures.length === 1 ? 'value' : 'values'}`,
   };
-  if (odd.length > 0) step.hint = `${odd.length === 1 ? 'a v1 value is' : `${odd.length} v1 values are`} not 64 hex digits, the length of a hex HMAC-SHA256`;
+  if (odd.length > 0)
+    step.hint = `${odd.length === 1 ? 'a v1 value is' : `${odd.length} v1 values are`} neither 64 hex digits nor 43 base64 characters (44 padded), the lengths of an HMAC-SHA256`;
   return { step, parsed };
 }
 
@@ -167,56 +189,69 @@ function bodyVariants(body: Uint8Array): Array<Variant<Uint8Array>> {
   return variants.map((variant) => ({ value: Buffer.from(variant.value, 'utf8'), change: variant.change }));
 }
 
-const SCHEMES: Array<Variant<(secret: string, t: number, body: Uint8Array) => Buffer>> = [
-  { value: (secret, t, body) => Buffer.from(computeSignature(secret, t, body), 'hex'), change: '' },
-  {
-    value: (secret, _t, body) => createHmac('sha256', secret).update(body).digest(),
-    change: 'the body alone signed, not `<t>.<body>` (the sender leaves out the timestamp)',
-  },
-];
+/** What to say of a signature over a payload the receiver does not take. */
+const PAYLOAD_CHANGES: Record<SignedPayload, string> = {
+  timestamped: '`<t>.<body>` signed, not the body alone (the sender signs the timestamp too: leave out --signed-payload body)',
+  body: 'the body alone signed, not `<t>.<body>` (the sender leaves out the timestamp: --signed-payload body takes it, and then only dropping event ids already received keeps a replay from being taken as new)',
+};
 
-/** Looks for the one change to the delivery that makes a v1 value match, to say what went wrong. */
-function explainMismatch(parsed: ParsedSignature, body: Uint8Array, secrets: readonly string[]): string | undefined {
+/** Looks for the one change to the delivery, or to what the receiver takes, that makes a v1 value match, to say what went wrong. */
+function explainMismatch(parsed: ParsedSignature, body: Uint8Array, secrets: readonly string[], accepted: Accepted): string | undefined {
   const candidateSecrets = [...secrets.map((value) => ({ value, change: '' })), ...secretVariants(secrets)];
   const candidateBodies = [{ value: body, change: '' }, ...bodyVariants(body)];
-  const given = parsed.signatures.map((signature) => signature.replace(/=+$/, ''));
-  for (const scheme of SCHEMES) {
+  const given = parsed.signatures.flatMap((signature) => decodeV1(signature) ?? []);
+  for (const signedPayload of SIGNED_PAYLOADS) {
     for (const secret of candidateSecrets) {
       for (const candidate of candidateBodies) {
-        const digest = scheme.value(secret.value, parsed.timestamp, candidate.value);
-        const changes = [scheme.change, secret.change, candidate.change].filter(Boolean);
+        const digest = signatureDigest(secret.value, parsed.timestamp, candidate.value, signedPayload);
+        const match = given.find((item) => sameDigest(digest, item.digest));
+        if (!match) continue;
+        const payload = accepted.signedPayloads.includes(signedPayload) ? '' : PAYLOAD_CHANGES[signedPayload];
+        const changes = [payload, secret.change, candidate.change].filter(Boolean);
         const described = changes.length > 0 ? ` of ${changes.join(', and ')}` : '';
-        if (changes.length > 0 && given.some((signature) => sameHex(digest.toString('hex'), signature))) return `a v1 value is the signature${described}`;
-        const base64 = [digest.toString('base64').replace(/=+$/, ''), digest.toString('base64url')];
-        if (given.some((signature) => base64.includes(signature))) {
-          return `a v1 value is the base64-encoded signature${described}; part 6's scheme (openapi.yaml x-webhook-signature) encodes v1 as lower-case hex`;
-        }
+        const excluded = accepted.encodings.includes(match.encoding)
+          ? ''
+          : `, in ${match.encoding}, which --signature-encoding ${accepted.encodings.join(' or ')} leaves out`;
+        return `a v1 value is the signature${described}${excluded}`;
       }
     }
   }
   return undefined;
 }
 
-function signatureStep(parsed: ParsedSignature, body: Uint8Array, secrets: readonly string[]): { step: DiagnosisStep; matched: Diagnosis['matched'] } {
+function signatureStep(
+  parsed: ParsedSignature,
+  body: Uint8Array,
+  secrets: readonly string[],
+  accepted: Accepted,
+): { step: DiagnosisStep; matched: Diagnosis['matched'] } {
+  const given = parsed.signatures.map((signature) => decodeV1(signature, accepted.encodings));
   for (const [secretIndex, secret] of secrets.entries()) {
-    const expected = computeSignature(secret, parsed.timestamp, body);
-    const v1 = parsed.signatures.findIndex((given) => sameHex(expected, given));
-    if (v1 >= 0) {
+    for (const signedPayload of accepted.signedPayloads) {
+      const expected = signatureDigest(secret, parsed.timestamp, body, signedPayload);
+      const v1 = given.findIndex((item) => item !== undefined && sameDigest(expected, item.digest));
+      if (v1 < 0) continue;
+      const { encoding } = given[v1]!;
       const which = secrets.length === 1 ? `the secret ${redactKey(secret)}` : `secret #${secretIndex + 1} of ${secrets.length} (${redactKey(secret)})`;
       const entry = parsed.signatures.length === 1 ? 'the v1 value' : `v1 value #${v1 + 1} of ${parsed.signatures.length}`;
-      return { step: { step: 'signature', status: 'ok', detail: `${entry} matches ${which}` }, matched: { secret: secretIndex, v1 } };
+      const unbound =
+        signedPayload === 'body' ? '; it does not bind t, so only dropping event ids already received keeps a replay from being taken as new' : '';
+      return {
+        step: { step: 'signature', status: 'ok', detail: `${entry} matches ${which}: ${describeScheme([signedPayload], [encoding])}${unbound}` },
+        matched: { secret: secretIndex, v1, encoding, signed_payload: signedPayload },
+      };
     }
   }
-  const explanation = explainMismatch(parsed, body, secrets);
+  const explanation = explainMismatch(parsed, body, secrets, accepted);
   return {
     step: {
       step: 'signature',
       status: 'failed',
       reason: 'signature_mismatch',
-      detail: `no v1 value matches the body signed with ${secrets.length === 1 ? 'the secret' : `any of the ${secrets.length} secrets`}`,
+      detail: `no v1 value matches the body signed with ${secrets.length === 1 ? 'the secret' : `any of the ${secrets.length} secrets`} (${describeScheme(accepted.signedPayloads, accepted.encodings)})`,
       hint:
         explanation ??
-        'the secret is not the one the sender uses, or the body is not byte for byte what was sent (svc tried line endings, a final newline, JSON re-serialisation and white space in the secret)',
+        'the secret is not the one the sender uses, or the body is not byte for byte what was sent (svc tried line endings, a final newline, JSON re-serialisation, white space in the secret, both encodings of v1 and the body signed alone)',
     },
     matched: null,
   };
@@ -275,7 +310,8 @@ export function diagnoseDelivery(input: DiagnoseInput): Diagnosis {
   steps.push(header.step);
   if (header.parsed) {
     steps.push(timestampStep(header.parsed, tolerance, now));
-    const signature = signatureStep(header.parsed, input.body, input.secrets);
+    const accepted = { encodings: input.encodings ?? SIGNATURE_ENCODINGS, signedPayloads: input.signedPayloads ?? DEFAULT_SIGNED_PAYLOADS };
+    const signature = signatureStep(header.parsed, input.body, input.secrets, accepted);
     steps.push(signature.step);
     matched = signature.matched;
   } else {

@@ -33,6 +33,8 @@ function receive(delivery: Delivery): IntakeResult {
   const verdict = verifyDelivery(delivery.headers, delivery.body, {
     secrets: keys,
     toleranceSeconds: options.toleranceSeconds,
+    encodings: options.encodings,
+    signedPayloads: options.signedPayloads,
     strictSchema: options.strictSchema,
   });
   if (!verdict.ok) {

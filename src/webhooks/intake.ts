@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { ownWorker } from '../package-files.js';
 import type { EventSummary } from './envelope.js';
+import type { SignatureEncoding, SignedPayload } from './signature.js';
 import type { ForwardOutcome, RejectedLimits } from './store.js';
 import type { RejectionReason } from './verify.js';
 
@@ -10,6 +11,9 @@ export interface IntakeOptions {
   file: string;
   secrets: readonly string[];
   toleranceSeconds: number;
+  /** The encodings of v1 and what a signature may be taken over (defaults: verifySignature's). */
+  encodings?: readonly SignatureEncoding[] | undefined;
+  signedPayloads?: readonly SignedPayload[] | undefined;
   forwardTo?: string | undefined;
   /** Kinds to forward; the others are stored but not marked for forwarding. */
   eventTypes?: readonly string[] | undefined;

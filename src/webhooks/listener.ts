@@ -7,6 +7,7 @@ import { claimedEvent, type EventSummary } from './envelope.js';
 import { forwardedHeaders } from './forward.js';
 import { type AttemptResult, postRaw } from './send.js';
 import { Intake, type IntakeResult } from './intake.js';
+import type { SignatureEncoding, SignedPayload } from './signature.js';
 import type { RejectedLimits } from './store.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
@@ -25,6 +26,9 @@ export interface ListenerOptions {
   tls?: { cert: string; key: string } | undefined;
   secrets: readonly string[];
   toleranceSeconds: number;
+  /** The encodings of v1 and what a signature may be taken over (defaults: verifySignature's). */
+  encodings?: readonly SignatureEncoding[] | undefined;
+  signedPayloads?: readonly SignedPayload[] | undefined;
   /** The SQLite file of the event store. */
   store: string;
   forwardTo?: string | undefined;
@@ -113,6 +117,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       file: options.store,
       secrets: options.secrets,
       toleranceSeconds: options.toleranceSeconds,
+      encodings: options.encodings,
+      signedPayloads: options.signedPayloads,
       forwardTo: options.forwardTo,
       eventTypes: options.eventTypes,
       strictSchema: options.strictSchema,
@@ -226,9 +232,9 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
     const receivedAt = Date.now();
     const at = new Date(receivedAt).toISOString();
-    const { faults, secrets, toleranceSeconds, strictSchema } = this.options;
+    const { faults, secrets, toleranceSeconds, encodings, signedPayloads, strictSchema } = this.options;
     if (faults.rate > 0 && Math.random() < faults.rate) {
-      const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds, strictSchema });
+      const verdict = verifyDelivery(headers, body, { secrets, toleranceSeconds, encodings, signedPayloads, strictSchema });
       const status = faults.status ?? 500;
       const event = verdict.ok ? verdict.event : verdict.claimed;
       return {

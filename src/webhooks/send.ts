@@ -1,6 +1,6 @@
 import { causeCode, isUntrustedCertificate } from '../api/errors.js';
 import { exchange } from '../api/transport.js';
-import { signatureHeader } from './signature.js';
+import { signatureHeader, type SigningScheme } from './signature.js';
 
 /** Part 6: the subscriber has 10 s to answer. */
 export const ANSWER_TIMEOUT_MS = 10_000;
@@ -50,6 +50,6 @@ export async function postRaw(url: string, headers: Record<string, string | stri
 }
 
 /** Sends one event as part 6 delivers it: its body, signed now with `secrets`, with its type in Service-Event. */
-export function sendEvent(url: string, type: string, body: string, secrets: string | readonly string[]): Promise<AttemptResult> {
-  return postRaw(url, deliveryHeaders(type, signatureHeader(secrets, body)), Buffer.from(body));
+export function sendEvent(url: string, type: string, body: string, secrets: string | readonly string[], scheme: SigningScheme = {}): Promise<AttemptResult> {
+  return postRaw(url, deliveryHeaders(type, signatureHeader(secrets, body, undefined, scheme)), Buffer.from(body));
 }

@@ -1,14 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { claimedEvent, type EventSummary, readEnvelope, schemaNotes } from './envelope.js';
-import { type SignatureFailure, type SigningKey, signatureHeaderOf, verifySignature } from './signature.js';
+import { type SignatureFailure, type SignatureOptions, signatureHeaderOf, verifySignature } from './signature.js';
 
 /** Why a delivery was refused: one code per failing step. */
 export type RejectionReason = SignatureFailure | 'body_not_json' | 'envelope_invalid';
 
-export interface VerifyOptions {
-  secrets: readonly SigningKey[];
-  toleranceSeconds?: number;
-  now?: number;
+export interface VerifyOptions extends SignatureOptions {
   /** Refuse a body that differs from openapi.yaml's event schemas, instead of noting it. */
   strictSchema?: boolean;
 }

@@ -61,6 +61,8 @@ interface Row {
   inconclusive: string[];
   skipped: string[];
   details: Record<string, string>;
+  /** What the passed checks said. */
+  notes: Record<string, string>;
   seconds: number;
 }
 
@@ -104,6 +106,7 @@ async function run(variant: Variant): Promise<Row> {
       inconclusive: judged('inconclusive').map((check) => check.id),
       skipped: judged('skipped').map((check) => check.id),
       details: Object.fromEntries([...judged('failed'), ...judged('inconclusive')].map((check) => [check.id, check.detail])),
+      notes: Object.fromEntries(judged('passed').map((check) => [check.id, check.detail])),
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
@@ -160,6 +163,7 @@ it('fails every implementation that breaks a stated rule, and passes those that 
       expect(row.details, `${row.variant.name} must pass at level spec`).toEqual({});
       // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.
       expect([...row.skipped].sort(), `${row.variant.name} skips`).toEqual([...(row.variant.skips ?? [])].sort());
+      for (const [id, note] of Object.entries(row.variant.notes ?? {})) expect(row.notes[id], `${row.variant.name}: ${id}`).toMatch(note);
     } else {
       // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).
       expect([...row.failed].sort(), `${row.variant.name} must fail ${row.variant.breaks.join(', ')}: ${JSON.stringify(row.details)}`).toEqual(

@@ -3,6 +3,7 @@
  * breaking exactly that rule (the variants that choose differently where the specification says
  * "not shown", and must pass, are in different-choices.ts).
  */
+import { createHmac } from 'node:crypto';
 import {
   hashOf,
   hmacBase64,
@@ -454,14 +455,24 @@ export const BROKEN: Variant[] = [
   {
     name: 'signature-form-wrong',
     change: 'Service-Signature: sha256=<hex>',
-    breaks: ['events.signature-form'],
+    // A header that cannot be read carries no valid v1 either.
+    breaks: ['events.signature-form', 'events.signature-valid'],
     sign: (secret, body) => ({ 'service-signature': `sha256=${hmacBase64(secret, body)}` }),
   },
   {
     name: 'no-signature',
     change: 'no signature header',
-    breaks: ['events.signature-form'],
+    breaks: ['events.signature-form', 'events.signature-valid'],
     sign: () => ({}),
+  },
+  {
+    name: 'signature-hmac-sha1',
+    change: 'v1 is HMAC-SHA1 over <t>.<body>, in hex',
+    breaks: ['events.signature-valid'],
+    sign(secret, body) {
+      const t = Math.floor(Date.now() / 1000);
+      return { 'service-signature': `t=${t},v1=${createHmac('sha1', secret).update(`${t}.${body}`).digest('hex')}` };
+    },
   },
   {
     name: 'events-not-json',

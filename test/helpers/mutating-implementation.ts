@@ -61,6 +61,8 @@ export interface Variant {
   inconclusive?: string[];
   /** For a variant that must pass: the checks it leaves nothing to judge (skipped), exactly. */
   skips?: string[];
+  /** For a variant that must pass: what some checks must say of it. */
+  notes?: Record<string, RegExp>;
   /** Needs a run without --fast (the 30 s redeliveries). */
   slow?: boolean;
   /** Plain HTTP on the port is served instead of refused. */

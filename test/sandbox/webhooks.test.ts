@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Applicant, Report } from '../../src/api/types.js';
 import { afterAttempt } from '../../src/sandbox/dispatcher.js';
@@ -128,5 +129,42 @@ describe('webhook events (part 6)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const acknowledged = eventsOf(subscriber.received.slice(failed));
     expect(acknowledged.map((event) => event.type).sort()).toEqual(['report.completed', 'report.created']);
+  });
+});
+
+describe('svc sandbox start --signature-encoding', () => {
+  /** The v1 of a delivery, and the base64 of HMAC-SHA256 over its `<t>.<body>`, made here with node:crypto. */
+  const base64Signature = (delivery: { headers: Record<string, unknown>; body: string }) => {
+    const [, t, v1] = /^t=(\d+),v1=(.+)$/.exec(String(delivery.headers['service-signature']))!;
+    return { v1, expected: createHmac('sha256', SECRET).update(`${t}.${delivery.body}`).digest('base64') };
+  };
+
+  it('signs v1 in base64 when told, and keeps to it at the next start and in replays', async () => {
+    const subscriber = await receiver();
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const first = await startSandboxProcess(['--webhook-url', subscriber.url, '--signature-encoding', 'base64', '--quiet'], env);
+    cleanups.push(() => first.stop());
+    await createReport(first);
+    await subscriber.waitFor((received) => eventsOf(received).some((event) => event.type === 'report.completed'));
+    expect(await first.stop()).toBe(0);
+    for (const delivery of subscriber.received) {
+      const { v1, expected } = base64Signature(delivery);
+      expect(v1).toBe(expected);
+    }
+
+    const eventId = eventsOf(subscriber.received)[0]!.id;
+    const replayed = await receiver();
+    const replay = await runSvc(['sandbox', 'deliveries', 'replay', eventId, '--to', replayed.url, '--data-dir', first.dataDir], { env: first.env });
+    expect(replay.code, replay.stderr).toBe(0);
+    const { v1, expected } = base64Signature(replayed.received[0]!);
+    expect(v1).toBe(expected);
+
+    const second = await startSandboxProcess(['--quiet'], env);
+    cleanups.push(() => second.stop());
+    const before = subscriber.received.length;
+    await createReport(second);
+    await subscriber.waitFor((received) => received.length > before);
+    const again = base64Signature(subscriber.received[before]!);
+    expect(again.v1).toBe(again.expected);
   });
 });

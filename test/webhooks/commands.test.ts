@@ -307,7 +307,7 @@ describe('svc webhooks sign and verify', () => {
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     const valid = await runSvc(['webhooks', 'verify', '--header', header, '--payload-file', file], { env });
     expect(valid.code).toBe(0);
-    expect(valid.stdout).toMatch(/^signature +ok +the v1 value matches the secret whsec_…mnop$/m);
+    expect(valid.stdout).toMatch(/^signature +ok +the v1 value matches the secret whsec_…mnop: HMAC-SHA256 over <t>\.<raw body>, in hex$/m);
     expect(valid.stdout.trim().split('\n').at(-1)).toBe('valid');
 
     writeFileSync(file, `${JSON.stringify(JSON.parse(body), null, 2)}\n`);

@@ -17,11 +17,26 @@ function diagnose(input: Omit<Partial<DiagnoseInput>, 'body'> & { body: string |
 
 const step = (diagnosis: ReturnType<typeof diagnoseDelivery>, name: string) => diagnosis.steps.find((item) => item.step === name)!;
 
+/** Known answers (openssl, as in signature.test.ts) for KNOWN_SECRET, t=1700000000 and the body {"id":"evt_1"}. */
+const KNOWN_SECRET = 'whsec_knownanswer6123456789abcdefghijklm';
+const KNOWN = {
+  timestamped: {
+    hex: 'ae36c9a6cf0ed43b67e4c0ff17f48b41832eb9e971f98eb2a9da355387d64592',
+    base64: 'rjbJps8O1Dtn5MD/F/SLQYMuuelx+Y6yqdo1U4fWRZI=',
+    base64url: 'rjbJps8O1Dtn5MD_F_SLQYMuuelx-Y6yqdo1U4fWRZI',
+  },
+  body: { hex: '26c288e06cd749cc0c16b734ae1756777c4680b19f4c408b0ab6bc27ae1719fb', base64: 'JsKI4GzXScwMFrc0rhdWd3xGgLGfTECLCra8J64XGfs=' },
+  sha1: 'aab07f2958c37e8fdfb1890e27063542df566d4f',
+};
+
+const known = (v1: string, input: Omit<Partial<DiagnoseInput>, 'body'> = {}) =>
+  diagnose({ header: `t=1700000000,v1=${v1}`, body: '{"id":"evt_1"}', secrets: [KNOWN_SECRET], now: 1_700_000_000, ...input });
+
 describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
   it('passes every step of a valid delivery and says which secret and which v1 matched', () => {
     const header = `t=${NOW},v1=${computeSignature(OTHER, NOW, COMPACT)},v1=${computeSignature(SECRET, NOW, COMPACT)}`;
     const diagnosis = diagnose({ header, body: COMPACT, secrets: [OTHER.replace('other', 'third'), SECRET] });
-    expect(diagnosis).toMatchObject({ ok: true, reason: null, matched: { secret: 1, v1: 1 } });
+    expect(diagnosis).toMatchObject({ ok: true, reason: null, matched: { secret: 1, v1: 1, encoding: 'hex', signed_payload: 'timestamped' } });
     expect(diagnosis.steps.map((item) => [item.step, item.status])).toEqual([
       ['header', 'ok'],
       ['timestamp', 'ok'],
@@ -31,7 +46,7 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
       ['schema', 'ok'],
     ]);
     expect(diagnosis.schemaNotes).toEqual([]);
-    expect(step(diagnosis, 'signature').detail).toBe('v1 value #2 of 2 matches secret #2 of 2 (whsec_…mnop)');
+    expect(step(diagnosis, 'signature').detail).toBe('v1 value #2 of 2 matches secret #2 of 2 (whsec_…mnop): HMAC-SHA256 over <t>.<raw body>, in hex');
   });
 
   it('gives the direction and size of the clock skew, and still checks the signature', () => {
@@ -67,11 +82,56 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
     expect(step(theirs, 'signature').hint).toMatch(/followed by a line break/);
   });
 
-  it('recognises a v1 encoded in base64 instead of hex', () => {
-    const base64 = Buffer.from(computeSignature(SECRET, NOW, COMPACT), 'hex').toString('base64');
-    const diagnosis = diagnose({ header: `t=${NOW},v1=${base64}`, body: COMPACT });
-    expect(step(diagnosis, 'header').hint).toMatch(/not 64 hex digits/);
-    expect(step(diagnosis, 'signature').hint).toMatch(/base64-encoded signature; .* lower-case hex/);
+  it('takes v1 in base64 as in hex, and says which encoding matched', () => {
+    for (const [v1, encoding] of [
+      [KNOWN.timestamped.base64, 'base64'],
+      [KNOWN.timestamped.base64url, 'base64'],
+      [KNOWN.timestamped.hex.toUpperCase(), 'hex'],
+    ] as const) {
+      const diagnosis = known(v1);
+      expect(diagnosis.matched, v1).toEqual({ secret: 0, v1: 0, encoding, signed_payload: 'timestamped' });
+      expect(step(diagnosis, 'header').hint, v1).toBeUndefined();
+      expect(step(diagnosis, 'signature'), v1).toMatchObject({
+        status: 'ok',
+        detail: `the v1 value matches the secret whsec_…jklm: HMAC-SHA256 over <t>.<raw body>, in ${encoding}`,
+      });
+    }
+  });
+
+  it('with one encoding pinned, says that the other one would have matched', () => {
+    const diagnosis = known(KNOWN.timestamped.base64, { encodings: ['hex'] });
+    expect(diagnosis).toMatchObject({ ok: false, reason: 'signature_mismatch', matched: null });
+    expect(step(diagnosis, 'signature').hint).toBe('a v1 value is the signature, in base64, which --signature-encoding hex leaves out');
+    expect(step(known(KNOWN.timestamped.hex, { encodings: ['base64'] }), 'signature').hint).toBe(
+      'a v1 value is the signature, in hex, which --signature-encoding base64 leaves out',
+    );
+  });
+
+  it('recognises the body signed alone, and takes it only with signedPayloads body, saying that it does not bind t', () => {
+    const refused = known(KNOWN.body.base64);
+    expect(refused.reason).toBe('signature_mismatch');
+    expect(step(refused, 'signature').hint).toMatch(
+      /^a v1 value is the signature of the body alone signed, not `<t>\.<body>` \(.*--signed-payload body takes it/,
+    );
+    const taken = known(KNOWN.body.base64, { signedPayloads: ['body'] });
+    expect(taken.matched).toEqual({ secret: 0, v1: 0, encoding: 'base64', signed_payload: 'body' });
+    expect(step(taken, 'signature').detail).toMatch(/: HMAC-SHA256 over the raw body alone, in base64; it does not bind t, so only dropping event ids/);
+    expect(step(known(KNOWN.timestamped.hex, { signedPayloads: ['body'] }), 'signature').hint).toMatch(
+      /^a v1 value is the signature of `<t>\.<body>` signed, not the body alone/,
+    );
+  });
+
+  it('never says which encoding part 6 uses: it does not say', () => {
+    for (const v1 of [KNOWN.timestamped.base64, KNOWN.body.hex, KNOWN.sha1]) {
+      const said = known(v1, { encodings: ['hex'] }).steps.filter((item) => ['header', 'signature'].includes(item.step));
+      for (const item of said) expect(`${item.detail} ${item.hint ?? ''}`).not.toMatch(/part 6|x-webhook-signature|lower-case/);
+    }
+  });
+
+  it('says of a v1 that is no HMAC-SHA256 in either encoding that its length is wrong', () => {
+    const diagnosis = known(KNOWN.sha1);
+    expect(step(diagnosis, 'header').hint).toBe('a v1 value is neither 64 hex digits nor 43 base64 characters (44 padded), the lengths of an HMAC-SHA256');
+    expect(step(diagnosis, 'signature')).toMatchObject({ status: 'failed', hint: expect.stringMatching(/^the secret is not the one the sender uses/) });
   });
 
   it('explains headers it cannot read', () => {

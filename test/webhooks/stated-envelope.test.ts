@@ -9,6 +9,7 @@ import { newId } from '../../src/ids.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { type ListenLine, stoppedAfterEachTest } from '../helpers/listen.js';
+import { SIGNATURE_FORMS, type SignatureForm, signIn } from '../helpers/signature-forms.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 
 // The events part 6 allows and openapi.yaml's schemas do not describe: svc must take them from any
@@ -26,8 +27,8 @@ interface Delivery {
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/** A delivery as part 6 describes it: signed with `secret` at `t`, with its Service-Event header. */
-function signed(value: unknown, options: { secret?: string; t?: number; serviceEvent?: string } = {}): Delivery {
+/** A delivery as part 6 describes it: signed with `secret` at `t` (in `form`, else by svc), with its Service-Event header. */
+function signed(value: unknown, options: { secret?: string; t?: number; serviceEvent?: string; form?: SignatureForm } = {}): Delivery {
   const body = Buffer.isBuffer(value) ? value : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
   const type = (value as { type?: unknown }).type;
   const serviceEvent = options.serviceEvent ?? (typeof type === 'string' ? type : 'report.completed');
@@ -36,7 +37,9 @@ function signed(value: unknown, options: { secret?: string; t?: number; serviceE
     headers: {
       'content-type': 'application/json',
       'service-event': serviceEvent,
-      'service-signature': signatureHeader(options.secret ?? SECRET, body, options.t ?? now()),
+      'service-signature': options.form
+        ? signIn(options.form, options.secret ?? SECRET, body, options.t ?? now())
+        : signatureHeader(options.secret ?? SECRET, body, options.t ?? now()),
     },
   };
 }
@@ -175,45 +178,47 @@ function raw(url: string, bytes: string): Promise<string> {
   });
 }
 
-describe('svc webhooks listen: what part 6 does not allow is still refused', () => {
+describe.each(SIGNATURE_FORMS)('svc webhooks listen, signatures in $name: what part 6 does not allow is still refused', (form) => {
+  const signedIn = (value: unknown, options: { secret?: string; t?: number } = {}) => signed(value, { ...options, form });
+
   it('refuses forged, changed, unsigned, stale, future-dated and malformed deliveries with their reasons, stores none as accepted and forwards none', async () => {
     const app = await recorder();
-    const running = await listen(['--forward-to', app.url, '--max-body', '4096']);
+    const running = await listen(['--forward-to', app.url, '--max-body', '4096', ...form.args]);
     const valid = () => ({ id: newId('evt'), type: 'report.completed', data: { report_id: newId('rep'), risk_score: 40 } });
-    const changed = signed(valid());
+    const changed = signedIn(valid());
     changed.body = Buffer.from(changed.body.toString().replace('40', '41'));
-    const noHeader = signed(valid());
+    const noHeader = signedIn(valid());
     delete noHeader.headers['service-signature'];
-    const noV1 = signed(valid());
+    const noV1 = signedIn(valid());
     noV1.headers['service-signature'] = `t=${now()}`;
-    const millis = signed(valid());
+    const millis = signedIn(valid());
     millis.headers['service-signature'] = millis.headers['service-signature']!.replace(/^t=(\d+)/, 't=$1000');
     const { id: _id, ...withoutId } = valid();
     const { type: _type, ...withoutType } = valid();
     const notUtf8 = Buffer.concat([Buffer.from('{"id":"evt_1","type":"report.completed","data":{"note":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}')]);
 
     const cases: Array<[string, Delivery, string]> = [
-      ['signed with another secret', signed(valid(), { secret: FORGER }), 'signature_mismatch'],
+      ['signed with another secret', signedIn(valid(), { secret: FORGER }), 'signature_mismatch'],
       ['changed after signing', changed, 'signature_mismatch'],
       ['no signature header', noHeader, 'missing_header'],
       ['t= in milliseconds', millis, 'malformed_header'],
       ['no v1', noV1, 'no_v1'],
-      ['signed an hour ago', signed(valid(), { t: now() - 3600 }), 'timestamp_too_old'],
-      ['signed an hour ahead', signed(valid(), { t: now() + 3600 }), 'timestamp_in_future'],
-      ['not JSON', signed('{"id":"evt_1",'), 'body_not_json'],
-      ['not UTF-8', signed(notUtf8), 'body_not_json'],
-      ['a JSON array', signed([valid()]), 'envelope_invalid'],
-      ['an id without evt_', signed({ ...valid(), id: 'rep_1' }), 'envelope_invalid'],
-      ['no id', signed(withoutId), 'envelope_invalid'],
-      ['no type', signed(withoutType), 'envelope_invalid'],
-      ['data that is not an object', signed({ ...valid(), data: 'rep_1' }), 'envelope_invalid'],
+      ['signed an hour ago', signedIn(valid(), { t: now() - 3600 }), 'timestamp_too_old'],
+      ['signed an hour ahead', signedIn(valid(), { t: now() + 3600 }), 'timestamp_in_future'],
+      ['not JSON', signedIn('{"id":"evt_1",'), 'body_not_json'],
+      ['not UTF-8', signedIn(notUtf8), 'body_not_json'],
+      ['a JSON array', signedIn([valid()]), 'envelope_invalid'],
+      ['an id without evt_', signedIn({ ...valid(), id: 'rep_1' }), 'envelope_invalid'],
+      ['no id', signedIn(withoutId), 'envelope_invalid'],
+      ['no type', signedIn(withoutType), 'envelope_invalid'],
+      ['data that is not an object', signedIn({ ...valid(), data: 'rep_1' }), 'envelope_invalid'],
     ];
     for (const [name, delivery, reason] of cases) {
       const answer = await post(running.url, delivery);
       expect(answer, name).toMatchObject({ status: 400, body: { error: { code: reason } } });
     }
     // Too large: refused on its declared length, before anything of it is read.
-    const large = signed({ ...valid(), data: { report_id: 'rep_1', risk_score: 40, padding: 'x'.repeat(5000) } });
+    const large = signedIn({ ...valid(), data: { report_id: 'rep_1', risk_score: 40, padding: 'x'.repeat(5000) } });
     const head = Object.entries(large.headers)
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
@@ -230,7 +235,7 @@ describe('svc webhooks listen: what part 6 does not allow is still refused', () 
     expect(rows.filter((row) => row.status !== 'rejected')).toEqual([]);
     expect(rows.map((row) => row.reason)).toEqual(cases.map(([, , reason]) => reason));
     // The valid event behind these is taken: the refusals are for what was done to it.
-    expect((await post(running.url, signed(valid()))).status).toBe(200);
+    expect((await post(running.url, signedIn(valid()))).status).toBe(200);
     await running.waitFor((lines) => deliveries(lines, 'accepted').length === 1 && lines.at(-1)!.forward !== null);
     expect(app.received).toHaveLength(1);
   });

@@ -11,6 +11,7 @@ import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
+import { signatureEncodingFlag } from '../../flags/webhook.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
 import { helpText } from '../../help-text.js';
@@ -50,7 +51,9 @@ export default class ContractVerify extends BaseCommand {
     inconclusive, with what to supply: not a verdict on the implementation.
 
     Webhook checks need the implementation to deliver its events to http://<this host>:<--webhook-port>/ (https://
-    with --webhook-tls or --webhook-cert), where the kit listens. The kit paces itself by X-RateLimit-Remaining
+    with --webhook-tls or --webhook-cert), where the kit listens. Given --webhook-secret, level spec checks every
+    signature: HMAC-SHA256 over "<t>.<raw body>" or the raw body alone, v1 in hex or base64 (--signature-encoding
+    pins one); level strict also wants openapi.yaml's hex over "<t>.<raw body>" within 300 s. The kit paces itself by X-RateLimit-Remaining
     and waits out 429 Retry-After: a Free plan key (10 requests a minute) completes, slowly.
 
     Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant} when one failed,
@@ -82,6 +85,7 @@ export default class ContractVerify extends BaseCommand {
     }),
     'revocable-key': keyFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
     'webhook-secret': keyFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
+    'signature-encoding': signatureEncodingFlag,
     'webhook-port': Flags.integer({
       description:
         'Port the kit receives webhook deliveries on (the implementation delivers to http://<--webhook-host>:<port>/, or https:// with --webhook-tls)',
@@ -176,7 +180,7 @@ export default class ContractVerify extends BaseCommand {
       );
     }
     if (flags['webhook-port'] === undefined) {
-      for (const name of ['webhook-secret', 'webhook-tls', 'webhook-cert'] as const) {
+      for (const name of ['webhook-secret', 'signature-encoding', 'webhook-tls', 'webhook-cert'] as const) {
         if (flags[name]) this.warning(`--${name} without --webhook-port: the kit receives no webhook, so the event checks are skipped`);
       }
     }
@@ -191,6 +195,7 @@ export default class ContractVerify extends BaseCommand {
       baseUrl,
       keys,
       webhookSecret: flags['webhook-secret'],
+      signatureEncoding: flags['signature-encoding'],
       webhookPort: flags['webhook-port'],
       webhookHost: flags['webhook-host'],
       webhookTls,

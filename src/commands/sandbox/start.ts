@@ -3,6 +3,7 @@ import { redactKey } from '../../config/keys.js';
 import { SandboxCommand } from '../../sandbox-command.js';
 import { SANDBOX_PROFILE, writeSandboxProfile } from '../../sandbox/profile.js';
 import type { Plan } from '../../sandbox/rate-limit.js';
+import { SIGNATURE_ENCODINGS } from '../../webhooks/signature.js';
 import { startSandbox } from '../../sandbox/server.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { renderTable } from '../../ui/table.js';
@@ -36,6 +37,7 @@ export default class SandboxStart extends SandboxCommand {
   static override examples = [
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --port 0 --json --webhook-url http://127.0.0.1:4000/hooks --time-scale 1000',
+    '<%= config.bin %> sandbox start --webhook-url http://127.0.0.1:4000/hooks --signature-encoding base64',
   ];
 
   static override flags = {
@@ -45,6 +47,11 @@ export default class SandboxStart extends SandboxCommand {
       description: 'Secret that signs the events (default: SVC_WEBHOOK_SECRET, then the one made on first start)',
       env: 'SVC_WEBHOOK_SECRET',
     }),
+    'signature-encoding': Flags.option({
+      description:
+        "Encoding of the events' v1 signatures: hex (openapi.yaml's choice) or base64, to try a receiver against either (default: that of the previous start, hex at first)",
+      options: SIGNATURE_ENCODINGS,
+    })(),
     'time-scale': Flags.integer({
       description: 'Divides every delay of the webhook retry schedule (1000: the 24 h schedule in about 70 s)',
       default: 1,
@@ -72,6 +79,7 @@ export default class SandboxStart extends SandboxCommand {
       port: flags.port,
       webhookUrls: flags['webhook-url'],
       webhookSecret: flags['webhook-secret'],
+      signatureEncoding: flags['signature-encoding'],
       timeScale: flags['time-scale'],
       plan: flags.plan as Plan,
       monthlyQuota: flags['monthly-quota'],
@@ -122,7 +130,7 @@ export default class SandboxStart extends SandboxCommand {
       this.note('`svc sandbox keys --reveal` shows the full keys of this local sandbox.');
     }
     const hooks = sandbox.webhookUrls.length ? sandbox.webhookUrls.join(', ') : 'none (pass --webhook-url)';
-    this.note(`Webhooks to: ${hooks}, signed with ${redactKey(sandbox.webhookSecret)}`);
+    this.note(`Webhooks to: ${hooks}, signed with ${redactKey(sandbox.webhookSecret)} (v1 in ${sandbox.signatureEncoding})`);
     this.note('Press Ctrl-C to stop.');
   }
 }

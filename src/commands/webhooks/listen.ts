@@ -10,7 +10,15 @@ import { jsonLine, writeJsonLine } from '../../ui/json-lines.js';
 import { type DeliveryJson, deliveryJson, deliveryLine } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { type TimeView, timeView } from '../../ui/time.js';
-import { receiverCaCertFlag, storeFlag, strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import {
+  receiverCaCertFlag,
+  signatureEncodingFlag,
+  signedPayloadFlag,
+  storeFlag,
+  strictSchemaFlag,
+  toleranceFlag,
+  webhookSecretFlag,
+} from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
@@ -39,6 +47,11 @@ export default class WebhooksListen extends WebhookCommand {
     event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that
     fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
 
+    The signature is HMAC-SHA256 over "<t>.<raw body>", its v1 in hex or base64 (--signature-encoding pins one).
+    With --signed-payload body, over the raw body alone: that signature does not bind t, so a captured delivery
+    verifies again with a fresh t, and the store's duplicate-id check is then all that keeps its replay from being
+    taken as new (an event pruned from the store is new again).
+
     Where an authentic event differs from openapi.yaml's event schemas (any data, kinds it does not list, no
     created_at, a Service-Event header naming another kind), it is accepted all the same, with schema notes;
     --strict-schema refuses it instead (400 envelope_invalid), for testing your own implementation.
@@ -63,6 +76,7 @@ export default class WebhooksListen extends WebhookCommand {
     '<%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem',
     '<%= config.bin %> webhooks listen --fail-rate 0.3 --delay 2s',
     '<%= config.bin %> webhooks listen --strict-schema --forward-to http://127.0.0.1:3000/hooks',
+    '<%= config.bin %> webhooks listen --signature-encoding base64 --forward-to http://127.0.0.1:3000/hooks',
   ];
 
   static override flags = {
@@ -70,6 +84,8 @@ export default class WebhooksListen extends WebhookCommand {
     tolerance: toleranceFlag,
     store: storeFlag,
     'strict-schema': strictSchemaFlag,
+    'signature-encoding': signatureEncodingFlag,
+    'signed-payload': signedPayloadFlag,
     port: Flags.integer({ description: 'Port to listen on (0: any free port)', default: 4000, min: 0, max: 65_535 }),
     host: Flags.string({ description: 'Address to listen on; plain HTTP only on loopback', default: '127.0.0.1' }),
     cert: Flags.string({ description: 'PEM certificate (chain) for HTTPS', dependsOn: ['key'] }),
@@ -118,6 +134,11 @@ export default class WebhooksListen extends WebhookCommand {
     if (flags['forward-to'] !== undefined) checkForwardUrl(flags['forward-to'], '--forward-to');
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
+    if (flags['signed-payload'] === 'body') {
+      this.warning(
+        "--signed-payload body: a signature of the body alone does not bind t, so a captured delivery verifies again with a fresh t; only the store's duplicate-id check keeps its replay from being taken as new, and an event pruned from the store is new again",
+      );
+    }
     this.trustReceiverCa(flags['ca-cert']);
     const tls = flags.cert && flags.key ? { cert: await readFile(flags.cert, 'utf8'), key: await readFile(flags.key, 'utf8') } : undefined;
     if (!tls && !isLoopbackHost(flags.host)) {
@@ -144,6 +165,8 @@ export default class WebhooksListen extends WebhookCommand {
       tls,
       secrets,
       toleranceSeconds: flags.tolerance,
+      encodings: flags['signature-encoding'] && [flags['signature-encoding']],
+      signedPayloads: [flags['signed-payload']],
       store: flags.store,
       forwardTo: flags['forward-to'],
       eventTypes: flags.events,

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ExitCode } from '../../errors.js';
 import { kindToSendArg, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
-import { receiverCaCertFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { receiverCaCertFlag, signingEncodingFlag, signingPayloadFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
@@ -15,7 +15,8 @@ export default class WebhooksTrigger extends WebhookCommand {
   static override summary = 'Send a signed sample event to a receiver, as the service would';
   static override description = helpText`
     The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with
-    the secret (one v1 per secret when several are given), with the headers of part 6. "all" sends one of each of
+    the secret (one v1 per secret when several are given; hex over "<t>.<body>" unless --signature-encoding or
+    --signed-payload say otherwise), with the headers of part 6. "all" sends one of each of
     the six kinds openapi.yaml lists. Any other kind is sent as the least part 6 describes, {id, type, created_at,
     data: {id}}, to test that a receiver takes kinds it does not know.
 
@@ -27,6 +28,7 @@ export default class WebhooksTrigger extends WebhookCommand {
     '<%= config.bin %> webhooks trigger report.completed --to http://127.0.0.1:4000/hooks',
     '<%= config.bin %> webhooks trigger all --to http://127.0.0.1:4000/hooks --json',
     '<%= config.bin %> webhooks trigger report.archived --to http://127.0.0.1:4000/hooks',
+    '<%= config.bin %> webhooks trigger report.completed --to http://127.0.0.1:4000/hooks --signature-encoding base64',
   ];
 
   static override args = {
@@ -37,6 +39,8 @@ export default class WebhooksTrigger extends WebhookCommand {
     secret: webhookSecretFlag,
     to: Flags.string({ description: 'URL of the receiver', required: true }),
     'ca-cert': receiverCaCertFlag,
+    'signature-encoding': signingEncodingFlag,
+    'signed-payload': signingPayloadFlag,
   };
 
   public async run(): Promise<JsonResult> {
@@ -49,7 +53,10 @@ export default class WebhooksTrigger extends WebhookCommand {
     const sent: Array<{ event: EventBody; url: string } & AttemptResult> = [];
     for (const type of types) {
       const event = sampleEvent(type);
-      const result = await sendEvent(flags.to, type, JSON.stringify(event), secrets);
+      const result = await sendEvent(flags.to, type, JSON.stringify(event), secrets, {
+        encoding: flags['signature-encoding'],
+        signedPayload: flags['signed-payload'],
+      });
       sent.push({ event, url: flags.to, ...result });
       this.log(`${event.id}  ${type}  → ${flags.to}: ${result.status ?? result.error} (${result.durationMs} ms)`);
     }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ExitCode, SvcError } from '../../errors.js';
-import { strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
+import { signatureEncodingFlag, signedPayloadFlag, strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { readPayload } from '../../ui/stdin.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { WebhookCommand } from '../../webhook-command.js';
@@ -22,13 +22,14 @@ export type JsonResult = DiagnosisJson;
 export default class WebhooksVerify extends WebhookCommand {
   static override summary = 'Check a captured delivery offline and say exactly which step fails';
   static override description = helpText`
-    Checks the signature header against the body's raw bytes as a receiver does (openapi.yaml's
-    x-webhook-signature: HMAC-SHA256 over "<t>.<body>", hex), then the envelope part 6 states (a UTF-8 JSON object
-    with an id starting with evt_, a type and a data object), then how the body differs from openapi.yaml's event
-    schemas: schema notes, which do not make a delivery invalid unless --strict-schema. Every step is reported,
-    with a diagnosis where svc can tell what went wrong: a header it cannot read, clock skew (direction and size),
-    which of several secrets matched, a body that was re-serialised or had its line endings changed, white space
-    in the secret.
+    Checks the signature header against the body's raw bytes as svc webhooks listen does (HMAC-SHA256 over
+    "<t>.<body>", v1 in hex or base64; --signature-encoding and --signed-payload as for listen), then the envelope
+    part 6 states (a UTF-8 JSON object with an id starting with evt_, a type and a data object), then how the body
+    differs from openapi.yaml's event schemas: schema notes, which do not make a delivery invalid unless
+    --strict-schema. Every step is reported, with a diagnosis where svc can tell what went wrong: a header it
+    cannot read, clock skew (direction and size), which of several secrets matched and in which encoding, a body
+    that was re-serialised or had its line endings changed, white space in the secret, a signature of the body
+    alone.
 
     Exit code 0 when the delivery verifies (schema notes or not), 16 when it does not.
   `;
@@ -45,6 +46,8 @@ export default class WebhooksVerify extends WebhookCommand {
     'payload-file': Flags.string({ description: 'File holding the body exactly as received (default: stdin)' }),
     'event-type': Flags.string({ description: "Value of the Service-Event header; another kind than the body's type is a schema note" }),
     'strict-schema': strictSchemaFlag,
+    'signature-encoding': signatureEncodingFlag,
+    'signed-payload': signedPayloadFlag,
     at: Flags.string({ description: 'Check the timestamp as of this time (unix seconds or ISO 8601), for a delivery captured earlier (default: now)' }),
   };
 
@@ -70,6 +73,8 @@ export default class WebhooksVerify extends WebhookCommand {
       now,
       serviceEvent: flags['event-type'],
       strictSchema: flags['strict-schema'],
+      encodings: flags['signature-encoding'] && [flags['signature-encoding']],
+      signedPayloads: [flags['signed-payload']],
     });
     const width = Math.max(...diagnosis.steps.map((step) => step.step.length));
     const indent = ' '.repeat(width + 10);

@@ -1,6 +1,6 @@
 import { findProblems, type SchemaName } from '../../api/validate.js';
 import { EVENT_SCHEMAS } from '../../webhooks/envelope.js';
-import { verifySignature } from '../../webhooks/signature.js';
+import { describeScheme, verifySignature } from '../../webhooks/signature.js';
 import type { KitContext } from '../context.js';
 import { call } from '../requests.js';
 import type { Exchange } from '../http.js';
@@ -9,6 +9,7 @@ import { type Delivery, eventOf } from '../receiver.js';
 import { reportBody } from '../fixtures.js';
 import { deliveryLine } from './events.js';
 import { plainHttpAnswer } from './plain-http.js';
+import { specLevelSignature } from './signatures.js';
 import type { ProbeSet } from './types.js';
 
 /** The operations of openapi.yaml the kit calls, with their success status and schema (test/conformance checks this table against openapi.yaml). */
@@ -243,13 +244,15 @@ export const strictProbes: ProbeSet = {
       const findings = new Findings();
       for (const delivery of deliveriesOf(context)) {
         const value = signatureValue(delivery) ?? (delivery.headers['x-service-signature'] as string | undefined);
-        const check = verifySignature(value, delivery.raw, { secrets: [secret], now: Math.floor(delivery.at / 1000) });
-        if (!check.ok)
-          findings.add({
-            expected: "HMAC-SHA256 with the webhook secret over '<t>.<raw body>', lower-case hex, within 300 s",
-            got: `${check.reason}: ${check.detail}`,
-            request: deliveryLine(delivery),
-          });
+        const check = verifySignature(value, delivery.raw, { secrets: [secret], encodings: ['hex'], now: Math.floor(delivery.at / 1000) });
+        if (check.ok) continue;
+        // A valid signature in another form is told apart from one that is no HMAC-SHA256 of the secret at all.
+        const other = check.reason === 'signature_mismatch' ? specLevelSignature(delivery, secret) : undefined;
+        findings.add({
+          expected: "HMAC-SHA256 with the webhook secret over '<t>.<raw body>', hex, within 300 s",
+          got: other?.ok ? `${describeScheme([other.signedPayload], [other.encoding])}, which level spec takes` : `${check.reason}: ${check.detail}`,
+          request: deliveryLine(delivery),
+        });
       }
       findings.done();
     },
