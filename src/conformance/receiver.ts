@@ -8,10 +8,15 @@ import { ensureSelfSignedCertificate } from '../certificate.js';
 import { paths } from '../config/paths.js';
 import { SvcError } from '../errors.js';
 import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
+import { type SignatureFailure, signatureHeaderOf, verifySignature } from '../webhooks/signature.js';
 import { closeServer } from './http.js';
+import { CheckFailure, type Finding, SetupError } from './outcome.js';
 
-/** What the kit keeps of a run's deliveries at most; a sender that floods it is answered 503 beyond. */
+/** What the kit keeps of a run's deliveries at most; a sender that floods it is answered 503 beyond, counted as noise. */
 const KEPT_BYTES_LIMIT = 256 * 1024 * 1024;
+
+/** Why a delivery was set aside: its signature did not verify with the webhook secret, or the receiver kept all it may. */
+export type NoiseReason = SignatureFailure | 'receiver_full';
 
 /** One webhook delivery as it arrived at the kit: the raw bytes (signatures are over them) and what the kit answered. */
 export interface Delivery {
@@ -83,36 +88,99 @@ export async function kitReceiverCertificate(): Promise<ReceiverCertificate> {
   return { cert: made.cert, key: made.key, certPath: made.certPath };
 }
 
+export interface ReceiverOptions {
+  /** The webhook secret: only deliveries whose signature verifies with it are kept, as evidence. */
+  secret?: string | undefined;
+  keptBytesLimit?: number;
+}
+
 /**
  * The kit's webhook subscriber on `--webhook-port`, on loopback unless `--webhook-host` says
  * otherwise, in plain HTTP or (with a certificate) HTTPS: records each delivery and answers 200,
  * unless a check asked for another answer to one (the redelivery probes). Anyone who can reach the
- * port can send to it, so it has the listener's limits: bounded headers and body, slow clients cut
- * off, and a bound on what the run keeps in memory.
+ * port can send to it: given the webhook secret, it keeps only deliveries whose signature verifies
+ * and sets the others aside as noise (answered 400, counted, never evidence); it has the listener's
+ * limits (bounded headers and body, slow clients cut off) and a bound on what the run keeps in memory.
  */
 export class WebhookReceiver {
+  /** The deliveries the checks judge: with the secret, only those whose signature verifies. */
   readonly deliveries: Delivery[] = [];
+  /** How many deliveries were set aside, by reason: never evidence, never kept. */
+  readonly noise = new Map<NoiseReason, number>();
   scheme: 'http' | 'https' = 'http';
   private server: Server | undefined;
   private keptBytes = 0;
+  private readonly secret: string | undefined;
+  private readonly keptBytesLimit: number;
   private readonly rules = new Set<Rule>();
   private readonly waiters = new Set<() => void>();
   private readonly held = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly keptBytesLimit = KEPT_BYTES_LIMIT) {}
+  constructor(options: ReceiverOptions = {}) {
+    this.secret = options.secret || undefined;
+    this.keptBytesLimit = options.keptBytesLimit ?? KEPT_BYTES_LIMIT;
+  }
+
+  /** Whether deliveries are authenticated (the secret was given): without, anyone who reaches the port supplies evidence. */
+  get authenticated(): boolean {
+    return this.secret !== undefined;
+  }
+
+  get noiseCount(): number {
+    return [...this.noise.values()].reduce((sum, count) => sum + count, 0);
+  }
+
+  /** The noise by reason: `signature_mismatch 30, missing_header 7`. */
+  private noiseReasons(): string {
+    return [...this.noise].map(([reason, count]) => `${reason} ${count.toLocaleString('en')}`).join(', ');
+  }
+
+  /**
+   * What it means that no delivery a check awaits was kept: a failure of the implementation, unless
+   * the receiver set deliveries aside as noise in the run. The awaited one may be among them, so the
+   * check is then inconclusive: noise never passes nor fails a check.
+   */
+  absence(finding: Finding): CheckFailure | SetupError {
+    const noise = this.noiseCount;
+    if (noise === 0) return new CheckFailure([finding]);
+    const full = this.noise.get('receiver_full') ?? 0;
+    const fixes: string[] = [];
+    if (noise > full) fixes.push('if the implementation sent them, give the secret it signs with in --webhook-secret');
+    if (full > 0)
+      fixes.push(
+        `the receiver keeps at most ${this.keptBytesLimit / 1024 / 1024} MiB of deliveries in a run${this.authenticated ? '' : ', and with --webhook-secret only authenticated ones'}`,
+      );
+    return new SetupError(
+      `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}; the receiver set aside ${noise.toLocaleString('en')} deliveries of the run as noise (${this.noiseReasons()}), so it may have been among them`,
+      fixes.join('; '),
+    );
+  }
+
+  private refuse(response: ServerResponse, status: number, text: string): void {
+    response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(text);
+  }
+
+  /** Answers and counts a delivery that is not kept. */
+  private setAside(response: ServerResponse, reason: NoiseReason, status: number, text: string): void {
+    this.noise.set(reason, (this.noise.get(reason) ?? 0) + 1);
+    this.refuse(response, status, text);
+  }
 
   private receive(request: IncomingMessage, response: ServerResponse): void {
-    const refuse = (status: number, text: string) => void response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(text);
-    if (this.keptBytes >= this.keptBytesLimit) return refuse(503, 'the kit keeps no more deliveries in this run');
+    if (this.keptBytes >= this.keptBytesLimit) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
     readBody(request, DEFAULT_BODY_LIMIT).then(
       (raw) => this.record(request, response, raw),
       (error: Error) => {
-        if (error instanceof BodyTooLarge) refuse(413, `bodies are limited to ${DEFAULT_BODY_LIMIT} bytes`);
+        if (error instanceof BodyTooLarge) this.refuse(response, 413, `bodies are limited to ${DEFAULT_BODY_LIMIT} bytes`);
       },
     );
   }
 
   private record(request: IncomingMessage, response: ServerResponse, raw: Buffer): void {
+    if (this.secret !== undefined) {
+      const check = verifySignature(signatureHeaderOf(request.headers)?.value, raw, { secrets: [this.secret] });
+      if (!check.ok) return this.setAside(response, check.reason, 400, `the signature does not verify with the kit's webhook secret: ${check.reason}`);
+    }
     this.keptBytes += raw.length;
     const text = raw.toString('utf8');
     let json: unknown;

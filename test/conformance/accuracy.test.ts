@@ -12,6 +12,7 @@ import { CHECKS_BY_ID } from '../../src/conformance/catalogue.js';
 import type { RevocableKey } from '../../src/conformance/kit-keys.js';
 import { readFixtures } from '../../src/conformance/fixtures.js';
 import { runConformance } from '../../src/conformance/run.js';
+import { signatureHeader, signatureHeaderOf, verifySignature } from '../../src/webhooks/signature.js';
 import { type ProxyState, startMutatingImplementation, startWebhookHub, type Variant, type WebhookHub } from '../helpers/mutating-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv } from '../helpers/svc.js';
@@ -64,6 +65,17 @@ interface Row {
   seconds: number;
 }
 
+/**
+ * Whether the kit can verify the variant's signatures: it is then given the webhook secret, as an
+ * operator would give it. Given the secret, a delivery it cannot verify is noise and no evidence,
+ * so a variant whose signatures it cannot verify runs without: every delivery is judged as received.
+ */
+function kitVerifies(variant: Variant): boolean {
+  const body = JSON.stringify({ id: 'evt_sample', type: 'report.created', data: {} });
+  const headers = variant.sign ? variant.sign(SECRET, body) : { 'service-signature': signatureHeader(SECRET, body) };
+  return verifySignature(signatureHeaderOf(headers)?.value, body, { secrets: [SECRET] }).ok;
+}
+
 async function run(variant: Variant): Promise<Row> {
   const started = performance.now();
   const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: SECRET };
@@ -86,7 +98,7 @@ async function run(variant: Variant): Promise<Row> {
         revocable: variant.dashboardKeys ? await dashboardKey(state) : undefined,
       },
       fixtures: await readFixtures(fixturesPath),
-      webhookSecret: SECRET,
+      webhookSecret: kitVerifies(variant) ? SECRET : undefined,
       webhookPort: 0,
       webhookTls,
       onReceiverReady: (port) => void (unsubscribe = hub.add({ port, variant, state, ca: webhookTls?.cert })),

@@ -160,7 +160,14 @@ describe('--webhook-tls', () => {
     );
     const certificate = /The receiver's certificate, for the implementation to trust: (\S+)/.exec(first.stderr)?.[1];
     expect(certificate, first.stderr).toBe(join(home.XDG_DATA_HOME!, 'svc', 'contract', 'webhook-tls', 'cert.pem'));
-    expect(JSON.parse(first.stdout).run.webhook_receiver).toEqual({ scheme: 'https', certificate });
+    expect(JSON.parse(first.stdout).run.webhook_receiver).toEqual({
+      scheme: 'https',
+      certificate,
+      authenticated: true,
+      deliveries: 0,
+      noise: 0,
+      noise_reasons: {},
+    });
 
     // An implementation that delivers only to HTTPS subscribers, trusting that certificate.
     const secure = await sandbox(
@@ -189,7 +196,7 @@ describe('--webhook-tls', () => {
     const output = JSON.parse(result.stdout);
     expect(output.checks.filter((check: { status: string }) => check.status === 'failed')).toEqual([]);
     expect(output.checks.find((check: { id: string }) => check.id === 'events.envelope')).toMatchObject({ status: 'passed' });
-    expect(output.run.webhook_receiver).toEqual({ scheme: 'https', certificate });
+    expect(output.run.webhook_receiver).toMatchObject({ scheme: 'https', certificate, authenticated: true, noise: 0 });
     // The same certificate as the first run: the implementation trusted it once.
     expect(readFileSync(certificate!, 'utf8')).toContain('-----BEGIN CERTIFICATE-----');
   });
