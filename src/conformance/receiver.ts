@@ -12,8 +12,22 @@ import { type SignatureFailure, signatureHeaderOf, verifySignature } from '../we
 import { closeServer } from './http.js';
 import { CheckFailure, type Finding, SetupError } from './outcome.js';
 
-/** What the kit keeps of a run's deliveries at most; a sender that floods it is answered 503 beyond, counted as noise. */
-const KEPT_BYTES_LIMIT = 256 * 1024 * 1024;
+/**
+ * What the kit keeps of a run's deliveries at most, each counted as `costOf` says (a run against the
+ * sandbox keeps some twenty deliveries, under 1 MiB as counted). Beyond, a delivery is answered 503
+ * and counted as noise: a genuine one is then retried (part 6), and a sender learns it was not taken.
+ */
+export const KEPT_LIMITS = { bytes: 32 * 1024 * 1024, deliveries: 10_000 };
+/** What a kept delivery costs beyond its headers and body: its record and Node's object of its headers. */
+const DELIVERY_OVERHEAD = 2 * 1024;
+/** A parsed JSON body can take twenty times its text in memory (`[{},{},…]`). */
+const PARSED_BODY_FACTOR = 24;
+
+/** What the bound counts for a delivery: its headers, its body as bytes and as text (up to two bytes a character), the parsed body, an overhead. */
+function costOf(rawHeaders: string[], raw: Buffer, json: unknown): number {
+  const headers = rawHeaders.reduce((sum, item) => sum + item.length, 0);
+  return DELIVERY_OVERHEAD + headers + raw.length * (3 + (json === undefined ? 0 : PARSED_BODY_FACTOR));
+}
 
 /** Why a delivery was set aside: its signature did not verify with the webhook secret, or the receiver kept all it may. */
 export type NoiseReason = SignatureFailure | 'receiver_full';
@@ -91,7 +105,7 @@ export async function kitReceiverCertificate(): Promise<ReceiverCertificate> {
 export interface ReceiverOptions {
   /** The webhook secret: only deliveries whose signature verifies with it are kept, as evidence. */
   secret?: string | undefined;
-  keptBytesLimit?: number;
+  limits?: typeof KEPT_LIMITS;
 }
 
 /**
@@ -111,14 +125,14 @@ export class WebhookReceiver {
   private server: Server | undefined;
   private keptBytes = 0;
   private readonly secret: string | undefined;
-  private readonly keptBytesLimit: number;
+  private readonly limits: typeof KEPT_LIMITS;
   private readonly rules = new Set<Rule>();
   private readonly waiters = new Set<() => void>();
   private readonly held = new Set<NodeJS.Timeout>();
 
   constructor(options: ReceiverOptions = {}) {
     this.secret = options.secret || undefined;
-    this.keptBytesLimit = options.keptBytesLimit ?? KEPT_BYTES_LIMIT;
+    this.limits = options.limits ?? KEPT_LIMITS;
   }
 
   /** Whether deliveries are authenticated (the secret was given): without, anyone who reaches the port supplies evidence. */
@@ -148,7 +162,7 @@ export class WebhookReceiver {
     if (noise > full) fixes.push('if the implementation sent them, give the secret it signs with in --webhook-secret');
     if (full > 0)
       fixes.push(
-        `the receiver keeps at most ${this.keptBytesLimit / 1024 / 1024} MiB of deliveries in a run${this.authenticated ? '' : ', and with --webhook-secret only authenticated ones'}`,
+        `the receiver keeps at most ${this.limits.deliveries.toLocaleString('en')} deliveries and ${this.limits.bytes / 1024 / 1024} MiB in a run${this.authenticated ? '' : ', and with --webhook-secret only authenticated ones'}`,
       );
     return new SetupError(
       `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}; the receiver set aside ${noise.toLocaleString('en')} deliveries of the run as noise (${this.noiseReasons()}), so it may have been among them`,
@@ -156,22 +170,23 @@ export class WebhookReceiver {
     );
   }
 
-  private refuse(response: ServerResponse, status: number, text: string): void {
-    response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(text);
-  }
-
-  /** Answers and counts a delivery that is not kept. */
+  /** Answers and counts a delivery that is not kept; the connection stays open, so that a flood costs no new connection each. */
   private setAside(response: ServerResponse, reason: NoiseReason, status: number, text: string): void {
     this.noise.set(reason, (this.noise.get(reason) ?? 0) + 1);
-    this.refuse(response, status, text);
+    response.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+  }
+
+  private full(cost: number): boolean {
+    return this.deliveries.length >= this.limits.deliveries || this.keptBytes + cost > this.limits.bytes;
   }
 
   private receive(request: IncomingMessage, response: ServerResponse): void {
-    if (this.keptBytes >= this.keptBytesLimit) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
+    if (this.full(DELIVERY_OVERHEAD)) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
     readBody(request, DEFAULT_BODY_LIMIT).then(
       (raw) => this.record(request, response, raw),
       (error: Error) => {
-        if (error instanceof BodyTooLarge) this.refuse(response, 413, `bodies are limited to ${DEFAULT_BODY_LIMIT} bytes`);
+        if (error instanceof BodyTooLarge)
+          response.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end(`bodies are limited to ${DEFAULT_BODY_LIMIT} bytes`);
       },
     );
   }
@@ -181,7 +196,6 @@ export class WebhookReceiver {
       const check = verifySignature(signatureHeaderOf(request.headers)?.value, raw, { secrets: [this.secret] });
       if (!check.ok) return this.setAside(response, check.reason, 400, `the signature does not verify with the kit's webhook secret: ${check.reason}`);
     }
-    this.keptBytes += raw.length;
     const text = raw.toString('utf8');
     let json: unknown;
     try {
@@ -189,6 +203,9 @@ export class WebhookReceiver {
     } catch {
       json = undefined;
     }
+    const cost = costOf(request.rawHeaders, raw, json);
+    if (this.full(cost)) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
+    this.keptBytes += cost;
     const delivery: Delivery = {
       seq: this.deliveries.length,
       at: Date.now(),
@@ -249,9 +266,9 @@ export class WebhookReceiver {
   /** The first delivery from `since` on that satisfies `predicate`, waiting up to `timeoutMs`. */
   async waitFor(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.deliveries.slice(since).find(predicate);
-      if (found) return found;
+    // Each delivery is looked at once: a flood of deliveries does not make every wake-up scan them all again.
+    for (let next = since; ;) {
+      for (; next < this.deliveries.length; next++) if (predicate(this.deliveries[next]!)) return this.deliveries[next];
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {

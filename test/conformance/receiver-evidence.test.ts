@@ -2,13 +2,14 @@
  * What the kit's webhook receiver takes as evidence, through the real binary against the real
  * sandbox, while another local process sends to its port: given the webhook secret, forged
  * deliveries are counted as noise and decide no check; without it, the run says that its event
- * verdicts are unauthenticated.
+ * verdicts are unauthenticated; and a flood of header-heavy deliveries leaves the kit's memory bounded.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type Agent, request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { KEPT_LIMITS } from '../../src/conformance/receiver.js';
 import { ExitCode } from '../../src/errors.js';
 import { HANG_MS } from '../helpers/hang.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
@@ -186,4 +187,49 @@ describe('without the webhook secret', () => {
       /Webhook deliveries: \d+ unauthenticated: without --webhook-secret the kit cannot tell the implementation's deliveries from anyone else's, so its event verdicts are unauthenticated/,
     );
   });
+});
+
+/** The resident memory of process `pid`, in bytes. */
+function residentBytes(pid: number): number {
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kib) * 1024;
+}
+
+describe("the receiver's memory", () => {
+  it(
+    'stays bounded under 40,000 empty deliveries of 14 KB of headers each',
+    async () => {
+      const target = await sandbox();
+      const port = await freePort();
+      // Without the secret every delivery may be the implementation's: the receiver keeps what its bound allows.
+      const kit = runKit(target, port, ['--only', 'events.report-completed-fields', '--event-timeout', '30m', '--json'], false);
+      await kit.listening;
+      const before = residentBytes(kit.pid);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      for (let index = 0; index < 14; index++) headers[`x-padding-${index}`] = 'p'.repeat(1_000);
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      const statuses: number[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < 40_000) {
+            next++;
+            statuses.push(await post(port, '', headers, agent));
+          }
+        }),
+      );
+      agent.destroy();
+      const growth = residentBytes(kit.pid) - before;
+      process.kill(kit.pid, 'SIGKILL');
+      await kit.exited;
+      const kept = statuses.filter((status) => status >= 200 && status < 300).length;
+      // The receiver keeps at most 32 MiB of deliveries, headers counted; it refuses the rest with 503.
+      expect(kept).toBeGreaterThan(0);
+      expect(kept * 14_000).toBeLessThanOrEqual(KEPT_LIMITS.bytes);
+      expect(statuses.filter((status) => status === 503).length).toBe(40_000 - kept);
+      // Resident memory grows by a few times what is kept (V8's heap grows ahead of what it holds); keeping all of it took about 1 GB.
+      expect(growth, `the kit grew by ${Math.round(growth / 1024 / 1024)} MiB`).toBeLessThan(12 * KEPT_LIMITS.bytes);
+    },
+    4 * HANG_MS,
+  );
 });
