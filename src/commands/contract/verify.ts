@@ -125,6 +125,11 @@ export default class ContractVerify extends BaseCommand {
       description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see docs/contract-kit.md)',
       helpGroup: 'INPUT',
     }),
+    'fixtures-allow-outside': Flags.boolean({
+      description: 'Let "document.file" of --fixtures name a file outside the fixtures file\'s directory (it must still be a regular file of at most 32 MiB)',
+      dependsOn: ['fixtures'],
+      helpGroup: 'INPUT',
+    }),
     'applicant-file': Flags.string({ description: 'JSON body for POST /v1/applicants (the same as "applicant" in --fixtures)', helpGroup: 'INPUT' }),
     'report-timeout': durationFlag({ description: 'How long a report may take to finish (default 2m)', helpGroup: 'INPUT' }),
     'event-timeout': durationFlag({ description: 'How long a webhook event may take to arrive after what triggers it (default 30s)', helpGroup: 'INPUT' }),
@@ -176,7 +181,7 @@ export default class ContractVerify extends BaseCommand {
         if (flags[name]) this.warning(`--${name} without --webhook-port: the kit receives no webhook, so the event checks are skipped`);
       }
     }
-    const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file']);
+    const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file'], flags['fixtures-allow-outside']);
     const webhookTls = await this.receiverCertificate(flags);
     if (flags['webhook-port'] !== undefined && !webhookTls && !isLoopbackHost(flags['webhook-host'])) {
       this.warning(`the receiver on ${flags['webhook-host']} takes deliveries in plain HTTP, readable on the network: --webhook-tls makes it HTTPS`);
