@@ -194,7 +194,8 @@ describe("the contract kit's webhook receiver", () => {
       (listening, address) => listening === port && addresses.push(address),
       () => undefined,
     );
-    // No delivery comes (the sandbox has no webhook URL): the run waits out a short --event-timeout.
+    // No delivery comes (the sandbox has no webhook URL): the run waits out a short --event-timeout for its report's
+    // report.completed (events.envelope alone waits for nothing, and the receiver could close before the watcher saw it).
     const result = await runSvc(
       [
         'contract',
@@ -204,7 +205,7 @@ describe("the contract kit's webhook receiver", () => {
         '--ca-cert',
         target.caCert,
         '--only',
-        'events.envelope',
+        'events.report-completed-fields',
         '--webhook-port',
         String(port),
         '--event-timeout',
