@@ -5,7 +5,7 @@
  * the webhook receiver listens on.
  */
 import { request as plainRequest } from 'node:http';
-import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT_KEYS } from '../../src/conformance/contract-terms.js';
@@ -35,7 +35,10 @@ function kitEnv(target: RunningSandbox, extra: Record<string, string> = {}): Rec
  */
 async function frontOf(target: RunningSandbox): Promise<{ port: number; plainHeads: string[] }> {
   const plainHeads: string[] = [];
+  const sockets = new Set<Socket>();
   const server: NetServer = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.once('data', (first: Buffer) => {
       if (first[0] === 0x16) {
@@ -59,7 +62,11 @@ async function frontOf(target: RunningSandbox): Promise<{ port: number; plainHea
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  // A passed-on connection can be left half-open when the sandbox closed its side first (the pipe stops reading): close them all.
+  closers.push(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise((resolve) => server.close(resolve));
+  });
   return { port: (server.address() as AddressInfo).port, plainHeads };
 }
 
