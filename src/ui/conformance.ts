@@ -24,7 +24,8 @@ function receiverLine(receiver: NonNullable<RunResult['run']['webhook_receiver']
 
 /**
  * For people: one table per part of the specification, each failure with its reason (expected,
- * got, and the request that showed it), then the coverage by clause, what the event verdicts rest on, and the totals.
+ * got, and the request that showed it), then the coverage by clause, what the event verdicts rest
+ * on, and the totals.
  */
 export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream): string {
   const blocks: string[] = [];

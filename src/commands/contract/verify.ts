@@ -50,8 +50,10 @@ export default class ContractVerify extends BaseCommand {
     inconclusive, with what to supply: not a verdict on the implementation.
 
     Webhook checks need the implementation to deliver its events to http://<this host>:<--webhook-port>/ (https://
-    with --webhook-tls or --webhook-cert), where the kit listens. The kit paces itself by X-RateLimit-Remaining
-    and waits out 429 Retry-After: a Free plan key (10 requests a minute) completes, slowly.
+    with --webhook-tls or --webhook-cert), where the kit listens. Given --webhook-secret, only deliveries whose
+    signature verifies count, the others are noise; without it, the event verdicts are unauthenticated. The kit
+    paces itself by X-RateLimit-Remaining and waits out 429 Retry-After: a Free plan key (10 requests a minute)
+    completes, slowly.
 
     Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant} when one failed,
     ${ExitCode.inconclusive} when none failed but some were inconclusive.
