@@ -5,8 +5,9 @@
  * out keeps the kit's defaults (openapi.yaml's shapes).
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { constants, type Stats } from 'node:fs';
+import { open, readFile, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { encodeMultipart } from '../api/multipart.js';
@@ -112,19 +113,66 @@ function placeholdersIn(value: unknown, path: string): Array<{ name: string; pat
   return [];
 }
 
-async function readUploadFile(fixturesPath: string, given: string): Promise<UploadFile> {
-  const path = resolve(dirname(fixturesPath), given);
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(await readFile(path));
-  } catch (error) {
+/**
+ * The largest `document.file` the kit uploads: three times the sandbox's 10 MiB upload limit (the
+ * specification states none), so any passport scan fits, while the copies the kit makes of an upload
+ * (the file, its base64 in a JSON body, a multipart body) stay bounded.
+ */
+export const MAX_DOCUMENT_FILE_BYTES = 32 * 1024 * 1024;
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isFIFO()) return 'a named pipe';
+  return 'a socket';
+}
+
+/**
+ * The file of `document.file`, which the kit sends to the implementation under test: a fixtures file
+ * that names any path would upload whatever it names (/proc/self/environ and the CI's secrets in it,
+ * /dev/zero without end). So it must be a regular file of at most MAX_DOCUMENT_FILE_BYTES, in the
+ * fixtures file's directory once links are resolved (anywhere with `allowOutside`).
+ */
+async function readUploadFile(fixturesPath: string, given: string, allowOutside: boolean): Promise<UploadFile> {
+  const named = resolve(dirname(fixturesPath), given);
+  const cannotRead = (error: NodeJS.ErrnoException) =>
+    invalid('document.file', `cannot read ${named} (${error.code ?? error.message})`, 'give a path relative to the fixtures file');
+  const path = await realpath(named).catch((error: NodeJS.ErrnoException) => {
+    throw cannotRead(error);
+  });
+  const directory = await realpath(dirname(resolve(fixturesPath)));
+  const inside = relative(directory, path);
+  if (!allowOutside && (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))) {
     throw invalid(
       'document.file',
-      `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      'give a path relative to the fixtures file',
+      `${given}${path === given ? '' : ` (${path}${path === named ? '' : ' once links are resolved'})`} is outside ${directory}, the directory of the fixtures file`,
+      'put the file beside the fixtures file, or pass --fixtures-allow-outside to upload it from where it is',
     );
   }
-  return { name: basename(path), contentType: detectFormat(bytes) ?? 'application/octet-stream', bytes };
+  // Not blocking: opening a named pipe would otherwise wait for a writer.
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
+    throw cannotRead(error);
+  });
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw invalid('document.file', `${path} is ${kindOf(stats)}, not a regular file`, 'give a passport scan: a regular file');
+    if (stats.size > MAX_DOCUMENT_FILE_BYTES) {
+      throw invalid(
+        'document.file',
+        `${path} is ${stats.size} bytes, over the kit's cap of ${MAX_DOCUMENT_FILE_BYTES / 1024 / 1024} MiB (${MAX_DOCUMENT_FILE_BYTES} bytes) for an upload`,
+        'give a smaller scan: a file of a few MiB checks an upload as well',
+      );
+    }
+    // The size the system reports, no more: files of /proc and /sys report 0 whatever they hold.
+    if (stats.size === 0) throw invalid('document.file', `${path} is empty (0 bytes as the system reports it)`, 'give a passport scan');
+    const bytes = new Uint8Array(stats.size);
+    const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
+    const content = bytes.subarray(0, bytesRead);
+    return { name: basename(path), contentType: detectFormat(content) ?? 'application/octet-stream', bytes: content };
+  } finally {
+    await handle.close();
+  }
 }
 
 function documentFixture(raw: Json | undefined, file: UploadFile | undefined): DocumentFixture {
@@ -150,8 +198,11 @@ function documentFixture(raw: Json | undefined, file: UploadFile | undefined): D
   };
 }
 
-/** Reads and checks a fixtures file; any fault is a usage error naming the key at fault. */
-export async function readFixtures(path: string): Promise<KitFixtures> {
+/**
+ * Reads and checks a fixtures file; any fault is a usage error naming the key at fault.
+ * `allowOutside`: its document.file may be outside the fixtures file's directory.
+ */
+export async function readFixtures(path: string, { allowOutside = false } = {}): Promise<KitFixtures> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -196,7 +247,7 @@ export async function readFixtures(path: string): Promise<KitFixtures> {
         `the placeholders are ${PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ')}`,
       );
   }
-  const file = typeof given.document?.file === 'string' ? await readUploadFile(path, given.document.file) : undefined;
+  const file = typeof given.document?.file === 'string' ? await readUploadFile(path, given.document.file, allowOutside) : undefined;
   return {
     applicant: given.applicant ?? DEFAULT_FIXTURES.applicant,
     report: given.report ?? DEFAULT_FIXTURES.report,
@@ -270,8 +321,8 @@ export function describeEncoding(fixture: DocumentFixture): string {
 }
 
 /** The fixtures of `--fixtures` (or the kit's own), with the applicant of `--applicant-file` when one is given. */
-export async function readKitFixtures(path: string | undefined, applicantFile: string | undefined): Promise<KitFixtures> {
-  const fixtures = path ? await readFixtures(path) : DEFAULT_FIXTURES;
+export async function readKitFixtures(path: string | undefined, applicantFile: string | undefined, allowOutside = false): Promise<KitFixtures> {
+  const fixtures = path ? await readFixtures(path, { allowOutside }) : DEFAULT_FIXTURES;
   if (!applicantFile) return fixtures;
   if (fixtures.given.applicant)
     throw new SvcError('usage', 'applicant_given_twice', `--applicant-file and the "applicant" of ${path} both give the applicant`, 'keep one of them');

@@ -8,10 +8,36 @@ import { ensureSelfSignedCertificate } from '../certificate.js';
 import { paths } from '../config/paths.js';
 import { SvcError } from '../errors.js';
 import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
+import {
+  SIGNATURE_ENCODINGS,
+  SIGNED_PAYLOADS,
+  type SignatureEncoding,
+  type SignatureFailure,
+  signatureHeaderOf,
+  verifySignature,
+} from '../webhooks/signature.js';
 import { closeServer } from './http.js';
+import { CheckFailure, type Finding, SetupError } from './outcome.js';
 
-/** What the kit keeps of a run's deliveries at most; a sender that floods it is answered 503 beyond. */
-const KEPT_BYTES_LIMIT = 256 * 1024 * 1024;
+/**
+ * What the kit keeps of a run's deliveries at most, each counted as `costOf` says (a run against the
+ * sandbox keeps some twenty deliveries, under 1 MiB as counted). Beyond, a delivery is answered 503
+ * and counted as noise: a genuine one is then retried (part 6), and a sender learns it was not taken.
+ */
+export const KEPT_LIMITS = { bytes: 32 * 1024 * 1024, deliveries: 10_000 };
+/** What a kept delivery costs beyond its headers and body: its record and Node's object of its headers. */
+const DELIVERY_OVERHEAD = 2 * 1024;
+/** A parsed JSON body can take twenty times its text in memory (`[{},{},…]`). */
+const PARSED_BODY_FACTOR = 24;
+
+/** What the bound counts for a delivery: its headers, its body as bytes and as text (up to two bytes a character), the parsed body, an overhead. */
+function costOf(rawHeaders: string[], raw: Buffer, json: unknown): number {
+  const headers = rawHeaders.reduce((sum, item) => sum + item.length, 0);
+  return DELIVERY_OVERHEAD + headers + raw.length * (3 + (json === undefined ? 0 : PARSED_BODY_FACTOR));
+}
+
+/** Why a delivery was set aside: its signature did not verify with the webhook secret, or the receiver kept all it may. */
+export type NoiseReason = SignatureFailure | 'receiver_full';
 
 /** One webhook delivery as it arrived at the kit: the raw bytes (signatures are over them) and what the kit answered. */
 export interface Delivery {
@@ -83,37 +109,111 @@ export async function kitReceiverCertificate(): Promise<ReceiverCertificate> {
   return { cert: made.cert, key: made.key, certPath: made.certPath };
 }
 
+export interface ReceiverOptions {
+  /** The webhook secret: only deliveries whose signature verifies with it are kept, as evidence. */
+  secret?: string | undefined;
+  /** The v1 encodings a signature may have (`--signature-encoding` pins one). */
+  encodings?: readonly SignatureEncoding[] | undefined;
+  limits?: typeof KEPT_LIMITS;
+}
+
 /**
  * The kit's webhook subscriber on `--webhook-port`, on loopback unless `--webhook-host` says
  * otherwise, in plain HTTP or (with a certificate) HTTPS: records each delivery and answers 200,
  * unless a check asked for another answer to one (the redelivery probes). Anyone who can reach the
- * port can send to it, so it has the listener's limits: bounded headers and body, slow clients cut
- * off, and a bound on what the run keeps in memory.
+ * port can send to it: given the webhook secret, it keeps only deliveries whose signature verifies
+ * and sets the others aside as noise (answered 400, counted, never evidence); it has the listener's
+ * limits (bounded headers and body, slow clients cut off) and a bound on what the run keeps in memory.
  */
 export class WebhookReceiver {
+  /** The deliveries the checks judge: with the secret, only those whose signature verifies. */
   readonly deliveries: Delivery[] = [];
+  /** How many deliveries were set aside, by reason: never evidence, never kept. */
+  readonly noise = new Map<NoiseReason, number>();
   scheme: 'http' | 'https' = 'http';
   private server: Server | undefined;
   private keptBytes = 0;
+  private readonly secret: string | undefined;
+  private readonly encodings: readonly SignatureEncoding[];
+  private readonly limits: typeof KEPT_LIMITS;
   private readonly rules = new Set<Rule>();
   private readonly waiters = new Set<() => void>();
   private readonly held = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly keptBytesLimit = KEPT_BYTES_LIMIT) {}
+  constructor(options: ReceiverOptions = {}) {
+    this.secret = options.secret || undefined;
+    this.encodings = options.encodings ?? SIGNATURE_ENCODINGS;
+    this.limits = options.limits ?? KEPT_LIMITS;
+  }
+
+  /** Whether deliveries are authenticated (the secret was given): without, anyone who reaches the port supplies evidence. */
+  get authenticated(): boolean {
+    return this.secret !== undefined;
+  }
+
+  get noiseCount(): number {
+    return [...this.noise.values()].reduce((sum, count) => sum + count, 0);
+  }
+
+  /** The noise by reason: `signature_mismatch 30, missing_header 7`. */
+  private noiseReasons(): string {
+    return [...this.noise].map(([reason, count]) => `${reason} ${count.toLocaleString('en')}`).join(', ');
+  }
+
+  /**
+   * What it means that no delivery a check awaits was kept: a failure of the implementation, unless
+   * the receiver set deliveries aside as noise in the run. The awaited one may be among them, so the
+   * check is then inconclusive: noise never passes nor fails a check.
+   */
+  absence(finding: Finding): CheckFailure | SetupError {
+    const noise = this.noiseCount;
+    if (noise === 0) return new CheckFailure([finding]);
+    const full = this.noise.get('receiver_full') ?? 0;
+    const fixes: string[] = [];
+    if (noise > full) fixes.push('if the implementation sent them, give the secret it signs with in --webhook-secret');
+    if (full > 0)
+      fixes.push(
+        `the receiver keeps at most ${this.limits.deliveries.toLocaleString('en')} deliveries and ${this.limits.bytes / 1024 / 1024} MiB in a run${this.authenticated ? '' : ', and with --webhook-secret only authenticated ones'}`,
+      );
+    return new SetupError(
+      `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}; the receiver set aside ${noise.toLocaleString('en')} deliveries of the run as noise (${this.noiseReasons()}), so it may have been among them`,
+      fixes.join('; '),
+    );
+  }
+
+  /** Answers and counts a delivery that is not kept; the connection stays open, so that a flood costs no new connection each. */
+  private setAside(response: ServerResponse, reason: NoiseReason, status: number, text: string): void {
+    this.noise.set(reason, (this.noise.get(reason) ?? 0) + 1);
+    response.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+  }
+
+  private full(cost: number): boolean {
+    return this.deliveries.length >= this.limits.deliveries || this.keptBytes + cost > this.limits.bytes;
+  }
 
   private receive(request: IncomingMessage, response: ServerResponse): void {
-    const refuse = (status: number, text: string) => void response.writeHead(status, { 'content-type': 'text/plain', connection: 'close' }).end(text);
-    if (this.keptBytes >= this.keptBytesLimit) return refuse(503, 'the kit keeps no more deliveries in this run');
+    if (this.full(DELIVERY_OVERHEAD)) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
     readBody(request, DEFAULT_BODY_LIMIT).then(
       (raw) => this.record(request, response, raw),
       (error: Error) => {
-        if (error instanceof BodyTooLarge) refuse(413, `bodies are limited to ${DEFAULT_BODY_LIMIT} bytes`);
+        if (error instanceof BodyTooLarge)
+          response.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end(`bodies are limited to ${DEFAULT_BODY_LIMIT} bytes`);
       },
     );
   }
 
   private record(request: IncomingMessage, response: ServerResponse, raw: Buffer): void {
-    this.keptBytes += raw.length;
+    if (this.secret !== undefined) {
+      // Authentic is what the secret signed in any form level spec takes: the signed string and v1's
+      // encoding are not shown, and how old the signature is says nothing of who made it.
+      const check = verifySignature(signatureHeaderOf(request.headers)?.value, raw, {
+        secrets: [this.secret],
+        encodings: this.encodings,
+        signedPayloads: SIGNED_PAYLOADS,
+        toleranceSeconds: Number.POSITIVE_INFINITY,
+      });
+      if (!check.ok) return this.setAside(response, check.reason, 400, `the signature does not verify with the kit's webhook secret: ${check.reason}`);
+    }
     const text = raw.toString('utf8');
     let json: unknown;
     try {
@@ -121,6 +221,9 @@ export class WebhookReceiver {
     } catch {
       json = undefined;
     }
+    const cost = costOf(request.rawHeaders, raw, json);
+    if (this.full(cost)) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
+    this.keptBytes += cost;
     const delivery: Delivery = {
       seq: this.deliveries.length,
       at: Date.now(),
@@ -181,9 +284,9 @@ export class WebhookReceiver {
   /** The first delivery from `since` on that satisfies `predicate`, waiting up to `timeoutMs`. */
   async waitFor(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.deliveries.slice(since).find(predicate);
-      if (found) return found;
+    // Each delivery is looked at once: a flood of deliveries does not make every wake-up scan them all again.
+    for (let next = since; ;) {
+      for (; next < this.deliveries.length; next++) if (predicate(this.deliveries[next]!)) return this.deliveries[next];
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {

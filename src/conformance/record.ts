@@ -40,8 +40,21 @@ export interface RunRecord {
   contracts: Array<{ file: string; sha256: string }>;
   /** Which request bodies came from `--fixtures` (the others are openapi.yaml's), and the upload's encoding. */
   fixtures: { applicant: boolean; report: boolean; document: boolean; document_encoding: string };
-  /** The kit's webhook receiver, when it listened: its scheme and the certificate the implementation had to trust. */
-  webhook_receiver: { scheme: 'http' | 'https'; certificate: string | null } | null;
+  /**
+   * The kit's webhook receiver, when it listened: its scheme, the certificate the implementation had
+   * to trust, whether deliveries were authenticated with --webhook-secret (without it, the event
+   * verdicts rest on deliveries anyone who reached the receiver could have sent), how many it kept
+   * as evidence, and how many it set aside as noise, by reason: a signature that did not verify
+   * (missing_header, signature_mismatch…) or receiver_full.
+   */
+  webhook_receiver: {
+    scheme: 'http' | 'https';
+    certificate: string | null;
+    authenticated: boolean;
+    deliveries: number;
+    noise: number;
+    noise_reasons: Record<string, number>;
+  } | null;
   coverage: PartCoverage[];
 }
 

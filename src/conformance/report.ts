@@ -59,7 +59,8 @@ function attributes(values: Record<string, string | number>): string {
 /**
  * A JUnit XML report: one testsuite per part of the specification, one testcase per check; each
  * testsuite carries the run record (kit version, base URL, time, hashes of openapi.yaml and the
- * contracts) and the part's coverage by clause as properties.
+ * contracts, whether webhook deliveries were authenticated and how many were noise) and the part's
+ * coverage by clause as properties.
  */
 export function toJunit(result: RunResult): string {
   const record = result.run;
@@ -73,6 +74,13 @@ export function toJunit(result: RunResult): string {
     ['openapi_sha256', record.openapi_sha256],
     ...record.contracts.map(({ file, sha256 }): [string, string] => [`contract_sha256.${file}`, sha256]),
   ];
+  const receiver = record.webhook_receiver;
+  if (receiver)
+    common.push(
+      ['webhook_receiver.authenticated', String(receiver.authenticated)],
+      ['webhook_receiver.deliveries', String(receiver.deliveries)],
+      ['webhook_receiver.noise', String(receiver.noise)],
+    );
   const seconds = (record.duration_ms / 1000).toFixed(3);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -144,10 +144,12 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   });
   let receiver: WebhookReceiver | undefined;
   if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
-    receiver = new WebhookReceiver();
+    receiver = new WebhookReceiver({ secret: options.webhookSecret, encodings: options.signatureEncoding && [options.signatureEncoding] });
     const host = options.webhookHost ?? '127.0.0.1';
     const port = await receiver.start(options.webhookPort, host, options.webhookTls);
     log(`Listening for webhook deliveries on ${host} port ${port} (${receiver.scheme})`);
+    if (!receiver.authenticated)
+      log('Deliveries are not authenticated without --webhook-secret: anything that reaches the receiver counts, so the event verdicts are unauthenticated');
     if (options.webhookTls) log(`The receiver's certificate, for the implementation to trust: ${options.webhookTls.certPath}`);
     await options.onReceiverReady?.(port);
   }
@@ -229,7 +231,14 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
       catalogue: CATALOGUE,
       pactDir: options.pact?.contractsDir,
       fixtures,
-      webhookReceiver: receiver && { scheme: receiver.scheme, certificate: options.webhookTls?.certPath ?? null },
+      webhookReceiver: receiver && {
+        scheme: receiver.scheme,
+        certificate: options.webhookTls?.certPath ?? null,
+        authenticated: receiver.authenticated,
+        deliveries: receiver.deliveries.length,
+        noise: receiver.noiseCount,
+        noise_reasons: Object.fromEntries(receiver.noise),
+      },
     }),
   };
 }

@@ -11,9 +11,21 @@ function resultText(check: CheckResult): string {
   return check.status === 'passed' ? check.title : terminalText(check.detail);
 }
 
+/** What the event verdicts rest on: deliveries authenticated with the webhook secret or not, and the noise set aside. */
+function receiverLine(receiver: NonNullable<RunResult['run']['webhook_receiver']>): string {
+  const count = (value: number) => value.toLocaleString('en');
+  const reasons = Object.entries(receiver.noise_reasons)
+    .map(([reason, value]) => `${reason} ${count(value)}`)
+    .join(', ');
+  const noise = receiver.noise > 0 ? `; ${count(receiver.noise)} set aside as noise, never evidence (${reasons})` : '';
+  if (receiver.authenticated) return `Webhook deliveries: ${count(receiver.deliveries)} authenticated with --webhook-secret${noise}`;
+  return `Webhook deliveries: ${count(receiver.deliveries)} unauthenticated: without --webhook-secret the kit cannot tell the implementation's deliveries from anyone else's, so its event verdicts are unauthenticated${noise}`;
+}
+
 /**
  * For people: one table per part of the specification, each failure with its reason (expected,
- * got, and the request that showed it), then the coverage by clause and the totals.
+ * got, and the request that showed it), then the coverage by clause, what the event verdicts rest
+ * on, and the totals.
  */
 export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream): string {
   const blocks: string[] = [];
@@ -39,6 +51,7 @@ export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream): 
     ),
   );
   blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
+  if (result.run.webhook_receiver) blocks.push(hangingLine('', receiverLine(result.run.webhook_receiver), stream));
   const verdict = verdictOf(result);
   const painted = paint({ conforms: 32, 'does not conform': 31, inconclusive: 35 }[verdict], verdict === 'inconclusive' ? 'is not judged in full' : verdict);
   const counts = `${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped${result.inconclusive > 0 ? `, ${result.inconclusive} inconclusive (the kit's own setup could not be done; see each for what to supply)` : ''}`;

@@ -3,10 +3,14 @@
  * refused with the key at fault), a setup the implementation refuses (inconclusive, exit 18), and
  * the HTTPS receiver of --webhook-tls, whose certificate the implementation trusts once.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_DOCUMENT_FILE_BYTES } from '../../src/conformance/fixtures.js';
+import { samplePassportPdf } from '../../src/conformance/samples.js';
 import { ExitCode } from '../../src/errors.js';
+import { HANG_MS } from '../helpers/hang.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
@@ -105,6 +109,112 @@ describe('--fixtures', () => {
   });
 });
 
+describe('--fixtures document.file', () => {
+  // A sandbox that logs each request it gets on stderr, to show that no document reached it.
+  let target: RunningSandbox;
+  beforeAll(async () => {
+    target = await startSandboxProcess();
+    sandboxes.push(target);
+  });
+
+  /** The sandbox's requests from the kit's run, read up to a request of the test's own, which its log shows after them. */
+  async function requestsDuring(run: () => Promise<unknown>): Promise<string> {
+    const from = target.stderr().length;
+    await run();
+    const marker = `/v1/reports/rep_marker${from}`;
+    await target.fetch(marker);
+    for (const deadline = Date.now() + HANG_MS; !target.stderr().includes(marker) && Date.now() < deadline;) await sleep(50);
+    return target.stderr().slice(from, target.stderr().indexOf(marker));
+  }
+
+  /** A fixtures file in a directory of its own, beside a directory of other files, with what `prepare` puts there. */
+  function fixturesIn(env: Record<string, string>, file: string, prepare: (dir: string, outside: string) => void = () => undefined): string {
+    const dir = join(env.HOME!, 'fixtures');
+    const outside = join(env.HOME!, 'elsewhere');
+    mkdirSync(dir);
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'secret.txt'), 'SVC_ADMIN_KEY=svc_admin_notforupload');
+    prepare(dir, outside);
+    writeFileSync(join(dir, 'fixtures.json'), JSON.stringify({ document: { encoding: 'multipart', file } }));
+    return join(dir, 'fixtures.json');
+  }
+
+  it.each([
+    [
+      '/proc/self/environ',
+      [],
+      () => undefined,
+      /document\.file: \/proc\/self\/environ \(\/proc\/\d+\/environ once links are resolved\) is outside \S+, the directory of the fixtures file/,
+    ],
+    ['/dev/zero', [], () => undefined, /document\.file: \/dev\/zero is outside \S+, the directory of the fixtures file/],
+    [
+      'passport.pdf',
+      [],
+      (dir: string, outside: string) => symlinkSync(join(outside, 'secret.txt'), join(dir, 'passport.pdf')),
+      /document\.file: passport\.pdf \(\S+\/elsewhere\/secret\.txt once links are resolved\) is outside \S+\/fixtures, the directory of the fixtures file/,
+    ],
+    [
+      '../elsewhere/secret.txt',
+      [],
+      () => undefined,
+      /document\.file: \.\.\/elsewhere\/secret\.txt \(\S+\/elsewhere\/secret\.txt\) is outside \S+\/fixtures, the directory/,
+    ],
+    [
+      'scan.pdf',
+      [],
+      (dir: string) => {
+        writeFileSync(join(dir, 'scan.pdf'), '');
+        truncateSync(join(dir, 'scan.pdf'), MAX_DOCUMENT_FILE_BYTES + 1);
+      },
+      /document\.file: \S+\/scan\.pdf is 33554433 bytes, over the kit's cap of 32 MiB \(33554432 bytes\) for an upload.*give a smaller scan/s,
+    ],
+    ['/dev/zero', ['--fixtures-allow-outside'], () => undefined, /document\.file: \/dev\/zero is a character device, not a regular file/],
+    ['/proc/self/environ', ['--fixtures-allow-outside'], () => undefined, /document\.file: \/proc\/\d+\/environ is empty \(0 bytes as the system reports it\)/],
+  ])('refuses %s %j with a usage error naming it, and uploads nothing', async (file, flags, prepare, message) => {
+    const env = kitEnv(target);
+    const path = fixturesIn(env, file, prepare);
+    let result = { code: 0 as number | null, stdout: '', stderr: '' };
+    const requests = await requestsDuring(async () => {
+      result = await runSvc(
+        ['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--fixtures', path, ...flags, '--only', 'documents.upload', '--json'],
+        { env, killAfterMs: HANG_MS },
+      );
+    });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'invalid_fixtures' });
+    expect(result.stderr).toMatch(message);
+    expect(requests).not.toContain('/v1/documents');
+  });
+
+  it('with --fixtures-allow-outside, uploads a regular file from another directory', async () => {
+    const env = kitEnv(target);
+    const path = fixturesIn(env, '../elsewhere/passport.pdf', (_dir, outside) => writeFileSync(join(outside, 'passport.pdf'), samplePassportPdf()));
+    let result = { code: 0 as number | null, stdout: '', stderr: '' };
+    const requests = await requestsDuring(async () => {
+      result = await runSvc(
+        [
+          'contract',
+          'verify',
+          '--base-url',
+          target.url,
+          '--ca-cert',
+          target.caCert,
+          '--fixtures',
+          path,
+          '--fixtures-allow-outside',
+          '--only',
+          'documents.upload',
+          '--json',
+        ],
+        { env },
+      );
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).checks[0]).toMatchObject({ id: 'documents.upload', status: 'passed' });
+    expect(requests).toMatch(/^POST \/v1\/documents 201/m);
+  });
+});
+
 describe('a setup the implementation refuses', () => {
   it('makes the checks that need it inconclusive, not failed: exit 18, counted in --json, errors in JUnit', async () => {
     const target = await sandbox();
@@ -160,7 +270,14 @@ describe('--webhook-tls', () => {
     );
     const certificate = /The receiver's certificate, for the implementation to trust: (\S+)/.exec(first.stderr)?.[1];
     expect(certificate, first.stderr).toBe(join(home.XDG_DATA_HOME!, 'svc', 'contract', 'webhook-tls', 'cert.pem'));
-    expect(JSON.parse(first.stdout).run.webhook_receiver).toEqual({ scheme: 'https', certificate });
+    expect(JSON.parse(first.stdout).run.webhook_receiver).toEqual({
+      scheme: 'https',
+      certificate,
+      authenticated: true,
+      deliveries: 0,
+      noise: 0,
+      noise_reasons: {},
+    });
 
     // An implementation that delivers only to HTTPS subscribers, trusting that certificate.
     const secure = await sandbox(
@@ -189,7 +306,7 @@ describe('--webhook-tls', () => {
     const output = JSON.parse(result.stdout);
     expect(output.checks.filter((check: { status: string }) => check.status === 'failed')).toEqual([]);
     expect(output.checks.find((check: { id: string }) => check.id === 'events.envelope')).toMatchObject({ status: 'passed' });
-    expect(output.run.webhook_receiver).toEqual({ scheme: 'https', certificate });
+    expect(output.run.webhook_receiver).toMatchObject({ scheme: 'https', certificate, authenticated: true, noise: 0 });
     // The same certificate as the first run: the implementation trusted it once.
     expect(readFileSync(certificate!, 'utf8')).toContain('-----BEGIN CERTIFICATE-----');
   });

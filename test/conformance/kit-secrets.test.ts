@@ -5,7 +5,7 @@
  * the webhook receiver listens on.
  */
 import { request as plainRequest } from 'node:http';
-import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { connect, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTRACT_KEYS } from '../../src/conformance/contract-terms.js';
@@ -35,7 +35,10 @@ function kitEnv(target: RunningSandbox, extra: Record<string, string> = {}): Rec
  */
 async function frontOf(target: RunningSandbox): Promise<{ port: number; plainHeads: string[] }> {
   const plainHeads: string[] = [];
+  const sockets = new Set<Socket>();
   const server: NetServer = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     socket.once('data', (first: Buffer) => {
       if (first[0] === 0x16) {
@@ -59,7 +62,11 @@ async function frontOf(target: RunningSandbox): Promise<{ port: number; plainHea
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  // A passed-on connection can be left half-open when the sandbox closed its side first (the pipe stops reading): close them all.
+  closers.push(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise((resolve) => server.close(resolve));
+  });
   return { port: (server.address() as AddressInfo).port, plainHeads };
 }
 
@@ -194,7 +201,8 @@ describe("the contract kit's webhook receiver", () => {
       (listening, address) => listening === port && addresses.push(address),
       () => undefined,
     );
-    // No delivery comes (the sandbox has no webhook URL): the run waits out a short --event-timeout.
+    // No delivery comes (the sandbox has no webhook URL): the run waits out a short --event-timeout for its report's
+    // report.completed (events.envelope alone waits for nothing, and the receiver could close before the watcher saw it).
     const result = await runSvc(
       [
         'contract',
@@ -204,7 +212,7 @@ describe("the contract kit's webhook receiver", () => {
         '--ca-cert',
         target.caCert,
         '--only',
-        'events.envelope',
+        'events.report-completed-fields',
         '--webhook-port',
         String(port),
         '--event-timeout',

@@ -1,30 +1,37 @@
 /**
  * The kit's webhook receiver, which anyone who can reach its port can send to: it takes no
- * unbounded body, waits for no slow client, and keeps a bounded amount of a run's deliveries.
+ * unbounded body, waits for no slow client, keeps a bounded amount of a run's deliveries (headers
+ * counted), and given the webhook secret keeps only deliveries whose signature verifies.
  */
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_LIMIT } from '../../src/inbound-http.js';
-import { WebhookReceiver } from '../../src/conformance/receiver.js';
+import { type ReceiverOptions, WebhookReceiver } from '../../src/conformance/receiver.js';
+import { signatureHeader } from '../../src/webhooks/signature.js';
+
+const SECRET = 'whsec_receiverunit0123456789abcdefghijklmn';
 
 const receivers: WebhookReceiver[] = [];
 afterEach(async () => {
   for (const receiver of receivers.splice(0)) await receiver.close();
 });
 
-async function started(keptBytesLimit?: number): Promise<{ receiver: WebhookReceiver; port: number }> {
-  const receiver = new WebhookReceiver(keptBytesLimit);
+async function started(options?: ReceiverOptions): Promise<{ receiver: WebhookReceiver; port: number }> {
+  const receiver = new WebhookReceiver(options);
   receivers.push(receiver);
   return { receiver, port: await receiver.start(0, '127.0.0.1') };
 }
 
-function deliver(port: number, body: Buffer): Promise<number> {
+function deliver(port: number, body: Buffer, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'content-type': 'application/json' } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
+    const outgoing = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...headers } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -52,12 +59,50 @@ describe("the kit's webhook receiver", () => {
     expect(sent).toBeLessThan(head.length);
   });
 
-  it('answers 503 once the deliveries it keeps reach its bound', async () => {
-    const { receiver, port } = await started(1_000);
-    const body = Buffer.from(JSON.stringify({ id: 'evt_x', padding: 'p'.repeat(600) }));
+  it('answers 503 once the deliveries it keeps reach its bound, and counts them as noise', async () => {
+    const { receiver, port } = await started({ limits: { bytes: 1024 * 1024, deliveries: 2 } });
+    const body = Buffer.from(JSON.stringify({ id: 'evt_x' }));
     expect(await deliver(port, body)).toBe(200);
     expect(await deliver(port, body)).toBe(200);
     expect(await deliver(port, body)).toBe(503);
     expect(receiver.deliveries).toHaveLength(2);
+    expect(Object.fromEntries(receiver.noise)).toEqual({ receiver_full: 1 });
+  });
+
+  it('counts headers in its bound: empty deliveries of 14 KB of headers fill it', async () => {
+    const limit = 256 * 1024;
+    const { receiver, port } = await started({ limits: { bytes: limit, deliveries: 10_000 } });
+    const headers: Record<string, string> = {};
+    for (let index = 0; index < 14; index++) headers[`x-padding-${index}`] = 'p'.repeat(1_000);
+    const statuses: number[] = [];
+    for (let index = 0; index < 40; index++) statuses.push(await deliver(port, Buffer.alloc(0), headers));
+    const kept = receiver.deliveries.length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept * 14_000).toBeLessThanOrEqual(limit);
+    expect(statuses).toEqual([...Array<number>(kept).fill(200), ...Array<number>(40 - kept).fill(503)]);
+    expect(receiver.noise.get('receiver_full')).toBe(40 - kept);
+  });
+
+  it('given the secret, keeps only deliveries whose signature verifies; the others are noise, answered 400, by reason', async () => {
+    const { receiver, port } = await started({ secret: SECRET });
+    const body = JSON.stringify({ id: 'evt_1', type: 'report.created', data: {} });
+    expect(await deliver(port, Buffer.from('not an event'))).toBe(400);
+    expect(await deliver(port, Buffer.from(body), { 'service-signature': signatureHeader('whsec_another', body) })).toBe(400);
+    expect(await deliver(port, Buffer.from(body), { 'service-signature': `v1=${signatureHeader(SECRET, body).split('v1=')[1]}` })).toBe(400);
+    expect(await deliver(port, Buffer.from(body), { 'x-service-signature': signatureHeader(SECRET, body) })).toBe(200);
+    expect(receiver.deliveries.map((delivery) => delivery.text)).toEqual([body]);
+    expect(Object.fromEntries(receiver.noise)).toEqual({ missing_header: 1, signature_mismatch: 1, malformed_header: 1 });
+    expect(receiver.authenticated).toBe(true);
+  });
+
+  it('given the secret, a flood of forged deliveries takes no room from a genuine one', async () => {
+    const { receiver, port } = await started({ secret: SECRET, limits: { bytes: 64 * 1024, deliveries: 5 } });
+    const headers: Record<string, string> = {};
+    for (let index = 0; index < 14; index++) headers[`x-padding-${index}`] = 'p'.repeat(1_000);
+    for (let index = 0; index < 20; index++) expect(await deliver(port, Buffer.alloc(0), headers)).toBe(400);
+    const body = JSON.stringify({ id: 'evt_1', type: 'report.completed', data: {} });
+    expect(await deliver(port, Buffer.from(body), { 'service-signature': signatureHeader(SECRET, body) })).toBe(200);
+    expect(receiver.deliveries).toHaveLength(1);
+    expect(receiver.noiseCount).toBe(20);
   });
 });

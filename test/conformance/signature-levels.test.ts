@@ -2,7 +2,8 @@
  * The kit's signature checks through the real binary, against the real sandbox told to sign v1 in
  * base64: level spec takes it and says so; level strict wants openapi.yaml's hex and says that what
  * came is a valid HMAC-SHA256 in base64, which it tells apart from an invalid one (the accuracy
- * test's HMAC-SHA1 implementation fails at level spec); --signature-encoding hex refuses it.
+ * test's HMAC-SHA1 implementation fails at level spec); with --signature-encoding hex its deliveries
+ * do not verify, so they are noise: the event checks are inconclusive, never passed.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
@@ -24,7 +25,7 @@ interface Check {
 }
 
 describe('svc contract verify against an implementation that signs v1 in base64', () => {
-  it('passes it at level spec naming the encoding, fails it at level strict for the encoding only, and refuses it with --signature-encoding hex', async () => {
+  it('passes it at level spec naming the encoding, fails it at level strict for the encoding only, and passes nothing with --signature-encoding hex', async () => {
     const port = await freePort();
     sandbox = await startSandboxProcess(
       ['--webhook-url', `http://127.0.0.1:${port}/`, '--webhook-secret', SECRET, '--signature-encoding', 'base64', '--quiet'],
@@ -61,12 +62,8 @@ describe('svc contract verify against an implementation that signs v1 in base64'
     });
 
     const pinned = await kit('--signature-encoding', 'hex', '--only', 'events.report-completed-fields,events.signature-valid');
-    expect(pinned.code).toBe(ExitCode.nonConformant);
-    expect(pinned.checks['events.signature-valid']).toMatchObject({
-      status: 'failed',
-      detail: expect.stringMatching(
-        /^expected a v1 made with the webhook secret: HMAC-SHA256 over <t>\.<raw body> or the raw body alone, in hex; got no v1 value matches/,
-      ),
-    });
+    expect(pinned.code).toBe(ExitCode.inconclusive);
+    expect(pinned.checks['events.signature-valid']).toMatchObject({ status: 'inconclusive' });
+    expect(pinned.checks['events.report-completed-fields']).toMatchObject({ status: 'inconclusive' });
   });
 });

@@ -59,6 +59,11 @@ export interface Variant {
   breaks: string[];
   /** Checks that must be inconclusive, exactly (a setup the kit cannot make because of what the variant breaks). */
   inconclusive?: string[];
+  /**
+   * The kit is given the webhook secret although it cannot verify the variant's signatures, as an
+   * operator who holds the right secret would: every delivery is then noise, never evidence.
+   */
+  givenSecret?: boolean;
   /** For a variant that must pass: the checks it leaves nothing to judge (skipped), exactly. */
   skips?: string[];
   /** For a variant that must pass: what some checks must say of it. */

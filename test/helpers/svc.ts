@@ -30,11 +30,18 @@ export function isolatedEnv(extra: Record<string, string> = {}): Record<string, 
 /**
  * Runs the real `svc` binary as a user would, with no terminal. With `killAfterMs`, a run that has
  * not ended by then is killed (its code is then null), so that a hang fails a test and leaves nothing running.
- * `onSpawn` gets its process id, for tests that watch what it does while it runs.
+ * `onSpawn` gets its process id, and `onStderr` all it has written to stderr at each write, for tests
+ * that watch what it does while it runs.
  */
 export function runSvc(
   args: string[],
-  options: { env: Record<string, string>; input?: string; killAfterMs?: number; onSpawn?: (pid: number) => void },
+  options: {
+    env: Record<string, string>;
+    input?: string;
+    killAfterMs?: number;
+    onSpawn?: (pid: number) => void;
+    onStderr?: (text: string) => void;
+  },
 ): Promise<SvcResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC_BIN, ...args], {
@@ -47,7 +54,10 @@ export function runSvc(
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      options.onStderr?.(stderr);
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');

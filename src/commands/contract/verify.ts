@@ -51,10 +51,12 @@ export default class ContractVerify extends BaseCommand {
     inconclusive, with what to supply: not a verdict on the implementation.
 
     Webhook checks need the implementation to deliver its events to http://<this host>:<--webhook-port>/ (https://
-    with --webhook-tls or --webhook-cert), where the kit listens. Given --webhook-secret, level spec checks every
-    signature: HMAC-SHA256 over "<t>.<raw body>" or the raw body alone, v1 in hex or base64 (--signature-encoding
-    pins one); level strict also wants openapi.yaml's hex over "<t>.<raw body>" within 300 s. The kit paces itself by X-RateLimit-Remaining
-    and waits out 429 Retry-After: a Free plan key (10 requests a minute) completes, slowly.
+    with --webhook-tls or --webhook-cert), where the kit listens. Given --webhook-secret, only deliveries whose
+    signature verifies count, the others are noise; without it, the event verdicts are unauthenticated. At level
+    spec a signature is HMAC-SHA256 over "<t>.<raw body>" or the raw body alone, v1 in hex or base64
+    (--signature-encoding pins one); level strict also wants openapi.yaml's hex over "<t>.<raw body>" within 300 s.
+    The kit paces itself by X-RateLimit-Remaining and waits out 429 Retry-After: a Free plan key (10 requests a
+    minute) completes, slowly.
 
     Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant} when one failed,
     ${ExitCode.inconclusive} when none failed but some were inconclusive.
@@ -129,6 +131,11 @@ export default class ContractVerify extends BaseCommand {
       description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see docs/contract-kit.md)',
       helpGroup: 'INPUT',
     }),
+    'fixtures-allow-outside': Flags.boolean({
+      description: 'Let "document.file" of --fixtures name a file outside the fixtures file\'s directory (it must still be a regular file of at most 32 MiB)',
+      dependsOn: ['fixtures'],
+      helpGroup: 'INPUT',
+    }),
     'applicant-file': Flags.string({ description: 'JSON body for POST /v1/applicants (the same as "applicant" in --fixtures)', helpGroup: 'INPUT' }),
     'answer-timeout': durationFlag({
       description: 'How long one answer of the implementation may take, from connecting to its last byte (default 30s)',
@@ -184,7 +191,7 @@ export default class ContractVerify extends BaseCommand {
         if (flags[name]) this.warning(`--${name} without --webhook-port: the kit receives no webhook, so the event checks are skipped`);
       }
     }
-    const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file']);
+    const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file'], flags['fixtures-allow-outside']);
     const webhookTls = await this.receiverCertificate(flags);
     if (flags['webhook-port'] !== undefined && !webhookTls && !isLoopbackHost(flags['webhook-host'])) {
       this.warning(`the receiver on ${flags['webhook-host']} takes deliveries in plain HTTP, readable on the network: --webhook-tls makes it HTTPS`);

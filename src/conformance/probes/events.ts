@@ -1,7 +1,7 @@
 import { parseSignatureHeader } from '../../webhooks/signature.js';
 import type { KitContext } from '../context.js';
 import { field } from '../requests.js';
-import { CheckFailure, CheckSkipped, Findings, isSuccess, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
+import { CheckSkipped, Findings, isSuccess, requestLine, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
 import { type Answer, type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
 import type { Probe, ProbeSet } from './types.js';
 
@@ -21,17 +21,15 @@ export function deliveryLine(delivery: Delivery): string {
 }
 
 function everyDelivery(context: KitContext): Delivery[] {
-  const deliveries = receiverOf(context).deliveries;
-  if (deliveries.length === 0) {
-    throw new CheckFailure([
-      {
-        expected: 'webhook deliveries to the kit during the run',
-        got: 'none',
-        request: `is the implementation configured to deliver to ${receiverOf(context).scheme}://<this host>:<--webhook-port>/?`,
-      },
-    ]);
+  const receiver = receiverOf(context);
+  if (receiver.deliveries.length === 0) {
+    throw receiver.absence({
+      expected: 'webhook deliveries to the kit during the run',
+      got: 'none',
+      request: `is the implementation configured to deliver to ${receiver.scheme}://<this host>:<--webhook-port>/?`,
+    });
   }
-  return deliveries;
+  return receiver.deliveries;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -130,9 +128,11 @@ function redeliveryProbe(check: string, what: string, extraMs = 0): Probe {
     const request = `the report.completed of ${reportId}, ${what}`;
     const window = `${earliest / 1000}-${latest / 1000} s`;
     if (!next)
-      throw new CheckFailure([
-        { expected: `the event delivered again 30 s after the first attempt (window ${window})`, got: `no second delivery within ${latest / 1000} s`, request },
-      ]);
+      throw receiver.absence({
+        expected: `the event delivered again 30 s after the first attempt (window ${window})`,
+        got: `no second delivery within ${latest / 1000} s`,
+        request,
+      });
     const after = next.at - failed.at;
     const findings = new Findings();
     if (after < earliest || after > latest)
@@ -160,13 +160,11 @@ export const eventProbes: ProbeSet = {
         report.deliveriesBefore,
       );
       if (!delivery)
-        throw new CheckFailure([
-          {
-            expected: `a report.completed event naming ${report.id}`,
-            got: `none within ${context.timeouts.eventMs / 1000} s of its completion`,
-            request: 'the kit’s webhook receiver',
-          },
-        ]);
+        throw receiver.absence({
+          expected: `a report.completed event naming ${report.id}`,
+          got: `none within ${context.timeouts.eventMs / 1000} s of its completion`,
+          request: 'the kit’s webhook receiver',
+        });
       const findings = new Findings();
       const where = deliveryLine(delivery);
       const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: where });
@@ -213,13 +211,11 @@ export const eventProbes: ProbeSet = {
       if (!processed) {
         const parsed = receiver.deliveries.slice(document.deliveriesBefore).some((item) => eventOf(item).type === 'document.parsed');
         if (parsed) throw new CheckSkipped('the implementation announces documents with document.parsed, whose payload is not shown');
-        throw new CheckFailure([
-          {
-            expected: `document.processed (or document.parsed) for ${document.id}`,
-            got: `none within ${context.timeouts.eventMs / 1000} s`,
-            request: 'POST /v1/documents',
-          },
-        ]);
+        throw receiver.absence({
+          expected: `document.processed (or document.parsed) for ${document.id}`,
+          got: `none within ${context.timeouts.eventMs / 1000} s`,
+          request: 'POST /v1/documents',
+        });
       }
       const findings = new Findings();
       const data = eventOf(processed).data;
@@ -286,12 +282,10 @@ export const eventProbes: ProbeSet = {
         context.timeouts.eventMs,
         upload.deliveriesBefore,
       );
-      findings.expect(
-        outcome !== undefined && eventOf(outcome).type === 'document.rejected',
-        `document.rejected for ${upload.id || 'the upload'} (a Windows executable sent as a passport)`,
-        outcome ? `${eventOf(outcome).type} ${outcome.text.slice(0, 120)}` : `no event for it within ${context.timeouts.eventMs / 1000} s`,
-        upload.uploaded,
-      );
+      const expected = `document.rejected for ${upload.id || 'the upload'} (a Windows executable sent as a passport)`;
+      if (!outcome)
+        throw receiver.absence({ expected, got: `no event for it within ${context.timeouts.eventMs / 1000} s`, request: requestLine(upload.uploaded) });
+      findings.expect(eventOf(outcome).type === 'document.rejected', expected, `${eventOf(outcome).type} ${outcome.text.slice(0, 120)}`, upload.uploaded);
       findings.done();
     },
   },

@@ -95,7 +95,7 @@ function signatureValue(delivery: Delivery): string | undefined {
 function deliveriesOf(context: KitContext): Delivery[] {
   if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
   if (context.receiver.deliveries.length === 0)
-    throw new CheckFailure([{ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "the kit's webhook receiver" }]);
+    throw context.receiver.absence({ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "the kit's webhook receiver" });
   return context.receiver.deliveries;
 }
 
