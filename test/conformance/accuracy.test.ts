@@ -156,7 +156,7 @@ it('fails every implementation that breaks a stated rule, and passes those that 
   const listed = (ids: string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
   const matrix = rows.map(
     (row) =>
-      `| ${row.variant.name} | ${row.variant.change} | ${row.failed.length === 0 ? 'none (passes)' : row.failed.join(', ')} | ${listed(row.inconclusive)} |`,
+      `| ${row.variant.name} | ${row.variant.change} | ${row.failed.length > 0 ? row.failed.join(', ') : row.inconclusive.length > 0 ? 'none (inconclusive)' : 'none (passes)'} | ${listed(row.inconclusive)} |`,
   );
   const table = ['| variant | what it changes | checks failed at level spec | inconclusive |', '|---|---|---|---|', ...matrix].join('\n');
   process.stdout.write(`\n${table}\n\n`);

@@ -1,9 +1,8 @@
 /**
  * The kit's signature checks through the real binary, against the real sandbox told to sign v1 in
  * base64: level spec takes it and says so; level strict wants openapi.yaml's hex and says that what
- * came is a valid HMAC-SHA256 in base64, which it tells apart from an invalid one (the accuracy
- * test's HMAC-SHA1 implementation fails at level spec); with --signature-encoding hex its deliveries
- * do not verify, so they are noise: the event checks are inconclusive, never passed.
+ * came is a valid HMAC-SHA256 in base64; with --signature-encoding hex its deliveries do not verify,
+ * so they are noise, as an invalid signature's are: the event checks are inconclusive, never passed.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
