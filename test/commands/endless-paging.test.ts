@@ -12,11 +12,10 @@ import { ExitCode } from '../../src/errors.js';
 import { type Handler, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { HANG_MS } from '../helpers/hang.js';
 
 const ADMIN_KEY = 'svc_admin_endlesspaging0123456789abcdef';
 const API_KEY = 'svc_test_endlesspaging0123456789abcdefgh';
-/** Ends a run that never stops, so that the test fails instead of hanging: a budget, not a measure. */
-const HANG_GUARD_MS = 60_000;
 
 let certificate: { key: string; cert: string };
 let caFile: string;
@@ -40,7 +39,7 @@ async function serve(handler: Handler): Promise<TestServer> {
 function svc(server: TestServer, args: string[], env = isolatedEnv()) {
   return runSvc(args, {
     env: { ...env, SVC_BASE_URL: server.url, SVC_ADMIN_KEY: ADMIN_KEY, SVC_API_KEY: API_KEY, SVC_CA_CERT: caFile, SVC_RETRIES: '0' },
-    killAfterMs: HANG_GUARD_MS,
+    killAfterMs: HANG_MS,
   });
 }
 
@@ -136,7 +135,7 @@ describe('keys list --all', () => {
 });
 
 describe('reports list --all', () => {
-  it('stops after 1000 pages of reports never seen before, unless --max-pages says otherwise', { timeout: HANG_GUARD_MS + 20_000 }, async () => {
+  it('stops after 1000 pages of reports never seen before, unless --max-pages says otherwise', { timeout: HANG_MS + 20_000 }, async () => {
     const server = await serve((_request, response, index) => json(response, 200, { object: 'list', data: [report(`rep_${index}`)], has_more: true }));
     const result = await svc(server, ['reports', 'list', '--all', '--json']);
     expect(result.code, result.stderr).toBe(0);
