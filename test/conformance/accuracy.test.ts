@@ -178,7 +178,7 @@ it('fails every implementation that breaks a stated rule, and passes those that 
     writeFileSync(
       process.env.SVC_ACCURACY_MATRIX,
       `${table}\n\n${JSON.stringify(
-        rows.map((row) => ({ variant: row.variant.name, details: row.details, seconds: row.seconds })),
+        rows.map((row) => ({ variant: row.variant.name, details: row.details, seconds: row.seconds, unanswered: hub.unanswered(row.variant.name) })),
         null,
         2,
       )}\n`,
