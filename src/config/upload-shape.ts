@@ -111,6 +111,15 @@ export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, pr
   }
 
   if (encoding === 'raw') {
+    const named = [fileField, typeField, applicantField].find((part) => part.source.startsWith('--'));
+    if (named) {
+      throw fault(
+        named.source,
+        'fields_with_raw_upload',
+        `${named.source} names a field, and a raw upload has none: it sends the file alone, as the body`,
+        'leave it out, or use --encoding multipart or json',
+      );
+    }
     const [name, field] = Object.entries(extra)[0] ?? [];
     if (name !== undefined) {
       throw fault(

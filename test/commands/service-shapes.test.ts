@@ -130,6 +130,9 @@ describe('documents upload in the shape of the service', () => {
     const withField = await svc(['documents', 'upload', file, '--encoding', 'raw', '--field', 'channel=ops']);
     expect(withField.code).toBe(ExitCode.usage);
     expect(withField.stderr).toContain('the field channel (--field) cannot be sent');
+    const withName = await svc(['documents', 'upload', file, '--encoding', 'raw', '--file-field', 'upload']);
+    expect(withName.code).toBe(ExitCode.usage);
+    expect(withName.stderr).toContain('--file-field names a field, and a raw upload has none');
     expect(server.documents).toHaveLength(1);
   });
 
