@@ -31,6 +31,7 @@ const ENVIRONMENT_VARIABLES: Record<SettingName, string> = {
   api_key: 'SVC_API_KEY',
   admin_key: 'SVC_ADMIN_KEY',
   ca_cert: 'SVC_CA_CERT',
+  webhook_store: 'SVC_WEBHOOK_STORE',
 };
 
 const FLAGS: Record<SettingName, string> = {
@@ -38,6 +39,7 @@ const FLAGS: Record<SettingName, string> = {
   api_key: '--api-key',
   admin_key: '--admin-key',
   ca_cert: '--ca-cert',
+  webhook_store: '--store',
 };
 
 export async function resolveConnection(input: ConnectionInput, env = process.env): Promise<Connection> {

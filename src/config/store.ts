@@ -8,6 +8,7 @@ export const SETTINGS = {
   api_key: { secret: true, description: 'API key (svc_live_… or svc_test_…)' },
   admin_key: { secret: true, description: 'Admin key for key management (svc_admin_…)' },
   ca_cert: { secret: false, description: 'Path of a PEM CA certificate to trust (private deployments, the sandbox)' },
+  webhook_store: { secret: true, description: 'Store of `svc webhooks`: a SQLite file, or a postgres:// connection string shared by a fleet of listeners' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
