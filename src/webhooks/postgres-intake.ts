@@ -40,6 +40,8 @@ export class PostgresIntake {
   private readonly claimed = new Set<number>();
   private readonly renewal: NodeJS.Timeout;
   private available = true;
+  /** Since when the database has answered this replica without a break. */
+  private availableSince = Date.now();
   private closed = false;
 
   private constructor(
@@ -108,9 +110,13 @@ export class PostgresIntake {
     }
   }
 
-  /** Claims forwards that a replica left unfinished (its lease expired): this replica forwards them now. */
+  /**
+   * Claims forwards that a replica left unfinished (its lease expired): this replica forwards them now.
+   * Only after the database has answered for a whole lease: after an outage, the replicas still
+   * forwarding have had the time to renew the leases that ran out meanwhile.
+   */
   async claimAbandoned(limit: number): Promise<ClaimedForward[]> {
-    if (this.closed) return [];
+    if (this.closed || !this.available || Date.now() - this.availableSince < this.options.leaseMs) return [];
     try {
       const claims = await this.store.claimAbandoned(this.replica, this.options.leaseMs, limit);
       for (const claim of claims) this.claimed.add(claim.seq);
@@ -168,8 +174,10 @@ export class PostgresIntake {
   }
 
   private async renewLeases(): Promise<void> {
+    if (this.claimed.size === 0) return;
     try {
       await this.store.renewLeases([...this.claimed], this.replica, this.options.leaseMs);
+      this.markAvailable();
     } catch (error) {
       this.markUnavailable(error as Error);
     }
@@ -178,6 +186,7 @@ export class PostgresIntake {
   private markAvailable(): void {
     if (this.available) return;
     this.available = true;
+    this.availableSince = Date.now();
     this.options.onAvailability(true, 'PostgreSQL answers again');
   }
 

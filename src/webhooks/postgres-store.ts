@@ -262,7 +262,6 @@ export class PostgresEventStore {
 
   /** Extends this replica's leases on the forwards it has under way. */
   async renewLeases(seqs: readonly number[], replica: string, leaseMs: number): Promise<void> {
-    if (seqs.length === 0) return;
     await this.sql`
       UPDATE events SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
       WHERE seq = ANY(${seqs as number[]}) AND claimed_by = ${replica} AND forwarded_at IS NULL`;

@@ -1,4 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ export interface TestPostgres {
   url(schema?: string): string;
   password: string;
   socketDirectory: string;
-  /** Stops the server (fast shutdown) and starts it again on the same data. */
+  /** Stops the server (fast shutdown: sessions are ended, transactions under way rolled back) and starts it again on the same data, without blocking the event loop. */
   restart(): Promise<void>;
   stop(): void;
   start(): void;
@@ -49,11 +50,12 @@ export function startPostgres(options: { fsync?: boolean } = {}): TestPostgres {
   const passwordFile = join(folder, 'password');
   writeFileSync(passwordFile, password, { mode: 0o600 });
   if (asRoot) chownSync(passwordFile, NOBODY, NOBODY);
+  const commandOf = (program: string, args: string[]): [string, string[]] =>
+    asRoot ? ['setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', join(bin, program), ...args]] : [join(bin, program), args];
+  const runOptions = { encoding: 'utf8' as const, cwd: folder, env: { ...process.env, LC_ALL: 'C' } };
   const run = (program: string, args: string[]) => {
-    const [command, all] = asRoot
-      ? ['setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', join(bin, program), ...args]]
-      : [join(bin, program), args];
-    const result = spawnSync(command, all, { encoding: 'utf8', cwd: folder, env: { ...process.env, LC_ALL: 'C' } });
+    const [command, all] = commandOf(program, args);
+    const result = spawnSync(command, all, runOptions);
     if (result.status !== 0) throw new Error(`${program} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
     return result.stdout;
   };
@@ -66,16 +68,18 @@ export function startPostgres(options: { fsync?: boolean } = {}): TestPostgres {
     `fsync=${options.fsync ? 'on' : 'off'}`,
   ];
   const serverOptions = settings.map((setting) => `-c ${setting}`).join(' ');
-  const start = () => run('pg_ctl', ['-D', data, '-l', join(folder, 'log'), '-o', serverOptions, '-w', '-t', '60', 'start']);
-  const stop = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
+  const startArgs = ['-D', data, '-l', join(folder, 'log'), '-o', serverOptions, '-w', '-t', '60', 'start'];
+  const stopArgs = ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop'];
+  const start = () => run('pg_ctl', startArgs);
+  const stop = () => run('pg_ctl', stopArgs);
   start();
   return {
     url: (schema) => `postgres://svc:${password}@localhost/postgres?host=${encodeURIComponent(folder)}${schema ? `&schema=${schema}` : ''}`,
     password,
     socketDirectory: folder,
     async restart() {
-      stop();
-      start();
+      await promisify(execFile)(...commandOf('pg_ctl', stopArgs), runOptions);
+      await promisify(execFile)(...commandOf('pg_ctl', startArgs), runOptions);
     },
     stop,
     start,
