@@ -138,11 +138,7 @@ it(
     // took over once its lease expired. A live replica's forward is never taken from it.
     const survivors = replicas.map((replica) => replica.listen.lines);
     const acceptedBySurvivors = new Set(survivors.flat().flatMap((line) => (line.result === 'accepted' ? [line.event_id] : [])));
-    const takenOver = new Set(
-      [...survivors, killed!.listen.lines]
-        .flat()
-        .flatMap((line) => ((line as { kind: string }).kind === 'takeover' ? [(line as { event: { id: string } }).event.id] : [])),
-    );
+    const takenOver = new Set([...survivors, killed!.listen.lines].flat().flatMap((line) => (line.kind === 'takeover' ? [line.event!.id] : [])));
     expect([...takenOver].filter((id) => acceptedBySurvivors.has(id))).toEqual([]);
     const forwards = new Map<string, number>();
     for (const received of app.received) {

@@ -81,7 +81,7 @@ describe('a PostgreSQL store shared by listeners', () => {
 
     const survivor = await listen(['--forward-to', app.url, '--forward-lease', '2s'], env(), store);
     await app.waitFor((received) => received.length === 2);
-    await survivor.waitFor((lines) => lines.some((line) => (line as { kind: string }).kind === 'takeover'));
+    await survivor.waitFor((lines) => lines.some((line) => line.kind === 'takeover'));
     expect(JSON.parse(app.received[1]!.body).id).toBe(delivery.id);
     const listed = await runSvc(['webhooks', 'events', '--json', '--store', store], { env: env() });
     expect(JSON.parse(listed.stdout)[0].forward).toMatchObject({ status: 200 });
@@ -129,6 +129,31 @@ describe("the store's schema", () => {
     expect(result.stderr).toMatch(/schema newer is at version 7, newer than this svc knows \(1\)/);
     expect(result.stderr).toMatch(/upgrade svc/);
     expect(pg.psql('SELECT version FROM newer.schema_version')).toBe('7');
+  });
+});
+
+describe('the least privileges docs/webhooks.md documents', () => {
+  it('are enough for a listener, `events`, `replay` and `prune` once the schema is there', async () => {
+    expect((await runSvc(['webhooks', 'events', '--store', pg.url('granted')], { env: env() })).code).toBe(0);
+    pg.psql(`CREATE ROLE svc_listener LOGIN PASSWORD 'listener_password_1';
+      GRANT USAGE ON SCHEMA granted TO svc_listener;
+      GRANT SELECT ON granted.schema_version TO svc_listener;
+      GRANT SELECT, INSERT, UPDATE, DELETE ON granted.events TO svc_listener;`);
+    const store = pg.url('granted').replace(`svc:${pg.password}@`, 'svc_listener:listener_password_1@');
+    const app = await recorder();
+    const listener = await listen(['--forward-to', app.url], env(), store);
+    const delivery = signed();
+    const forged = { ...signed(), headers: { ...signed().headers, 'service-signature': 't=1,v1=00' } };
+    expect(await post(listener.url, delivery)).toBe(200);
+    expect(await post(listener.url, forged)).toBe(400);
+    await listener.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
+    const listed = await runSvc(['webhooks', 'events', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toHaveLength(2);
+    const replayed = await runSvc(['webhooks', 'replay', delivery.id, '--forward-to', app.url], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const pruned = await runSvc(['webhooks', 'prune', '--before', '25h'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    expect(pruned.code, pruned.stderr).toBe(0);
   });
 });
 

@@ -46,7 +46,12 @@ export default class WebhooksListen extends WebhookCommand {
     Verifies every delivery (signature over the raw body, timestamp within --tolerance, then the envelope part 6
     states: a UTF-8 JSON object with an id starting with evt_, a type and a data object) and commits each accepted
     event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An
-    event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that
+    event id already stored is acknowledged again but not forwarded twice, also across restarts.
+
+    With a postgres:// store (--store, SVC_WEBHOOK_STORE or the profile's webhook_store), several listeners share
+    one database behind a load balancer: each event is stored once whichever replica gets it, and forwarded by the
+    one that claimed it; a replica that dies leaves its forwards to another after --forward-lease. While the
+    database does not answer, deliveries are answered 503 (see docs/webhooks.md, "Running a fleet"). A delivery that
     fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
 
     The signature is HMAC-SHA256 over "<t>.<raw body>", its v1 in hex or base64 (--signature-encoding pins one).
@@ -79,6 +84,7 @@ export default class WebhooksListen extends WebhookCommand {
     '<%= config.bin %> webhooks listen --fail-rate 0.3 --delay 2s',
     '<%= config.bin %> webhooks listen --strict-schema --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks listen --signature-encoding base64 --forward-to http://127.0.0.1:3000/hooks',
+    'SVC_WEBHOOK_STORE=postgres://… <%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks',
   ];
 
   static override flags = {
