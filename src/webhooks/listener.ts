@@ -196,6 +196,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     await closed;
     clearTimeout(deadline);
     clearInterval(this.takeovers);
+    if (this.intake instanceof PostgresIntake) this.intake.stopping();
     await this.takingOver;
     await Promise.allSettled([...this.forwards]);
     await this.intake?.close();

@@ -18,6 +18,10 @@ export interface PostgresIntakeOptions extends Omit<IntakeOptions, 'file'> {
 const MAX_WRITES_PER_TRANSACTION = 1024;
 /** How long to wait before recording a forward's outcome again while the database does not answer. */
 const RECORD_RETRY_MS = 1000;
+/** How long a stopping listener keeps trying to record its forwards' outcomes; after that, their leases expire and another replica forwards them again. */
+const RECORD_RETRY_WHEN_STOPPING_MS = 10_000;
+/** How often rejected deliveries past their time are deleted while none arrive. */
+const EXPIRY_INTERVAL_MS = 60_000;
 
 interface Queued {
   write: Write;
@@ -39,6 +43,9 @@ export class PostgresIntake {
   /** The events this replica is forwarding: their leases are renewed until their outcome is recorded. */
   private readonly claimed = new Set<number>();
   private readonly renewal: NodeJS.Timeout;
+  private readonly expiry: NodeJS.Timeout;
+  /** Set when the listener stops: recording a forward's outcome is given up after it. */
+  private recordDeadline: number | undefined;
   private available = true;
   /** Since when the database has answered this replica without a break. */
   private availableSince = Date.now();
@@ -50,6 +57,7 @@ export class PostgresIntake {
   ) {
     this.keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
     this.renewal = setInterval(() => void this.renewLeases(), options.leaseMs / 3);
+    this.expiry = setInterval(() => void this.trimRejected(), EXPIRY_INTERVAL_MS);
     void this.trimRejected();
   }
 
@@ -92,8 +100,8 @@ export class PostgresIntake {
 
   /**
    * Records a forward's outcome, again and again while the database does not answer, so that an event
-   * the application took is not forwarded a second time when the lease would otherwise expire. After
-   * close, one last try.
+   * the application took is not forwarded a second time when the lease would otherwise expire; once
+   * the listener stops, for RECORD_RETRY_WHEN_STOPPING_MS at most.
    */
   async recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {
     for (;;) {
@@ -104,7 +112,7 @@ export class PostgresIntake {
         return;
       } catch (error) {
         this.markUnavailable(error as Error);
-        if (this.closed) throw error;
+        if (this.closed || (this.recordDeadline !== undefined && Date.now() > this.recordDeadline)) throw error;
         await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
       }
     }
@@ -128,8 +136,14 @@ export class PostgresIntake {
     }
   }
 
+  /** The listener stops: outcomes still unrecorded are tried for a bounded time only. */
+  stopping(): void {
+    this.recordDeadline = Date.now() + RECORD_RETRY_WHEN_STOPPING_MS;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.expiry);
     while (this.writing) await this.writing;
     clearInterval(this.renewal);
     await this.store.close();
