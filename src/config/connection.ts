@@ -28,7 +28,7 @@ export interface Connection {
   settings: Profile;
 }
 
-type ConnectionSetting = 'base_url' | 'api_key' | 'admin_key' | 'ca_cert';
+type ConnectionSetting = 'base_url' | 'api_key' | 'admin_key' | 'ca_cert' | 'webhook_store';
 
 const ENVIRONMENT_VARIABLES: Record<ConnectionSetting, string> = {
   base_url: 'SVC_BASE_URL',
