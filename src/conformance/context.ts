@@ -21,6 +21,8 @@ export interface KitContext {
   fixtures: KitFixtures;
   setup: SharedSetup;
   timeouts: KitTimeouts;
+  /** `--fast`: the run leaves out what waits out the specification's own delays (a redelivery, a rate-limit window). */
+  fast?: boolean | undefined;
   log: (line: string) => void;
 }
 

@@ -162,6 +162,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     receiver,
     fixtures,
     timeouts,
+    fast: options.fast,
     log,
   };
   const setup = new SharedSetup(base);

@@ -2,7 +2,7 @@ import { listItems, nextPage } from '../../api/list-answer.js';
 import { type KitContext, ReportUnfinished } from '../context.js';
 import { call, field } from '../requests.js';
 import type { Exchange } from '../http.js';
-import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
+import { CheckFailure, CheckSkipped, Findings, SetupError, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import type { ProbeSet } from './types.js';
 
 const memo = new WeakMap<KitContext, Promise<{ id: string; deleted: Exchange }>>();
@@ -33,10 +33,71 @@ function arrayHolds(value: unknown, id: string): boolean {
 /** The path of a next-page URL relative to the base URL, or undefined when it leaves it. */
 function pathUnderBase(context: KitContext, url: URL): string | undefined {
   const prefix = context.client.baseUrl.pathname.replace(/\/$/, '');
-  return url.pathname.startsWith(`${prefix}/`) ? `${url.pathname.slice(prefix.length)}${url.search}` : undefined;
+  return url.origin === context.client.baseUrl.origin && url.pathname.startsWith(`${prefix}/`)
+    ? `${url.pathname.slice(prefix.length)}${url.search}`
+    : undefined;
 }
 
-const MAX_PAGES = 10;
+/**
+ * How many pages the kit reads of one list at most: a bound on the run's cost (the loops it also
+ * guards against are caught sooner, by a page seen before or one that brings no new report).
+ */
+export const MAX_LIST_PAGES = 1000;
+
+/** The absolute URLs of another origin in an answer's Link header and body. */
+function foreignLinks(url: URL, body: unknown, link: string | undefined): string[] {
+  const found: string[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      if (/^https?:\/\//i.test(value) && URL.canParse(value) && new URL(value).origin !== url.origin) found.push(value);
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  visit(body);
+  for (const match of (link ?? '').matchAll(/<([^>]*)>/g)) visit(match[1]);
+  return found;
+}
+
+/** The answer without its links (the Link header, `links`, `_links`, and every URL of another origin), for its cursors alone. */
+function withoutLinks(url: URL, body: unknown): unknown {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (typeof value !== 'object' || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value)) if (foreignLinks(url, item, undefined).length === 0 || typeof item !== 'string') out[name] = strip(item);
+    return out;
+  };
+  const stripped = strip(body);
+  if (typeof stripped === 'object' && stripped !== null && !Array.isArray(stripped)) {
+    delete (stripped as Record<string, unknown>).links;
+    delete (stripped as Record<string, unknown>)._links;
+  }
+  return stripped;
+}
+
+type Step = { kind: 'next'; path: string; how: string } | { kind: 'end'; how: string } | { kind: 'stop'; why: string };
+
+/**
+ * The next page of a list answer the kit can follow: a next link on the implementation's base URL,
+ * or, where the link leads elsewhere (another origin: the kit sends its keys nowhere else), a cursor
+ * of the same answer.
+ */
+function nextStep(context: KitContext, page: Exchange): Step {
+  const url = new URL(`${context.client.baseUrl.pathname.replace(/\/$/, '')}${page.path}`, context.client.baseUrl.origin);
+  const next = nextPage(url, page.json, (name) => page.headers[name]);
+  if (next.kind === 'end') return next;
+  const path = next.kind === 'next' ? pathUnderBase(context, next.url) : undefined;
+  if (path !== undefined) return { kind: 'next', path, how: next.kind === 'next' ? next.how : '' };
+  const foreign = foreignLinks(url, page.json, page.headers.link);
+  if (foreign.length > 0 || next.kind === 'next') {
+    const cursor = nextPage(url, withoutLinks(url, page.json), () => undefined);
+    const cursorPath = cursor.kind === 'next' ? pathUnderBase(context, cursor.url) : undefined;
+    const elsewhere = `a next link to ${foreign[0] ? new URL(foreign[0]).origin : 'outside the base URL'}, which the kit does not follow`;
+    if (cursor.kind === 'next' && cursorPath !== undefined) return { kind: 'next', path: cursorPath, how: `${cursor.how} (beside ${elsewhere})` };
+    return { kind: 'stop', why: `${elsewhere}, and no cursor of the same answer it can follow` };
+  }
+  return { kind: 'stop', why: 'no paging the kit recognises' };
+}
 
 export interface ListSearch {
   /** `unknown`: not on the pages the kit could read, and it cannot tell whether more follow. */
@@ -44,34 +105,55 @@ export interface ListSearch {
   first: Exchange;
   /** Reports seen on the pages read. */
   seen: number;
-  /** How the kit paged, for a check's note. */
+  /** How the kit paged, or why it stopped, for a check's note. */
   paging: string;
+  /** Why the rest could not be read: a limit the kit set itself (a bound, a loop), rather than paging it cannot follow. */
+  bounded?: boolean;
 }
 
 /**
  * Whether the workspace's list holds the report: on the first page of GET /v1/reports (sent
- * without query parameters, which are not shown), or on the pages the answer leads to.
+ * without query parameters, which are not shown), or on the pages the answer leads to, up to its
+ * end. The kit stops at a page it has read before, at one that brings no report it has not seen,
+ * after MAX_LIST_PAGES pages, and where it cannot follow the paging: the search is then `unknown`.
  */
 export async function searchList(context: KitContext, id: string, role: 'api' | 'readOnly' | 'other', purpose: string): Promise<ListSearch> {
   const first = await call(context, 'GET', '/v1/reports', { role, purpose });
   let page = first;
+  const ids = new Set<string>();
   let seen = 0;
   const visited = new Set<string>(['/v1/reports']);
+  const hows = new Set<string>();
+  const paged = (count: number) => `${count} ${count === 1 ? 'page' : 'pages'}${hows.size > 0 ? ` by ${[...hows].join(', ')}` : ''}`;
   for (let count = 1; ; count++) {
     if (!isSuccess(page.status)) return { state: count === 1 ? 'absent' : 'unknown', first, seen, paging: `page ${count} answered ${page.status}` };
-    if (arrayHolds(page.json, id)) return { state: 'found', first, seen, paging: count === 1 ? 'on the first page' : `on page ${count}` };
-    const items = listItems(page.json);
-    seen += items?.length ?? 0;
-    if (items?.length === 0) return { state: 'absent', first, seen, paging: 'an empty page' };
-    const url = new URL(`${context.client.baseUrl.pathname.replace(/\/$/, '')}${page.path}`, context.client.baseUrl.origin);
-    const next = nextPage(url, page.json, (name) => page.headers[name]);
-    if (next.kind === 'end') return { state: 'absent', first, seen, paging: `${count} ${count === 1 ? 'page' : 'pages'} (${next.how})` };
-    const path = next.kind === 'next' ? pathUnderBase(context, next.url) : undefined;
-    if (!path || visited.has(path) || count >= MAX_PAGES)
-      return { state: 'unknown', first, seen, paging: next.kind === 'next' ? `paged by ${next.how} up to page ${count}` : 'no paging the kit recognises' };
-    visited.add(path);
-    page = await call(context, 'GET', path, { role, purpose });
+    if (arrayHolds(page.json, id)) return { state: 'found', first, seen, paging: count === 1 ? 'on the first page' : `on page ${count} (${paged(count - 1)})` };
+    const listed = listItems(page.json);
+    const items = listed ?? [];
+    seen += items.length;
+    const itemIds = items.map((item) => (item as { id?: unknown } | null)?.id).filter((itemId) => typeof itemId === 'string' || typeof itemId === 'number');
+    const before = ids.size;
+    for (const itemId of itemIds) ids.add(String(itemId));
+    if (listed?.length === 0) return { state: 'absent', first, seen, paging: `${paged(count)}, the last one empty` };
+    if (count > 1 && itemIds.length > 0 && ids.size === before)
+      return { state: 'unknown', first, seen, paging: `${paged(count)}, page ${count} bringing no report it had not seen`, bounded: true };
+    const step = nextStep(context, page);
+    if (step.kind === 'end') return { state: 'absent', first, seen, paging: `${paged(count)} (${step.how})` };
+    if (step.kind === 'stop') return { state: 'unknown', first, seen, paging: `${paged(count)}, then ${step.why}` };
+    if (visited.has(step.path)) return { state: 'unknown', first, seen, paging: `${paged(count)}, then a next page it had read before`, bounded: true };
+    if (count >= MAX_LIST_PAGES)
+      return { state: 'unknown', first, seen, paging: `${paged(count)}, the most the kit reads of one list, and more follow`, bounded: true };
+    hows.add(step.how);
+    visited.add(step.path);
+    page = await call(context, 'GET', step.path, { role, purpose });
   }
+}
+
+/** Throws why a check cannot judge what the list held: the kit did not read all of it. */
+export function unreadList(search: ListSearch, whose: string): never {
+  const message = `${whose} list was not read to its end (${search.seen} reports read: ${search.paging}), so the kit cannot tell what the rest holds`;
+  if (search.bounded) throw new SetupError(message);
+  throw new CheckSkipped(message);
 }
 
 /**
@@ -137,10 +219,7 @@ export const reportProbes: ProbeSet = {
       const search = await searchList(context, report.id, 'api', 'reports.list');
       const findings = new Findings();
       if (findings.expect(isSuccess(search.first.status), 'a 2xx answer', shown(search.first), search.first)) {
-        if (search.state === 'unknown')
-          throw new CheckSkipped(
-            `the kit's report ${report.id} is not among the ${search.seen} reports read (${search.paging}), and the kit cannot tell whether more follow`,
-          );
+        if (search.state === 'unknown') unreadList(search, `the kit's report ${report.id} is not among the reports read, and the workspace's`);
         findings.expect(
           search.state === 'found',
           `the list to hold the kit's report ${report.id}`,
@@ -172,6 +251,9 @@ export const reportProbes: ProbeSet = {
       const later = await call(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose: 'reports.delete-permanent' });
       findings.expect(!stillThere(later, id), 'the report still gone later in the run', shown(later), later);
       findings.done();
+      // Gone from the pages read is no evidence that it is gone from the rest.
+      if (search.state === 'unknown') unreadList(search, `${id} is gone from its reads, but the workspace's`);
+      return `${id} gone from its reads and from the list (${search.paging})`;
     },
 
     'determinism.test-key': async (context) => {
