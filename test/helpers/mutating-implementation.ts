@@ -68,8 +68,10 @@ export interface Variant {
   skips?: string[];
   /** For a variant that must pass: what some checks must say of it. */
   notes?: Record<string, RegExp>;
-  /** Needs a run without --fast (the 30 s redeliveries). */
+  /** Needs a run without --fast (the 30 s redeliveries, the provoked 429). */
   slow?: boolean;
+  /** The checks the kit runs (`--only`); by default all, and the event checks for a broken slow variant. */
+  only?: string[] | undefined;
   /** Plain HTTP on the port is served instead of refused. */
   plainHttp?: boolean;
   /** The refusal of plain HTTP carries no X-RateLimit-Remaining. */
