@@ -32,6 +32,10 @@ interface Mutation {
   leakOtherList?: boolean;
   /** A deleted report stays in the list, after the 40 older ones. */
   listDeleted?: boolean;
+  /** The list is paged only by its link to another origin, with no cursor: the kit cannot read past the first page. */
+  linksElsewhereOnly?: boolean;
+  /** For a variant that must pass: the checks it leaves nothing to judge. */
+  skips?: string[];
 }
 
 type Cursor = { seed: number } | { after: string; offset: number };
@@ -63,16 +67,17 @@ function seeds(workspace: Workspace): Json[] {
   }));
 }
 
-function listAnswer(items: Json[], next: Cursor | undefined): Json {
+function listAnswer(items: Json[], next: Cursor | undefined, linkOnly = false): Json {
   const cursor = next && encode(next);
-  return { data: items, next_cursor: cursor ?? null, links: { next: cursor ? `${LINK_ORIGIN}/v1/reports?cursor=${cursor}` : null } };
+  const links = { next: cursor ? `${LINK_ORIGIN}/v1/reports?cursor=${cursor}` : null };
+  return linkOnly ? { data: items, links } : { data: items, next_cursor: cursor ?? null, links };
 }
 
 function makeVariant(mutation: Mutation | undefined): Variant {
   const windows = new Map<string, { startedAt: number; used: number }>();
   const deleted: Record<Workspace, Json[]> = { main: [], other: [] };
   /** The cursor each sandbox-backed list request was asked with, for its answer. */
-  const pending = new WeakMap<ProxiedRequest, { after: string; offset: number }>();
+  const pending = new WeakMap<ProxiedRequest, { cursor: Cursor; workspace: Workspace }>();
 
   function take(bucket: string): { allowed: boolean; remaining: number; retryAfter: number } {
     const now = Date.now();
@@ -96,9 +101,10 @@ function makeVariant(mutation: Mutation | undefined): Variant {
     name: mutation?.name ?? 'pro-plan',
     change:
       mutation?.change ??
-      'the Pro plan (120 requests a minute per workspace, 429 with Retry-After), 40 older reports in each workspace, three to a page (the kit\'s beyond the 10th), ' +
+      "the Pro plan (120 requests a minute per workspace, 429 with Retry-After), 40 older reports in each workspace, three to a page (the kit's beyond the 10th), " +
         `an opaque next_cursor beside a links.next to ${LINK_ORIGIN}, keys made only in the dashboard, v1 in base64 over <t>.<body>`,
     breaks: mutation?.breaks ?? [],
+    skips: mutation?.skips,
     only: mutation?.only,
     // Not --fast where the 429 is to be provoked.
     slow: !mutation || Boolean(mutation.noRemainingOn429),
@@ -121,16 +127,10 @@ function makeVariant(mutation: Mutation | undefined): Variant {
       const list = /^\/v1\/reports(\?.*)?$/.exec(request.path);
       if (request.method !== 'GET' || !list || !workspace) return undefined;
       const cursor = decode(new URLSearchParams(list[1]?.slice(1) ?? '').get('cursor')) ?? { seed: 0 };
-      if ('seed' in cursor) {
-        const all = older(workspace);
-        const page = all.slice(cursor.seed, cursor.seed + PAGE_SIZE);
-        const next: Cursor = cursor.seed + PAGE_SIZE < all.length ? { seed: cursor.seed + PAGE_SIZE } : { after: '', offset: 0 };
-        return { status: 200, headers: remaining, json: listAnswer(page, next) };
-      }
-      // The workspace's newer reports, from the sandbox: the first hundred, paged here.
+      // Every page goes to the sandbox, which authenticates the key; the newer reports are its first hundred, paged here.
       request.path = '/v1/reports?limit=100';
-      if (mutation?.leakOtherList && workspace === 'other') request.headers.authorization = `Bearer ${state.keys.test}`;
-      pending.set(request, cursor);
+      if (mutation?.leakOtherList && workspace === 'other' && !('seed' in cursor)) request.headers.authorization = `Bearer ${state.keys.test}`;
+      pending.set(request, { cursor, workspace });
       return undefined;
     },
     response(response: ProxiedResponse, request: ProxiedRequest, state: ProxyState) {
@@ -140,19 +140,32 @@ function makeVariant(mutation: Mutation | undefined): Variant {
       const workspace = workspaceOf(state, request);
       if (request.method === 'DELETE' && reportId && workspace && response.status < 300)
         deleted[workspace].push({ id: reportId, destination: 'FR', status: 'completed', created_at: new Date().toISOString() });
-      const cursor = pending.get(request);
-      if (!cursor || response.status !== 200) return;
+      const listed = pending.get(request);
+      if (!listed || response.status !== 200) return;
+      const { cursor } = listed;
+      if ('seed' in cursor) {
+        const all = older(listed.workspace);
+        const next: Cursor = cursor.seed + PAGE_SIZE < all.length ? { seed: cursor.seed + PAGE_SIZE } : { after: '', offset: 0 };
+        response.json = listAnswer(all.slice(cursor.seed, cursor.seed + PAGE_SIZE), next, mutation?.linksElsewhereOnly);
+        return;
+      }
       const items = ((response.json as Json | undefined)?.data ?? []) as Json[];
       // After the last report of the page before; where it has gone since, at the same place.
       const found = cursor.after ? items.findIndex((item) => item.id === cursor.after) : -1;
       const start = found >= 0 ? found + 1 : cursor.offset;
       const page = items.slice(start, start + PAGE_SIZE);
       const last = page.at(-1);
-      response.json = listAnswer(page, start + PAGE_SIZE < items.length && last ? { after: String(last.id), offset: start + PAGE_SIZE } : undefined);
+      response.json = listAnswer(
+        page,
+        start + PAGE_SIZE < items.length && last ? { after: String(last.id), offset: start + PAGE_SIZE } : undefined,
+        mutation?.linksElsewhereOnly,
+      );
     },
     sign(secret, body) {
       const t = Math.floor(Date.now() / 1000);
-      const digest = createHmac(mutation?.sha1 ? 'sha1' : 'sha256', secret).update(`${t}.${body}`).digest('base64');
+      const digest = createHmac(mutation?.sha1 ? 'sha1' : 'sha256', secret)
+        .update(`${t}.${body}`)
+        .digest('base64');
       return { 'service-signature': `t=${t},v1=${digest}` };
     },
     ...(mutation?.sha1 ? { givenSecret: true } : {}),
@@ -165,11 +178,28 @@ export const PRO_PLAN: Variant = {
     'events.signature-valid': /^\d+ deliveries signed with HMAC-SHA256 over <t>\.<raw body>, in base64$/,
     'limits.remaining-header-errors': /a 429 provoked with the test key: \d+ requests in [\d.]+ s, then \d+ s waited for the window to pass$/,
     // Beyond the 40 older reports, three to a page, by the cursor and never by the link to another origin.
-    'reports.list': /^rep_\w+ found on page (1[4-9]|[2-9]\d) \(\d+ pages by next_cursor \(beside a next link to https:\/\/reports-cdn\.pro-plan\.example, which the kit does not follow\)\)$/,
-    'reports.delete-permanent': /gone from its reads and from the list \(\d+ pages by next_cursor .*\(links\.next is empty\)\)$/,
-    'auth.workspace-isolation': /out of the other workspace's reach and list \(\d+ pages by next_cursor .*\(links\.next is empty\)\)$/,
+    'reports.list':
+      /^rep_\w+ found on page (1[4-9]|[2-9]\d) \(\d+ pages by next_cursor \(beside a next link to https:\/\/reports-cdn\.pro-plan\.example, which the kit does not follow\)\)$/,
+    // Read to the end: past the 40 older reports, to the last page.
+    'reports.delete-permanent':
+      /gone from its reads and from the list \((1[4-9]|[2-9]\d) pages by next_cursor \(beside a next link to [^)]*\)(, the last one empty| \(links\.next is empty\))\)$/,
+    'auth.workspace-isolation':
+      /out of the other workspace's reach and list \((1[4-9]|[2-9]\d) pages by next_cursor \(beside a next link to [^)]*\)(, the last one empty| \(links\.next is empty\))\)$/,
   },
 };
+
+/**
+ * Conforming, but paged only by links to another origin, which the kit does not follow (its keys
+ * would go there): the checks that need the rest of the list are skipped, with the reason, never passed.
+ */
+export const PRO_PLAN_LINKS_ELSEWHERE: Variant = makeVariant({
+  name: 'pro-plan-links-elsewhere',
+  change: 'the Pro plan, the list paged only by links.next to another origin, with no cursor',
+  breaks: [],
+  skips: ['reports.list', 'reports.delete-permanent', 'auth.workspace-isolation'],
+  only: ['reports.list', 'reports.delete', 'reports.delete-permanent', 'auth.workspace-isolation'],
+  linksElsewhereOnly: true,
+});
 
 export const PRO_PLAN_MUTANTS: Variant[] = [
   makeVariant({
