@@ -44,12 +44,12 @@ function pathUnderBase(context: KitContext, url: URL): string | undefined {
  */
 export const MAX_LIST_PAGES = 1000;
 
-/** The absolute URLs of another origin in an answer's Link header and body. */
-function foreignLinks(url: URL, body: unknown, link: string | undefined): string[] {
-  const found: string[] = [];
+/** The origins of the absolute URLs in an answer's Link header and body, other than `url`'s. */
+function otherOrigins(url: URL, body: unknown, link: string | undefined): Set<string> {
+  const found = new Set<string>();
   const visit = (value: unknown): void => {
     if (typeof value === 'string') {
-      if (/^https?:\/\//i.test(value) && URL.canParse(value) && new URL(value).origin !== url.origin) found.push(value);
+      if (/^https?:\/\//i.test(value) && URL.canParse(value) && new URL(value).origin !== url.origin) found.add(new URL(value).origin);
     } else if (Array.isArray(value)) value.forEach(visit);
     else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
   };
@@ -58,13 +58,17 @@ function foreignLinks(url: URL, body: unknown, link: string | undefined): string
   return found;
 }
 
-/** The answer without its links (the Link header, `links`, `_links`, and every URL of another origin), for its cursors alone. */
-function withoutLinks(url: URL, body: unknown): unknown {
+/** The answer without its links to `origin` (and without `links` and `_links`), for its cursors alone. */
+function withoutLinks(body: unknown, origin: string): unknown {
   const strip = (value: unknown): unknown => {
+    if (typeof value === 'string') return value;
     if (Array.isArray(value)) return value.map(strip);
     if (typeof value !== 'object' || value === null) return value;
     const out: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) if (foreignLinks(url, item, undefined).length === 0 || typeof item !== 'string') out[name] = strip(item);
+    for (const [name, item] of Object.entries(value)) {
+      const elsewhere = typeof item === 'string' && /^https?:\/\//i.test(item) && URL.canParse(item) && new URL(item).origin === origin;
+      if (!elsewhere) out[name] = strip(item);
+    }
     return out;
   };
   const stripped = strip(body);
@@ -79,24 +83,31 @@ type Step = { kind: 'next'; path: string; how: string } | { kind: 'end'; how: st
 
 /**
  * The next page of a list answer the kit can follow: a next link on the implementation's base URL,
- * or, where the link leads elsewhere (another origin: the kit sends its keys nowhere else), a cursor
+ * or, where the next link leads to another origin (the kit sends its keys nowhere else), a cursor
  * of the same answer.
  */
 function nextStep(context: KitContext, page: Exchange): Step {
   const url = new URL(`${context.client.baseUrl.pathname.replace(/\/$/, '')}${page.path}`, context.client.baseUrl.origin);
-  const next = nextPage(url, page.json, (name) => page.headers[name]);
+  const header = (name: string) => page.headers[name];
+  const next = nextPage(url, page.json, header);
   if (next.kind === 'end') return next;
   const path = next.kind === 'next' ? pathUnderBase(context, next.url) : undefined;
-  if (path !== undefined) return { kind: 'next', path, how: next.kind === 'next' ? next.how : '' };
-  const foreign = foreignLinks(url, page.json, page.headers.link);
-  if (foreign.length > 0 || next.kind === 'next') {
-    const cursor = nextPage(url, withoutLinks(url, page.json), () => undefined);
-    const cursorPath = cursor.kind === 'next' ? pathUnderBase(context, cursor.url) : undefined;
-    const elsewhere = `a next link to ${foreign[0] ? new URL(foreign[0]).origin : 'outside the base URL'}, which the kit does not follow`;
-    if (cursor.kind === 'next' && cursorPath !== undefined) return { kind: 'next', path: cursorPath, how: `${cursor.how} (beside ${elsewhere})` };
-    return { kind: 'stop', why: `${elsewhere}, and no cursor of the same answer it can follow` };
-  }
-  return { kind: 'stop', why: 'no paging the kit recognises' };
+  if (next.kind === 'next' && path !== undefined) return { kind: 'next', path, how: next.how };
+  // The origin the next link leads to: where, read from there, the answer has a next page on its own origin.
+  const elsewhere =
+    next.kind === 'next'
+      ? next.url.origin
+      : [...otherOrigins(url, page.json, page.headers.link)].find((origin) => {
+          const there = nextPage(new URL(`${url.pathname}${url.search}`, origin), page.json, header);
+          return there.kind === 'next' && there.url.origin === origin;
+        });
+  if (elsewhere === undefined) return { kind: 'stop', why: 'no paging the kit recognises' };
+  const link = elsewhere === url.origin ? 'a next link outside the base URL' : `a next link to ${elsewhere}`;
+  const cursor = nextPage(url, withoutLinks(page.json, elsewhere), () => undefined);
+  const cursorPath = cursor.kind === 'next' ? pathUnderBase(context, cursor.url) : undefined;
+  if (cursor.kind === 'next' && cursorPath !== undefined)
+    return { kind: 'next', path: cursorPath, how: `${cursor.how} (beside ${link}, which the kit does not follow)` };
+  return { kind: 'stop', why: `${link}, which the kit does not follow, and no cursor of the same answer it can follow` };
 }
 
 export interface ListSearch {
