@@ -2,8 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parseSignatureHeader, type SignatureEncoding, SIGNED_PAYLOADS, type SignedPayload } from '../webhooks/signature.js';
 
 /** Hashes an implementation may wrongly key HMAC with in place of part 6's SHA-256. */
-export const OTHER_HASHES = ['sha1', 'sha224', 'sha384', 'sha512', 'md5'] as const;
-export type OtherHash = (typeof OTHER_HASHES)[number];
+const OTHER_HASHES = ['sha1', 'sha224', 'sha384', 'sha512', 'md5'] as const;
+type OtherHash = (typeof OTHER_HASHES)[number];
 
 export interface OtherMac {
   hash: OtherHash;

@@ -29,7 +29,7 @@ async function provokeErrors(context: KitContext): Promise<void> {
 }
 
 /** The most requests the kit spends provoking a 429: twice the Pro plan's 120 a minute (part 8). */
-export const MAX_REQUESTS_FOR_429 = 240;
+const MAX_REQUESTS_FOR_429 = 240;
 /** The longest the kit waits, after its 429, for the window it used up to pass. */
 const MAX_WINDOW_WAIT_S = 120;
 

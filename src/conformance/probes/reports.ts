@@ -42,7 +42,7 @@ function pathUnderBase(context: KitContext, url: URL): string | undefined {
  * How many pages the kit reads of one list at most: a bound on the run's cost (the loops it also
  * guards against are caught sooner, by a page seen before or one that brings no new report).
  */
-export const MAX_LIST_PAGES = 1000;
+const MAX_LIST_PAGES = 1000;
 
 /** The origins of the absolute URLs in an answer's Link header and body, other than `url`'s. */
 function otherOrigins(url: URL, body: unknown, link: string | undefined): Set<string> {
