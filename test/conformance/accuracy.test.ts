@@ -115,6 +115,7 @@ async function run(variant: Variant): Promise<Row> {
       only: variant.only ?? (variant.slow && variant.breaks.length > 0 ? ['events.*'] : undefined),
       // A real run's waits: what a busy machine delays is not judged absent.
       timeouts: { completionMs: 60_000, eventMs: 30_000 },
+      clock: variant.clock,
     });
     const judged = (status: string) => result.checks.filter((check) => check.status === status);
     return {

@@ -7,6 +7,7 @@
  * where only evidence the kit collects to the end can show it.
  */
 import { createHmac } from 'node:crypto';
+import type { Clock } from '../../src/clock.js';
 import { keyRole, type ProxiedRequest, type ProxiedResponse, type ProxyState, retrying, type Variant } from '../helpers/mutating-implementation.js';
 import type { Json } from './variants.js';
 
@@ -73,14 +74,30 @@ function listAnswer(items: Json[], next: Cursor | undefined, linkOnly = false): 
   return linkOnly ? { data: items, links } : { data: items, next_cursor: cursor ?? null, links };
 }
 
+/**
+ * The time the kit and the rate limit share: it stands still until the kit waits (pacing, a
+ * Retry-After), so that the kit's burst lands in one window however slowly this machine sends it.
+ */
+function waitingClock(): Clock {
+  let now = Date.now();
+  return {
+    now: () => now,
+    async sleep(ms) {
+      now += ms;
+      await Promise.resolve();
+    },
+  };
+}
+
 function makeVariant(mutation: Mutation | undefined): Variant {
+  const clock = waitingClock();
   const windows = new Map<string, { startedAt: number; used: number }>();
   const deleted: Record<Workspace, Json[]> = { main: [], other: [] };
   /** The cursor each sandbox-backed list request was asked with, for its answer. */
   const pending = new WeakMap<ProxiedRequest, { cursor: Cursor; workspace: Workspace }>();
 
   function take(bucket: string): { allowed: boolean; remaining: number; retryAfter: number } {
-    const now = Date.now();
+    const now = clock.now();
     let window = windows.get(bucket);
     if (!window || now - window.startedAt >= WINDOW_MS) {
       window = { startedAt: now, used: 0 };
@@ -106,6 +123,7 @@ function makeVariant(mutation: Mutation | undefined): Variant {
     breaks: mutation?.breaks ?? [],
     skips: mutation?.skips,
     only: mutation?.only,
+    clock,
     // Not --fast where the 429 is to be provoked.
     slow: !mutation || Boolean(mutation.noRemainingOn429),
     dashboardKeys: true,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseRetryAfter } from '../../api/errors.js';
+import { systemClock } from '../../clock.js';
 import type { KitContext } from '../context.js';
 import { call } from '../requests.js';
 import type { Exchange } from '../http.js';
@@ -63,7 +63,7 @@ async function provoke429(context: KitContext): Promise<string> {
     const burst = ((Date.now() - started) / 1000).toFixed(1);
     const waitS = Math.min(MAX_WINDOW_WAIT_S, parseRetryAfter(answer.headers['retry-after']) ?? 60);
     context.log(`limits.remaining-header-errors: a 429 after ${sent} requests; waiting ${waitS} s for the test key's rate-limit window to pass`);
-    await sleep(waitS * 1000);
+    await (context.clock ?? systemClock).sleep(waitS * 1000);
     return `a 429 provoked with the test key: ${sent} requests in ${burst} s, then ${waitS} s waited for the window to pass`;
   }
   return `no 429 within ${MAX_REQUESTS_FOR_429} requests with the test key (${((Date.now() - started) / 1000).toFixed(1)} s)`;
