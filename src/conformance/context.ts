@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readsAsFailure } from '../api/report-outcome.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -21,6 +22,10 @@ export interface KitContext {
   fixtures: KitFixtures;
   setup: SharedSetup;
   timeouts: KitTimeouts;
+  /** `--fast`: the run leaves out what waits out the specification's own delays (a redelivery, a rate-limit window). */
+  fast?: boolean | undefined;
+  /** The time rate-limit waits are counted in (the client's). */
+  clock?: Clock | undefined;
   log: (line: string) => void;
 }
 

@@ -199,7 +199,7 @@ function documentFixture(raw: Json | undefined, file: UploadFile | undefined): D
  * Reads and checks a fixtures file; any fault is a usage error naming the key at fault.
  * `allowOutside`: its document.file may be outside the fixtures file's directory.
  */
-async function readFixtures(path: string, { allowOutside = false } = {}): Promise<KitFixtures> {
+export async function readFixtures(path: string, { allowOutside = false } = {}): Promise<KitFixtures> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

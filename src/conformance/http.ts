@@ -144,6 +144,23 @@ export class ImplementationClient {
     bucket.remaining = undefined;
   }
 
+  /**
+   * Sends one request at once, after the credential's earlier ones, without waiting for the rate
+   * limit and without sending it again on a 429: for the check that provokes one.
+   */
+  sendUnpaced(options: SendOptions): Promise<Exchange> {
+    const bucket = this.bucket(options.authorization);
+    const run = bucket.queue.then(async () => {
+      const exchange = await this.sendOnce(options);
+      const remaining = exchange.headers['x-ratelimit-remaining'];
+      bucket.remaining = exchange.status === 429 ? 0 : remaining !== undefined && /^\d+$/.test(remaining.trim()) ? Number(remaining.trim()) : undefined;
+      bucket.answeredAt = exchange.at;
+      return exchange;
+    });
+    bucket.queue = run.catch(() => undefined);
+    return run;
+  }
+
   private async sendPaced(options: SendOptions, bucket: Bucket): Promise<Exchange> {
     for (let attempt = 0; ; attempt++) {
       await this.pace(bucket);

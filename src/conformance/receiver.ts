@@ -17,6 +17,7 @@ import {
   verifySignature,
 } from '../webhooks/signature.js';
 import { closeServer } from './http.js';
+import { type OtherMac, otherMac } from './other-macs.js';
 import { CheckFailure, type Finding, SetupError } from './outcome.js';
 
 /**
@@ -55,6 +56,11 @@ export interface Delivery {
   answered: number;
   /** Milliseconds the kit held its answer back. */
   heldMs: number;
+  /**
+   * Set when v1 is an HMAC keyed with the webhook secret under another hash than SHA-256: the
+   * delivery is authenticated (only a holder of the secret makes one) and its signature is wrong.
+   */
+  otherMac?: OtherMac | undefined;
 }
 
 export interface EventView {
@@ -122,7 +128,7 @@ export interface ReceiverOptions {
  * otherwise, in plain HTTP or (with a certificate) HTTPS: records each delivery and answers 200,
  * unless a check asked for another answer to one (the redelivery probes). Anyone who can reach the
  * port can send to it: given the webhook secret, it keeps only deliveries whose signature verifies
- * and sets the others aside as noise (answered 400, counted, never evidence); it has the listener's
+ * (or is an HMAC keyed with the secret under another hash, marked so) and sets the others aside as noise (answered 400, counted, never evidence); it has the listener's
  * limits (bounded headers and body, slow clients cut off) and a bound on what the run keeps in memory.
  */
 export class WebhookReceiver {
@@ -203,6 +209,7 @@ export class WebhookReceiver {
   }
 
   private record(request: IncomingMessage, response: ServerResponse, raw: Buffer): void {
+    let wrongMac: OtherMac | undefined;
     if (this.secret !== undefined) {
       // Authentic is what the secret signed in any form level spec takes: the signed string and v1's
       // encoding are not shown, and how old the signature is says nothing of who made it.
@@ -212,7 +219,10 @@ export class WebhookReceiver {
         signedPayloads: SIGNED_PAYLOADS,
         toleranceSeconds: Number.POSITIVE_INFINITY,
       });
-      if (!check.ok) return this.setAside(response, check.reason, 400, `the signature does not verify with the kit's webhook secret: ${check.reason}`);
+      // An HMAC with the secret under another hash is evidence too: of a wrong signature (events.signature-valid fails on it).
+      if (!check.ok) wrongMac = otherMac(signatureHeaderOf(request.headers)?.value, raw, this.secret);
+      if (!check.ok && !wrongMac)
+        return this.setAside(response, check.reason, 400, `the signature does not verify with the kit's webhook secret: ${check.reason}`);
     }
     const text = raw.toString('utf8');
     let json: unknown;
@@ -235,6 +245,7 @@ export class WebhookReceiver {
       json,
       answered: 200,
       heldMs: 0,
+      otherMac: wrongMac,
     };
     for (const rule of this.rules) {
       const answer = rule(delivery);

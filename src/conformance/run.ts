@@ -15,6 +15,7 @@ import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
 import { causeCode, isUntrustedCertificate } from '../api/errors.js';
+import { type Clock, systemClock } from '../clock.js';
 import { redactText } from '../config/keys.js';
 import { ApiError, SvcError } from '../errors.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -43,6 +44,8 @@ export interface KitOptions {
   log?: (line: string) => void;
   timeouts?: Partial<KitTimeouts>;
   pact?: PactRunOptions;
+  /** The time the kit paces its requests and waits out rate-limit windows by (tests share one with their implementation). */
+  clock?: Clock | undefined;
   /** Called with the receiver's port once it listens (tests that start the implementation afterwards). */
   onReceiverReady?: (port: number) => void | Promise<void>;
 }
@@ -141,6 +144,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     timeoutMs: timeouts.answerMs,
     log,
     secrets,
+    clock: options.clock,
   });
   let receiver: WebhookReceiver | undefined;
   if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
@@ -162,6 +166,8 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     receiver,
     fixtures,
     timeouts,
+    fast: options.fast,
+    clock: options.clock ?? systemClock,
     log,
   };
   const setup = new SharedSetup(base);

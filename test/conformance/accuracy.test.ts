@@ -4,13 +4,15 @@
  * the specification says "not shown", given their fixtures, it must pass. The matrix (variant ->
  * failed and inconclusive checks) is printed, and written to $SVC_ACCURACY_MATRIX when that is set.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHECKS_BY_ID } from '../../src/conformance/catalogue.js';
 import type { RevocableKey } from '../../src/conformance/kit-keys.js';
-import type { ConformanceJson } from '../../src/conformance/report.js';
+import { readFixtures } from '../../src/conformance/fixtures.js';
+import { type ConformanceJson, toJson } from '../../src/conformance/report.js';
+import { runConformance } from '../../src/conformance/run.js';
 import { SIGNED_PAYLOADS, signatureHeader, signatureHeaderOf, verifySignature } from '../../src/webhooks/signature.js';
 import {
   type MutatingImplementation,
@@ -25,7 +27,10 @@ import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
-import { BROKEN } from './variants.js';
+import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
+import { BROKEN as STATED_RULES } from './variants.js';
+
+const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS];
 
 const SECRET = 'whsec_accuracytest0123456789abcdefghijklmn';
 /** The broken variants state openapi.yaml's own upload encoding, so that documents.upload is judged at level spec. */
@@ -109,7 +114,8 @@ async function verify(variant: Variant, state: ProxyState, implementation: Mutat
   });
   const webhookTls = variant.httpsSubscribers ? receiverTls : undefined;
   // A broken slow variant only needs the event checks; a passing one runs them all, the redeliveries included.
-  const only = variant.slow && variant.breaks.length > 0 ? ['events.*'] : undefined;
+  const only = variant.only ?? (variant.slow && variant.breaks.length > 0 ? ['events.*'] : undefined);
+  if (variant.clock) return verifyInProcess(variant, state, implementation, { fixturesPath, port, revocable, webhookTls, only });
   const args = [
     ...['contract', 'verify', '--json', '--level', 'spec'],
     ...['--base-url', implementation.baseUrl, '--ca-cert', implementation.caCertPath, '--fixtures', fixturesPath],
@@ -126,6 +132,51 @@ async function verify(variant: Variant, state: ProxyState, implementation: Mutat
     const result = await runSvc(args, { env, killAfterMs: VARIANT_HANG_MS });
     if (result.code !== 0 && result.code !== 17 && result.code !== 18) throw new Error(`the kit ended ${result.code}: ${result.stderr}`);
     return JSON.parse(result.stdout) as ConformanceJson;
+  } finally {
+    unsubscribe();
+  }
+}
+
+/**
+ * A variant whose rate-limit window runs on a clock shared with the kit (so that the kit's burst
+ * lands in one window however slowly the machine sends it) runs the kit in this process.
+ */
+async function verifyInProcess(
+  variant: Variant,
+  state: ProxyState,
+  implementation: MutatingImplementation,
+  inputs: { fixturesPath: string; port: number; revocable: RevocableKey | undefined; webhookTls: typeof receiverTls | undefined; only: string[] | undefined },
+): Promise<ConformanceJson> {
+  const unsubscribe = hub.add({ port: inputs.port, variant, state, ca: inputs.webhookTls?.cert });
+  try {
+    const webhookTls = inputs.webhookTls && {
+      cert: inputs.webhookTls.cert,
+      key: readFileSync(inputs.webhookTls.keyPath, 'utf8'),
+      certPath: inputs.webhookTls.certPath,
+    };
+    const result = await runConformance({
+      baseUrl: new URL(implementation.baseUrl),
+      caCertPath: implementation.caCertPath,
+      keys: {
+        api: sandbox.keys.test,
+        admin: sandbox.keys.admin,
+        readOnly: sandbox.keys.read_only,
+        ipLocked: sandbox.keys.ip_locked,
+        other: sandbox.keys.other_workspace,
+        otherAdmin: sandbox.keys.other_workspace_admin,
+        revocable: inputs.revocable,
+      },
+      fixtures: await readFixtures(inputs.fixturesPath),
+      webhookSecret: variant.givenSecret || kitVerifies(variant) ? SECRET : undefined,
+      webhookPort: inputs.port,
+      webhookTls,
+      level: 'spec',
+      fast: !variant.slow,
+      only: inputs.only,
+      timeouts: { completionMs: 60_000, eventMs: 30_000 },
+      clock: variant.clock,
+    });
+    return toJson(result);
   } finally {
     unsubscribe();
   }
@@ -166,7 +217,7 @@ function unsent(variant: Variant): string {
 }
 
 // The slow variants wait out the 30 s redelivery windows: they start first and run beside the others.
-const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES];
+const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES, PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE];
 const VARIANTS = [
   ...PASSING.filter((variant) => variant.slow),
   ...BROKEN.filter((variant) => variant.slow),

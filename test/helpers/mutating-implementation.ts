@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import type { Clock } from '../../src/clock.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import type { RunningSandbox } from './sandbox.js';
 import { makeCertificate } from './tls.js';
@@ -69,8 +70,12 @@ export interface Variant {
   skips?: string[];
   /** For a variant that must pass: what some checks must say of it. */
   notes?: Record<string, RegExp>;
-  /** Needs a run without --fast (the 30 s redeliveries). */
+  /** Needs a run without --fast (the 30 s redeliveries, the provoked 429). */
   slow?: boolean;
+  /** The time the kit and the variant's rate limit share: one that moves only when the kit waits keeps the limit independent of the machine's speed. */
+  clock?: Clock;
+  /** The checks the kit runs (`--only`); by default all, and the event checks for a broken slow variant. */
+  only?: string[] | undefined;
   /** Plain HTTP on the port is served instead of refused. */
   plainHttp?: boolean;
   /** The refusal of plain HTTP carries no X-RateLimit-Remaining. */

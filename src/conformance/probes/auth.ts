@@ -5,7 +5,7 @@ import { passportFile, reportBody } from '../fixtures.js';
 import { type Exchange, parseJson } from '../http.js';
 import { bodyNamesCode, CheckFailure, Findings, isSuccess, SetupError, shown } from '../outcome.js';
 import { plainHttpAnswer } from './plain-http.js';
-import { searchList, stillThere } from './reports.js';
+import { searchList, stillThere, unreadList } from './reports.js';
 import type { ProbeSet } from './types.js';
 
 /** Expects an error status with the stated code anywhere in the body (its shape is not shown, part 7). */
@@ -251,6 +251,9 @@ export const authProbes: ProbeSet = {
       findings.expect(isSuccess(still.status), `${target.id} still there for its own workspace`, shown(still), still);
       if (!isSuccess(still.status)) context.setup.deleted.add(target.id);
       findings.done();
+      // Absent from the pages read is no evidence that the rest of the other workspace's list is without it.
+      if (search.state === 'unknown') unreadList(search, `${target.id} is not among the reports read, but the other workspace's`);
+      return `${target.id} out of the other workspace's reach and list (${search.paging})`;
     },
 
     'auth.workspace-applicant': async (context) => {

@@ -8,7 +8,8 @@ import {
   verifySignature,
 } from '../../webhooks/signature.js';
 import type { KitContext } from '../context.js';
-import { CheckSkipped } from '../outcome.js';
+import { describeOtherMac } from '../other-macs.js';
+import { CheckFailure, CheckSkipped } from '../outcome.js';
 import type { Delivery } from '../receiver.js';
 import type { ProbeSet } from './types.js';
 
@@ -36,6 +37,18 @@ export const signatureProbes: ProbeSet = {
       // The receiver keeps only deliveries whose signature verifies: none, where others came, may be a wrong signature or a forger's noise.
       if (deliveries.length === 0)
         throw context.receiver.absence({ expected: 'webhook deliveries to the kit during the run', got: 'none', request: "the kit's webhook receiver" });
+      const wrong = deliveries.filter((delivery) => delivery.otherMac);
+      if (wrong.length > 0) {
+        const forms = new Map<string, number>();
+        for (const delivery of wrong) forms.set(describeOtherMac(delivery.otherMac!), (forms.get(describeOtherMac(delivery.otherMac!)) ?? 0) + 1);
+        throw new CheckFailure(
+          [...forms].map(([form, count]) => ({
+            expected: 'v1 as HMAC-SHA256 with the webhook secret',
+            got: `${count} ${count === 1 ? 'delivery' : 'deliveries'} whose v1 is ${form} (only a holder of the secret can make it)`,
+            request: "the kit's webhook receiver",
+          })),
+        );
+      }
       const encodings = context.signatureEncoding ? [context.signatureEncoding] : SIGNATURE_ENCODINGS;
       const schemes = new Map<string, number>();
       let bodyOnly = false;
