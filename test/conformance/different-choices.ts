@@ -41,11 +41,34 @@ function visaTypes(own: string, sandbox: string) {
  * Two reports a page, so that the kit has to page to find its report; `cursor` is the query
  * parameter of the variant's own next links, turned into the sandbox's starting_after.
  */
+/** Where each report the proxies listed stands in a walk (newest first), kept after another run deletes it. */
+const walkKeys = new Map<string, string>();
+/** The report each list request asked to start after (null: the first page). */
+const walkStarts = new WeakMap<ProxiedRequest, string | null>();
+const walkKey = (report: Json) => `${String(report.created_at)} ${String(report.id)}`;
+
+/**
+ * Lists two reports a page, after the report named by the query parameter `cursor`. The page is cut
+ * here (`twoReportsOf`) from the sandbox's first hundred: every variant shares the sandbox's
+ * workspace, and the sandbox refuses as starting_after a report that another run deleted meanwhile,
+ * where this walk still knows where that report stood.
+ */
 function twoReportsAPage(request: ProxiedRequest, cursor: string): void {
   const list = /^\/v1\/reports(\?.*)?$/.exec(request.path);
   if (request.method !== 'GET' || !list) return;
-  const after = new URLSearchParams(list[1]?.slice(1) ?? '').get(cursor);
-  request.path = `/v1/reports?limit=2${after ? `&starting_after=${after}` : ''}`;
+  walkStarts.set(request, new URLSearchParams(list[1]?.slice(1) ?? '').get(cursor));
+  request.path = '/v1/reports?limit=100';
+}
+
+function twoReportsOf(response: ProxiedResponse, request: ProxiedRequest): void {
+  const after = walkStarts.get(request);
+  const body = response.json as Json | undefined;
+  if (after === undefined || response.status !== 200 || !body || !Array.isArray(body.data)) return;
+  const items = (body.data as Json[]).toSorted((a, b) => walkKey(b).localeCompare(walkKey(a)));
+  for (const item of items) walkKeys.set(String(item.id), walkKey(item));
+  const from = after === null ? undefined : walkKeys.get(after);
+  const rest = after === null ? items : from === undefined ? [] : items.filter((item) => walkKey(item) < from);
+  response.json = { ...body, data: rest.slice(0, 2), has_more: rest.length > 2 };
 }
 
 const KNOWN_PATH = /^\/v1\/(reports|applicants|documents|keys)(\/[^/?]+)?(\?|$)/;
@@ -151,6 +174,7 @@ document:
     return undefined;
   },
   response(response, request) {
+    twoReportsOf(response, request);
     if (response.status === 201) response.status = request.path === '/v1/applicants' ? 200 : 202;
     if (request.method === 'DELETE' && response.status === 200) {
       response.status = 204;
@@ -232,6 +256,7 @@ document:
     return undefined;
   },
   response(response, request) {
+    twoReportsOf(response, request);
     if (response.status === 201) response.status = 200;
     const error = (response.json as { error?: Json } | undefined)?.error;
     if (response.status >= 400 && error) response.json = { code: error.code, message: error.message };
