@@ -311,7 +311,7 @@ describe('the safety rails of svc keys rotate', () => {
     const lines = jsonLines(result.stdout);
     const record = journal(lines[0]!.rotation as string);
     expect(record.steps.verify?.ip_locked).toBe(true);
-    const newKey = await keyById(sandbox, record.steps.create!.new_key.id);
+    const newKey = await keyById(sandbox, record.steps.create!.new_key.id!);
     expect(newKey.allowed_ips).toEqual(['192.0.2.77']);
     expect((await keyById(sandbox, locked.id)).status).toBe('active');
   });
