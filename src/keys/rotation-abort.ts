@@ -31,7 +31,7 @@ export async function abortRotation(
   const newKey = record.steps.create?.new_key;
   if ((record.new_key_source ?? 'api') !== 'api') {
     // A key made in the dashboard is the person's: svc neither revokes it nor deletes the file it was given in.
-    left = newKey ? (newKey.id ?? newKey.prefix_hint) : undefined;
+    emit({ event: 'notice', rotation: record.id, message: 'the new key was made in the dashboard: svc leaves it, and the file it was given in, as they are' });
   } else if (record.attempts.deploy && newKey) {
     left = newKey.id ?? undefined;
   } else {

@@ -303,6 +303,78 @@ describe('a key made in the dashboard, against a service with no key API', () =>
     expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.old.secret);
   });
 
+  it('--dry-run shows the plan for a given key and the evidence that will decide the drain, and changes nothing', async () => {
+    const env = environment();
+    const app = application(env);
+    await app.stop();
+    const requestsBefore = service.requests.length;
+    const result = await runSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--old-key-file',
+        app.oldFile,
+        '--drain-wait',
+        '5m',
+        '--deploy-cmd',
+        'true',
+        '--dry-run',
+        '--json',
+      ],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout) as { steps: Array<{ step: string; action: string }> };
+    expect(plan.steps.find((step) => step.step === 'create')!.action).toBe(
+      `check the key in ${app.newFile}: the test environment, a read request, the workspace of ${app.old.id}`,
+    );
+    expect(plan.steps.find((step) => step.step === 'drain')!.action).toBe('wait 5m after the deploy');
+    // Finding out that there is no key API: one read, which creates nothing.
+    expect(service.requests.slice(requestsBefore).map((request) => `${request.method} ${request.path}`)).toEqual([`GET /v1/keys/${app.old.id}`]);
+    expect(journals(env)).toEqual([]);
+  });
+
+  it('--abort leaves a key made in the dashboard, and its file, to the person who made it', async () => {
+    const env = environment();
+    const app = application(env);
+    const run = spawnSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-wait',
+        '1h',
+        ...FAST,
+        '--yes',
+        '--json',
+      ],
+      env,
+    );
+    const deployed = await run.lineWhere((line) => line.event === 'step_done' && line.step === 'verify');
+    expect(deployed, run.stderr()).toBeDefined();
+    run.child.kill('SIGKILL');
+    await run.exited;
+    await app.stop();
+    const aborted = await runSvc(['keys', 'rotate', '--abort', app.old.id, '--json'], { env });
+    expect(aborted.code, aborted.stderr).toBe(0);
+    expect(jsonLines(aborted.stdout)).toEqual([
+      expect.objectContaining({ event: 'notice', message: 'the new key was made in the dashboard: svc leaves it, and the file it was given in, as they are' }),
+      expect.objectContaining({ event: 'aborted', new_key_revoked: [], new_key_left: null }),
+    ]);
+    expect(readFileSync(app.newFile, 'utf8').trim()).toBe(app.fresh.secret);
+    expect(service.isRevoked(app.old.id)).toBe(false);
+    expect(service.isRevoked(app.fresh.id)).toBe(false);
+  });
+
   it("needs the old key's secret to know its environment, and says so before anything happens", async () => {
     const env = environment();
     const app = application(env);

@@ -3,6 +3,7 @@ import { Args, Flags, type Interfaces } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
 import type { ConnectionFlagValues } from '../../api-command.js';
 import type { ApiClient } from '../../api/client.js';
+import { assertStated, STATED } from '../../api/stated.js';
 import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable, readSecretFile } from '../../config/secret-file.js';
 import { SvcError } from '../../errors.js';
@@ -24,7 +25,6 @@ import { formatDuration } from '../../duration.js';
 import { helpText } from '../../help-text.js';
 import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
-import { assertStated, STATED } from '../../api/stated.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
 import { timeView } from '../../ui/time.js';
@@ -391,14 +391,12 @@ export default class KeysRotate extends AdminCommand {
       return undefined;
     }
     assertSameBaseUrl(record, baseUrl);
-    {
-      const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
-      this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
-      const left = outcome.newKeyLeft
-        ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it`
-        : '';
-      this.log(`Aborted rotation ${record.id}: ${record.old_key.id} stays active${left}`);
-      return undefined;
-    }
+    const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
+    this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
+    const left = outcome.newKeyLeft
+      ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it`
+      : '';
+    this.log(`Aborted rotation ${record.id}: ${record.old_key.id} stays active${left}`);
+    return undefined;
   }
 }
