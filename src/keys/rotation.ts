@@ -166,8 +166,8 @@ class RotationRun {
     const secret = this.source === 'file' ? (await readSecretFile(record.new_key_file!))?.trim() : context.givenSecret;
     if (!secret) throw this.givenSecretMissing();
     const hint = redactKey(secret);
-    const refuse = (why: string, hint: string) =>
-      new SvcError('rotationStepFailed', 'new_key_check_failed', `the given key ${redactKey(secret)} ${why}; nothing was changed`, hint);
+    const refuse = (why: string, whatToDo: string) =>
+      new SvcError('rotationStepFailed', 'new_key_check_failed', `the given key ${hint} ${why}; nothing was changed`, whatToDo);
     const environment = keyEnvironment(secret);
     if (environment !== record.old_key.environment) {
       throw refuse(
