@@ -180,6 +180,7 @@ export default class KeysRotate extends AdminCommand {
     const baseUrl = connection.baseUrl.href;
     const found = flags.resume || flags.abort ? await findRotation(args.id) : undefined;
     const keyId = found?.old_key.id ?? rotatedKeyId(args.id);
+    if (flags['new-key-id'] !== undefined) assertStated([['--new-key-id', flags['new-key-id'], STATED.keyId]]);
     // Taken before anything is planned: two runs for one key never both go on.
     const release = await lockRotation(keyId);
     try {
