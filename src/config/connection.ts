@@ -35,6 +35,7 @@ const ENVIRONMENT_VARIABLES: Record<ConnectionSetting, string> = {
   api_key: 'SVC_API_KEY',
   admin_key: 'SVC_ADMIN_KEY',
   ca_cert: 'SVC_CA_CERT',
+  webhook_store: 'SVC_WEBHOOK_STORE',
 };
 
 const FLAGS: Record<ConnectionSetting, string> = {
@@ -42,6 +43,7 @@ const FLAGS: Record<ConnectionSetting, string> = {
   api_key: '--api-key',
   admin_key: '--admin-key',
   ca_cert: '--ca-cert',
+  webhook_store: '--store',
 };
 
 export async function resolveConnection(input: ConnectionInput, env = process.env): Promise<Connection> {

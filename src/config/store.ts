@@ -16,6 +16,7 @@ export const SETTINGS = {
   upload_type_field: { secret: false, description: 'Name of the field of the document kind; default type' },
   upload_applicant_field: { secret: false, description: 'Name of the field of the applicant id; default applicant_id' },
   upload_fields: { secret: false, description: 'Fields sent with every upload, as a JSON object of strings, e.g. {"channel": "ops"}' },
+  webhook_store: { secret: true, description: 'Store of `svc webhooks`: a SQLite file, or a postgres:// connection string shared by a fleet of listeners' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -10,12 +10,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHECKS_BY_ID } from '../../src/conformance/catalogue.js';
 import type { RevocableKey } from '../../src/conformance/kit-keys.js';
-import { readFixtures } from '../../src/conformance/fixtures.js';
-import { runConformance } from '../../src/conformance/run.js';
+import type { ConformanceJson } from '../../src/conformance/report.js';
 import { SIGNED_PAYLOADS, signatureHeader, signatureHeaderOf, verifySignature } from '../../src/webhooks/signature.js';
-import { type ProxyState, startMutatingImplementation, startWebhookHub, type Variant, type WebhookHub } from '../helpers/mutating-implementation.js';
+import {
+  type MutatingImplementation,
+  type ProxyState,
+  startMutatingImplementation,
+  startWebhookHub,
+  type Variant,
+  type WebhookHub,
+} from '../helpers/mutating-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { freePort } from '../helpers/server.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
 import { BROKEN } from './variants.js';
@@ -26,7 +33,7 @@ const BROKEN_FIXTURES = 'document:\n  encoding: multipart\n';
 
 let sandbox: RunningSandbox;
 let hub: WebhookHub;
-let receiverTls: { cert: string; key: string; certPath: string };
+let receiverTls: { cert: string; certPath: string; keyPath: string };
 const dir = mkdtempSync(join(tmpdir(), 'svc-accuracy-'));
 
 beforeAll(async () => {
@@ -34,8 +41,9 @@ beforeAll(async () => {
   // Not --quiet: its log of webhook attempts tells, when an event is missed, whether the sandbox failed to send it.
   sandbox = await startSandboxProcess(['--plan', 'enterprise', '--webhook-url', hub.url, '--webhook-secret', SECRET], isolatedEnv());
   const certificate = await makeCertificate();
-  receiverTls = { ...certificate, certPath: join(dir, 'receiver.pem') };
+  receiverTls = { cert: certificate.cert, certPath: join(dir, 'receiver.pem'), keyPath: join(dir, 'receiver-key.pem') };
   writeFileSync(receiverTls.certPath, certificate.cert);
+  writeFileSync(receiverTls.keyPath, certificate.key, { mode: 0o600 });
 });
 
 /** A key made outside the implementation's API, as one made in a dashboard is. */
@@ -79,39 +87,56 @@ function kitVerifies(variant: Variant): boolean {
   return verifySignature(signatureHeaderOf(headers)?.value, body, { secrets: [SECRET], signedPayloads: SIGNED_PAYLOADS }).ok;
 }
 
+/**
+ * The kit under test as users run it: the real binary, a process of its own per variant, keys in
+ * its environment. Its receiver then answers as a real run's does, whatever the proxies of this
+ * process are doing.
+ */
+async function verify(variant: Variant, state: ProxyState, implementation: MutatingImplementation): Promise<ConformanceJson> {
+  const fixturesPath = join(dir, `${variant.name}.yaml`);
+  writeFileSync(fixturesPath, variant.fixtures ?? BROKEN_FIXTURES);
+  const port = await freePort();
+  const revocable = variant.dashboardKeys ? await dashboardKey(state) : undefined;
+  const env = isolatedEnv({
+    SVC_API_KEY: sandbox.keys.test,
+    SVC_ADMIN_KEY: sandbox.keys.admin,
+    SVC_READ_ONLY_KEY: sandbox.keys.read_only,
+    SVC_IP_LOCKED_KEY: sandbox.keys.ip_locked,
+    SVC_OTHER_WORKSPACE_KEY: sandbox.keys.other_workspace,
+    SVC_OTHER_WORKSPACE_ADMIN_KEY: sandbox.keys.other_workspace_admin,
+    ...(revocable && { SVC_REVOCABLE_KEY: revocable.secret }),
+    ...((variant.givenSecret || kitVerifies(variant)) && { SVC_WEBHOOK_SECRET: SECRET }),
+  });
+  const webhookTls = variant.httpsSubscribers ? receiverTls : undefined;
+  // A broken slow variant only needs the event checks; a passing one runs them all, the redeliveries included.
+  const only = variant.slow && variant.breaks.length > 0 ? ['events.*'] : undefined;
+  const args = [
+    ...['contract', 'verify', '--json', '--level', 'spec'],
+    ...['--base-url', implementation.baseUrl, '--ca-cert', implementation.caCertPath, '--fixtures', fixturesPath],
+    ...['--webhook-port', String(port)],
+    ...(webhookTls ? ['--webhook-cert', webhookTls.certPath, '--webhook-key', webhookTls.keyPath] : []),
+    ...(revocable ? ['--revocable-key-id', revocable.id] : []),
+    ...(variant.slow ? [] : ['--fast']),
+    ...(only ? ['--only', only.join(',')] : []),
+    // A real run's waits: what a busy machine delays is not judged absent.
+    ...['--report-timeout', '60s', '--event-timeout', '30s'],
+  ];
+  const unsubscribe = hub.add({ port, variant, state, ca: webhookTls?.cert });
+  try {
+    const result = await runSvc(args, { env, killAfterMs: VARIANT_HANG_MS });
+    if (result.code !== 0 && result.code !== 17 && result.code !== 18) throw new Error(`the kit ended ${result.code}: ${result.stderr}`);
+    return JSON.parse(result.stdout) as ConformanceJson;
+  } finally {
+    unsubscribe();
+  }
+}
+
 async function run(variant: Variant): Promise<Row> {
   const started = performance.now();
   const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: SECRET };
   const implementation = await startMutatingImplementation(sandbox, variant, state);
-  const fixturesPath = join(dir, `${variant.name}.yaml`);
-  writeFileSync(fixturesPath, variant.fixtures ?? BROKEN_FIXTURES);
-  let unsubscribe: () => void = () => undefined;
   try {
-    const webhookTls = variant.httpsSubscribers ? receiverTls : undefined;
-    const result = await runConformance({
-      baseUrl: new URL(implementation.baseUrl),
-      caCertPath: implementation.caCertPath,
-      keys: {
-        api: sandbox.keys.test,
-        admin: sandbox.keys.admin,
-        readOnly: sandbox.keys.read_only,
-        ipLocked: sandbox.keys.ip_locked,
-        other: sandbox.keys.other_workspace,
-        otherAdmin: sandbox.keys.other_workspace_admin,
-        revocable: variant.dashboardKeys ? await dashboardKey(state) : undefined,
-      },
-      fixtures: await readFixtures(fixturesPath),
-      webhookSecret: variant.givenSecret || kitVerifies(variant) ? SECRET : undefined,
-      webhookPort: 0,
-      webhookTls,
-      onReceiverReady: (port) => void (unsubscribe = hub.add({ port, variant, state, ca: webhookTls?.cert })),
-      level: 'spec',
-      fast: !variant.slow,
-      // A broken slow variant only needs the event checks; a passing one runs them all, the redeliveries included.
-      only: variant.slow && variant.breaks.length > 0 ? ['events.*'] : undefined,
-      // A real run's waits: what a busy machine delays is not judged absent.
-      timeouts: { completionMs: 60_000, eventMs: 30_000 },
-    });
+    const result = await verify(variant, state, implementation);
     const judged = (status: string) => result.checks.filter((check) => check.status === status);
     return {
       variant,
@@ -123,7 +148,6 @@ async function run(variant: Variant): Promise<Row> {
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
-    unsubscribe();
     await implementation.close();
   }
 }
