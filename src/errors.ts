@@ -22,6 +22,7 @@ export const ExitCode = {
   verificationFailed: 16,
   nonConformant: 17,
   inconclusive: 18,
+  notOffered: 19,
   interrupted: 130,
 } as const;
 

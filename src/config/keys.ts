@@ -15,7 +15,8 @@ const SECRET_TOKEN = '(?:svc_(?:live|test|admin)|whsec)_[A-Za-z0-9_+/=-]';
 const SECRET_PATTERN = new RegExp(`${SECRET_TOKEN}+`, 'g');
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
-function keyEnvironment(key: string): KeyEnvironment | undefined {
+/** The environment a key's prefix selects (spec part 5.5), or undefined for a string of no known prefix. */
+export function keyEnvironment(key: string): KeyEnvironment | undefined {
   for (const [environment, prefix] of Object.entries(KEY_PREFIXES)) {
     if (key.startsWith(prefix) && key.length > prefix.length) return environment as KeyEnvironment;
   }

@@ -56,3 +56,35 @@ export async function runDeployCommand(
     signal.removeEventListener('abort', stop);
   }
 }
+
+/**
+ * Runs the user's drain check command once through the shell: exit 0 means the old key has no
+ * traffic. It gets the keys' ids (SVC_OLD_KEY_ID, SVC_NEW_KEY_ID where known), never a secret, nor
+ * svc's own variables; its output goes to `output` (svc's stderr), `secrets` redacted. Answers its exit code
+ * (null when a signal ended it).
+ */
+export async function runDrainCheck(
+  command: string,
+  keys: { oldKeyId: string; newKeyId: string | null },
+  options: { secrets: readonly string[]; output: Writable; signal: AbortSignal },
+): Promise<number | null> {
+  const { secrets, output, signal } = options;
+  const env = { ...environmentWithoutSvc(), SVC_OLD_KEY_ID: keys.oldKeyId, ...(keys.newKeyId && { SVC_NEW_KEY_ID: keys.newKeyId }) };
+  const child = spawn(command, { shell: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const copies = [copyRedacted(child.stdout, output, secrets), copyRedacted(child.stderr, output, secrets)];
+  const stop = () => child.kill('SIGTERM');
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (exitCode) => resolve(exitCode));
+    });
+    const cutOff = setTimeout(() => copies.forEach((copy) => copy.stop()), OUTPUT_AFTER_EXIT_MS);
+    await Promise.all(copies.map((copy) => copy.done));
+    clearTimeout(cutOff);
+    signal.throwIfAborted();
+    return code;
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Key } from '../api/types.js';
@@ -13,20 +13,33 @@ export const STEPS = ['create', 'save', 'deploy', 'verify', 'drain', 'revoke', '
 export type StepName = (typeof STEPS)[number];
 
 export interface KeyRef {
-  id: string;
+  /** null for a key given without --new-key-id: the service offers no way to learn it. */
+  id: string | null;
   prefix_hint: string;
 }
 
+/**
+ * What decided that the old key has no traffic: its last use as the key API shows it, the user's
+ * check command, a person who looked at the dashboard, or a wait after the deploy.
+ */
+export type DrainEvidence = 'last_use' | 'check_command' | 'person' | 'wait';
+
+/** Where the new key comes from: made through the key API, or made in the dashboard and given in a file or on stdin. */
+export type NewKeySource = 'api' | 'file' | 'stdin';
+
 /** What each step recorded when it was done; a step is done when its record exists. */
 export interface StepRecords {
-  create: { at: string; new_key: KeyRef };
+  /** A given key was checked: `workspace` says whether both keys listed the same reports, or why that was not compared. */
+  create: { at: string; new_key: KeyRef; workspace?: string };
   save: { at: string; to: 'file' | 'deploy_cmd' };
   deploy: { at: string; by: 'command' | 'operator' };
   verify: { at: string; ip_locked: boolean; new_key_used_after: string };
-  drain: { at: string; forced: boolean; old_key_last_used_at: string | null; new_key_last_used_at: string | null };
+  /** `old_key_last_used_at` and `new_key_last_used_at` with the evidence `last_use` only. */
+  drain: { at: string; forced: boolean; evidence?: DrainEvidence; old_key_last_used_at?: string | null; new_key_last_used_at?: string | null };
   /** revoked_at: when the service says the revocation took effect, null when its answer does not say. */
   revoke: { at: string; revoked_at: string | null };
-  confirm: { at: string; by: 'request' | 'key_status' };
+  /** not_confirmed: svc held no secret of the old key to try, and the service shows no key's status. */
+  confirm: { at: string; by: 'request' | 'key_status' | 'not_confirmed' };
 }
 
 /**
@@ -40,12 +53,28 @@ export interface RotationRecord {
   started_at: string;
   updated_at: string;
   base_url: string;
-  old_key: Pick<Key, 'id' | 'name' | 'prefix_hint' | 'read_only' | 'allowed_ips'> & { environment: 'test' | 'live' };
+  /** Scope (read_only, allowed_ips) and name are null where the service offers no key reads. */
+  old_key: Pick<Key, 'id' | 'prefix_hint'> & {
+    name: string | null;
+    environment: 'test' | 'live';
+    read_only: boolean | null;
+    allowed_ips: string[] | null;
+  };
+  /** Whether the service offers key reads (GET /v1/keys/{id}, with the last use); absent in journals of before: true. */
+  key_api?: boolean;
+  /** Absent in journals of before: api. */
+  new_key_source?: NewKeySource;
+  /** A given key's id, where the dashboard showed it (--new-key-id). */
+  new_key_id?: string | null;
   /** The new key is created under this name, so that it can be found after a crash that lost the answer. */
   new_key_name: string;
   new_key_file: string | null;
   deploy_cmd: string | null;
   quiet_period_ms: number;
+  /** The user's command that exits 0 when the old key has no traffic (no secret in it or its environment). */
+  drain_check_cmd?: string | null;
+  /** How long to wait after the deploy when no other evidence of the drain is at hand. */
+  drain_wait_ms?: number | null;
   /** When an effect of a step not yet done was started: a key may exist, a deploy may have run. */
   attempts: { create?: string; deploy?: string };
   steps: Partial<StepRecords>;
@@ -103,21 +132,23 @@ export async function listRotations(): Promise<RotationRecord[]> {
 /** SQLite's result code for a lock held by another connection. */
 const SQLITE_BUSY = 5;
 
-/**
- * Makes this process the only one working on a rotation: a second `--resume` while the first still
- * runs would create or revoke twice. The lock is SQLite's exclusive lock on `<id>.lock`, an advisory
- * lock of the system (fcntl; LockFileEx on Windows) that ends with the process that holds it, however
- * it ends. A run killed with SIGKILL, a zombie nobody reaps, a PID now used by another program: none
- * holds it, and no run ever judges whether a lock is stale or takes one over. `<id>.pid` names the
- * holder for a refusal. The lock file stays while the rotation is unfinished: were it removed, a
- * process that had opened it just before could lock a file that the next process would not see.
- */
 /** How long taking a rotation's lock waits for a racing process before concluding it is held. */
 const LOCK_WAIT_MS = 250;
 
-export async function lockRotation(id: string): Promise<() => Promise<void>> {
-  const lockFile = join(rotationsDir(), `${id}.lock`);
-  const pidFile = join(rotationsDir(), `${id}.pid`);
+/**
+ * Makes this process the only one rotating `keyId`: taken before anything is planned, so that two
+ * runs started together never both create, deploy or revoke. The lock is SQLite's exclusive lock on
+ * a file named after the key, an advisory lock of the system (fcntl; LockFileEx on Windows) that ends
+ * with the process that holds it, however it ends. A run killed with SIGKILL, a zombie nobody reaps,
+ * a PID now used by another program: none holds it, and no run ever judges whether a lock is stale
+ * or takes one over. A `.pid` file beside it names the holder for a refusal. The lock file is never
+ * removed: were it, a process that had opened it just before could lock a file that the next
+ * process would not see.
+ */
+export async function lockRotation(keyId: string): Promise<() => Promise<void>> {
+  const name = `key-${createHash('sha256').update(keyId).digest('hex').slice(0, 32)}`;
+  const lockFile = join(rotationsDir(), `${name}.lock`);
+  const pidFile = join(rotationsDir(), `${name}.pid`);
   makeDirectory(rotationsDir(), 0o700);
   // Not 0: when several processes race for a free lock, SQLite's escalation can refuse every one of them
   // at once (each holds a shared lock the others need gone); a short wait lets exactly one win, and a
@@ -133,26 +164,15 @@ export async function lockRotation(id: string): Promise<() => Promise<void>> {
     throw new SvcError(
       'refused',
       'rotation_in_progress',
-      `rotation ${id} is being run by ${holder ? `process ${holder}` : 'another svc process'}`,
+      `a rotation of ${keyId} is being run by ${holder ? `process ${holder}` : 'another svc process'}`,
       'wait for it to finish, or stop it (Ctrl-C) and resume with --resume',
     );
   }
   await writeSecretFile(pidFile, `${process.pid}\n`);
   return async () => {
     await unlink(pidFile).catch(() => undefined);
-    if (!(await isUnderWay(id))) await unlink(lockFile).catch(() => undefined);
     lock.close();
   };
-}
-
-/** Whether a rotation's journal shows it unfinished; one that cannot be read is taken to be. */
-async function isUnderWay(id: string): Promise<boolean> {
-  try {
-    const text = await readSecretFile(journalPath(id));
-    return text !== undefined && (JSON.parse(text) as RotationRecord).status === 'in_progress';
-  } catch {
-    return true;
-  }
 }
 
 /**

@@ -29,10 +29,13 @@ export async function abortRotation(
   const revoked: string[] = [];
   let left: string | undefined;
   const newKey = record.steps.create?.new_key;
-  if (record.attempts.deploy && newKey) {
-    left = newKey.id;
+  if ((record.new_key_source ?? 'api') !== 'api') {
+    // A key made in the dashboard is the person's: svc neither revokes it nor deletes the file it was given in.
+    emit({ event: 'notice', rotation: record.id, message: 'the new key was made in the dashboard: svc leaves it, and the file it was given in, as they are' });
+  } else if (record.attempts.deploy && newKey) {
+    left = newKey.id ?? undefined;
   } else {
-    const candidates = newKey ? [newKey.id] : record.attempts.create ? (await unrecordedNewKeys(record, admin)).map((key) => key.id) : [];
+    const candidates = newKey?.id ? [newKey.id] : record.attempts.create ? (await unrecordedNewKeys(record, admin)).map((key) => key.id) : [];
     for (const id of candidates) {
       await revokeKey(admin, id);
       revoked.push(id);

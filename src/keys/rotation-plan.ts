@@ -1,26 +1,51 @@
 import type { ApiClient } from '../api/client.js';
 import type { Key } from '../api/types.js';
-import { redactKey } from '../config/keys.js';
+import { keyEnvironment, redactKey } from '../config/keys.js';
+import { readSecretFile } from '../config/secret-file.js';
 import { SvcError } from '../errors.js';
 import { formatDuration } from '../duration.js';
-import { getKey } from '../services/keys.js';
-import { listRotations, newRotationId, type RotationRecord, type StepName, STEPS, stepNumber } from './journal.js';
+import { findKeyIfOffered } from '../services/keys.js';
+import { type DrainEvidence, listRotations, type NewKeySource, newRotationId, type RotationRecord, type StepName, STEPS, stepNumber } from './journal.js';
+
+/** The old key as the service shows it, or, where it offers no key reads, as its secret shows it. */
+type OldKey = RotationRecord['old_key'];
 
 interface RotationPlan {
-  oldKey: Key;
+  oldKey: OldKey;
+  keyApi: boolean;
+  newKeySource: NewKeySource;
+  newKeyId: string | null;
   newKeyFile: string | null;
   deployCmd: string | null;
   quietPeriodMs: number;
+  drainCheckCmd: string | null;
+  drainWaitMs: number | null;
   baseUrl: string;
 }
 
 const NAME_LIMIT = 100;
 
 /** The new key's name: the old one's label and the rotation id, so that it can be found again after a crash. */
-function newKeyName(oldKey: Key, rotationId: string): string {
+function newKeyName(oldKey: OldKey, rotationId: string): string {
   const suffix = ` (rotation ${rotationId})`;
   const label = (oldKey.name ?? oldKey.id).replace(/ \(rotation rot_[0-9a-f]+\)$/, '');
   return `${label.slice(0, NAME_LIMIT - suffix.length)}${suffix}`;
+}
+
+function adminKeyRefused(id: string, ownKey: boolean): SvcError {
+  return ownKey
+    ? new SvcError(
+        'refused',
+        'revoking_own_key',
+        `${id} is the admin key this rotation would revoke with`,
+        'a key cannot revoke itself: rotate admin keys in the dashboard (Settings, API Keys)',
+      )
+    : new SvcError(
+        'refused',
+        'admin_key_rotation',
+        `${id} is an admin key, and admin keys are created in the dashboard only`,
+        'rotate admin keys in the dashboard (Settings, API Keys)',
+      );
 }
 
 /**
@@ -28,31 +53,78 @@ function newKeyName(oldKey: Key, rotationId: string): string {
  * key cannot be made through the API (and may be the very key doing the revoking).
  */
 function assertRotatable(oldKey: Key, adminKeySecret: string): void {
-  if (oldKey.environment === 'admin') {
-    if (oldKey.prefix_hint === redactKey(adminKeySecret)) {
-      throw new SvcError(
-        'refused',
-        'revoking_own_key',
-        `${oldKey.id} is the admin key this rotation would revoke with`,
-        'a key cannot revoke itself: rotate admin keys in the dashboard (Settings, API Keys)',
-      );
-    }
-    throw new SvcError(
-      'refused',
-      'admin_key_rotation',
-      `${oldKey.id} is an admin key, and admin keys are created in the dashboard only`,
-      'rotate admin keys in the dashboard (Settings, API Keys)',
-    );
-  }
+  if (oldKey.environment === 'admin') throw adminKeyRefused(oldKey.id, oldKey.prefix_hint === redactKey(adminKeySecret));
   if (oldKey.status !== 'active') {
     throw new SvcError('refused', 'key_revoked', `${oldKey.id} is already revoked: there is nothing to rotate`, '`svc keys list` shows the active keys');
   }
 }
 
+/**
+ * Where the service offers no key reads, the old key's secret stands for it: its prefix gives the
+ * environment that the new key must share, and it confirms the revocation at the end.
+ */
+function oldKeyFromSecret(keyId: string, secret: string | undefined, adminKeySecret: string): OldKey {
+  if (secret === undefined) {
+    throw new SvcError(
+      'usage',
+      'old_key_secret_required',
+      `the service offers no key reads (GET /v1/keys/${keyId}), so svc cannot tell which environment ${keyId} is of`,
+      "give the old key's secret with --old-key-file FILE (or as the profile's API key): the new key must have its environment, and a request with it confirms the revocation",
+    );
+  }
+  const environment = keyEnvironment(secret);
+  if (environment === 'admin') throw adminKeyRefused(keyId, secret === adminKeySecret);
+  if (environment === undefined) {
+    throw new SvcError(
+      'usage',
+      'old_key_unknown_prefix',
+      `the old key's secret (${redactKey(secret)}) has none of the prefixes svc_test_, svc_live_`,
+      'check --old-key-file',
+    );
+  }
+  return { id: keyId, name: null, environment, prefix_hint: redactKey(secret), read_only: null, allowed_ips: null };
+}
+
+function noNewKey(keyId: string): SvcError {
+  return new SvcError(
+    'usage',
+    'new_key_required',
+    `the service offers no key API to make the new key for ${keyId} with`,
+    'make the key in the dashboard (Settings › API Keys), then give it with --new-key-file FILE (the file holding it) or --new-key-file - (on stdin), and --new-key-id key_… where the dashboard shows it',
+  );
+}
+
+/**
+ * Where the new key comes from. A key in --new-key-file that is not the old key was made in the
+ * dashboard: svc takes it (and never replaces that file). An empty or absent file, or one that
+ * still holds the old key (the application's own file), is where svc writes a key it makes.
+ */
+async function newKeySource(
+  keyId: string,
+  oldKey: OldKey,
+  keyApi: boolean,
+  given: { newKeyFile: string | null; fromStdin: boolean; oldKeySecret: string | undefined },
+): Promise<NewKeySource> {
+  if (given.fromStdin) return 'stdin';
+  const content = given.newKeyFile === null ? undefined : (await readSecretFile(given.newKeyFile))?.trim();
+  const holdsKey = content !== undefined && keyEnvironment(content) !== undefined;
+  const holdsOldKey = holdsKey && (content === given.oldKeySecret || (keyApi && redactKey(content) === oldKey.prefix_hint));
+  if (holdsKey && !holdsOldKey) return 'file';
+  if (keyApi) return 'api';
+  if (holdsOldKey) {
+    throw new SvcError(
+      'usage',
+      'new_key_file_holds_old_key',
+      `${given.newKeyFile} holds the old key ${keyId} (${oldKey.prefix_hint}), and the service offers no key API to make a new one`,
+      'make the new key in the dashboard (Settings › API Keys) and put it in that file, or give it on stdin with --new-key-file -',
+    );
+  }
+  throw noNewKey(keyId);
+}
+
 function newRotation(plan: RotationPlan): RotationRecord {
   const id = newRotationId();
   const now = new Date().toISOString();
-  const { oldKey } = plan;
   return {
     version: 1,
     id,
@@ -60,36 +132,79 @@ function newRotation(plan: RotationPlan): RotationRecord {
     started_at: now,
     updated_at: now,
     base_url: plan.baseUrl,
-    old_key: {
-      id: oldKey.id,
-      name: oldKey.name,
-      environment: oldKey.environment as 'test' | 'live',
-      prefix_hint: oldKey.prefix_hint,
-      read_only: oldKey.read_only,
-      allowed_ips: oldKey.allowed_ips,
-    },
-    new_key_name: newKeyName(oldKey, id),
+    old_key: plan.oldKey,
+    key_api: plan.keyApi,
+    new_key_source: plan.newKeySource,
+    new_key_id: plan.newKeyId,
+    new_key_name: newKeyName(plan.oldKey, id),
     new_key_file: plan.newKeyFile,
     deploy_cmd: plan.deployCmd,
     quiet_period_ms: plan.quietPeriodMs,
+    drain_check_cmd: plan.drainCheckCmd,
+    drain_wait_ms: plan.drainWaitMs,
     attempts: {},
     steps: {},
   };
 }
 
+/**
+ * The evidence that will decide the drain, strongest first: the key API's last use (where the
+ * service offers it and the new key's id is known), the user's check command, a person at a
+ * terminal who looks at the dashboard, a wait after the deploy. Undefined when there is none.
+ */
+export function drainEvidence(record: RotationRecord, personCanConfirm: boolean): DrainEvidence | undefined {
+  const newKeyIdKnown = (record.new_key_source ?? 'api') === 'api' || Boolean(record.new_key_id);
+  if (record.key_api !== false && newKeyIdKnown) return 'last_use';
+  if (record.drain_check_cmd) return 'check_command';
+  if (personCanConfirm) return 'person';
+  if (record.drain_wait_ms != null) return 'wait';
+  return undefined;
+}
+
+/** Refuses, before anything happens, a rotation whose drain nothing could decide. */
+export function assertDrainEvidence(record: RotationRecord, personCanConfirm: boolean): DrainEvidence {
+  const evidence = drainEvidence(record, personCanConfirm);
+  if (evidence) return evidence;
+  throw new SvcError(
+    'usage',
+    'no_drain_evidence',
+    `the service shows no last use of ${record.old_key.id}, and nothing else was given to tell when it has no traffic; nothing was changed`,
+    'give --drain-check-cmd COMMAND (exit 0 when the old key has no traffic, from your logs or metrics), run at a terminal without --yes to confirm it from the dashboard (Settings › API Keys, the last use), or give --drain-wait DURATION (the wait after the deploy)',
+  );
+}
+
 /** What each step left to do will do, for `--dry-run`. */
-export function describeSteps(record: RotationRecord): Array<{ step: StepName; number: number; action: string }> {
+export function describeSteps(record: RotationRecord, evidence: DrainEvidence | undefined): Array<{ step: StepName; number: number; action: string }> {
   const old = record.old_key;
-  const scope = `${old.read_only ? 'read-only' : 'read-write'}, ${old.allowed_ips.length ? `locked to ${old.allowed_ips.join(', ')}` : 'any IP'}`;
+  const source = record.new_key_source ?? 'api';
+  const given = source === 'file' ? `the key in ${record.new_key_file}` : 'the key given on stdin';
+  const scope =
+    old.read_only === null || old.allowed_ips === null
+      ? ''
+      : `: ${old.read_only ? 'read-only' : 'read-write'}, ${old.allowed_ips.length ? `locked to ${old.allowed_ips.join(', ')}` : 'any IP'}`;
+  const drain: Record<DrainEvidence, string> = {
+    last_use: `wait until ${old.id} has been silent for ${formatDuration(record.quiet_period_ms)} and the new key has been used`,
+    check_command: `run the drain check command until it exits 0 (the old key has no traffic): ${record.drain_check_cmd}`,
+    person: `ask the person at the terminal to look at ${old.id}'s last use in the dashboard (Settings › API Keys)`,
+    wait: `wait ${formatDuration(record.drain_wait_ms ?? 0)} after the deploy`,
+  };
   const actions: Record<StepName, string> = {
-    create: `create a ${old.environment} key "${record.new_key_name}" with the scope of ${old.id} (${old.prefix_hint}): ${scope}`,
-    save: record.new_key_file ? `write its secret to ${record.new_key_file} (0600, atomically)` : 'keep its secret in memory for the deploy command only',
+    create:
+      source === 'api'
+        ? `create a ${old.environment} key "${record.new_key_name}" with the scope of ${old.id} (${old.prefix_hint})${scope}`
+        : `check ${given}: the ${old.environment} environment, a read request, the workspace of ${old.id}`,
+    save:
+      source === 'file'
+        ? `nothing: ${record.new_key_file} holds it`
+        : record.new_key_file
+          ? `write its secret to ${record.new_key_file} (0600, atomically)`
+          : 'keep its secret in memory for the deploy command only',
     deploy: record.deploy_cmd
       ? `run the deploy command with the secret in SVC_NEW_API_KEY and on stdin: ${record.deploy_cmd}`
       : 'ask the operator to confirm the deploy (--yes: the key file is the deploy)',
     verify: 'make a read request with the new key',
-    drain: `wait until ${old.id} has been silent for ${formatDuration(record.quiet_period_ms)} and the new key has been used`,
-    revoke: `revoke ${old.id} with the admin key`,
+    drain: evidence ? drain[evidence] : 'nothing decides it: refused',
+    revoke: `revoke ${old.id} with the admin key (DELETE /v1/keys/${old.id})`,
     confirm: `check that ${old.id} is refused (401 invalid_key)`,
   };
   return STEPS.filter((step) => !record.steps[step]).map((step) => ({ step, number: stepNumber(step), action: actions[step] }));
@@ -97,9 +212,16 @@ export function describeSteps(record: RotationRecord): Array<{ step: StepName; n
 
 export function applyChanges(
   record: RotationRecord,
-  changes: { newKeyFile?: string | undefined; deployCmd?: string | undefined; quietPeriodMs?: number | undefined },
+  changes: {
+    newKeyFile?: string | undefined;
+    deployCmd?: string | undefined;
+    quietPeriodMs?: number | undefined;
+    drainCheckCmd?: string | undefined;
+    drainWaitMs?: number | undefined;
+  },
 ): void {
-  if (changes.newKeyFile !== undefined && changes.newKeyFile !== record.new_key_file) {
+  const fromStdin = changes.newKeyFile === '-' && record.new_key_source === 'stdin';
+  if (changes.newKeyFile !== undefined && !fromStdin && changes.newKeyFile !== record.new_key_file) {
     throw new SvcError(
       'usage',
       'key_file_changed',
@@ -109,31 +231,60 @@ export function applyChanges(
   }
   if (changes.deployCmd !== undefined) record.deploy_cmd = changes.deployCmd;
   if (changes.quietPeriodMs !== undefined) record.quiet_period_ms = changes.quietPeriodMs;
+  if (changes.drainCheckCmd !== undefined) record.drain_check_cmd = changes.drainCheckCmd;
+  if (changes.drainWaitMs !== undefined) record.drain_wait_ms = changes.drainWaitMs;
+}
+
+export interface PlanInput {
+  admin: ApiClient;
+  adminKeySecret: string;
+  baseUrl: string;
+  /** Resolved path, or '-' for the new key on stdin. */
+  newKeyFile: string | null;
+  newKeyId: string | null;
+  oldKeySecret: string | undefined;
+  deployCmd: string | null;
+  quietPeriodMs: number;
+  drainCheckCmd: string | null;
+  drainWaitMs: number | null;
 }
 
 /**
  * The rotation of `keyId` against `baseUrl`: the one under way or complete, if any (`earlier`, so
- * that running the command again is safe), or a new one after the safety rails, its key read with
- * the admin client. A new rotation needs a destination for the secret: a file or a deploy command.
+ * that running the command again is safe), or a new one after the safety rails. Whether the
+ * service has a key API is found out by reading the old key, which creates nothing. A new
+ * rotation needs a new key: given (made in the dashboard), or made through the key API with a
+ * destination for its secret (a file or a deploy command).
  */
-export async function findOrPlanRotation(
-  keyId: string | undefined,
-  plan: { admin: ApiClient; adminKeySecret: string; baseUrl: string; newKeyFile: string | null; deployCmd: string | null; quietPeriodMs: number },
-): Promise<{ record: RotationRecord; earlier: boolean }> {
-  if (!keyId)
-    throw new SvcError(
-      'usage',
-      'missing_key_id',
-      'name the key to rotate',
-      'svc keys rotate key_… --new-key-file …; `svc keys list` shows the keys, --resume continues a rotation',
-    );
+export async function findOrPlanRotation(keyId: string, plan: PlanInput): Promise<{ record: RotationRecord; earlier: boolean }> {
   const earlier = (await listRotations()).find(
     (rotation) => rotation.old_key.id === keyId && rotation.base_url === plan.baseUrl && rotation.status !== 'aborted',
   );
   if (earlier) return { record: earlier, earlier: true };
-  const oldKey = await getKey(plan.admin, keyId);
-  assertRotatable(oldKey, plan.adminKeySecret);
-  if (!plan.newKeyFile && !plan.deployCmd) {
+  const found = await findKeyIfOffered(plan.admin, keyId);
+  if (found) assertRotatable(found, plan.adminKeySecret);
+  const oldKey: OldKey = found
+    ? {
+        id: found.id,
+        name: found.name ?? null,
+        environment: found.environment as 'test' | 'live',
+        prefix_hint: found.prefix_hint,
+        read_only: found.read_only,
+        allowed_ips: found.allowed_ips,
+      }
+    : oldKeyFromSecret(keyId, plan.oldKeySecret, plan.adminKeySecret);
+  const fromStdin = plan.newKeyFile === '-';
+  const newKeyFile = fromStdin ? null : plan.newKeyFile;
+  const source = await newKeySource(keyId, oldKey, found !== undefined, { newKeyFile, fromStdin, oldKeySecret: plan.oldKeySecret });
+  if (source === 'api' && plan.newKeyId) {
+    throw new SvcError(
+      'usage',
+      'new_key_id_without_key',
+      `--new-key-id names a key made in the dashboard, and no such key was given (${newKeyFile ?? 'no --new-key-file'} holds none but the old key's)`,
+      'give the key with --new-key-file FILE or --new-key-file -, or leave out --new-key-id for svc to make the key',
+    );
+  }
+  if (source === 'api' && !newKeyFile && !plan.deployCmd) {
     throw new SvcError(
       'usage',
       'no_destination',
@@ -141,6 +292,17 @@ export async function findOrPlanRotation(
       'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both',
     );
   }
-  const record = newRotation({ oldKey, newKeyFile: plan.newKeyFile, deployCmd: plan.deployCmd, quietPeriodMs: plan.quietPeriodMs, baseUrl: plan.baseUrl });
+  const record = newRotation({
+    oldKey,
+    keyApi: found !== undefined,
+    newKeySource: source,
+    newKeyId: plan.newKeyId,
+    newKeyFile,
+    deployCmd: plan.deployCmd,
+    quietPeriodMs: plan.quietPeriodMs,
+    drainCheckCmd: plan.drainCheckCmd,
+    drainWaitMs: plan.drainWaitMs,
+    baseUrl: plan.baseUrl,
+  });
   return { record, earlier: false };
 }

@@ -2,14 +2,15 @@ import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
 import { parseTimestamp } from '../api/timestamp.js';
-import { redactKey } from '../config/keys.js';
+import { keyEnvironment, redactKey } from '../config/keys.js';
 import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
 import { ApiError, SvcError } from '../errors.js';
 import { formatDuration } from '../duration.js';
+import { listReports } from '../services/reports.js';
 import { createKey, getKey, observeKey, probeKey, revokeKey } from '../services/keys.js';
-import { runDeployCommand } from './deploy.js';
+import { runDeployCommand, runDrainCheck } from './deploy.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
-import { type KeyRef, nextStep, type RotationRecord, saveRotation, type StepName, type StepRecords, stepNumber } from './journal.js';
+import { type DrainEvidence, type KeyRef, nextStep, type RotationRecord, saveRotation, type StepName, type StepRecords, stepNumber } from './journal.js';
 
 import type { DrainProgress, RotationEvent, RotationQuestion } from './rotation-events.js';
 
@@ -18,8 +19,12 @@ export interface RotationContext {
   admin: ApiClient;
   /** A client on the same connection that authenticates with `secret`. */
   clientWith(secret: string): Promise<ApiClient>;
-  /** The old key's secret when svc has it (the configured API key): step 7 then tries it. */
+  /** The old key's secret when svc has it (--old-key-file, or the configured API key): step 7 then tries it. */
   oldKeySecret: string | undefined;
+  /** A new key given on stdin, made in the dashboard. */
+  givenSecret: string | undefined;
+  /** What decides the drain (see drainEvidence). */
+  drainEvidence: DrainEvidence;
   /** Every secret this run knows (the admin key, the API key…): redacted from the deploy command's output. */
   secrets: readonly string[];
   /** Where the deploy command's output goes (svc's stderr, so that stdout stays --json). */
@@ -95,7 +100,8 @@ class RotationRun {
   private async done<S extends StepName>(step: S, result: StepRecords[S], message: string): Promise<void> {
     this.record.steps[step] = result;
     await saveRotation(this.record);
-    this.context.emit({ event: 'step_done', rotation: this.record.id, step, number: stepNumber(step), message });
+    const evidence = step === 'drain' ? (result as StepRecords['drain']).evidence : undefined;
+    this.context.emit({ event: 'step_done', rotation: this.record.id, step, number: stepNumber(step), message, ...(evidence && { evidence }) });
   }
 
   private newKey(): KeyRef {
@@ -104,9 +110,20 @@ class RotationRun {
     return created.new_key;
   }
 
+  private get source() {
+    return this.record.new_key_source ?? 'api';
+  }
+
+  /** The new key by its id where known, else by its redacted secret. */
+  private newKeyName(): string {
+    const newKey = this.newKey();
+    return newKey.id ?? newKey.prefix_hint;
+  }
+
   /** The secret of the key with this hint, from memory or from --new-key-file when that file holds it. */
   private async knownSecret(hint: string): Promise<string | undefined> {
     if (this.secret !== undefined && redactKey(this.secret) === hint) return this.secret;
+    if (this.context.givenSecret !== undefined && redactKey(this.context.givenSecret) === hint) return (this.secret = this.context.givenSecret);
     if (!this.record.new_key_file) return undefined;
     const content = (await readSecretFile(this.record.new_key_file))?.trim();
     if (!content || redactKey(content) !== hint) return undefined;
@@ -116,6 +133,7 @@ class RotationRun {
 
   private async create(): Promise<void> {
     const { record, context } = this;
+    if (this.source !== 'api') return this.checkGivenKey();
     if (record.attempts.create) {
       await this.recoverCreatedKey();
       if (record.steps.create) return;
@@ -125,8 +143,8 @@ class RotationRun {
     const created = await createKey(context.admin, {
       name: record.new_key_name,
       environment: record.old_key.environment,
-      read_only: record.old_key.read_only,
-      allowed_ips: record.old_key.allowed_ips,
+      read_only: record.old_key.read_only ?? undefined,
+      allowed_ips: record.old_key.allowed_ips ?? undefined,
     });
     this.secret = created.secret;
     // Step 2's effect comes first: a crash from here on leaves the secret where the operator wants it.
@@ -135,6 +153,94 @@ class RotationRun {
       'create',
       { at: new Date().toISOString(), new_key: { id: created.id, prefix_hint: created.prefix_hint } },
       `created ${created.id} (${created.prefix_hint}) with the scope of ${record.old_key.id}`,
+    );
+  }
+
+  /**
+   * Step 1 for a key made in the dashboard: it is checked before anything else happens. It must be
+   * of the old key's environment, not the old key itself, answer a read request, and, where both
+   * keys can list reports, see reports of the old key's workspace.
+   */
+  private async checkGivenKey(): Promise<void> {
+    const { record, context } = this;
+    const secret = this.source === 'file' ? (await readSecretFile(record.new_key_file!))?.trim() : context.givenSecret;
+    if (!secret) throw this.givenSecretMissing();
+    const hint = redactKey(secret);
+    const refuse = (why: string, whatToDo: string) =>
+      new SvcError('rotationStepFailed', 'new_key_check_failed', `the given key ${hint} ${why}; nothing was changed`, whatToDo);
+    const environment = keyEnvironment(secret);
+    if (environment !== record.old_key.environment) {
+      throw refuse(
+        `is ${environment ? `a ${environment}` : 'not a'} key and ${record.old_key.id} a ${record.old_key.environment} key`,
+        `make the new key in the ${record.old_key.environment} environment in the dashboard (Settings › API Keys)`,
+      );
+    }
+    if (secret === context.oldKeySecret || (record.key_api !== false && hint === record.old_key.prefix_hint)) {
+      throw refuse(`is the old key ${record.old_key.id} itself`, 'make a new key in the dashboard (Settings › API Keys) and give that one');
+    }
+    const newReports = await this.reportIds(secret).catch((error: unknown) => {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+        throw refuse(
+          `does not work: a read request got ${error.status} ${error.code}`,
+          'check the key in the dashboard (Settings › API Keys), and that this machine may use it',
+        );
+      }
+      throw error;
+    });
+    const workspace = await this.compareWorkspaces(newReports);
+    if (workspace === 'other') {
+      throw refuse(
+        `is not of ${record.old_key.id}'s workspace: the reports each key lists have no id in common`,
+        "make the new key in the old key's workspace in the dashboard",
+      );
+    }
+    this.secret = secret;
+    return this.done(
+      'create',
+      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace },
+      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}`,
+    );
+  }
+
+  /** The ids of the first page of reports a key lists. */
+  private async reportIds(secret: string): Promise<string[]> {
+    const page = await listReports(await this.context.clientWith(secret), {});
+    return page.reports.map((report) => String((report as { id?: unknown }).id));
+  }
+
+  /**
+   * Whether the old key lists reports of the new key's workspace: `same` when the two first pages
+   * share an id (a report made between the two requests cannot make them differ), `other` when they
+   * share none, else why they were not compared.
+   */
+  private async compareWorkspaces(newReports: string[]): Promise<string> {
+    const { record, context } = this;
+    const oldSecret = context.oldKeySecret;
+    if (!oldSecret || redactKey(oldSecret) !== record.old_key.prefix_hint) return 'not compared: svc holds no secret of the old key';
+    let oldReports: string[];
+    try {
+      oldReports = await this.reportIds(oldSecret);
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403))
+        return `not compared: the old key cannot list reports (${error.status} ${error.code})`;
+      throw error;
+    }
+    if (oldReports.length === 0 && newReports.length === 0) return 'not compared: neither key lists a report';
+    return oldReports.some((id) => newReports.includes(id)) ? 'same' : 'other';
+  }
+
+  /** A given key's secret, needed again by a run after the one it was given to, and not at hand. */
+  private givenSecretMissing(): SvcError {
+    const { record } = this;
+    return new SvcError(
+      'rotationStepFailed',
+      'secret_unavailable',
+      record.new_key_source === 'file'
+        ? `${record.new_key_file} no longer holds the new key that was given in it`
+        : 'the new key was given on stdin to a run that stopped, and svc keeps no copy of it',
+      record.new_key_source === 'file'
+        ? `put the key made in the dashboard back in ${record.new_key_file}, then \`svc keys rotate --resume ${record.id}\``
+        : `give it again: \`svc keys rotate --resume ${record.id} --new-key-file - < FILE\``,
     );
   }
 
@@ -170,7 +276,8 @@ class RotationRun {
   /** The new key's secret was lost before anyone got it: revoke that key so that step 1 makes another. */
   private async replaceLostKey(reason: string): Promise<void> {
     const { record, context } = this;
-    const lost = this.newKey();
+    // Only a key svc made is ever replaced, and that one has its id.
+    const lost = this.newKey() as { id: string };
     await revokeKey(context.admin, lost.id);
     delete record.steps.create;
     delete record.steps.save;
@@ -182,6 +289,12 @@ class RotationRun {
   private async save(): Promise<void> {
     const { record } = this;
     const newKey = this.newKey();
+    if (this.source !== 'api') {
+      if (!(await this.knownSecret(newKey.prefix_hint))) throw this.givenSecretMissing();
+      if (this.source === 'file')
+        return this.done('save', { at: new Date().toISOString(), to: 'file' }, `its secret is in ${record.new_key_file}, where it was given`);
+      return this.done('save', { at: new Date().toISOString(), to: 'deploy_cmd' }, 'kept its secret in memory, for the deploy command only');
+    }
     if (!(await this.knownSecret(newKey.prefix_hint))) {
       return this.replaceLostKey(
         record.new_key_file ? `${record.new_key_file} does not hold its secret` : 'its secret was held only in the memory of a run that stopped',
@@ -196,6 +309,7 @@ class RotationRun {
     const newKey = this.newKey();
     const secret = await this.knownSecret(newKey.prefix_hint);
     if (!secret) {
+      if (this.source !== 'api') throw this.givenSecretMissing();
       if (!record.attempts.deploy) return this.replaceLostKey('its secret was held only in the memory of a run that stopped, before any deploy');
       throw this.secretUnavailable();
     }
@@ -209,7 +323,7 @@ class RotationRun {
       }
       record.attempts.deploy = new Date().toISOString();
       await saveRotation(record);
-      await runDeployCommand(record.deploy_cmd, secret, newKey.id, { secrets: context.secrets, output: context.deployOutput, signal: context.signal });
+      await runDeployCommand(record.deploy_cmd, secret, newKey.id ?? '', { secrets: context.secrets, output: context.deployOutput, signal: context.signal });
       return this.done('deploy', { at: new Date().toISOString(), by: 'command' }, 'the deploy command succeeded');
     }
     record.attempts.deploy = new Date().toISOString();
@@ -222,6 +336,7 @@ class RotationRun {
 
   private secretUnavailable(): SvcError {
     const { record } = this;
+    if (this.source !== 'api') return this.givenSecretMissing();
     return new SvcError(
       'rotationStepFailed',
       'secret_unavailable',
@@ -242,21 +357,35 @@ class RotationRun {
     const secret = await this.knownSecret(newKey.prefix_hint);
     if (!secret) throw this.secretUnavailable();
     let ipLocked = false;
+    let probedAt = Date.now();
     try {
-      await probeKey(await context.clientWith(secret));
+      probedAt = (await probeKey(await context.clientWith(secret))).serverTime;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'ip_not_allowed') ipLocked = true;
       else if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
         throw new SvcError(
           'rotationStepFailed',
           'verification_failed',
-          `the new key ${newKey.id} does not work: ${error.message}; nothing was revoked`,
-          `check the key with \`svc keys get ${newKey.id}\`; \`svc keys rotate --abort ${record.id}\` ends the rotation`,
+          `the new key ${this.newKeyName()} does not work: ${error.message}; nothing was revoked`,
+          `check the key ${newKey.id ? `with \`svc keys get ${newKey.id}\`` : 'in the dashboard (Settings › API Keys)'}; \`svc keys rotate --abort ${record.id}\` ends the rotation`,
         );
       } else throw error;
     }
-    const observed = await observeKey(context.admin, newKey.id);
-    const scopeDiffers = observed.key.read_only !== record.old_key.read_only || observed.key.allowed_ips.join() !== record.old_key.allowed_ips.join();
+    if (this.source !== 'api') {
+      if (ipLocked) {
+        throw new SvcError(
+          'rotationStepFailed',
+          'verification_failed',
+          `the given key ${this.newKeyName()} is refused from this machine (403 ip_not_allowed); nothing was revoked`,
+          'run svc from an address the key allows, which is where its use can be checked',
+        );
+      }
+      // The Date header counts whole seconds: one more second is certainly after the verification request.
+      const after = new Date(probedAt + 1000).toISOString();
+      return this.done('verify', { at: new Date().toISOString(), ip_locked: false, new_key_used_after: after }, 'a read request with the new key succeeded');
+    }
+    const observed = await observeKey(context.admin, newKey.id!);
+    const scopeDiffers = observed.key.read_only !== record.old_key.read_only || observed.key.allowed_ips.join() !== record.old_key.allowed_ips?.join();
     if (observed.key.status !== 'active' || scopeDiffers) {
       throw new SvcError(
         'rotationStepFailed',
@@ -268,27 +397,112 @@ class RotationRun {
     // The Date header counts whole seconds: one more second is certainly after the verification request.
     const usedAfter = new Date(observed.serverTime + 1000).toISOString();
     const message = ipLocked
-      ? `the API recognised the new key; this machine is not on its IP list (${record.old_key.allowed_ips.join(', ')}), so its use from there is what the drain waits for`
+      ? `the API recognised the new key; this machine is not on its IP list (${record.old_key.allowed_ips?.join(', ')}), so its use from there is what the drain waits for`
       : 'a read request with the new key succeeded';
     return this.done('verify', { at: new Date().toISOString(), ip_locked: ipLocked, new_key_used_after: usedAfter }, message);
+  }
+
+  /** Step 5, on the evidence there is (drainEvidence): the JSON lines and the journal say which decided. */
+  private async drain(): Promise<void> {
+    switch (this.context.drainEvidence) {
+      case 'last_use':
+        return this.drainByLastUse();
+      case 'check_command':
+        return this.drainByCheckCommand();
+      case 'person':
+        return this.drainByPerson();
+      case 'wait':
+        return this.drainByWait();
+    }
+  }
+
+  private drained(evidence: DrainEvidence, message: string): Promise<void> {
+    return this.done('drain', { at: new Date().toISOString(), forced: false, evidence }, message);
+  }
+
+  /** Runs the user's check command until it exits 0 (the old key has no traffic), bounded by the timeout. */
+  private async drainByCheckCommand(): Promise<void> {
+    const { record, context } = this;
+    const command = record.drain_check_cmd!;
+    const deadline = performance.now() + context.timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const exitCode = await runDrainCheck(
+        command,
+        { oldKeyId: record.old_key.id, newKeyId: this.newKey().id },
+        {
+          secrets: context.secrets,
+          output: context.deployOutput,
+          signal: context.signal,
+        },
+      );
+      if (exitCode === 0) return this.drained('check_command', `the drain check command exited 0: ${record.old_key.id} has no traffic`);
+      const timeoutIn = Math.max(0, Math.round(deadline - performance.now()));
+      context.emit({ event: 'drain_check', rotation: record.id, attempt, exit_code: exitCode, timeout_in_ms: timeoutIn });
+      if (timeoutIn <= 0) {
+        throw new SvcError(
+          'drainTimedOut',
+          'drain_timed_out',
+          `waiting timed out: the drain check command still exits ${exitCode ?? 'by a signal'} (the old key has traffic); nothing was revoked`,
+          `\`svc keys rotate --resume ${record.id}\` checks again`,
+        );
+      }
+      await sleep(Math.min(context.pollIntervalMs, timeoutIn), undefined, { signal: context.signal });
+    }
+  }
+
+  /** A person at the terminal looks at the old key's last use in the dashboard. */
+  private async drainByPerson(): Promise<void> {
+    const { record, context } = this;
+    const old = record.old_key;
+    const deployedAt = record.steps.deploy!.at;
+    const drained = await context.ask({
+      kind: 'drained',
+      message: `In the dashboard (Settings › API Keys), look at the last use of ${old.id} (${old.prefix_hint}): has it had no traffic since the deploy at ${deployedAt}? Yes revokes it`,
+    });
+    if (!drained) throw cancelled(record);
+    return this.drained('person', `confirmed at the terminal: ${old.id}'s last use in the dashboard shows no traffic since the deploy`);
+  }
+
+  /** No evidence of traffic is at hand: waits --drain-wait after the deploy finished (a resumed run waits what is left). */
+  private async drainByWait(): Promise<void> {
+    const { record, context } = this;
+    const waitMs = record.drain_wait_ms ?? 0;
+    const until = Date.parse(record.steps.deploy!.at) + waitMs;
+    const left = until - Date.now();
+    if (left > 0) {
+      context.emit({
+        event: 'notice',
+        rotation: record.id,
+        message: `waiting ${formatDuration(left)}, until ${new Date(until).toISOString()} (--drain-wait ${formatDuration(waitMs)} after the deploy): nothing shows the old key's traffic`,
+      });
+      await sleep(left, undefined, { signal: context.signal });
+    }
+    return this.drained('wait', `waited ${formatDuration(waitMs)} after the deploy (no evidence of ${record.old_key.id}'s traffic was at hand)`);
   }
 
   /**
    * Waits until the old key has been silent for the quiet period and the new key has been used
    * since the verification, both judged by the API's own timestamps and clock; bounded by the timeout.
    */
-  private async drain(): Promise<void> {
+  private async drainByLastUse(): Promise<void> {
     const { record, context } = this;
     const newKey = this.newKey();
+    const newKeyId = newKey.id!;
     const usedAfter = Date.parse(record.steps.verify!.new_key_used_after);
     const quietPeriod = record.quiet_period_ms;
     const deadline = performance.now() + context.timeoutMs;
     for (;;) {
-      const [old, fresh] = await Promise.all([observeKey(context.admin, record.old_key.id), observeKey(context.admin, newKey.id)]);
+      const [old, fresh] = await Promise.all([observeKey(context.admin, record.old_key.id), observeKey(context.admin, newKeyId)]);
       const finish = (forced: boolean, message: string) =>
         this.done(
           'drain',
-          { at: new Date().toISOString(), forced, old_key_last_used_at: old.key.last_used_at, new_key_last_used_at: fresh.key.last_used_at },
+          {
+            at: new Date().toISOString(),
+            forced,
+            evidence: 'last_use',
+            old_key_last_used_at: old.key.last_used_at,
+            new_key_last_used_at: fresh.key.last_used_at,
+          },
           message,
         );
       if (fresh.key.status !== 'active') {
@@ -363,7 +577,7 @@ class RotationRun {
       new SvcError(
         'rotationStepFailed',
         'old_key_still_works',
-        `${oldId} was revoked but is still ${context.oldKeySecret ? 'accepted' : 'active'}`,
+        `${oldId} was revoked but is still ${context.oldKeySecret ? 'accepted' : 'active'}${record.key_api === false ? " (or the secret svc tried, --old-key-file or the profile's API key, is not that key's)" : ''}`,
         `\`svc keys rotate --resume ${record.id}\` revokes and checks again`,
       );
     if (context.oldKeySecret && redactKey(context.oldKeySecret) === record.old_key.prefix_hint) {
@@ -380,6 +594,13 @@ class RotationRun {
         throw refusal;
       }
       return this.done('confirm', { at: new Date().toISOString(), by: 'request' }, `a request with ${oldId} got 401 invalid_key`);
+    }
+    if (record.key_api === false) {
+      return this.done(
+        'confirm',
+        { at: new Date().toISOString(), by: 'not_confirmed' },
+        `the revocation was not confirmed: svc holds no secret of ${oldId} to try (--old-key-file), and the service shows no key's status`,
+      );
     }
     if ((await getKey(context.admin, oldId)).status !== 'revoked') {
       delete record.steps.revoke;

@@ -4,6 +4,7 @@ import type { ApiResponse } from '../api/exchange.js';
 import { dataOf } from '../api/data.js';
 import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../api/paging.js';
 import type { Answered, Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
+import { ApiError, SvcError } from '../errors.js';
 
 /** A key as the API saw it, with the API's own clock at that moment (from the answer's Date header). */
 export interface ObservedKey {
@@ -20,8 +21,65 @@ function serverTimeOf(response: ApiResponse): number {
   return Number.isNaN(date) ? Date.now() : date;
 }
 
+/** Statuses of a key operation the service does not offer: only DELETE /v1/keys/{id} is stated (spec part 4). */
+const NOT_OFFERED = new Set([404, 405, 501]);
+
+function isNotOffered(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.status !== undefined && NOT_OFFERED.has(error.status);
+}
+
+function notOffered(operation: string, error: ApiError): SvcError {
+  return new SvcError(
+    'notOffered',
+    'key_api_not_offered',
+    `the service offers no ${operation} (it answered ${error.status} ${error.code}); the specification states only DELETE /v1/keys/{id} for keys`,
+    'keys are made and shown in the dashboard (Settings › API Keys); `svc keys rotate KEY_ID --new-key-file FILE` takes a key made there, and `svc keys revoke` revokes one',
+    { cause: error },
+  );
+}
+
 export async function createKey(client: ApiClient, input: KeyCreate): Promise<KeyWithSecret> {
-  return dataOf(await client.POST('/v1/keys', { body: input }), 'POST /v1/keys');
+  try {
+    return dataOf(await client.POST('/v1/keys', { body: input }), 'POST /v1/keys');
+  } catch (error) {
+    throw isNotOffered(error) ? notOffered('key creation (POST /v1/keys)', error) : error;
+  }
+}
+
+/**
+ * A key, or the error that shows that the service offers no key reads. A 404 is told apart from a
+ * key that does not exist by the list of keys: where that is offered, the key is unknown. Creates nothing.
+ */
+async function keyOrNotOffered(client: ApiClient, id: string): Promise<Key | ApiError> {
+  try {
+    return await getKey(client, id);
+  } catch (error) {
+    if (!isNotOffered(error)) throw error;
+    if (error.status === 404) {
+      const listOffered = await listKeys(client, { limit: 1 }).then(
+        () => true,
+        (listError: unknown) => {
+          if (listError instanceof SvcError && listError.code === 'key_api_not_offered') return false;
+          throw listError;
+        },
+      );
+      if (listOffered) throw error;
+    }
+    return error;
+  }
+}
+
+/** A key, or `undefined` when the service offers no key reads (an unknown key still throws its 404). */
+export async function findKeyIfOffered(client: ApiClient, id: string): Promise<Key | undefined> {
+  const found = await keyOrNotOffered(client, id);
+  return found instanceof ApiError ? undefined : found;
+}
+
+/** A key; a service without key reads gets the dashboard's hint rather than "check the id". */
+export async function readKey(client: ApiClient, id: string): Promise<Key> {
+  const found = await keyOrNotOffered(client, id);
+  if (found instanceof ApiError) throw notOffered(`key reads (GET /v1/keys/${id})`, found);
+  return found;
 }
 
 export async function getKey(client: ApiClient, id: string): Promise<Key> {
@@ -34,7 +92,11 @@ export async function observeKey(client: ApiClient, id: string): Promise<Observe
 }
 
 export async function listKeys(client: ApiClient, query: { limit?: number; starting_after?: string }): Promise<KeyList> {
-  return dataOf(await client.GET('/v1/keys', { query }), 'GET /v1/keys');
+  try {
+    return dataOf(await client.GET('/v1/keys', { query }), 'GET /v1/keys');
+  } catch (error) {
+    throw isNotOffered(error) ? notOffered('key list (GET /v1/keys)', error) : error;
+  }
 }
 
 /** Every key of the workspace, following `has_more`; `stopped` says why paging stopped before the end. */

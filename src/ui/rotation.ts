@@ -90,6 +90,9 @@ export function humanView(stream: NodeJS.WriteStream): RotationView {
         case 'step_done':
           write(`✓ ${event.number}/7 ${event.step.padEnd(7)} ${event.message}`);
           break;
+        case 'drain_check':
+          write(`  drain check exited ${event.exit_code ?? 'by a signal'}: the old key still has traffic; gives up in ${clock(event.timeout_in_ms)}`);
+          break;
         case 'new_key_replaced':
           write(`! revoked ${event.revoked_key}: ${event.reason}; step 1 makes another`);
           break;
@@ -127,7 +130,7 @@ export function renderRotations(records: RotationRecord[], times: TimeView, stre
     records.map((record) => [
       record.id,
       `${record.old_key.id} (${record.old_key.prefix_hint})`,
-      record.steps.create ? `${record.steps.create.new_key.id} (${record.steps.create.new_key.prefix_hint})` : '',
+      record.steps.create ? `${record.steps.create.new_key.id ?? 'given'} (${record.steps.create.new_key.prefix_hint})` : '',
       rotationState(record),
       formatDuration(record.quiet_period_ms),
       times.short(record.started_at),

@@ -69,7 +69,7 @@ async function expectRotated(rotation: string, oldId: string, file: string) {
   const ofThisRotation = (await allKeys(sandbox)).filter((key) => key.name?.includes(rotation));
   const active = ofThisRotation.filter((key) => key.status === 'active');
   expect(active).toHaveLength(1);
-  expect(active[0]!.id).toBe(record.steps.create!.new_key.id);
+  expect(active[0]!.id).toBe(record.steps.create!.new_key.id!);
   expect(active[0]!.read_only).toBe(true);
   const secret = readFileSync(file, 'utf8').trim();
   expect(redactKey(secret)).toBe(active[0]!.prefix_hint);
@@ -140,7 +140,7 @@ describe('a rotation killed with SIGKILL after each step, then resumed', () => {
     await app.stop();
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`"revoked_key":"${lost.id}"`);
-    expect((await keyById(sandbox, lost.id)).status).toBe('revoked');
+    expect((await keyById(sandbox, lost.id!)).status).toBe('revoked');
     expect(journal(rotation).steps.create!.new_key.id).not.toBe(lost.id);
     await expectRotated(rotation, old.id, file);
   });
@@ -175,7 +175,7 @@ describe('svc keys rotate --abort and svc keys rotations', () => {
       new_key_revoked: [steps.create!.new_key.id],
       new_key_left: null,
     });
-    expect((await keyById(sandbox, steps.create!.new_key.id)).status).toBe('revoked');
+    expect((await keyById(sandbox, steps.create!.new_key.id!)).status).toBe('revoked');
     expect((await keyById(sandbox, old.id)).status).toBe('active');
     expect(existsSync(file)).toBe(false);
     expect(journal(rotation).status).toBe('aborted');
@@ -188,7 +188,7 @@ describe('svc keys rotate --abort and svc keys rotations', () => {
     const app = await application('abort after deploy');
     const rotation = await rotateAndKillAfter(app.old.id, app.file, 'deploy');
     await app.client.stop();
-    const newKey = journal(rotation).steps.create!.new_key.id;
+    const newKey = journal(rotation).steps.create!.new_key.id!;
     const aborted = await runSvc(['keys', 'rotate', '--abort', app.old.id], { env: sandbox.env });
     expect(aborted.code, aborted.stderr).toBe(0);
     expect(aborted.stdout).toContain(`the new key ${newKey} may be deployed, so it stays active`);
@@ -240,7 +240,7 @@ describe('the lock of a rotation', () => {
     expect(second.code, second.stderr).toBe(ExitCode.refused);
     expect(JSON.parse(second.stdout).error).toMatchObject({
       code: 'rotation_in_progress',
-      message: `rotation ${started!.rotation} is being run by process ${first.child.pid}`,
+      message: `a rotation of ${app.old.id} is being run by process ${first.child.pid}`,
     });
     await expectRotated(started!.rotation as string, app.old.id, app.file);
   });
@@ -303,9 +303,7 @@ describe('the lock of a rotation', () => {
     const other = spawn('sleep', ['300']);
     try {
       const dir = join(home, 'state', 'svc', 'rotations');
-      const recorded = readdirSync(dir).filter(
-        (name) => name.startsWith(`${rotation}.`) && readFileSync(join(dir, name), 'utf8').trim() === String(run.child.pid),
-      );
+      const recorded = readdirSync(dir).filter((name) => name.endsWith('.pid') && readFileSync(join(dir, name), 'utf8').trim() === String(run.child.pid));
       expect(recorded.length).toBeGreaterThan(0);
       for (const name of recorded) writeFileSync(join(dir, name), String(other.pid));
       const resumed = await resume(rotation);

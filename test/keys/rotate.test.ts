@@ -41,6 +41,30 @@ async function appKey(name: string) {
 }
 
 describe('svc keys rotate', () => {
+  it('takes a key made in the dashboard where the service has a key API too: no key is made, the drain judged by last use', async () => {
+    const { key: old, file: appFile } = await appKey('dashboard given with key api');
+    const { key: fresh, file: newFile } = await appKey('made in the dashboard');
+    const app = startBackgroundClient(sandbox, appFile);
+    const deploy = `umask 077 && cat > "${appFile}.new" && mv "${appFile}.new" "${appFile}"`;
+    const keysBefore = (await allKeys(sandbox)).length;
+    const result = await svc(
+      ['keys', 'rotate', old.id, '--new-key-file', newFile, '--new-key-id', fresh.id, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'],
+      {
+        SVC_API_KEY: old.secret,
+      },
+    );
+    await app.stop();
+    expect(result.code, result.stderr).toBe(0);
+    const lines = jsonLines(result.stdout);
+    expect(lines.find((line) => line.step === 'create')!.message).toContain('checked the given key');
+    expect(lines.find((line) => line.step === 'drain')).toMatchObject({ evidence: 'last_use' });
+    expect(lines.at(-1)).toMatchObject({ event: 'completed', old_key: old.id, new_key: fresh.id });
+    expect((await allKeys(sandbox)).length).toBe(keysBefore);
+    expect((await keyById(sandbox, old.id)).status).toBe('revoked');
+    expect(readFileSync(newFile, 'utf8').trim()).toBe(fresh.secret);
+    expect(app.authFailures()).toEqual([]);
+  });
+
   it('rotates a key in use without a single failed request, the deploy command handing the new key to the application', async () => {
     const { key: old, file: appFile } = await appKey('checkout service');
     const app = startBackgroundClient(sandbox, appFile);
@@ -311,7 +335,7 @@ describe('the safety rails of svc keys rotate', () => {
     const lines = jsonLines(result.stdout);
     const record = journal(lines[0]!.rotation as string);
     expect(record.steps.verify?.ip_locked).toBe(true);
-    const newKey = await keyById(sandbox, record.steps.create!.new_key.id);
+    const newKey = await keyById(sandbox, record.steps.create!.new_key.id!);
     expect(newKey.allowed_ips).toEqual(['192.0.2.77']);
     expect((await keyById(sandbox, locked.id)).status).toBe('active');
   });

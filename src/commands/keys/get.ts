@@ -2,7 +2,7 @@ import { Args } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
 import { assertStated, STATED } from '../../api/stated.js';
 import type { Key } from '../../api/types.js';
-import { getKey } from '../../services/keys.js';
+import { readKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
 import { timeView } from '../../ui/time.js';
 
@@ -21,7 +21,7 @@ export default class KeysGet extends AdminCommand {
     const { args, flags } = await this.parse(KeysGet);
     assertStated([['id', args.id, STATED.keyId]]);
     const { client } = await this.connectAdmin(flags);
-    const key = await getKey(client, args.id);
+    const key = await readKey(client, args.id);
     this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return key;
   }

@@ -1,19 +1,30 @@
 import { resolve } from 'node:path';
 import { Args, Flags, type Interfaces } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
+import type { ConnectionFlagValues } from '../../api-command.js';
 import type { ApiClient } from '../../api/client.js';
+import { assertStated, STATED } from '../../api/stated.js';
 import type { Connection } from '../../config/connection.js';
-import { assertSecretFileWritable } from '../../config/secret-file.js';
+import { assertSecretFileWritable, readSecretFile } from '../../config/secret-file.js';
 import { SvcError } from '../../errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { assertJournalUnchanged, assertSameBaseUrl, findRotation, lockRotation, type RotationRecord, saveRotation } from '../../keys/journal.js';
+import {
+  assertJournalUnchanged,
+  assertSameBaseUrl,
+  type DrainEvidence,
+  findRotation,
+  lockRotation,
+  type RotationRecord,
+  saveRotation,
+} from '../../keys/journal.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
-import { applyChanges, describeSteps, findOrPlanRotation } from '../../keys/rotation-plan.js';
+import { applyChanges, assertDrainEvidence, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
 import { type RotationContext, runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../duration.js';
 import { helpText } from '../../help-text.js';
 import { canPrompt } from '../../ui/io.js';
+import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
 import { timeView } from '../../ui/time.js';
@@ -40,22 +51,45 @@ const ANSWER_TIMEOUT_S = 30;
 
 type RotateFlags = Interfaces.InferredFlags<typeof KeysRotate.flags & typeof KeysRotate.baseFlags>;
 
+/** The key a new rotation is for: named, and of the stated form (it names the rotation's lock). */
+function rotatedKeyId(id: string | undefined): string {
+  if (!id) {
+    throw new SvcError(
+      'usage',
+      'missing_key_id',
+      'name the key to rotate',
+      'svc keys rotate key_… --new-key-file …; `svc keys list` or the dashboard shows the keys, --resume continues a rotation',
+    );
+  }
+  assertStated([['id', id, STATED.keyId]]);
+  return id;
+}
+
 export default class KeysRotate extends AdminCommand {
-  static override summary = 'Replace a key without downtime: create, deploy, drain, revoke (admin key)';
+  static override summary = 'Replace a key without downtime: create or take the new key, deploy, drain, revoke (admin key)';
   static override description = helpText`
-    Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope; (2) save its
-    secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy command
-    only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a person
-    confirm the deploy; (4) make a read request with the new key; (5) wait until the old key has been silent for
-    --quiet-period and the new key has been used since step 4, by the API's own clock; (6) revoke the old key; (7)
-    check that the old key is refused.
+    Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope, or take a key
+    made in the dashboard (--new-key-file holding it, or --new-key-file - on stdin) after checking it: the old key's
+    environment, a read request, and, where both keys list reports, the old key's workspace; (2) save a created
+    key's secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy
+    command only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a
+    person confirm the deploy; (4) make a read request with the new key; (5) drain, on the evidence there is: where
+    the service shows keys' last use, wait until the old key has been silent for --quiet-period and the new key has
+    been used since step 4, by the API's own clock; else --drain-check-cmd until it exits 0, else a person at a
+    terminal who looks at the dashboard, else --drain-wait after the deploy; (6) revoke the old key with DELETE
+    /v1/keys/{id}; (7) check that a request with the old key gets 401 invalid_key (its secret: --old-key-file or
+    the profile's API key).
+
+    Whether the service has a key API is found out by reading the old key, which creates nothing. Without one, svc
+    needs the old key's secret (--old-key-file, or the profile's API key) to check the new key's environment.
 
     Each step is recorded in $XDG_STATE_HOME/svc/rotations/<rotation-id>.json (0600; never a secret) before the
     next begins. After a crash, a Ctrl-C or a failure, --resume (or running the same command again) continues from
     there without repeating an effect: no second key, no second deploy without asking.
 
-    With --json, stdout carries one JSON object per line: started, step_done, drain_progress (each poll),
-    new_key_replaced, notice, completed or aborted; a failure ends with {"error": …}.
+    With --json, stdout carries one JSON object per line: started, step_done (the drain's with "evidence":
+    last_use, check_command, person or wait), drain_progress (each poll), drain_check, new_key_replaced, notice,
+    completed or aborted; a failure ends with {"error": …}.
 
     Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; --resume waits again), 14 when
     a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses, 130 on Ctrl-C. Here
@@ -68,6 +102,7 @@ export default class KeysRotate extends AdminCommand {
     '<%= config.bin %> keys rotate --resume',
     '<%= config.bin %> keys rotate --abort rot_0123456789abcdef0123',
     '<%= config.bin %> keys rotate key_123 --new-key-file ./new.key --dry-run',
+    `<%= config.bin %> keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json`,
   ];
 
   static override mutating = true;
@@ -81,7 +116,13 @@ export default class KeysRotate extends AdminCommand {
 
   static override flags = {
     'new-key-file': Flags.string({
-      description: 'File for the new secret, written 0600 and atomically before anything else happens; makes every step resumable',
+      description:
+        "File for the new secret, written 0600 and atomically before anything else happens; makes every step resumable. A file that already holds a key other than the old one gives svc that key (made in the dashboard); '-' reads it from stdin",
+    }),
+    'new-key-id': Flags.string({ description: 'Id of the key given in --new-key-file (key_…), where the dashboard shows it' }),
+    'old-key-file': Flags.string({
+      description:
+        "File holding the old key's secret (0600), to check the new key's environment and workspace and to confirm the revocation (default: the profile's API key)",
     }),
     'deploy-cmd': Flags.string({
       description:
@@ -92,6 +133,14 @@ export default class KeysRotate extends AdminCommand {
     }),
     timeout: durationFlag({
       description: `How long to wait for the drain before exit code 13, nothing revoked (default ${formatDuration(DEFAULT_TIMEOUT_MS)})`,
+    }),
+    'drain-check-cmd': Flags.string({
+      description:
+        'Where the service shows no last use: a shell command that exits 0 when the old key has no traffic (your logs or metrics); run every --poll-interval up to --timeout, with SVC_OLD_KEY_ID and SVC_NEW_KEY_ID and no secret',
+    }),
+    'drain-wait': durationFlag({
+      description:
+        'Where no other evidence of the drain is at hand (no last use, no --drain-check-cmd, no person at a terminal): how long to wait after the deploy',
     }),
     'poll-interval': durationFlag({
       description: `Time between two looks at the keys' last use during the drain (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})`,
@@ -127,23 +176,41 @@ export default class KeysRotate extends AdminCommand {
   public async run(): Promise<JsonResult | undefined> {
     const { args, flags } = await this.parse(KeysRotate);
     const connectionFlags = { ...flags, timeout: ANSWER_TIMEOUT_S };
-    const { client, connection } = await this.connectAdmin(connectionFlags);
-    const admin = client;
+    const { client: admin, connection } = await this.connectAdmin(connectionFlags);
     const baseUrl = connection.baseUrl.href;
-    const record = flags.resume || flags.abort ? await findRotation(args.id) : await this.rotationOf(args.id, flags, admin, connection);
-
-    if (flags.abort) {
-      if (record.status === 'aborted') {
-        this.note(`Rotation ${record.id} was already aborted at ${record.aborted?.at}.`);
-        return undefined;
-      }
-      assertSameBaseUrl(record, baseUrl);
-      return this.abort(record, admin);
+    const found = flags.resume || flags.abort ? await findRotation(args.id) : undefined;
+    const keyId = found?.old_key.id ?? rotatedKeyId(args.id);
+    if (flags['new-key-id'] !== undefined) assertStated([['--new-key-id', flags['new-key-id'], STATED.keyId]]);
+    // Taken before anything is planned: two runs for one key never both go on.
+    const release = await lockRotation(keyId);
+    try {
+      if (found) await assertJournalUnchanged(found);
+      const oldKeySecret = await this.oldKeySecret(flags, connection);
+      const givenSecret = flags['new-key-file'] === '-' ? await this.newKeyFromStdin() : undefined;
+      const record = found ?? (await this.rotationOf(keyId, flags, admin, connection, oldKeySecret));
+      if (flags.abort) return await this.abort(record, admin, baseUrl);
+      return await this.continueRotation(record, flags, { admin, connection, connectionFlags, oldKeySecret, givenSecret });
+    } finally {
+      await release();
     }
+  }
+
+  private async continueRotation(
+    record: RotationRecord,
+    flags: RotateFlags,
+    session: {
+      admin: ApiClient;
+      connection: Connection;
+      connectionFlags: ConnectionFlagValues;
+      oldKeySecret: string | undefined;
+      givenSecret: string | undefined;
+    },
+  ): Promise<JsonResult | undefined> {
+    const { admin, connection, connectionFlags } = session;
     if (record.status === 'completed') {
-      const newKey = record.steps.create!.new_key.id;
-      this.note(`Rotation ${record.id} is complete: ${record.old_key.id} was revoked and replaced by ${newKey}.`);
-      this.view.show({ event: 'completed', rotation: record.id, old_key: record.old_key.id, new_key: newKey, new_key_file: record.new_key_file });
+      const newKey = record.steps.create!.new_key;
+      this.note(`Rotation ${record.id} is complete: ${record.old_key.id} was revoked and replaced by ${newKey.id ?? newKey.prefix_hint}.`);
+      this.view.show({ event: 'completed', rotation: record.id, old_key: record.old_key.id, new_key: newKey.id, new_key_file: record.new_key_file });
       return undefined;
     }
     if (record.status === 'aborted') {
@@ -154,13 +221,17 @@ export default class KeysRotate extends AdminCommand {
         `start another with \`svc keys rotate ${record.old_key.id}\``,
       );
     }
-    assertSameBaseUrl(record, baseUrl);
+    assertSameBaseUrl(record, connection.baseUrl.href);
     applyChanges(record, {
-      newKeyFile: flags['new-key-file'] === undefined ? undefined : resolve(flags['new-key-file']),
+      newKeyFile: flags['new-key-file'] === undefined || flags['new-key-file'] === '-' ? flags['new-key-file'] : resolve(flags['new-key-file']),
       deployCmd: flags['deploy-cmd'],
       quietPeriodMs: flags['quiet-period'],
+      drainCheckCmd: flags['drain-check-cmd'],
+      drainWaitMs: flags['drain-wait'],
     });
-    if (flags['dry-run']) return this.showPlan(record);
+    const personCanConfirm = !flags.yes && canPrompt(this.io);
+    if (flags['dry-run']) return this.showPlan(record, drainEvidence(record, personCanConfirm));
+    const evidence = record.steps.drain ? (record.steps.drain.evidence ?? 'last_use') : assertDrainEvidence(record, personCanConfirm);
     if (!record.steps.deploy && !record.deploy_cmd && !flags.yes && !canPrompt(this.io)) {
       throw new SvcError(
         'usage',
@@ -177,32 +248,74 @@ export default class KeysRotate extends AdminCommand {
         this.secrets.push(secret);
         return await this.openClient(connectionFlags, connection, secret);
       },
-      oldKeySecret: connection.apiKey?.value,
+      oldKeySecret: session.oldKeySecret,
+      givenSecret: session.givenSecret,
       secrets: this.secrets,
+      drainEvidence: evidence,
     });
     const newKey = record.steps.create!.new_key;
     this.log(
-      `Rotated ${record.old_key.id} → ${newKey.id} (${newKey.prefix_hint})${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`,
+      `Rotated ${record.old_key.id} → ${newKey.id ? `${newKey.id} (${newKey.prefix_hint})` : newKey.prefix_hint}${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`,
     );
+    if (record.steps.confirm?.by === 'not_confirmed')
+      this.warning(`the revocation of ${record.old_key.id} was not confirmed: svc held no secret of it (--old-key-file)`);
     return undefined;
   }
 
+  /** The old key's secret: --old-key-file, else the profile's API key. */
+  private async oldKeySecret(flags: RotateFlags, connection: Connection): Promise<string | undefined> {
+    const file = flags['old-key-file'];
+    if (file === undefined) return connection.apiKey?.value;
+    const secret = (await readSecretFile(resolve(file)))?.trim();
+    if (!secret)
+      throw new SvcError('usage', 'old_key_file_empty', `--old-key-file ${file} does not exist or is empty`, "give the file that holds the old key's secret");
+    this.secrets.push(secret);
+    return secret;
+  }
+
+  /** A key made in the dashboard, given on stdin (--new-key-file -). */
+  private async newKeyFromStdin(): Promise<string> {
+    if (this.io.stdin.isTTY) {
+      throw new SvcError(
+        'usage',
+        'new_key_on_terminal',
+        '--new-key-file - reads the new key from stdin, and stdin is a terminal',
+        'pipe it in: svc keys rotate … --new-key-file - < FILE',
+      );
+    }
+    const secret = (await readStdin(this.io)).trim();
+    if (!secret) throw new SvcError('usage', 'new_key_stdin_empty', '--new-key-file - found nothing on stdin', 'pipe the key made in the dashboard into svc');
+    this.secrets.push(secret);
+    return secret;
+  }
+
   /** The rotation of this key: the one under way or complete, if any (so that a rerun is safe), or a new one. */
-  private async rotationOf(keyId: string | undefined, flags: RotateFlags, admin: ApiClient, connection: Connection): Promise<RotationRecord> {
-    const newKeyFile = flags['new-key-file'] === undefined ? null : resolve(flags['new-key-file']);
+  private async rotationOf(
+    keyId: string,
+    flags: RotateFlags,
+    admin: ApiClient,
+    connection: Connection,
+    oldKeySecret: string | undefined,
+  ): Promise<RotationRecord> {
+    const newKeyFile = flags['new-key-file'] === undefined ? null : flags['new-key-file'] === '-' ? '-' : resolve(flags['new-key-file']);
     const { record, earlier } = await findOrPlanRotation(keyId, {
       admin,
       adminKeySecret: connection.adminKey!.value,
       baseUrl: connection.baseUrl.href,
       newKeyFile,
+      newKeyId: flags['new-key-id'] ?? null,
+      oldKeySecret,
       deployCmd: flags['deploy-cmd'] ?? null,
       quietPeriodMs: flags['quiet-period'] ?? DEFAULT_QUIET_PERIOD_MS,
+      drainCheckCmd: flags['drain-check-cmd'] ?? null,
+      drainWaitMs: flags['drain-wait'] ?? null,
     });
     if (earlier && record.status === 'in_progress') {
       this.note(`Continuing rotation ${record.id} of ${record.old_key.id}, started ${timeView(flags.utc, this.io.stderr).full(record.started_at)}.`);
     }
     // Checked before a journal names the file: a rotation keeps its key file to the end.
-    if (!earlier && newKeyFile && !flags['dry-run']) await assertSecretFileWritable(newKeyFile, '--new-key-file');
+    if (!earlier && record.new_key_source === 'api' && record.new_key_file && !flags['dry-run'])
+      await assertSecretFileWritable(record.new_key_file, '--new-key-file');
     return record;
   }
 
@@ -210,14 +323,15 @@ export default class KeysRotate extends AdminCommand {
   private async execute(
     record: RotationRecord,
     flags: RotateFlags,
-    clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'secrets'>,
+    clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'givenSecret' | 'secrets' | 'drainEvidence'>,
   ): Promise<void> {
     const signal = this.interruptSignal(() => {
       this.view.pause();
       this.note('Stopping at a safe point (again to quit at once)…');
     });
     const ask = async (question: RotationQuestion): Promise<boolean> => {
-      if (flags.yes) return true;
+      // A person's look at the dashboard is evidence only when a person answers.
+      if (flags.yes && question.kind !== 'drained') return true;
       if (!canPrompt(this.io)) {
         // Without a terminal, --force is the operator's decision already.
         if (question.kind === 'force_revoke') return true;
@@ -237,9 +351,7 @@ export default class KeysRotate extends AdminCommand {
       }
     };
 
-    const release = await lockRotation(record.id);
     try {
-      await assertJournalUnchanged(record);
       await saveRotation(record);
       await runRotation(record, {
         ...clients,
@@ -253,12 +365,11 @@ export default class KeysRotate extends AdminCommand {
       });
     } finally {
       this.view.stop();
-      await release();
     }
   }
 
-  private showPlan(record: RotationRecord): JsonResult {
-    const steps = describeSteps(record);
+  private showPlan(record: RotationRecord, evidence: DrainEvidence | undefined): JsonResult {
+    const steps = describeSteps(record, evidence);
     const saved = record.steps.create !== undefined || record.attempts.create !== undefined;
     const plan: JsonResult = {
       dry_run: true,
@@ -275,19 +386,18 @@ export default class KeysRotate extends AdminCommand {
     return plan;
   }
 
-  private async abort(record: RotationRecord, admin: ApiClient) {
-    const release = await lockRotation(record.id);
-    try {
-      await assertJournalUnchanged(record);
-      const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
-      this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
-      const left = outcome.newKeyLeft
-        ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it`
-        : '';
-      this.log(`Aborted rotation ${record.id}: ${record.old_key.id} stays active${left}`);
+  private async abort(record: RotationRecord, admin: ApiClient, baseUrl: string) {
+    if (record.status === 'aborted') {
+      this.note(`Rotation ${record.id} was already aborted at ${record.aborted?.at}.`);
       return undefined;
-    } finally {
-      await release();
     }
+    assertSameBaseUrl(record, baseUrl);
+    const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
+    this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
+    const left = outcome.newKeyLeft
+      ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it`
+      : '';
+    this.log(`Aborted rotation ${record.id}: ${record.old_key.id} stays active${left}`);
+    return undefined;
   }
 }

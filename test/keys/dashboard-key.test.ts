@@ -1,0 +1,514 @@
+/**
+ * `svc keys rotate` against a service with no key API (issue 22, part A): the new key is made in
+ * the dashboard and given to svc, the drain is decided by the evidence there is, the old key is
+ * revoked with the stated DELETE /v1/keys/{id} and a request with it must get 401 invalid_key.
+ * The real binary (needs `npm run build`), a real server on 127.0.0.1, a real pseudo-terminal.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { type RotationRecord, STEPS } from '../../src/keys/journal.js';
+import { type DashboardKey, type KeylessImplementation, startKeylessImplementation } from '../helpers/keyless-implementation.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { startInTerminal } from '../helpers/terminal.js';
+import { type RotationLine, spawnSvc } from './fixtures.js';
+
+const FAST = ['--poll-interval', '200ms', '--timeout', '30s'];
+
+let service: KeylessImplementation;
+let admin: DashboardKey;
+const apps: Array<{ stop(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  service = await startKeylessImplementation();
+  admin = service.makeKey('admin');
+  service.addReport();
+  service.addReport();
+  service.addReport('ws_other');
+});
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+  await service.close();
+});
+
+function environment(): Record<string, string> {
+  return isolatedEnv({ SVC_BASE_URL: service.url, SVC_ADMIN_KEY: admin.secret, SVC_RETRIES: '0' });
+}
+
+function writeKey(file: string, secret: string): string {
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return file;
+}
+
+/**
+ * An application that calls the API every 50 ms with the key its key file holds, and a key made
+ * "in the dashboard" for it: its files (the app's, a copy of the old key's, the new key's) in a home of their own.
+ */
+function application(env: Record<string, string>) {
+  const old = service.makeKey('test');
+  const fresh = service.makeKey('test');
+  const home = env.HOME!;
+  const appFile = writeKey(join(home, 'app.key'), old.secret);
+  const oldFile = writeKey(join(home, 'old.key'), old.secret);
+  const newFile = writeKey(join(home, 'new.key'), fresh.secret);
+  const statuses: Array<{ status: number; key: string }> = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const key = readFileSync(appFile, 'utf8').trim();
+      const response = await fetch(`${service.url}/v1/reports`, { headers: { authorization: `Bearer ${key}` } });
+      await response.arrayBuffer();
+      statuses.push({ status: response.status, key });
+      await sleep(50);
+    }
+  })();
+  const app = {
+    old,
+    fresh,
+    appFile,
+    oldFile,
+    newFile,
+    /** Deploys as a real one would: replaces, atomically, the file the application reads with the key it is given on stdin. */
+    deployCmd: `cat > '${appFile}.new' && mv '${appFile}.new' '${appFile}'`,
+    authFailures: () => statuses.filter((answer) => answer.status === 401 || answer.status === 403),
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+  apps.push(app);
+  return app;
+}
+
+/** The user's own check: exit 0 when the old key (SVC_OLD_KEY_ID) has not been used for a second, as the dashboard shows it. */
+function checkCommand(home: string): string {
+  const script = join(home, 'no-traffic.mjs');
+  writeFileSync(
+    script,
+    `const answer = await (await fetch(${JSON.stringify(service.url)} + '/_dashboard/last-use/' + process.env.SVC_OLD_KEY_ID)).json();
+const quiet = answer.last_used_ms_ago === null || answer.last_used_ms_ago >= 1000;
+console.log(quiet ? 'no traffic' : 'traffic ' + answer.last_used_ms_ago + ' ms ago');
+process.exit(quiet ? 0 : 1);
+`,
+  );
+  return `'${process.execPath}' '${script}'`;
+}
+
+function jsonLines(stdout: string): RotationLine[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RotationLine);
+}
+
+function journal(env: Record<string, string>, rotation: string): RotationRecord {
+  return JSON.parse(readFileSync(join(env.XDG_STATE_HOME!, 'svc', 'rotations', `${rotation}.json`), 'utf8')) as RotationRecord;
+}
+
+function journals(env: Record<string, string>): string[] {
+  const dir = join(env.XDG_STATE_HOME!, 'svc', 'rotations');
+  return existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : [];
+}
+
+/** What a request with `secret` gets now. */
+async function answerTo(secret: string): Promise<{ status: number; code: string | undefined }> {
+  const response = await fetch(`${service.url}/v1/reports`, { headers: { authorization: `Bearer ${secret}` } });
+  const body = (await response.json()) as { error?: { code?: string } };
+  return { status: response.status, code: body.error?.code };
+}
+
+/** The rotation ran to its end: seven steps, the old key revoked by one DELETE and refused, the new one working, no key ever created. */
+async function expectRotated(result: { code: number | null; stdout: string; stderr: string }, app: ReturnType<typeof application>) {
+  expect(result.code, result.stderr).toBe(0);
+  expect(service.isRevoked(app.old.id)).toBe(true);
+  expect(service.deletions().filter((id) => id === app.old.id).length).toBeGreaterThanOrEqual(1);
+  expect(await answerTo(app.old.secret)).toEqual({ status: 401, code: 'invalid_key' });
+  expect(await answerTo(app.fresh.secret)).toMatchObject({ status: 200 });
+  expect(service.requests.filter((request) => request.method !== 'GET' && request.method !== 'DELETE')).toEqual([]);
+  for (const secret of [app.old.secret, app.fresh.secret, admin.secret]) {
+    expect(result.stdout).not.toContain(secret);
+    expect(result.stderr).not.toContain(secret);
+  }
+}
+
+describe('a key made in the dashboard, against a service with no key API', () => {
+  it('from a script: given key checked, deploy run, drain decided by the check command, revoked with DELETE, 401 invalid_key confirmed', async () => {
+    const env = environment();
+    const app = application(env);
+    const result = await runSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--new-key-id',
+        app.fresh.id,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-check-cmd',
+        checkCommand(env.HOME!),
+        ...FAST,
+        '--yes',
+        '--json',
+      ],
+      { env },
+    );
+    await app.stop();
+    await expectRotated(result, app);
+    const lines = jsonLines(result.stdout);
+    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual([...STEPS]);
+    expect(lines.find((line) => line.step === 'create')!.message).toContain('workspace: same');
+    expect(lines.find((line) => line.step === 'drain')).toMatchObject({ evidence: 'check_command' });
+    expect(lines.find((line) => line.step === 'confirm')!.message).toBe(`a request with ${app.old.id} got 401 invalid_key`);
+    expect(lines.at(-1)).toMatchObject({ event: 'completed', old_key: app.old.id, new_key: app.fresh.id });
+    expect(readFileSync(app.newFile, 'utf8').trim()).toBe(app.fresh.secret);
+    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.fresh.secret);
+    expect(app.authFailures()).toEqual([]);
+    const rotation = String(lines[0]!.rotation);
+    expect(journal(env, rotation)).toMatchObject({
+      key_api: false,
+      new_key_source: 'file',
+      steps: { drain: { evidence: 'check_command' }, confirm: { by: 'request' } },
+    });
+  });
+
+  it('from a script, the key on stdin: the drain decided by --drain-wait after the deploy', async () => {
+    const env = environment();
+    const app = application(env);
+    const result = await runSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        '-',
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-wait',
+        '1s',
+        ...FAST,
+        '--yes',
+        '--json',
+      ],
+      { env, input: `${app.fresh.secret}\n` },
+    );
+    await app.stop();
+    await expectRotated(result, app);
+    const lines = jsonLines(result.stdout);
+    expect(lines.find((line) => line.step === 'drain')).toMatchObject({ evidence: 'wait' });
+    expect(lines.find((line) => line.event === 'notice')!.message).toMatch(/^waiting .*--drain-wait 1s after the deploy/);
+    expect(lines.at(-1)).toMatchObject({ event: 'completed', new_key: null });
+  });
+
+  it('at a terminal: a person confirms the drain from the dashboard', async () => {
+    const env = environment();
+    const app = application(env);
+    const session = startInTerminal(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--new-key-id',
+        app.fresh.id,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        ...FAST,
+      ],
+      env,
+    );
+    await session.waitFor('Settings › API Keys');
+    await session.waitFor('(y/N)');
+    session.type('y\r');
+    const { code, screen } = await session.exited();
+    await app.stop();
+    expect(code, screen).toBe(0);
+    expect(screen).toContain('confirmed at the terminal');
+    expect(screen).toContain(`Rotated ${app.old.id} → ${app.fresh.id}`);
+    expect(service.isRevoked(app.old.id)).toBe(true);
+    expect(await answerTo(app.old.secret)).toEqual({ status: 401, code: 'invalid_key' });
+    expect(screen).not.toContain(app.fresh.secret);
+    expect(app.authFailures()).toEqual([]);
+  });
+
+  it('refuses --yes without any evidence of the drain before anything happens, naming the three ways', async () => {
+    const env = environment();
+    const app = application(env);
+    await app.stop();
+    const deletionsBefore = service.deletions().length;
+    const result = await runSvc(
+      ['keys', 'rotate', app.old.id, '--new-key-file', app.newFile, '--old-key-file', app.oldFile, '--deploy-cmd', app.deployCmd, '--yes', '--json'],
+      {
+        env,
+      },
+    );
+    expect(result.code).toBe(ExitCode.usage);
+    const error = (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { error: { code: string; hint: string } }).error;
+    expect(error.code).toBe('no_drain_evidence');
+    expect(error.hint).toContain('--drain-check-cmd');
+    expect(error.hint).toContain('at a terminal');
+    expect(error.hint).toContain('--drain-wait');
+    expect(journals(env)).toEqual([]);
+    expect(service.deletions().length).toBe(deletionsBefore);
+    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.old.secret);
+  });
+
+  it.each([
+    ['of another environment', (): DashboardKey => service.makeKey('live'), 'is a live key and'],
+    ['of another workspace', (): DashboardKey => service.makeKey('test', 'ws_other'), 'is not of'],
+    [
+      'revoked in the dashboard',
+      (): DashboardKey => ({ id: 'key_gone', secret: 'svc_test_revokedrevokedrevoked' }),
+      'does not work: a read request got 401 invalid_key',
+    ],
+  ])('refuses a given key %s, and changes nothing', async (_what, make, message) => {
+    const env = environment();
+    const app = application(env);
+    await app.stop();
+    writeKey(app.newFile, make().secret);
+    const result = await runSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-wait',
+        '1s',
+        '--yes',
+        '--json',
+      ],
+      { env },
+    );
+    expect(result.code).toBe(ExitCode.rotationStepFailed);
+    const error = (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('new_key_check_failed');
+    expect(error.message).toContain(message);
+    expect(service.isRevoked(app.old.id)).toBe(false);
+    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.old.secret);
+  });
+
+  it('--dry-run shows the plan for a given key and the evidence that will decide the drain, and changes nothing', async () => {
+    const env = environment();
+    const app = application(env);
+    await app.stop();
+    const requestsBefore = service.requests.length;
+    const result = await runSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--old-key-file',
+        app.oldFile,
+        '--drain-wait',
+        '5m',
+        '--deploy-cmd',
+        'true',
+        '--dry-run',
+        '--json',
+      ],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout) as { steps: Array<{ step: string; action: string }> };
+    expect(plan.steps.find((step) => step.step === 'create')!.action).toBe(
+      `check the key in ${app.newFile}: the test environment, a read request, the workspace of ${app.old.id}`,
+    );
+    expect(plan.steps.find((step) => step.step === 'drain')!.action).toBe('wait 5m after the deploy');
+    // Finding out that there is no key API: one read, which creates nothing.
+    expect(service.requests.slice(requestsBefore).map((request) => `${request.method} ${request.path}`)).toEqual([`GET /v1/keys/${app.old.id}`]);
+    expect(journals(env)).toEqual([]);
+  });
+
+  it('--abort leaves a key made in the dashboard, and its file, to the person who made it', async () => {
+    const env = environment();
+    const app = application(env);
+    const run = spawnSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-wait',
+        '1h',
+        ...FAST,
+        '--yes',
+        '--json',
+      ],
+      env,
+    );
+    const deployed = await run.lineWhere((line) => line.event === 'step_done' && line.step === 'verify');
+    expect(deployed, run.stderr()).toBeDefined();
+    run.child.kill('SIGKILL');
+    await run.exited;
+    await app.stop();
+    const aborted = await runSvc(['keys', 'rotate', '--abort', app.old.id, '--json'], { env });
+    expect(aborted.code, aborted.stderr).toBe(0);
+    expect(jsonLines(aborted.stdout)).toEqual([
+      expect.objectContaining({ event: 'notice', message: 'the new key was made in the dashboard: svc leaves it, and the file it was given in, as they are' }),
+      expect.objectContaining({ event: 'aborted', new_key_revoked: [], new_key_left: null }),
+    ]);
+    expect(readFileSync(app.newFile, 'utf8').trim()).toBe(app.fresh.secret);
+    expect(service.isRevoked(app.old.id)).toBe(false);
+    expect(service.isRevoked(app.fresh.id)).toBe(false);
+  });
+
+  it("needs the old key's secret to know its environment, and says so before anything happens", async () => {
+    const env = environment();
+    const app = application(env);
+    await app.stop();
+    const result = await runSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.newFile, '--drain-wait', '1s', '--deploy-cmd', 'true', '--yes'], { env });
+    expect(result.code).toBe(ExitCode.usage);
+    expect(result.stderr).toContain('--old-key-file');
+    expect(journals(env)).toEqual([]);
+  });
+});
+
+describe('a dashboard-key rotation killed with SIGKILL after each step, then resumed', () => {
+  it.concurrent.each(STEPS.map((step, index) => [index + 1, step]))('after step %i (%s)', async (_number, step) => {
+    const env = environment();
+    const app = application(env);
+    const args = ['--old-key-file', app.oldFile, ...FAST, '--yes', '--json'];
+    const run = spawnSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--new-key-id',
+        app.fresh.id,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-check-cmd',
+        checkCommand(env.HOME!),
+        ...args,
+      ],
+      env,
+    );
+    const done = await run.lineWhere((line) => line.event === 'step_done' && line.step === step);
+    expect(done, run.stderr()).toBeDefined();
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const resumed = await runSvc(['keys', 'rotate', '--resume', String(done!.rotation), ...args], { env });
+    await app.stop();
+    await expectRotated(resumed, app);
+    expect(journal(env, String(done!.rotation))).toMatchObject({
+      status: 'completed',
+      steps: { drain: { evidence: 'check_command' }, confirm: { by: 'request' } },
+    });
+    expect(app.authFailures()).toEqual([]);
+  });
+
+  it("resumed after the revocation without the old key's secret: completes, and says the revocation was not confirmed", async () => {
+    const env = environment();
+    const app = application(env);
+    const run = spawnSvc(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-wait',
+        '1s',
+        ...FAST,
+        '--yes',
+        '--json',
+      ],
+      env,
+    );
+    const done = await run.lineWhere((line) => line.event === 'step_done' && line.step === 'revoke');
+    expect(done, run.stderr()).toBeDefined();
+    run.child.kill('SIGKILL');
+    await run.exited;
+    const resumed = await runSvc(['keys', 'rotate', '--resume', String(done!.rotation), '--yes', '--json'], { env });
+    await app.stop();
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const confirm = jsonLines(resumed.stdout).find((line) => line.step === 'confirm')!;
+    expect(confirm.message).toContain('the revocation was not confirmed');
+    expect(resumed.stderr).toContain('was not confirmed');
+    expect(journal(env, String(done!.rotation)).steps.confirm).toMatchObject({ by: 'not_confirmed' });
+  });
+});
+
+describe('two rotations of one key started together against a slow service (1.5 s an answer)', () => {
+  it('exactly one proceeds; the other is refused before planning anything', async () => {
+    const slow = await startKeylessImplementation({ delayMs: 1500 });
+    try {
+      const slowAdmin = slow.makeKey('admin');
+      const old = slow.makeKey('test');
+      const fresh = slow.makeKey('test');
+      const env = isolatedEnv({ SVC_BASE_URL: slow.url, SVC_ADMIN_KEY: slowAdmin.secret, SVC_RETRIES: '0' });
+      const oldFile = writeKey(join(env.HOME!, 'old.key'), old.secret);
+      const newFile = writeKey(join(env.HOME!, 'new.key'), fresh.secret);
+      const args = [
+        'keys',
+        'rotate',
+        old.id,
+        '--new-key-file',
+        newFile,
+        '--old-key-file',
+        oldFile,
+        '--deploy-cmd',
+        'true',
+        '--drain-wait',
+        '1s',
+        ...FAST,
+        '--yes',
+        '--json',
+      ];
+      const runs = [spawnSvc(args, env), spawnSvc(args, env)];
+      const codes = await Promise.all(runs.map((run) => run.exited));
+      expect([...codes].sort(), runs.map((run) => run.stderr()).join('\n')).toEqual([0, ExitCode.refused]);
+      const loser = runs[codes.indexOf(ExitCode.refused)]!;
+      expect(loser.lines.at(-1)).toMatchObject({ error: { code: 'rotation_in_progress' } });
+      expect(loser.lines.filter((line) => line.event)).toEqual([]);
+      expect(slow.deletions()).toEqual([old.id]);
+      expect(journals(env)).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
+});
+
+describe('key operations a service does not offer', () => {
+  it.each([[['keys', 'list']], [['keys', 'get', 'key_abc123']], [['keys', 'create', '--key-file', 'HOME/new.key']]])(
+    'svc %j ends with its own exit code and says where keys are made',
+    async (args) => {
+      const env = environment();
+      const result = await runSvc([...args.map((arg) => arg.replace('HOME', env.HOME!)), '--json'], { env });
+      expect(result.code, result.stderr).toBe(ExitCode.notOffered);
+      const error = (JSON.parse(result.stdout) as { error: { code: string; hint: string } }).error;
+      expect(error.code).toBe('key_api_not_offered');
+      expect(error.hint).toContain('dashboard (Settings › API Keys)');
+      expect(result.stderr + result.stdout).not.toContain('check the id');
+    },
+  );
+});
