@@ -48,5 +48,7 @@ if (args.length === 1 && args[0] === '--version') {
   // unknown command: one of svc's own commands needs none of them, only the time they take to load.
   const own = namesOwnCommand();
   const plugins = own ? [] : pjson.oclif.plugins;
-  await execute({ root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins } } });
+  // oclif lays a flag's description out two columns past the width it is given: help is given two less.
+  const helpOptions = process.stdout.isTTY && process.stdout.columns ? { maxWidth: Math.max(40, process.stdout.columns - 2) } : undefined;
+  await execute({ root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins, helpOptions } } });
 }

@@ -5,7 +5,7 @@ import { asSvcError, usageError, writeError } from './error-output.js';
 import { ExitCode } from './errors.js';
 import { type Io, processIo } from './ui/io.js';
 import { inquirerPrompter, type Prompter } from './ui/prompter.js';
-import { hangingLine } from './ui/table.js';
+import { fittedText, hangingLine } from './ui/table.js';
 
 /** oclif's output of parsing flags or arguments: values by name. */
 type Flagged = Record<string, unknown>;
@@ -56,7 +56,7 @@ export abstract class BaseCommand extends Command {
 
   public override log(message = '', ...args: unknown[]): void {
     if (this.jsonEnabled()) return;
-    this.io.stdout.write(`${format(typeof message === 'string' ? message : inspect(message), ...args)}\n`);
+    this.io.stdout.write(`${fittedText(format(typeof message === 'string' ? message : inspect(message), ...args), this.io.stdout)}\n`);
   }
 
   public override logJson(json: unknown): void {
@@ -113,12 +113,7 @@ export abstract class BaseCommand extends Command {
   /** A line for people on stderr, in every output mode (oclif's logToStderr is silent under --json). */
   protected note(line: string): void {
     const text = redactText(line, this.secrets);
-    this.io.stderr.write(
-      `${text
-        .split('\n')
-        .map((part) => hangingLine('', part, this.io.stderr))
-        .join('\n')}\n`,
-    );
+    this.io.stderr.write(`${fittedText(text, this.io.stderr)}\n`);
   }
 
   protected warning(message: string): void {

@@ -45,7 +45,10 @@ export default class ReportsCreate extends ApiCommand {
 
   static override examples = [
     '<%= config.bin %> reports create',
-    '<%= config.bin %> reports create --applicant app_123 --destination DE --visa-type tourist --purpose "Two weeks in Berlin" --wait',
+    {
+      description: 'Create a report without a prompt and wait for its outcome',
+      command: '<%= config.bin %> reports create --applicant app_123 --destination DE --visa-type tourist --purpose "Two weeks in Berlin" --wait',
+    },
   ];
 
   static override mutating = true;

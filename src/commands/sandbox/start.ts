@@ -36,8 +36,14 @@ export default class SandboxStart extends SandboxCommand {
 
   static override examples = [
     '<%= config.bin %> sandbox start',
-    '<%= config.bin %> sandbox start --port 0 --json --webhook-url http://127.0.0.1:4000/hooks --time-scale 1000',
-    '<%= config.bin %> sandbox start --webhook-url http://127.0.0.1:4000/hooks --signature-encoding base64',
+    {
+      description: 'Start on any free port with a subscriber, running the retry schedule 1000 times faster',
+      command: '<%= config.bin %> sandbox start --port 0 --json --webhook-url http://127.0.0.1:4000/hooks --time-scale 1000',
+    },
+    {
+      description: 'Send the events to a subscriber, v1 signatures in base64',
+      command: '<%= config.bin %> sandbox start --webhook-url http://127.0.0.1:4000/hooks --signature-encoding base64',
+    },
   ];
 
   static override flags = {

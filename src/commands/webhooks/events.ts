@@ -17,7 +17,10 @@ export default class WebhooksEvents extends BaseCommand {
 
   static override examples = [
     '<%= config.bin %> webhooks events',
-    '<%= config.bin %> webhooks events --type report.completed --type report.failed --since 1h',
+    {
+      description: 'Only completed and failed reports of the last hour',
+      command: '<%= config.bin %> webhooks events --type report.completed --type report.failed --since 1h',
+    },
     '<%= config.bin %> webhooks events --status rejected --json',
     '<%= config.bin %> webhooks events --not-forwarded',
   ];

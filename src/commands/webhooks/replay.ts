@@ -24,7 +24,10 @@ export default class WebhooksReplay extends WebhookCommand {
 
   static override examples = [
     '<%= config.bin %> webhooks replay evt_123 --forward-to http://127.0.0.1:3000/hooks',
-    'SVC_WEBHOOK_SECRET=… <%= config.bin %> webhooks replay evt_123 --forward-to http://127.0.0.1:3000/hooks --json',
+    {
+      description: 'Resend a stored event, signed again, and print the answer',
+      command: 'SVC_WEBHOOK_SECRET=… <%= config.bin %> webhooks replay evt_123 --forward-to http://127.0.0.1:3000/hooks --json',
+    },
   ];
 
   static override args = {
