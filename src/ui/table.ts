@@ -135,8 +135,19 @@ function shownColumns(columns: Column[], room: number[], width: number): number[
  */
 export function renderTable(head: Array<string | Column>, rows: Cell[][], stream: NodeJS.WriteStream): string {
   const columns = head.map((column) => (typeof column === 'string' ? { title: column } : column));
-  const cells = rows.map((row) => columns.map((_, index) => text(row[index])));
-  if (!stream.isTTY) return [columns.map((column) => column.title), ...cells].map((row) => row.join('\t')).join('\n');
+  const tableCells = rows.map((row) => columns.map((_, index) => text(row[index])));
+  if (!stream.isTTY) return [columns.map((column) => column.title), ...tableCells].map((row) => row.join('\t')).join('\n');
+  // On a terminal, a column no row has a value for says nothing: it gives its room to the others.
+  const filled = columns.map((_, index) => tableCells.length === 0 || tableCells.some((row) => row[index] !== ''));
+  if (filled.includes(false)) {
+    const keep = <T>(values: T[]) => values.filter((_, index) => filled[index]);
+    return renderTable(
+      keep(head),
+      rows.map((row) => keep(columns.map((_, index) => row[index]))),
+      stream,
+    );
+  }
+  const cells = tableCells;
   const titles = columns.map((column) => column.title.toUpperCase());
   const cellWidth = (cell: string) => Math.max(0, ...cell.split('\n').map((line) => stringWidth(line)));
   const natural = titles.map((title, column) => Math.max(cellWidth(title), ...cells.map((row) => cellWidth(row[column]!))));
