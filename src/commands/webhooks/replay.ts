@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { assertStated, STATED } from '../../api/stated.js';
 import { ExitCode, SvcError } from '../../errors.js';
 import { receiverCaCertFlag, storeFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
@@ -49,8 +50,11 @@ export default class WebhooksReplay extends WebhookCommand {
     const store = EventStore.open(flags.store);
     try {
       const event = store.event(args.event);
-      if (!event)
+      if (!event) {
+        // A sender that breaks part 6 may have been stored with another id: only an id not found is judged by its prefix.
+        assertStated([['event', args.event, STATED.eventId]]);
         throw new SvcError('notFound', 'not_found', `no accepted event ${args.event} in ${flags.store}`, 'list the stored events with `svc webhooks events`');
+      }
       const { headers, staleSignature } = replayHeaders(event, secrets);
       if (staleSignature) {
         this.warning(
