@@ -32,7 +32,7 @@ export abstract class ApiCommand extends BaseCommand {
     const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
     if (!key) throw missingKeyError(role);
     if ((this.ctor as typeof ApiCommand).mutating && key.environment === 'live') {
-      this.note(`LIVE  ${this.id} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
+      this.note(`LIVE  ${this.commandWords} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
     }
     return { client: await this.openClient(flags, connection, key.value), connection };
   }

@@ -42,6 +42,11 @@ export abstract class BaseCommand extends Command {
     this.secrets.push(...environmentSecrets(this.io.env));
   }
 
+  /** The command's words as a person types them (`reports create`), not oclif's id (`reports:create`). */
+  protected get commandWords(): string {
+    return this.id?.replaceAll(':', ' ') ?? '';
+  }
+
   /** Parses as oclif does; what it refuses is a usage error of svc's own shape. */
   protected override async parse<F extends Flagged, B extends Flagged, A extends Flagged>(
     options?: Interfaces.Input<F, B, A>,
@@ -50,7 +55,7 @@ export abstract class BaseCommand extends Command {
     try {
       return await super.parse(options, argv);
     } catch (error) {
-      throw usageError(error as Error, this.id?.replaceAll(':', ' ') ?? '');
+      throw usageError(error as Error, this.commandWords);
     }
   }
 
