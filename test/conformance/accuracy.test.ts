@@ -129,13 +129,17 @@ async function run(variant: Variant): Promise<Row> {
   }
 }
 
-/** The sandbox's webhook attempts that were not answered 2xx: a missed event may be one of them. */
-function unsent(): string {
+/** The webhook attempts not answered 2xx, the sandbox's to the hub and the hub's to the variant's kit: a missed event may be one of them. */
+function unsent(variant: Variant): string {
   const failed = sandbox
     .stderr()
     .split('\n')
     .filter((line) => line.startsWith('webhook ') && !/: 2\d\d \(attempt/.test(line));
-  return failed.length === 0 ? '' : `; the sandbox's failed webhook attempts: ${failed.slice(0, 20).join(' | ')}`;
+  const relayed = hub.unanswered(variant.name);
+  return [
+    failed.length === 0 ? '' : `; the sandbox's failed webhook attempts: ${failed.slice(0, 20).join(' | ')}`,
+    relayed.length === 0 ? '' : `; the hub's attempts the kit did not answer 2xx: ${relayed.slice(0, 20).join(' | ')}`,
+  ].join('');
 }
 
 async function pool<T, R>(items: T[], size: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -174,7 +178,7 @@ it('fails every implementation that breaks a stated rule, and passes those that 
     writeFileSync(
       process.env.SVC_ACCURACY_MATRIX,
       `${table}\n\n${JSON.stringify(
-        rows.map((row) => ({ variant: row.variant.name, details: row.details, seconds: row.seconds })),
+        rows.map((row) => ({ variant: row.variant.name, details: row.details, seconds: row.seconds, unanswered: hub.unanswered(row.variant.name) })),
         null,
         2,
       )}\n`,
@@ -183,15 +187,16 @@ it('fails every implementation that breaks a stated rule, and passes those that 
   for (const row of rows) {
     for (const id of row.variant.breaks) expect(CHECKS_BY_ID.get(id)?.level, `${row.variant.name} names ${id}`).toBe('spec');
     if (passing.includes(row.variant)) {
-      expect(row.details, `${row.variant.name} must pass at level spec`).toEqual({});
+      expect(row.details, `${row.variant.name} must pass at level spec${unsent(row.variant)}`).toEqual({});
       // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.
       expect([...row.skipped].sort(), `${row.variant.name} skips`).toEqual([...(row.variant.skips ?? [])].sort());
       for (const [id, note] of Object.entries(row.variant.notes ?? {})) expect(row.notes[id], `${row.variant.name}: ${id}`).toMatch(note);
     } else {
       // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).
-      expect([...row.failed].sort(), `${row.variant.name} must fail ${row.variant.breaks.join(', ')}: ${JSON.stringify(row.details)}${unsent()}`).toEqual(
-        [...row.variant.breaks].sort(),
-      );
+      expect(
+        [...row.failed].sort(),
+        `${row.variant.name} must fail ${row.variant.breaks.join(', ')}: ${JSON.stringify(row.details)}${unsent(row.variant)}`,
+      ).toEqual([...row.variant.breaks].sort());
       expect([...row.inconclusive].sort(), `${row.variant.name} leaves inconclusive: ${JSON.stringify(row.details)}`).toEqual(
         [...(row.variant.inconclusive ?? [])].sort(),
       );

@@ -16,6 +16,9 @@ let config: Promise<Config> | undefined;
 /** A command class, as src/commands exports it. */
 type CommandClass = (new (argv: string[], config: Config) => BaseCommand) & { id?: string };
 
+/** The commands this process has run, for a test that every command is run. */
+export const ranCommands = new Set<CommandClass>();
+
 export interface InProcessResult {
   code: number;
   stdout: string;
@@ -57,6 +60,7 @@ export async function runInProcess(
   },
 ): Promise<InProcessResult> {
   config ??= Config.load({ root });
+  ranCommands.add(Command);
   const stdout = capture(options.terminal);
   const stderr = capture(options.terminal);
   const stdin = Object.assign(Readable.from(options.stdin === undefined ? [] : [options.stdin]), { isTTY: options.terminal !== undefined });

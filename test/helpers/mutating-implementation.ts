@@ -246,6 +246,8 @@ interface HubTarget {
 
 export interface WebhookHub {
   url: string;
+  /** The hub's attempts that the kit did not answer 2xx, by variant: a missed event may be one of them. */
+  unanswered(variant: string): string[];
   /** Relays every event from now on to the kit listening on `port`, changed by the variant; returns the unsubscribe function. */
   add(target: HubTarget): () => void;
   close(): Promise<void>;
@@ -254,6 +256,7 @@ export interface WebhookHub {
 /** The sandbox's one subscriber: it relays each event to every kit under test, through its variant, signed again. */
 export async function startWebhookHub(): Promise<WebhookHub> {
   const targets = new Set<HubTarget>();
+  const unanswered: { variant: string; line: string }[] = [];
   const server: Server = createHttpServer((incoming, outgoing) => {
     void (async () => {
       const raw = await readBody(incoming);
@@ -280,6 +283,12 @@ export async function startWebhookHub(): Promise<WebhookHub> {
     const send: SendAttempt = async (attempt) => {
       const body = variant.attemptCounter ? JSON.stringify({ ...event.body, attempt }) : changed ? JSON.stringify(event.body) : raw.toString('utf8');
       const signature = variant.sign ? variant.sign(target.state.secret, body) : { 'service-signature': signatureHeader(target.state.secret, body) };
+      const started = performance.now();
+      const note = (outcome: string) =>
+        unanswered.push({
+          variant: variant.name,
+          line: `${String(event.body.type)} ${String(event.body.id)} attempt ${attempt}: ${outcome} after ${Math.round(performance.now() - started)} ms`,
+        });
       try {
         const answer = await request(url, {
           method: 'POST',
@@ -289,8 +298,10 @@ export async function startWebhookHub(): Promise<WebhookHub> {
           signal: AbortSignal.timeout(variant.answerTimeoutMs ?? 10_000),
         });
         await answer.body.dump();
+        if (answer.statusCode >= 300) note(String(answer.statusCode));
         return answer.statusCode;
-      } catch {
+      } catch (error) {
+        note(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
         return 599;
       }
     };
@@ -303,6 +314,7 @@ export async function startWebhookHub(): Promise<WebhookHub> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    unanswered: (variant) => unanswered.filter((item) => item.variant === variant).map((item) => item.line),
     add(target) {
       targets.add(target);
       return () => targets.delete(target);
