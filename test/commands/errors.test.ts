@@ -5,6 +5,7 @@ import { ExitCode } from '../../src/errors.js';
 import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { HANG_MS } from '../helpers/hang.js';
 
 const KEY = 'svc_test_0123456789abcdefghijklmnopqrstuv';
 const ANSWERS: Record<string, [number, string]> = {
@@ -136,6 +137,18 @@ describe('answers and settings that point the right way', () => {
     expect(missing.code).toBe(ExitCode.notFound);
     const sandbox = await runSvc(['sandbox', 'deliveries', 'replay', 'rep_x', '--data-dir', join(env.HOME!, 'sandbox')], { env });
     expect(sandbox.code, sandbox.stderr).toBe(ExitCode.invalidInput);
+  });
+});
+
+describe('hints that say where the sandbox keeps what is missing', () => {
+  it.each([
+    ['webhooks listen without a webhook secret', ['webhooks', 'listen', '--port', '0'], 'missing_webhook_secret'],
+    ['contract verify without an API key', ['contract', 'verify', '--base-url', 'https://127.0.0.1:1'], 'no_api_key'],
+  ])('%s names `svc sandbox keys --reveal`', async (_, args, code) => {
+    const env = isolatedEnv();
+    const result = await runSvc([...args, '--json'], { env, killAfterMs: HANG_MS });
+    expect(result.code).toBe(ExitCode.config);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code, hint: expect.stringContaining('`svc sandbox keys --reveal`') });
   });
 });
 
