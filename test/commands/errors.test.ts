@@ -140,6 +140,27 @@ describe('answers and settings that point the right way', () => {
   });
 });
 
+describe('waiting out a rate limit', () => {
+  it('says on stderr that it waits, how long and why, and keeps --json as it is', async () => {
+    let calls = 0;
+    const limited = await startServer((_, response) => {
+      calls += 1;
+      if (calls === 1) return apiError(response, 429, 'rate_limited', 'slow down', { 'retry-after': '1' });
+      return json(response, 200, { object: 'list', data: [], has_more: false });
+    });
+    try {
+      const result = await runSvc(['reports', 'list', '--json'], { env: isolatedEnv({ SVC_BASE_URL: limited.url, SVC_API_KEY: KEY }) });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(
+        "Waiting 1s before trying GET /v1/reports again (attempt 2 of 4): the service answered 429: the plan's request rate is exceeded",
+      );
+      expect(JSON.parse(result.stdout)).toMatchObject({ object: 'list', data: [] });
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('hints that say where the sandbox keeps what is missing', () => {
   it.each([
     ['webhooks listen without a webhook secret', ['webhooks', 'listen', '--port', '0'], 'missing_webhook_secret'],
