@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
 import { DOCUMENT_TYPES } from '../../src/api/enums.js';
 import type { Applicant, Report } from '../../src/api/types.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
@@ -134,11 +135,42 @@ describe('reports create with no flags, on a terminal', () => {
     await session.waitFor('Visa type:');
     session.type(KEYS.enter);
     await session.waitFor('Purpose of travel:');
+    // An empty purpose is asked again, not sent.
+    session.type(`  ${KEYS.enter}`);
+    await session.waitFor('say what the trip is for, in a few words');
     session.type(`A week in Lyon${KEYS.enter}`);
     const { code, screen } = await session.exited();
     expect(code, screen).toBe(0);
     const report = await parsed<Report>(['reports', 'get', idOn(screen, 'rep')!]);
     expect(report).toMatchObject({ applicant_id: applicant.id, destination: 'FR', purpose: 'A week in Lyon' });
+  });
+
+  it('keeps the answers when the service refuses them: the command that sends them again is shown', async () => {
+    const applicant = await parsed<Applicant>([
+      'applicants',
+      'create',
+      '--given-names',
+      'Kept',
+      '--surname',
+      'Answers',
+      '--date-of-birth',
+      '1990-01-02',
+      '--nationality',
+      'PT',
+    ]);
+    const session = startInTerminal(['reports', 'create', '--applicant', applicant.id, '--destination', 'FR'], sandbox.env);
+    await session.waitFor('Visa type:');
+    // Up from the first choice is the last: another value, typed in.
+    session.type(`${KEYS.up}${KEYS.enter}`);
+    await session.waitFor('Visa type:');
+    session.type(`space_tourism${KEYS.enter}`);
+    await session.waitFor('Purpose of travel:');
+    session.type(`Lyon's museums${KEYS.enter}`);
+    const { code, screen } = await session.exited();
+    expect(code, screen).toBe(ExitCode.invalidInput);
+    expect(screen.replace(/\r?\n\s*/g, ' ')).toContain(
+      `Your answers, to correct and send again: svc reports create --applicant ${applicant.id} --destination FR --visa-type space_tourism --purpose 'Lyon'\\''s museums'`,
+    );
   });
 
   it('creates a new applicant on the spot, then the report', async () => {

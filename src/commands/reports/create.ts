@@ -8,7 +8,7 @@ import { countryCode, trimmed } from '../../api/normalise.js';
 import { answerCheck, assertStated, STATED } from '../../api/stated.js';
 import { recentApplicants, rememberApplicant } from '../../config/recent-applicants.js';
 import type { ReportAnswer } from '../../api/types.js';
-import { ExitCode } from '../../errors.js';
+import { ApiError, ExitCode } from '../../errors.js';
 import { knownApplicants, upsertApplicant } from '../../services/applicants.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { askApplicant } from '../../ui/applicant-questions.js';
@@ -27,6 +27,14 @@ const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-ty
 
 /** What `--json` prints. */
 export type JsonResult = ReportAnswer;
+
+const shellWord = (word: string) => (/^[\w./:@-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+
+/** The `svc reports create` command line that sends `input` again. */
+function resendCommand(input: ReportRequest): string {
+  const flags = Object.entries(FIELDS).flatMap(([flag, field]) => (input[field] === undefined ? [] : [`--${flag}`, shellWord(input[field])]));
+  return ['svc', 'reports', 'create', ...flags].join(' ');
+}
 
 export default class ReportsCreate extends ApiCommand {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
@@ -71,7 +79,17 @@ export default class ReportsCreate extends ApiCommand {
       ['destination', input.destination, STATED.destination],
       ['visa_type', input.visa_type, STATED.visaType],
     ]);
-    let report = await createReport(client, input);
+    let report = await createReport(client, input).catch((error: unknown) => {
+      // Answers typed at the prompts are not lost to a refusal: the command that sends them again is shown, to correct.
+      if (
+        error instanceof ApiError &&
+        error.kind === 'invalidInput' &&
+        canPrompt(this.io) &&
+        Object.keys(FIELDS).some((name) => flags[name as keyof typeof FIELDS] === undefined)
+      )
+        this.note(`Your answers, to correct and send again:\n  ${terminalText(resendCommand(input))}`);
+      throw error;
+    });
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
       report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
@@ -102,7 +120,9 @@ export default class ReportsCreate extends ApiCommand {
           }),
         ),
       visa_type: flags['visa-type'] ?? (await chooseOrType(ask, 'Visa type:', VISA_TYPES, answerCheck(STATED.visaType))),
-      purpose: flags.purpose ?? trimmed(await ask.input('Purpose of travel:')),
+      purpose:
+        flags.purpose ??
+        trimmed(await ask.input('Purpose of travel:', { validate: (answer) => answer.trim() !== '' || 'say what the trip is for, in a few words' })),
     };
   }
 
