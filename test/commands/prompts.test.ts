@@ -232,6 +232,34 @@ describe('documents upload with no file, on a terminal', () => {
   });
 });
 
+describe('documents upload without --applicant, on a terminal', () => {
+  it('offers the applicant picker of reports create, and attaches the document to the one chosen', async () => {
+    const applicant = await parsed<Applicant>([
+      'applicants',
+      'create',
+      '--given-names',
+      'Picked',
+      '--surname',
+      'Forupload',
+      '--date-of-birth',
+      '1991-02-03',
+      '--nationality',
+      'PT',
+    ]);
+    const file = join(sandbox.env.HOME!, 'picked.txt');
+    writeFileSync(file, 'Monthly statement: balance 9 000 EUR\n');
+    const session = startInTerminal(['documents', 'upload', file, '--type', 'bank_statement'], sandbox.env);
+    await session.waitFor('Applicant:');
+    // The newest applicant svc created comes first, named.
+    await session.waitFor(`Picked Forupload (${applicant.id})`);
+    session.type(KEYS.enter);
+    const { code, screen } = await session.exited();
+    expect(code, screen).toBe(0);
+    const document = await parsed<{ applicant_id?: string }>(['documents', 'get', idOn(screen, 'doc')!]);
+    expect(document.applicant_id).toBe(applicant.id);
+  });
+});
+
 describe('without a terminal', () => {
   it('names the missing file of documents upload, and asks nothing', async () => {
     const result = await runSvc(['documents', 'upload', '--type', 'passport'], { env: sandbox.env });

@@ -10,6 +10,7 @@ import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
 import { canPrompt } from '../../ui/io.js';
 import { timeView } from '../../ui/time.js';
+import { chooseApplicant } from '../../applicant-choice.js';
 
 /** What `--json` prints. */
 export type JsonResult = DocumentAnswer;
@@ -37,16 +38,19 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(DocumentsUpload);
-    const { client } = await this.connect(flags);
+    const { client, connection } = await this.connect(flags);
     assertStated([['applicant_id', flags.applicant, STATED.applicantId]]);
     const file = await readDocumentFile(args.file ?? (await this.askForFile()));
+    // The applicant the document supports, picked as reports create picks it.
+    const applicantId =
+      flags.applicant ?? (canPrompt(this.io) ? await chooseApplicant(this.prompter, (line) => this.note(line), client, connection.baseUrl.href) : undefined);
     let type = flags.type;
     if (type === undefined && canPrompt(this.io)) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
     for (const note of [leftOutWarning(type === undefined ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
     const progress = await uploadProgress(this.io, file.filename, file.bytes.length);
     let document: DocumentAnswer | undefined;
     try {
-      document = await uploadDocument(client, { file, type, applicantId: flags.applicant }, progress?.update);
+      document = await uploadDocument(client, { file, type, applicantId }, progress?.update);
     } finally {
       progress?.stop(document !== undefined);
     }

@@ -1,17 +1,15 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
+import { chooseApplicant } from '../../applicant-choice.js';
 import { idOf } from '../../api/answer.js';
 import { VISA_TYPES } from '../../api/enums.js';
 import { reportOutcome } from '../../api/report-outcome.js';
 import type { ApiClient } from '../../api/client.js';
 import { countryCode, trimmed } from '../../api/normalise.js';
 import { answerCheck, assertStated, STATED } from '../../api/stated.js';
-import { recentApplicants, rememberApplicant } from '../../config/recent-applicants.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { ApiError, ExitCode } from '../../errors.js';
-import { knownApplicants, upsertApplicant } from '../../services/applicants.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
-import { askApplicant } from '../../ui/applicant-questions.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt } from '../../ui/io.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
@@ -19,9 +17,6 @@ import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { timeView } from '../../ui/time.js';
 import { helpText } from '../../help-text.js';
-
-const CREATE_APPLICANT = 'Create a new applicant now';
-const TYPE_APPLICANT_ID = 'Type an applicant id';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 
@@ -111,7 +106,7 @@ export default class ReportsCreate extends ApiCommand {
     }
     const ask = this.prompter;
     return {
-      applicant_id: flags.applicant ?? (await this.chooseApplicant(client, baseUrl)),
+      applicant_id: flags.applicant ?? (await chooseApplicant(this.prompter, (line) => this.note(line), client, baseUrl)),
       destination:
         flags.destination ??
         countryCode(
@@ -124,24 +119,5 @@ export default class ReportsCreate extends ApiCommand {
         flags.purpose ??
         trimmed(await ask.input('Purpose of travel:', { validate: (answer) => answer.trim() !== '' || 'say what the trip is for, in a few words' })),
     };
-  }
-
-  /** An applicant for the report: one the workspace is known to have, a new one made now, or an id typed in. */
-  private async chooseApplicant(client: ApiClient, baseUrl: string): Promise<string> {
-    const known = await knownApplicants(client, await recentApplicants(baseUrl));
-    const labels = known.map(({ id, name }) => terminalText(name ? `${name} (${id})` : id));
-    const choice = await this.prompter.select('Applicant:', [...labels, CREATE_APPLICANT, TYPE_APPLICANT_ID]);
-    if (choice === TYPE_APPLICANT_ID)
-      return trimmed(
-        await this.prompter.input('Applicant id (app_…):', {
-          validate: (answer) => STATED.applicantId.test(answer.trim()) || 'an id starting with app_, like app_4Jd92kQz',
-        }),
-      )!;
-    if (choice !== CREATE_APPLICANT) return known[labels.indexOf(choice)]!.id;
-    const applicant = await upsertApplicant(client, await askApplicant(this.prompter, {}));
-    const id = idOf(applicant, 'POST /v1/applicants');
-    await rememberApplicant(baseUrl, id);
-    this.note(`Created applicant ${terminalText(id)}.`);
-    return id;
   }
 }
