@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseBaseUrl } from '../api/base-url.js';
 import { assertKey, redactKey } from './keys.js';
 import { SETTINGS, type SettingName } from './store.js';
+import { parseEncoding, parseFieldName, parseFieldsSetting } from './upload-shape.js';
 
 /** Checks a value before it is saved, and returns it in the form to save. */
 export function normaliseSetting(name: SettingName, value: string, source: string): string {
@@ -14,6 +15,14 @@ export function normaliseSetting(name: SettingName, value: string, source: strin
       return value;
     case 'ca_cert':
       return resolve(value);
+    case 'upload_encoding':
+      return parseEncoding(value, source);
+    case 'upload_file_field':
+    case 'upload_type_field':
+    case 'upload_applicant_field':
+      return parseFieldName(value, source);
+    case 'upload_fields':
+      return JSON.stringify(parseFieldsSetting(value, source));
   }
 }
 
