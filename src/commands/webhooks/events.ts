@@ -57,10 +57,11 @@ export default class WebhooksEvents extends BaseCommand {
             [
               'received',
               'event',
-              { title: 'type', leaveOut: 2 },
-              { title: 'resource', leaveOut: 1 },
+              // What an event is comes before what it is about, and that before the application's answer to a forward.
+              { title: 'type', leaveOut: 3 },
+              { title: 'resource', leaveOut: 2 },
               { title: 'status', freeText: true },
-              { title: 'forward', freeText: true },
+              { title: 'forward', freeText: true, leaveOut: 1 },
             ],
             events.map((event) => [times.short(event.receivedAt), event.eventId, event.type, event.resourceId, statusCell(event), forwardCell(event)]),
             this.io.stdout,
