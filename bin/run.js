@@ -36,8 +36,13 @@ function namesOwnCommand() {
   return false;
 }
 
-// Scripts call `svc --version` to probe for svc: answer it as oclif would, without loading oclif.
-if (args.length === 1 && args[0] === '--version') {
+// Scripts call `svc --version` (or `svc version`, as gh and stripe take it) to probe for svc: answered
+// as oclif would, without loading oclif; with --json, as an object to which fields may be added.
+const asksVersion = (args[0] === '--version' || args[0] === 'version') && args.slice(1).every((arg) => arg === '--json');
+if (asksVersion && args.includes('--json')) {
+  const version = { version: pjson.version, platform: process.platform, arch: process.arch, node: process.version };
+  process.stdout.write(`${JSON.stringify(version, null, 2)}\n`);
+} else if (asksVersion) {
   process.stdout.write(`svc/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`);
 } else {
   // The check above replaces oclif's own engine check, which costs a sixth of start-up.
@@ -48,5 +53,7 @@ if (args.length === 1 && args[0] === '--version') {
   // unknown command: one of svc's own commands needs none of them, only the time they take to load.
   const own = namesOwnCommand();
   const plugins = own ? [] : pjson.oclif.plugins;
-  await execute({ root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins } } });
+  // oclif lays a flag's description out two columns past the width it is given: help is given two less.
+  const helpOptions = process.stdout.isTTY && process.stdout.columns ? { maxWidth: Math.max(40, process.stdout.columns - 2) } : undefined;
+  await execute({ root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, oclif: { ...pjson.oclif, plugins, helpOptions } } });
 }

@@ -15,6 +15,6 @@ export abstract class AdminCommand extends ApiCommand {
 
   /** The LIVE mark, for a change to a production key (the admin key itself is never a live key). */
   protected markLive(environment: Key['environment'], what: string): void {
-    if (environment === 'live') this.note(`LIVE  ${this.id} ${what}`);
+    if (environment === 'live') this.note(`LIVE  ${this.commandWords} ${what}`);
   }
 }

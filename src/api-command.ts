@@ -5,6 +5,7 @@ import { type Connection, missingKeyError, resolveConnection } from './config/co
 import { redactKey } from './config/keys.js';
 import { connectionFlags } from './flags/connection.js';
 import { secretOnCommandLine } from './flags/secret.js';
+import { retryWaitLine } from './ui/retry-wait.js';
 
 export type ConnectionFlagValues = Interfaces.InferredFlags<typeof ApiCommand.baseFlags> & { 'admin-key'?: string | undefined };
 
@@ -32,7 +33,7 @@ export abstract class ApiCommand extends BaseCommand {
     const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
     if (!key) throw missingKeyError(role);
     if ((this.ctor as typeof ApiCommand).mutating && key.environment === 'live') {
-      this.note(`LIVE  ${this.id} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
+      this.note(`LIVE  ${this.commandWords} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
     }
     return { client: await this.openClient(flags, connection, key.value), connection };
   }
@@ -47,6 +48,13 @@ export abstract class ApiCommand extends BaseCommand {
       timeoutMs: flags.timeout * 1000,
       retry: { retries: flags.retries },
       log: flags.verbose ? (line) => this.note(line) : undefined,
+      // A wait of a second or more is said (--verbose says every retry already): a rate limit may hold a command for a minute.
+      onRetryWait:
+        flags.verbose || flags.retries === 0
+          ? undefined
+          : ({ request, attempt, delayMs, reason }) => {
+              if (delayMs >= 1000) this.note(retryWaitLine(request.method, new URL(request.url).pathname, attempt, flags.retries + 1, delayMs, reason));
+            },
     });
   }
 }

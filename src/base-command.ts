@@ -5,7 +5,7 @@ import { asSvcError, usageError, writeError } from './error-output.js';
 import { ExitCode } from './errors.js';
 import { type Io, processIo } from './ui/io.js';
 import { inquirerPrompter, type Prompter } from './ui/prompter.js';
-import { hangingLine } from './ui/table.js';
+import { fittedText, hangingLine } from './ui/table.js';
 
 /** oclif's output of parsing flags or arguments: values by name. */
 type Flagged = Record<string, unknown>;
@@ -42,6 +42,11 @@ export abstract class BaseCommand extends Command {
     this.secrets.push(...environmentSecrets(this.io.env));
   }
 
+  /** The command's words as a person types them (`reports create`), not oclif's id (`reports:create`). */
+  protected get commandWords(): string {
+    return this.id?.replaceAll(':', ' ') ?? '';
+  }
+
   /** Parses as oclif does; what it refuses is a usage error of svc's own shape. */
   protected override async parse<F extends Flagged, B extends Flagged, A extends Flagged>(
     options?: Interfaces.Input<F, B, A>,
@@ -50,13 +55,13 @@ export abstract class BaseCommand extends Command {
     try {
       return await super.parse(options, argv);
     } catch (error) {
-      throw usageError(error as Error, this.id?.replaceAll(':', ' ') ?? '');
+      throw usageError(error as Error, this.commandWords);
     }
   }
 
   public override log(message = '', ...args: unknown[]): void {
     if (this.jsonEnabled()) return;
-    this.io.stdout.write(`${format(typeof message === 'string' ? message : inspect(message), ...args)}\n`);
+    this.io.stdout.write(`${fittedText(format(typeof message === 'string' ? message : inspect(message), ...args), this.io.stdout)}\n`);
   }
 
   public override logJson(json: unknown): void {
@@ -113,12 +118,7 @@ export abstract class BaseCommand extends Command {
   /** A line for people on stderr, in every output mode (oclif's logToStderr is silent under --json). */
   protected note(line: string): void {
     const text = redactText(line, this.secrets);
-    this.io.stderr.write(
-      `${text
-        .split('\n')
-        .map((part) => hangingLine('', part, this.io.stderr))
-        .join('\n')}\n`,
-    );
+    this.io.stderr.write(`${fittedText(text, this.io.stderr)}\n`);
   }
 
   protected warning(message: string): void {

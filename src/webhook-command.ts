@@ -48,7 +48,7 @@ export abstract class WebhookCommand extends BaseCommand {
       throw new ConfigError(
         'missing_webhook_secret',
         'no webhook secret',
-        'set SVC_WEBHOOK_SECRET (several separated by commas during a rotation), or pass --secret',
+        'set SVC_WEBHOOK_SECRET (several separated by commas during a rotation), or pass --secret; the embedded sandbox signs with the webhook_secret that `svc sandbox keys --reveal` shows',
       );
     }
     this.secrets.push(...secrets);

@@ -58,6 +58,21 @@ export function resourceIn(body: unknown): Json {
   return wrapped.length === 1 && Object.keys(body).length === 1 ? wrapped[0]! : body;
 }
 
+/**
+ * The resource a GET of one resource answered, as `resourceIn` finds it: an answer that holds none
+ * (no object with an id: `{}`, a list, a page) cannot be shown as that resource.
+ */
+export function fetchedResource(body: unknown, what: string): Json {
+  const resource = resourceIn(body);
+  if (isResource(resource)) return resource;
+  throw new SvcError(
+    'server',
+    'answer_not_a_resource',
+    `${what} answered with no resource in it (no object with an id)`,
+    'check --base-url points at the API itself; `--json` shows the answer as it came',
+  );
+}
+
 /** The id of a resource as answered, for a request that follows it up; an answer without one is named as such. */
 export function idOf(resource: Json, what: string): string {
   const id = resource.id;

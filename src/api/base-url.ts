@@ -35,5 +35,13 @@ export function parseBaseUrl(value: string, source: string): URL {
       'give only scheme, host, port and an optional path prefix',
     );
   }
+  if (/\/v1\/?$/.test(url.pathname)) {
+    const without = `${url.origin}${url.pathname.replace(/\/v1\/?$/, '')}`;
+    throw new ConfigError(
+      'invalid_base_url',
+      `the base URL from ${source} (${url.href}) ends in /v1, which svc adds to every path itself (/v1/reports)`,
+      `drop /v1: give ${without}`,
+    );
+  }
   return url;
 }

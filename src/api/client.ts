@@ -51,6 +51,8 @@ export interface ApiClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Receives one line per exchange and per retry (for --verbose). */
   log?: ((line: string) => void) | undefined;
+  /** Told of each wait before a retry, that a person may be told why nothing happens. */
+  onRetryWait?: RetryNotice | undefined;
   /** When and how long retries wait: the system's clock and Math.random, or a test's. */
   retryTiming?: RetryTiming;
 }
@@ -86,12 +88,12 @@ async function through(middlewares: Middleware[], send: Send, request: ApiReques
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-  const notice: RetryNotice | undefined =
-    options.log &&
-    ((event) =>
-      options.log?.(
-        `retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`,
-      ));
+  const notice: RetryNotice = (event) => {
+    options.onRetryWait?.(event);
+    options.log?.(
+      `retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`,
+    );
+  };
   const send = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice, options.retryTiming);
   const middlewares = [throwApiErrors(timeoutMs), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
   const baseUrl = options.baseUrl.href.replace(/\/$/, '');

@@ -97,14 +97,26 @@ function describeBody(text: string): { code?: string; message?: string; param?: 
   };
 }
 
+/**
+ * Whether a plain HTTP request was refused for being plain HTTP (part 5.2): answered 426, or in
+ * words that name HTTPS. A configuration mistake, the base URL's, not the input's.
+ */
+function refusesPlainHttp(request: ApiRequest, response: ApiResponse, body: { code?: string; message?: string }): boolean {
+  if (!request.url.startsWith('http:') || response.status < 400 || response.status >= 500) return false;
+  return response.status === 426 || /https/i.test(body.code ?? '') || /plain HTTP|HTTPS (only|required)/i.test(body.message ?? '');
+}
+
 export function errorFromResponse(request: ApiRequest, response: ApiResponse): ApiError {
   const body = describeBody(response.text);
-  const kind = kindForStatus(response.status);
+  const plainHttp = refusesPlainHttp(request, response, body);
+  const kind = plainHttp ? 'config' : kindForStatus(response.status);
   const code = body.code ?? (kind === 'server' ? 'server_error' : `http_${response.status}`);
   const retryAfter = retryAfterSeconds(response.headers);
   const detail = body.message ?? (response.statusText || 'no message');
   const param = body.param ? ` (field ${body.param})` : '';
-  let hint = HINTS[code];
+  let hint = plainHttp
+    ? `the service takes HTTPS only: give the base URL as ${request.url.replace(/^http:/, 'https:').replace(/(\/\/[^/]+).*$/, '$1')} (--base-url, SVC_BASE_URL or the profile's base_url)`
+    : HINTS[code];
   if (!hint && kind === 'rateLimited') {
     hint = `the plan's request rate is exceeded — ${retryAfter === undefined ? 'wait a moment' : `retry in ${retryAfter} s`}, or pass --retries to let svc wait`;
   }

@@ -21,6 +21,7 @@ export const STATED = {
   reportId: prefixed('rep_'),
   documentId: prefixed('doc_'),
   keyId: prefixed('key_'),
+  eventId: { ...prefixed('evt_'), says: 'must be an event id starting with evt_ (spec part 6)' },
   destination: { test: (value: string) => /^[A-Z]{2}$/.test(value), says: 'must be two uppercase letters, like DE (spec part 2)' },
   visaType: { test: (value: string) => /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(value), says: 'must be a snake_case name, like work_holiday (spec part 2)' },
 } satisfies Record<string, StatedRule>;

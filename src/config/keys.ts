@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, SvcError } from '../errors.js';
 import { storeSecrets } from './webhook-store.js';
 
 /** The key prefixes of spec part 5.5; the prefix selects the environment. */
@@ -123,7 +123,9 @@ export function assertKey(key: string, role: 'api_key' | 'admin_key', source: st
     );
   }
   if (role === 'admin_key' && environment !== 'admin') {
-    throw new ConfigError(
+    // The README's table: not an admin key is a permission failure (4), as the service's 403 would be.
+    throw new SvcError(
+      'permission',
       'not_an_admin_key',
       `the admin_key from ${source} (${redactKey(key)}) is a ${environment} key`,
       `key management needs an admin key (${KEY_PREFIXES.admin}…): set SVC_ADMIN_KEY or \`svc config set admin_key\``,

@@ -52,7 +52,12 @@ export function kitKeys(given: {
   revocableId?: string | undefined;
   revocable?: string | undefined;
 }): KitKeys {
-  if (!given.api) throw new ConfigError('no_api_key', 'no API key of the implementation', 'pass a svc_test_ key with --api-key, or better SVC_API_KEY');
+  if (!given.api)
+    throw new ConfigError(
+      'no_api_key',
+      'no API key of the implementation',
+      "pass a svc_test_ key with --api-key, or better SVC_API_KEY; the embedded sandbox's keys are shown by `svc sandbox keys --reveal`",
+    );
   if (assertKey(given.api, 'api_key', '--api-key') !== 'test') {
     throw new ConfigError(
       'not_a_test_key',

@@ -1,4 +1,4 @@
-import { jsonOf, resourceIn } from '../api/answer.js';
+import { jsonOf, resourceIn, fetchedResource } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import type { ApplicantAnswer } from '../api/types.js';
 import { listReports } from './reports.js';
@@ -16,7 +16,7 @@ export async function upsertApplicant(client: ApiClient, input: Record<string, u
 
 export async function getApplicant(client: ApiClient, id: string): Promise<ApplicantAnswer> {
   const answer = await client.GET('/v1/applicants/{id}', { path: { id } });
-  return resourceIn(jsonOf(answer, `GET /v1/applicants/${id}`));
+  return fetchedResource(jsonOf(answer, `GET /v1/applicants/${id}`), `GET /v1/applicants/${id}`);
 }
 
 export interface KnownApplicant {

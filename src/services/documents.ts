@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { jsonOf, resourceIn } from '../api/answer.js';
+import { jsonOf, resourceIn, fetchedResource } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import type { FilePart } from '../api/multipart.js';
 import type { DocumentAnswer } from '../api/types.js';
@@ -107,5 +107,5 @@ export async function uploadDocument(
 
 export async function getDocument(client: ApiClient, id: string): Promise<DocumentAnswer> {
   const answer = await client.GET('/v1/documents/{id}', { path: { id } });
-  return resourceIn(jsonOf(answer, `GET /v1/documents/${id}`));
+  return fetchedResource(jsonOf(answer, `GET /v1/documents/${id}`), `GET /v1/documents/${id}`);
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { jsonOf, parsedOrUndefined, resourceIn, withDefaults } from '../api/answer.js';
+import { jsonOf, parsedOrUndefined, resourceIn, withDefaults, fetchedResource } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import { listItems, type NextPage, nextPage } from '../api/list-answer.js';
 import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../api/paging.js';
@@ -12,7 +12,7 @@ export type ReportsQuery = Record<string, string | number | undefined>;
 
 export async function getReport(client: ApiClient, id: string): Promise<ReportAnswer> {
   const answer = await client.GET('/v1/reports/{id}', { path: { id } });
-  return resourceIn(jsonOf(answer, `GET /v1/reports/${id}`));
+  return fetchedResource(jsonOf(answer, `GET /v1/reports/${id}`), `GET /v1/reports/${id}`);
 }
 
 /** The body of POST /v1/reports: the four request fields of part 4, those left out not sent. */

@@ -14,15 +14,16 @@ export function renderKeyRows(keys: Key[], times: TimeView, stream: NodeJS.Write
   return renderTable(
     [
       'id',
-      { title: 'key', leaveOut: 4 },
-      { title: 'name', freeText: true },
+      // What the command is for (last use, read-only, IP lock) stays; what identifies a key to a person goes first.
+      { title: 'key', leaveOut: 3 },
+      { title: 'name', freeText: true, leaveOut: 4 },
       'env',
       'status',
-      { title: 'read-only', leaveOut: 3 },
-      { title: 'IP lock', leaveOut: 2, freeText: true },
+      'read-only',
+      { title: 'IP lock', freeText: true },
       'last used',
-      { title: 'last IP', leaveOut: 1 },
-      { title: 'created', leaveOut: 5 },
+      { title: 'last IP', leaveOut: 2 },
+      { title: 'created', leaveOut: 1 },
     ],
     keys.map((key) => [
       key.id,

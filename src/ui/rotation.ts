@@ -3,7 +3,9 @@ import { nextStep, stepNumber } from '../keys/journal.js';
 import type { DrainProgress, RotationEvent } from '../keys/rotation-events.js';
 import { formatDuration } from '../duration.js';
 import { writeJsonLine } from './json-lines.js';
-import { renderTable } from './table.js';
+import { liveLine } from './live-line.js';
+import { fittedLine, renderTable, terminalWidth } from './table.js';
+import { stringWidth } from './text-width.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
 
@@ -36,13 +38,20 @@ function clock(ms: number): string {
   return hours ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
 }
 
-function drainLine(progress: DrainProgress, elapsedMs: number): string {
+/**
+ * Where the drain stands, in one line of at most `columns` cells where it can be: the old key's last
+ * address is the first left out, then the words are shortened.
+ */
+function drainLine(progress: DrainProgress, elapsedMs: number, columns?: number): string {
   const quietFor = progress.old_key_quiet_for_ms;
-  const oldKey =
-    quietFor === null
-      ? 'old key never used'
-      : `old key silent ${clock(quietFor + elapsedMs)} of ${clock(progress.quiet_period_ms)}${progress.old_key_last_used_ip ? ` (last use from ${progress.old_key_last_used_ip})` : ''}`;
-  return `drain  ${oldKey} · new key used: ${progress.new_key_used ? 'yes' : 'not yet'} · gives up in ${clock(progress.timeout_in_ms - elapsedMs)}`;
+  const lastUse = progress.old_key_last_used_ip ? ` (last use from ${terminalText(progress.old_key_last_used_ip)})` : '';
+  const left = `gives up in ${clock(progress.timeout_in_ms - elapsedMs)}`;
+  const silent = quietFor === null ? undefined : [clock(quietFor + elapsedMs), clock(progress.quiet_period_ms)];
+  const line = (from: string) =>
+    `drain  ${silent ? `old key silent ${silent[0]} of ${silent[1]}${from}` : 'old key never used'} · new key used: ${progress.new_key_used ? 'yes' : 'not yet'} · ${left}`;
+  const short = `drain  ${silent ? `old key silent ${silent[0]}/${silent[1]}` : 'old key never used'} · new key ${progress.new_key_used ? 'used' : 'not used yet'} · ${left}`;
+  if (columns === undefined) return line(lastUse);
+  return [line(lastUse), line(''), short].find((text) => stringWidth(text) <= columns) ?? short;
 }
 
 const PROGRESS_LINE_EVERY_MS = 10_000;
@@ -56,15 +65,16 @@ export function humanView(stream: NodeJS.WriteStream): RotationView {
   let lastLineAt = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
   // Lines carry what the API answered (key ids, last-use addresses): escaped.
-  const write = (line: string) => stream.write(`${terminalText(line)}\n`);
+  const write = (line: string) => stream.write(`${fittedLine(terminalText(line), stream)}\n`);
+  const line = liveLine(stream);
   const clearLive = () => {
     if (timer) clearInterval(timer);
     timer = undefined;
-    if (live && stream.isTTY) stream.write('\r\x1b[2K');
+    if (live && stream.isTTY) line.clear();
     live = undefined;
   };
   const drawLive = () => {
-    if (live) stream.write(`\r\x1b[2K${terminalText(drainLine(live.progress, performance.now() - live.since))}`);
+    if (live) line.draw(drainLine(live.progress, performance.now() - live.since, terminalWidth(stream) - 1));
   };
 
   return {
@@ -120,17 +130,16 @@ export function renderRotations(records: RotationRecord[], times: TimeView, stre
   return renderTable(
     [
       'rotation',
-      { title: 'old key', freeText: true },
-      { title: 'new key', freeText: true },
+      // Old and new key in one column, wrapped between words: two key ids side by side leave no room at 80 columns.
+      'keys',
       { title: 'state', freeText: true },
       { title: 'quiet period', leaveOut: 2 },
       { title: 'started', leaveOut: 1 },
-      'updated',
+      { title: 'updated', leaveOut: 3 },
     ],
     records.map((record) => [
       record.id,
-      `${record.old_key.id} (${record.old_key.prefix_hint})`,
-      record.steps.create ? `${record.steps.create.new_key.id ?? 'given'} (${record.steps.create.new_key.prefix_hint})` : '',
+      `${record.old_key.id} (${record.old_key.prefix_hint})${record.steps.create ? ` → ${record.steps.create.new_key.id ?? 'given'} (${record.steps.create.new_key.prefix_hint})` : ''}`,
       rotationState(record),
       formatDuration(record.quiet_period_ms),
       times.short(record.started_at),

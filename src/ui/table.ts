@@ -51,6 +51,29 @@ export function hangingLine(prefix: string, value: string, stream: NodeJS.WriteS
   return [`${prefix}${lines[0] ?? ''}`, ...lines.slice(1).map((line) => `${' '.repeat(indent)}${line}`)].join('\n');
 }
 
+/**
+ * A line for people as it fits the terminal's width: left as it is when it fits (or not on a
+ * terminal), else wrapped between words, its continuation lines indented under the text that
+ * follows the line's last column gap (two spaces or more) in its first half, or under its own
+ * indentation: `PASS  check_name  a long detail` goes on under `a long detail`.
+ */
+export function fittedLine(line: string, stream: NodeJS.WriteStream): string {
+  if (!stream.isTTY) return line;
+  const width = terminalWidth(stream);
+  if (stringWidth(line) <= width) return line;
+  const gaps = [...line.matchAll(/^ +| {2,}(?=\S)/g)].map((gap) => gap.index + gap[0].length).filter((end) => stringWidth(line.slice(0, end)) <= width / 2);
+  const split = gaps.at(-1) ?? 0;
+  return hangingLine(line.slice(0, split), line.slice(split), stream);
+}
+
+/** Lines for people, each as `fittedLine` fits it. */
+export function fittedText(text: string, stream: NodeJS.WriteStream): string {
+  return text
+    .split('\n')
+    .map((line) => fittedLine(line, stream))
+    .join('\n');
+}
+
 /** Space between two columns. */
 const GAP = '  ';
 /** The longest word of free text kept whole when its column is narrowed. */
@@ -112,8 +135,19 @@ function shownColumns(columns: Column[], room: number[], width: number): number[
  */
 export function renderTable(head: Array<string | Column>, rows: Cell[][], stream: NodeJS.WriteStream): string {
   const columns = head.map((column) => (typeof column === 'string' ? { title: column } : column));
-  const cells = rows.map((row) => columns.map((_, index) => text(row[index])));
-  if (!stream.isTTY) return [columns.map((column) => column.title), ...cells].map((row) => row.join('\t')).join('\n');
+  const tableCells = rows.map((row) => columns.map((_, index) => text(row[index])));
+  if (!stream.isTTY) return [columns.map((column) => column.title), ...tableCells].map((row) => row.join('\t')).join('\n');
+  // On a terminal, a column no row has a value for says nothing: it gives its room to the others.
+  const filled = columns.map((_, index) => tableCells.length === 0 || tableCells.some((row) => row[index] !== ''));
+  if (filled.includes(false)) {
+    const keep = <T>(values: T[]) => values.filter((_, index) => filled[index]);
+    return renderTable(
+      keep(head),
+      rows.map((row) => keep(columns.map((_, index) => row[index]))),
+      stream,
+    );
+  }
+  const cells = tableCells;
   const titles = columns.map((column) => column.title.toUpperCase());
   const cellWidth = (cell: string) => Math.max(0, ...cell.split('\n').map((line) => stringWidth(line)));
   const natural = titles.map((title, column) => Math.max(cellWidth(title), ...cells.map((row) => cellWidth(row[column]!))));

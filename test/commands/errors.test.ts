@@ -5,6 +5,7 @@ import { ExitCode } from '../../src/errors.js';
 import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { HANG_MS } from '../helpers/hang.js';
 
 const KEY = 'svc_test_0123456789abcdefghijklmnopqrstuv';
 const ANSWERS: Record<string, [number, string]> = {
@@ -17,6 +18,7 @@ const ANSWERS: Record<string, [number, string]> = {
   rep_invalid: [422, 'invalid_request'],
   rep_ratelimited: [429, 'rate_limited'],
   rep_broken: [500, 'internal_error'],
+  rep_plainhttp: [400, 'https_required'],
 };
 
 let server: TestServer;
@@ -99,6 +101,75 @@ describe('errors of the API, through the real binary', () => {
     expect(result.code).toBe(ExitCode.auth);
     expect(result.stderr).toContain('visible to other local users');
     expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+});
+
+describe('answers and settings that point the right way', () => {
+  it('reports get of an answer that holds no report is a server answer svc cannot read (9), not an empty success', async () => {
+    const result = await svc(['reports', 'get', 'rep_answeredwithalist']);
+    expect(result.code).toBe(ExitCode.server);
+    expect(result.stderr).toContain('GET /v1/reports/rep_answeredwithalist answered with no resource in it');
+    expect(result.stdout).toBe('');
+  });
+
+  it.each(['/v1', '/v1/'])('refuses a base URL ending in %s, which svc adds itself, as a configuration mistake naming the fix', async (path) => {
+    const result = await svc(['reports', 'list', '--json'], { SVC_BASE_URL: `${server.url}${path}` });
+    expect(result.code).toBe(ExitCode.config);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ kind: 'config', code: 'invalid_base_url', hint: `drop /v1: give ${server.url}` });
+  });
+
+  it('takes a refusal of plain HTTP as a configuration mistake (10) naming the https:// URL, not as bad input', async () => {
+    const result = await svc(['reports', 'get', 'rep_plainhttp', '--json']);
+    expect(result.code).toBe(ExitCode.config);
+    const { error } = JSON.parse(result.stdout) as { error: { kind: string; hint: string } };
+    expect(error.kind).toBe('config');
+    expect(error.hint).toContain(`give the base URL as ${server.url.replace('http:', 'https:')}`);
+    // Another refusal over plain HTTP is still the input's.
+    expect((await svc(['reports', 'get', 'rep_invalid'])).code).toBe(ExitCode.invalidInput);
+  });
+
+  it('webhooks replay and sandbox deliveries replay refuse an id without evt_ as invalid input (6), as other commands refuse a wrong prefix', async () => {
+    const env = isolatedEnv();
+    const replay = await runSvc(['webhooks', 'replay', 'rep_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], { env });
+    expect(replay.code, replay.stderr).toBe(ExitCode.invalidInput);
+    expect(replay.stderr).toContain('must be an event id starting with evt_');
+    const missing = await runSvc(['webhooks', 'replay', 'evt_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], { env });
+    expect(missing.code).toBe(ExitCode.notFound);
+    const sandbox = await runSvc(['sandbox', 'deliveries', 'replay', 'rep_x', '--data-dir', join(env.HOME!, 'sandbox')], { env });
+    expect(sandbox.code, sandbox.stderr).toBe(ExitCode.invalidInput);
+  });
+});
+
+describe('waiting out a rate limit', () => {
+  it('says on stderr that it waits, how long and why, and keeps --json as it is', async () => {
+    let calls = 0;
+    const limited = await startServer((_, response) => {
+      calls += 1;
+      if (calls === 1) return apiError(response, 429, 'rate_limited', 'slow down', { 'retry-after': '1' });
+      return json(response, 200, { object: 'list', data: [], has_more: false });
+    });
+    try {
+      const result = await runSvc(['reports', 'list', '--json'], { env: isolatedEnv({ SVC_BASE_URL: limited.url, SVC_API_KEY: KEY }) });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(
+        "Waiting 1s before trying GET /v1/reports again (attempt 2 of 4): the service answered 429: the plan's request rate is exceeded",
+      );
+      expect(JSON.parse(result.stdout)).toMatchObject({ object: 'list', data: [] });
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('hints that say where the sandbox keeps what is missing', () => {
+  it.each([
+    ['webhooks listen without a webhook secret', ['webhooks', 'listen', '--port', '0'], 'missing_webhook_secret'],
+    ['contract verify without an API key', ['contract', 'verify', '--base-url', 'https://127.0.0.1:1'], 'no_api_key'],
+  ])('%s names `svc sandbox keys --reveal`', async (_, args, code) => {
+    const env = isolatedEnv();
+    const result = await runSvc([...args, '--json'], { env, killAfterMs: HANG_MS });
+    expect(result.code).toBe(ExitCode.config);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code, hint: expect.stringContaining('`svc sandbox keys --reveal`') });
   });
 });
 

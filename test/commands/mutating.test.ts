@@ -36,10 +36,10 @@ describe('a destructive command', () => {
     expect(server.requests.at(-1)).toMatchObject({ method: 'DELETE', path: '/v1/reports/rep_gone' });
   });
 
-  it('is marked LIVE on stderr with a live key, the key redacted', async () => {
+  it('is marked LIVE on stderr with a live key, naming the command as typed, the key redacted', async () => {
     const result = await svc(['reports', 'delete', 'rep_live', '--yes', '--json'], LIVE_KEY);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^LIVE .*svc_live_…hijk/m);
+    expect(result.stderr).toMatch(/^LIVE {2}reports delete acts on production .*svc_live_…hijk/m);
     expect(() => JSON.parse(result.stdout)).not.toThrow();
     expect(result.stdout + result.stderr).not.toContain(LIVE_KEY);
   });

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
 import { DOCUMENT_TYPES } from '../../src/api/enums.js';
 import type { Applicant, Report } from '../../src/api/types.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
@@ -134,11 +135,42 @@ describe('reports create with no flags, on a terminal', () => {
     await session.waitFor('Visa type:');
     session.type(KEYS.enter);
     await session.waitFor('Purpose of travel:');
+    // An empty purpose is asked again, not sent.
+    session.type(`  ${KEYS.enter}`);
+    await session.waitFor('say what the trip is for, in a few words');
     session.type(`A week in Lyon${KEYS.enter}`);
     const { code, screen } = await session.exited();
     expect(code, screen).toBe(0);
     const report = await parsed<Report>(['reports', 'get', idOn(screen, 'rep')!]);
     expect(report).toMatchObject({ applicant_id: applicant.id, destination: 'FR', purpose: 'A week in Lyon' });
+  });
+
+  it('keeps the answers when the service refuses them: the command that sends them again is shown', async () => {
+    const applicant = await parsed<Applicant>([
+      'applicants',
+      'create',
+      '--given-names',
+      'Kept',
+      '--surname',
+      'Answers',
+      '--date-of-birth',
+      '1990-01-02',
+      '--nationality',
+      'PT',
+    ]);
+    const session = startInTerminal(['reports', 'create', '--applicant', applicant.id, '--destination', 'FR'], sandbox.env);
+    await session.waitFor('Visa type:');
+    // Up from the first choice is the last: another value, typed in.
+    session.type(`${KEYS.up}${KEYS.enter}`);
+    await session.waitFor('Visa type:');
+    session.type(`space_tourism${KEYS.enter}`);
+    await session.waitFor('Purpose of travel:');
+    session.type(`Lyon's museums${KEYS.enter}`);
+    const { code, screen } = await session.exited();
+    expect(code, screen).toBe(ExitCode.invalidInput);
+    expect(screen.replace(/\r?\n\s*/g, ' ')).toContain(
+      `Your answers, to correct and send again: svc reports create --applicant ${applicant.id} --destination FR --visa-type space_tourism --purpose 'Lyon'\\''s museums'`,
+    );
   });
 
   it('creates a new applicant on the spot, then the report', async () => {
@@ -197,6 +229,34 @@ describe('documents upload with no file, on a terminal', () => {
     expect(code, screen).toBe(0);
     expect(screen).toMatch(/^type +bank_statement$/m);
     expect(screen).toMatch(/^file +statement\.txt, \d+ bytes$/m);
+  });
+});
+
+describe('documents upload without --applicant, on a terminal', () => {
+  it('offers the applicant picker of reports create, and attaches the document to the one chosen', async () => {
+    const applicant = await parsed<Applicant>([
+      'applicants',
+      'create',
+      '--given-names',
+      'Picked',
+      '--surname',
+      'Forupload',
+      '--date-of-birth',
+      '1991-02-03',
+      '--nationality',
+      'PT',
+    ]);
+    const file = join(sandbox.env.HOME!, 'picked.txt');
+    writeFileSync(file, 'Monthly statement: balance 9 000 EUR\n');
+    const session = startInTerminal(['documents', 'upload', file, '--type', 'bank_statement'], sandbox.env);
+    await session.waitFor('Applicant:');
+    // The newest applicant svc created comes first, named.
+    await session.waitFor(`Picked Forupload (${applicant.id})`);
+    session.type(KEYS.enter);
+    const { code, screen } = await session.exited();
+    expect(code, screen).toBe(0);
+    const document = await parsed<{ applicant_id?: string }>(['documents', 'get', idOn(screen, 'doc')!]);
+    expect(document.applicant_id).toBe(applicant.id);
   });
 });
 

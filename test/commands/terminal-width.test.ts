@@ -195,3 +195,105 @@ describe('times for people', () => {
     expect((await parsed<Applicant>(['applicants', 'get', applicant.id])).created_at).toBe(applicant.created_at);
   });
 });
+
+describe(`what a table leaves out at a ${COLUMNS}-column terminal`, () => {
+  it('keys list keeps the facts it is for (read-only, IP lock, last use); webhooks events keeps the type, and leaves out a column no event has a value for', async () => {
+    const keys = await runInTerminal(['keys', 'list'], { ...sandbox.env, SVC_ADMIN_KEY: sandbox.keys.admin }, COLUMNS);
+    expect(keys.lines[0]).toMatch(/^ID +.*READ-ONLY +IP LOCK +LAST USED$/);
+    expect(keys.lines.some((line) => /^key_\w{24} .* yes +any +\S/.test(line))).toBe(true);
+    expect(keys.lines.some((line) => / no +192\.0\.2\.10 /.test(line))).toBe(true);
+    // Before the test of every command below forwards one.
+    const events = await runInTerminal(['webhooks', 'events', '--store', listen.store], sandbox.env, COLUMNS);
+    expect(events.lines[0]).toMatch(/^RECEIVED +EVENT +TYPE +STATUS$/);
+    expect(events.lines.join('\n')).not.toMatch(/forward/i);
+  });
+});
+
+/** Pieces of an id (rep_, app_, doc_, key_, evt_ and 24 characters in the sandbox) that a wrap cut short. */
+function brokenIds(lines: string[]): string[] {
+  return lines
+    .flatMap((line) => [...line.matchAll(/(?<![\w…])(?:rep|app|doc|key|evt)_[A-Za-z0-9]+(?![\w…])/g)].map(([id]) => id))
+    .filter((id) => id.length !== 28);
+}
+
+describe(`every command at a ${COLUMNS}-column terminal`, () => {
+  it('fits every line of its output for people, help included, and keeps every id whole', { timeout: 900_000 }, async () => {
+    await listen.waitFor((lines) => lines.some((line) => line.type === 'report.completed'));
+    const home = sandbox.env.HOME!;
+    const env = { ...sandbox.env, SVC_API_KEY: sandbox.keys.test, SVC_ADMIN_KEY: sandbox.keys.admin, SVC_WEBHOOK_SECRET: SECRET };
+    const payload = join(home, 'event.json');
+    writeFileSync(payload, '{"id":"evt_0123456789abcdefghijklmn","type":"report.created","data":{}}');
+    const header = (await runSvc(['webhooks', 'sign', '--payload-file', payload], { env })).stdout.trim();
+    const passport = join(home, 'passport.txt');
+    writeFileSync(passport, 'not a passport, but a text the sandbox reads\n');
+    const keys = (await parsed<{ data: Array<{ id: string; prefix_hint: string }> }>(['keys', 'list'])).data;
+    const spare = await parsed<{ id: string }>(['keys', 'create', '--name', 'spare', '--key-file', join(home, 'spare.key')]);
+    const spareReport = await parsed<Report>([
+      'reports',
+      'create',
+      '--applicant',
+      applicant.id,
+      '--destination',
+      'FR',
+      '--visa-type',
+      'tourist',
+      '--purpose',
+      'Visit',
+    ]);
+    const eventId = String(listen.lines.find((line) => line.type === 'report.completed')?.event_id);
+    const testKey = keys.find((key) => sandbox.keys.test.endsWith(key.prefix_hint.split('…')[1]!))!;
+    const runs: string[][] = [
+      ['applicants', 'create', '--given-names', 'Ana', '--surname', 'Silva', '--date-of-birth', '1990-04-12', '--nationality', 'PT', '--travel', 'DE:2023'],
+      ['applicants', 'get', applicant.id],
+      ['applicants', 'update', applicant.id, '--occupation', 'Engineer'],
+      ['config', 'list'],
+      ['config', 'get', 'base_url'],
+      ['config', 'set', 'base_url', sandbox.url, '--profile', 'other'],
+      ['config', 'use', 'sandbox'],
+      ['config', 'unset', 'base_url', '--profile', 'other'],
+      ['contract', 'list'],
+      ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--only', 'auth.*,limits.*'],
+      ['documents', 'upload', passport, '--type', 'passport', '--applicant', applicant.id],
+      ['keys', 'list'],
+      ['keys', 'get', testKey.id],
+      ['keys', 'create', '--name', 'billing worker', '--key-file', join(home, 'billing.key')],
+      ['keys', 'rotate', testKey.id, '--new-key-file', join(home, 'new.key'), '--dry-run'],
+      // A deploy command that fails stops the rotation at step 3, leaving it in the journal for `keys rotations`.
+      ['keys', 'rotate', testKey.id, '--new-key-file', join(home, 'rotated.key'), '--deploy-cmd', 'false', '--yes'],
+      ['keys', 'rotations'],
+      ['keys', 'revoke', spare.id, '--yes'],
+      ['reports', 'create', '--applicant', applicant.id, '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'Two weeks in Berlin'],
+      ['reports', 'create', '--applicant', applicant.id, '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'Two weeks in Berlin', '--wait'],
+      ['reports', 'list'],
+      ['reports', 'get', report.id],
+      ['reports', 'wait', report.id],
+      ['reports', 'open', report.id, '--output', join(home, 'report.html')],
+      ['reports', 'delete', spareReport.id, '--yes'],
+      ['sandbox', 'cert', '--data-dir', sandbox.dataDir],
+      ['sandbox', 'keys', '--data-dir', sandbox.dataDir],
+      ['sandbox', 'deliveries', '--data-dir', sandbox.dataDir],
+      ['sandbox', 'deliveries', 'replay', eventId, '--data-dir', sandbox.dataDir, '--to', listen.url],
+      ['webhooks', 'events', '--store', listen.store],
+      ['webhooks', 'check', listen.url],
+      ['webhooks', 'trigger', 'report.completed', '--to', listen.url],
+      ['webhooks', 'replay', eventId, '--store', listen.store, '--forward-to', listen.url],
+      ['webhooks', 'sign', '--payload-file', payload],
+      ['webhooks', 'verify', '--header', header, '--payload-file', payload],
+      ['webhooks', 'prune', '--store', listen.store, '--before', '30d', '--dry-run'],
+    ];
+    const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as { commands: Record<string, unknown> };
+    const helps = [[], ['--help'], ...Object.keys(manifest.commands).map((id) => [...id.split(':'), '--help'])];
+    const misfits: string[] = [];
+    for (const args of [...runs, ...helps]) {
+      const shown = await runInTerminal(args, env, COLUMNS);
+      // A live line is redrawn after a carriage return: each drawing must fit.
+      const drawn = shown.lines.flatMap((line) => line.split('\r'));
+      const wide = widerThan(drawn, COLUMNS).map((line) => `wider: ${line}`);
+      const broken = args.includes('--help') ? [] : brokenIds(drawn).map((id) => `broken id: ${id}`);
+      const expectedCode = args.includes('--deploy-cmd') ? 14 : 0;
+      if (shown.code !== expectedCode || wide.length || broken.length)
+        misfits.push(`svc ${args.join(' ')} (exit ${shown.code})\n  ${[...wide, ...broken].join('\n  ')}`);
+    }
+    expect(misfits.join('\n'), 'every command now fits').toBe('');
+  });
+});

@@ -128,13 +128,13 @@ describe('svc keys create, list, get and revoke', () => {
     ['rotate', ['key_any', '--new-key-file', '/tmp/never-written.key', '--yes']],
   ])('keys %s says clearly that it needs the admin key when given another', async (verb, rest) => {
     const withTestKey = await svc(['keys', verb, ...rest, '--json'], { SVC_ADMIN_KEY: sandbox.keys.test });
-    expect(withTestKey.code).toBe(ExitCode.config);
+    expect(withTestKey.code).toBe(ExitCode.permission);
     expect(JSON.parse(withTestKey.stdout).error).toMatchObject({ code: 'not_an_admin_key' });
     expect(withTestKey.stderr).toContain('key management needs an admin key');
     expect(withTestKey.stderr).not.toContain(sandbox.keys.test);
 
     const onArgv = await svc(['keys', verb, ...rest, '--admin-key', sandbox.keys.read_only]);
-    expect(onArgv.code).toBe(ExitCode.config);
+    expect(onArgv.code).toBe(ExitCode.permission);
     expect(onArgv.stderr).toContain('visible to other local users');
     expect(onArgv.stderr).toContain('is a test key');
   });

@@ -165,3 +165,17 @@ describe('svc demo', () => {
     expect(readdirSync(scratch).filter((name) => name !== 'node-compile-cache')).toEqual([]);
   });
 });
+
+describe('sandbox start on a port in use', () => {
+  it('says so in words and exits 2, as webhooks listen does', async () => {
+    const env = isolatedEnv();
+    const result = await runSvc(['sandbox', 'start', '--port', String(sandbox.port), '--data-dir', join(env.HOME!, 'sandbox'), '--json'], {
+      env,
+      killAfterMs: HANG_MS,
+    });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'cannot_listen', message: `cannot listen on 127.0.0.1:${sandbox.port}: EADDRINUSE` });
+    expect(result.stderr).toContain('choose another with --port');
+    expect(result.stderr).not.toContain('Error: listen EADDRINUSE');
+  });
+});

@@ -27,7 +27,11 @@ export default class ApplicantsCreate extends ApiCommand {
 
   static override examples = [
     '<%= config.bin %> applicants create',
-    '<%= config.bin %> applicants create --given-names Ana --surname Silva --date-of-birth 1990-04-12 --nationality PT --travel DE:2023 --travel US:2019:overstayed',
+    {
+      description: 'Create an applicant from flags, with two earlier trips (one overstayed)',
+      command:
+        '<%= config.bin %> applicants create --given-names Ana --surname Silva --date-of-birth 1990-04-12 --nationality PT --travel DE:2023 --travel US:2019:overstayed',
+    },
     '<%= config.bin %> applicants create --file profile.json --occupation Engineer --json',
   ];
 

@@ -21,7 +21,7 @@ export default class ApplicantsUpdate extends ApiCommand {
   `;
 
   static override examples = [
-    '<%= config.bin %> applicants update app_123 --passport-number X1234567 --passport-expiry 2031-05-01',
+    { description: 'Record a new passport', command: '<%= config.bin %> applicants update app_123 --passport-number X1234567 --passport-expiry 2031-05-01' },
     '<%= config.bin %> applicants update app_123 --file changes.json --json',
   ];
 

@@ -63,10 +63,24 @@ export default class ContractVerify extends BaseCommand {
   `;
 
   static override examples = [
-    'SVC_API_KEY=svc_test_… <%= config.bin %> contract verify --base-url https://staging.example.com --fast',
-    '<%= config.bin %> contract verify --base-url https://127.0.0.1:8443 --ca-cert "$(svc sandbox cert)" --webhook-port 4010 --level strict --junit contract.xml',
-    '<%= config.bin %> contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json',
-    '<%= config.bin %> contract verify --base-url https://staging.example.com --only "auth.*,reports.get" --json',
+    {
+      description: 'Check a staging deployment quickly, the key from the environment',
+      command: 'SVC_API_KEY=svc_test_… <%= config.bin %> contract verify --base-url https://staging.example.com --fast',
+    },
+    {
+      description: 'Check the local sandbox at level strict, with its webhooks, and write JUnit for CI',
+      command:
+        '<%= config.bin %> contract verify --base-url https://127.0.0.1:8443 --ca-cert "$(svc sandbox cert)" --webhook-port 4010 --level strict --junit contract.xml',
+    },
+    {
+      description: 'Check an implementation with request shapes of its own, over TLS webhooks, revoking a key made in its dashboard',
+      command:
+        '<%= config.bin %> contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json',
+    },
+    {
+      description: 'Run only some checks, by name or pattern',
+      command: '<%= config.bin %> contract verify --base-url https://staging.example.com --only "auth.*,reports.get" --json',
+    },
   ];
 
   // The flags are exactly those the kit documents: no profile, so a CI run depends on nothing but its flags and environment.

@@ -12,21 +12,31 @@ import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
 import { canPrompt } from '../../ui/io.js';
 import { timeView } from '../../ui/time.js';
+import { chooseApplicant } from '../../applicant-choice.js';
 
 /** What `--json` prints. */
 export type JsonResult = DocumentAnswer;
 
 export default class DocumentsUpload extends ApiCommand {
-  static override summary = "Upload a supporting document, as a multipart form (type, applicant_id, file) or in the service's own shape";
+  static override summary = "Upload a supporting document: a multipart form, or the service's own shape";
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
-The file and --type are asked for on a terminal when left out; anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.
+The file, --type and --applicant are asked for on a terminal when left out (the applicant picked as \`reports create\` picks it); anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.
 The encoding of an upload is not shown by the specification: the sandbox takes a multipart form of type, applicant_id and the file part "file". For a service that takes another shape, the UPLOAD SHAPE flags choose the encoding and the names of the fields, and add fields of its own; saved once in the profile (\`svc config set upload_file_field upload\`, …), they apply to every upload, and a flag overrides its setting. A raw upload sends the file alone, without --type or --applicant.`;
 
   static override examples = [
-    '<%= config.bin %> documents upload passport.pdf --type passport --applicant app_123',
+    {
+      description: 'Upload a passport for an applicant',
+      command: '<%= config.bin %> documents upload passport.pdf --type passport --applicant app_123',
+    },
     '<%= config.bin %> documents upload statement.png --type bank_statement --json',
-    '<%= config.bin %> documents upload passport.pdf --type passport --file-field upload --type-field kind',
-    '<%= config.bin %> documents upload passport.pdf --type passport --encoding json --file-field content --field file_name={{file_name}}',
+    {
+      description: 'Upload to a service whose form names the file "upload" and the kind "kind"',
+      command: '<%= config.bin %> documents upload passport.pdf --type passport --file-field upload --type-field kind',
+    },
+    {
+      description: 'Upload as JSON, the file in "content", with a field of the service\'s own',
+      command: '<%= config.bin %> documents upload passport.pdf --type passport --encoding json --file-field content --field file_name={{file_name}}',
+    },
   ];
 
   static override mutating = true;
@@ -66,13 +76,17 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
       );
     }
     const file = await readDocumentFile(args.file ?? (await this.askForFile()));
+    // The applicant the document supports, picked as reports create picks it.
+    const applicantId =
+      flags.applicant ??
+      (canPrompt(this.io) && !raw ? await chooseApplicant(this.prompter, (line) => this.note(line), client, connection.baseUrl.href) : undefined);
     let type = flags.type;
     if (type === undefined && !raw && canPrompt(this.io)) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
     for (const note of [leftOutWarning(type === undefined && !raw ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
     const progress = await uploadProgress(this.io, file.filename, file.bytes.length);
     let document: DocumentAnswer | undefined;
     try {
-      document = await uploadDocument(client, { file, type, applicantId: flags.applicant, shape }, progress?.update);
+      document = await uploadDocument(client, { file, type, applicantId, shape }, progress?.update);
     } finally {
       progress?.stop(document !== undefined);
     }

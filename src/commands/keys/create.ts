@@ -18,7 +18,11 @@ export default class KeysCreate extends AdminCommand {
     "The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. Before the key is made, svc refuses a path that cannot be written, a directory that does not exist (it makes none) and a file that exists (it may hold another key's secret): --force replaces that file, keeping what it held in <file>.old (0600). Should the write fail all the same, the key is revoked, as nobody would hold its secret.";
   static override examples = [
     '<%= config.bin %> keys create --name "billing worker" --key-file ./billing.key',
-    '<%= config.bin %> keys create --environment live --read-only --allow-ip 203.0.113.7 --allow-ip 203.0.113.8 --key-file /run/secrets/svc.key --json',
+    {
+      description: 'Make a live read-only key locked to two addresses, written to a file',
+      command:
+        '<%= config.bin %> keys create --environment live --read-only --allow-ip 203.0.113.7 --allow-ip 203.0.113.8 --key-file /run/secrets/svc.key --json',
+    },
   ];
 
   static override mutating = true;

@@ -98,7 +98,10 @@ export default class KeysRotate extends AdminCommand {
 
   static override examples = [
     '<%= config.bin %> keys rotate key_123 --new-key-file ./new.key',
-    `<%= config.bin %> keys rotate key_123 --new-key-file /run/secrets/svc.key --deploy-cmd './deploy-key.sh' --quiet-period 15m --timeout 2h --yes --json`,
+    {
+      description: 'Rotate from a script: deploy the new key with a command, wait 15 quiet minutes',
+      command: `<%= config.bin %> keys rotate key_123 --new-key-file /run/secrets/svc.key --deploy-cmd './deploy-key.sh' --quiet-period 15m --timeout 2h --yes --json`,
+    },
     '<%= config.bin %> keys rotate --resume',
     '<%= config.bin %> keys rotate --abort rot_0123456789abcdef0123',
     '<%= config.bin %> keys rotate key_123 --new-key-file ./new.key --dry-run',

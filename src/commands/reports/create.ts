@@ -1,17 +1,15 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
+import { chooseApplicant } from '../../applicant-choice.js';
 import { idOf } from '../../api/answer.js';
 import { VISA_TYPES } from '../../api/enums.js';
 import { reportOutcome } from '../../api/report-outcome.js';
 import type { ApiClient } from '../../api/client.js';
 import { countryCode, trimmed } from '../../api/normalise.js';
 import { answerCheck, assertStated, STATED } from '../../api/stated.js';
-import { recentApplicants, rememberApplicant } from '../../config/recent-applicants.js';
 import type { ReportAnswer } from '../../api/types.js';
-import { ExitCode } from '../../errors.js';
-import { knownApplicants, upsertApplicant } from '../../services/applicants.js';
+import { ApiError, ExitCode } from '../../errors.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
-import { askApplicant } from '../../ui/applicant-questions.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt } from '../../ui/io.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
@@ -20,13 +18,18 @@ import { terminalText } from '../../ui/terminal-text.js';
 import { timeView } from '../../ui/time.js';
 import { helpText } from '../../help-text.js';
 
-const CREATE_APPLICANT = 'Create a new applicant now';
-const TYPE_APPLICANT_ID = 'Type an applicant id';
-
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 
 /** What `--json` prints. */
 export type JsonResult = ReportAnswer;
+
+const shellWord = (word: string) => (/^[\w./:@-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+
+/** The `svc reports create` command line that sends `input` again. */
+function resendCommand(input: ReportRequest): string {
+  const flags = Object.entries(FIELDS).flatMap(([flag, field]) => (input[field] === undefined ? [] : [`--${flag}`, shellWord(input[field])]));
+  return ['svc', 'reports', 'create', ...flags].join(' ');
+}
 
 export default class ReportsCreate extends ApiCommand {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
@@ -45,7 +48,10 @@ export default class ReportsCreate extends ApiCommand {
 
   static override examples = [
     '<%= config.bin %> reports create',
-    '<%= config.bin %> reports create --applicant app_123 --destination DE --visa-type tourist --purpose "Two weeks in Berlin" --wait',
+    {
+      description: 'Create a report without a prompt and wait for its outcome',
+      command: '<%= config.bin %> reports create --applicant app_123 --destination DE --visa-type tourist --purpose "Two weeks in Berlin" --wait',
+    },
   ];
 
   static override mutating = true;
@@ -68,7 +74,17 @@ export default class ReportsCreate extends ApiCommand {
       ['destination', input.destination, STATED.destination],
       ['visa_type', input.visa_type, STATED.visaType],
     ]);
-    let report = await createReport(client, input);
+    let report = await createReport(client, input).catch((error: unknown) => {
+      // Answers typed at the prompts are not lost to a refusal: the command that sends them again is shown, to correct.
+      if (
+        error instanceof ApiError &&
+        error.kind === 'invalidInput' &&
+        canPrompt(this.io) &&
+        Object.keys(FIELDS).some((name) => flags[name as keyof typeof FIELDS] === undefined)
+      )
+        this.note(`Your answers, to correct and send again:\n  ${terminalText(resendCommand(input))}`);
+      throw error;
+    });
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
       report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
@@ -90,7 +106,7 @@ export default class ReportsCreate extends ApiCommand {
     }
     const ask = this.prompter;
     return {
-      applicant_id: flags.applicant ?? (await this.chooseApplicant(client, baseUrl)),
+      applicant_id: flags.applicant ?? (await chooseApplicant(this.prompter, (line) => this.note(line), client, baseUrl)),
       destination:
         flags.destination ??
         countryCode(
@@ -99,26 +115,9 @@ export default class ReportsCreate extends ApiCommand {
           }),
         ),
       visa_type: flags['visa-type'] ?? (await chooseOrType(ask, 'Visa type:', VISA_TYPES, answerCheck(STATED.visaType))),
-      purpose: flags.purpose ?? trimmed(await ask.input('Purpose of travel:')),
+      purpose:
+        flags.purpose ??
+        trimmed(await ask.input('Purpose of travel:', { validate: (answer) => answer.trim() !== '' || 'say what the trip is for, in a few words' })),
     };
-  }
-
-  /** An applicant for the report: one the workspace is known to have, a new one made now, or an id typed in. */
-  private async chooseApplicant(client: ApiClient, baseUrl: string): Promise<string> {
-    const known = await knownApplicants(client, await recentApplicants(baseUrl));
-    const labels = known.map(({ id, name }) => terminalText(name ? `${name} (${id})` : id));
-    const choice = await this.prompter.select('Applicant:', [...labels, CREATE_APPLICANT, TYPE_APPLICANT_ID]);
-    if (choice === TYPE_APPLICANT_ID)
-      return trimmed(
-        await this.prompter.input('Applicant id (app_…):', {
-          validate: (answer) => STATED.applicantId.test(answer.trim()) || 'an id starting with app_, like app_4Jd92kQz',
-        }),
-      )!;
-    if (choice !== CREATE_APPLICANT) return known[labels.indexOf(choice)]!.id;
-    const applicant = await upsertApplicant(client, await askApplicant(this.prompter, {}));
-    const id = idOf(applicant, 'POST /v1/applicants');
-    await rememberApplicant(baseUrl, id);
-    this.note(`Created applicant ${terminalText(id)}.`);
-    return id;
   }
 }

@@ -25,7 +25,10 @@ export default class SandboxKeys extends SandboxCommand {
 
   static override examples = [
     '<%= config.bin %> sandbox keys',
-    '<%= config.bin %> sandbox keys --reveal --json | jq -r \'.[] | select(.role == "read_only") | .secret\'',
+    {
+      description: "Print the sandbox's read-only key, for a script",
+      command: '<%= config.bin %> sandbox keys --reveal --json | jq -r \'.[]|select(.role=="read_only")|.secret\'',
+    },
   ];
 
   static override flags = {

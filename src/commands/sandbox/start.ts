@@ -8,6 +8,7 @@ import { startSandbox } from '../../sandbox/server.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { renderTable } from '../../ui/table.js';
 import { helpText } from '../../help-text.js';
+import { SvcError } from '../../errors.js';
 
 /** What `--json` writes: one line when the sandbox is ready. */
 export interface JsonLine {
@@ -36,8 +37,14 @@ export default class SandboxStart extends SandboxCommand {
 
   static override examples = [
     '<%= config.bin %> sandbox start',
-    '<%= config.bin %> sandbox start --port 0 --json --webhook-url http://127.0.0.1:4000/hooks --time-scale 1000',
-    '<%= config.bin %> sandbox start --webhook-url http://127.0.0.1:4000/hooks --signature-encoding base64',
+    {
+      description: 'Start on any free port with a subscriber, running the retry schedule 1000 times faster',
+      command: '<%= config.bin %> sandbox start --port 0 --json --webhook-url http://127.0.0.1:4000/hooks --time-scale 1000',
+    },
+    {
+      description: 'Send the events to a subscriber, v1 signatures in base64',
+      command: '<%= config.bin %> sandbox start --webhook-url http://127.0.0.1:4000/hooks --signature-encoding base64',
+    },
   ];
 
   static override flags = {
@@ -71,28 +78,48 @@ export default class SandboxStart extends SandboxCommand {
     'keep-alive-timeout': Flags.integer({ description: 'Milliseconds a kept-alive connection may stay idle', hidden: true, min: 1 }),
   };
 
+  /** The sandbox `start` starts; a port it cannot take is said in words, with what to do (as `webhooks listen` does). */
+  private async started<T>(port: number, start: () => Promise<T>): Promise<T> {
+    try {
+      return await start();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
+      throw new SvcError(
+        'usage',
+        'cannot_listen',
+        `cannot listen on 127.0.0.1:${port}: ${code}`,
+        code === 'EADDRINUSE'
+          ? 'another process uses the port (a sandbox already running?): choose another with --port (0: any free port)'
+          : 'the port needs privileges: choose one above 1023 with --port (0: any free port)',
+      );
+    }
+  }
+
   public async run(): Promise<void> {
     const { flags } = await this.parse(SandboxStart);
     if (flags['webhook-secret'] !== undefined) this.secrets.push(flags['webhook-secret']);
-    const sandbox = await startSandbox({
-      dataDir: flags['data-dir'],
-      port: flags.port,
-      webhookUrls: flags['webhook-url'],
-      webhookSecret: flags['webhook-secret'],
-      signatureEncoding: flags['signature-encoding'],
-      timeScale: flags['time-scale'],
-      plan: flags.plan as Plan,
-      monthlyQuota: flags['monthly-quota'],
-      analysisDelayMs: flags['analysis-delay'],
-      documentCheckBudget: { timeMs: flags['document-check-time'], memoryMb: flags['document-check-memory'] },
-      connectionDeadlines: {
-        handshakeMs: flags['handshake-timeout'],
-        headersMs: flags['headers-timeout'],
-        requestMs: flags['request-timeout'],
-        keepAliveMs: flags['keep-alive-timeout'],
-      },
-      log: flags.quiet ? undefined : (line) => this.note(line),
-    });
+    const sandbox = await this.started(flags.port, () =>
+      startSandbox({
+        dataDir: flags['data-dir'],
+        port: flags.port,
+        webhookUrls: flags['webhook-url'],
+        webhookSecret: flags['webhook-secret'],
+        signatureEncoding: flags['signature-encoding'],
+        timeScale: flags['time-scale'],
+        plan: flags.plan as Plan,
+        monthlyQuota: flags['monthly-quota'],
+        analysisDelayMs: flags['analysis-delay'],
+        documentCheckBudget: { timeMs: flags['document-check-time'], memoryMb: flags['document-check-memory'] },
+        connectionDeadlines: {
+          handshakeMs: flags['handshake-timeout'],
+          headersMs: flags['headers-timeout'],
+          requestMs: flags['request-timeout'],
+          keepAliveMs: flags['keep-alive-timeout'],
+        },
+        log: flags.quiet ? undefined : (line) => this.note(line),
+      }),
+    );
     await writeSandboxProfile(sandbox);
     const ready: JsonLine = {
       event: 'ready',

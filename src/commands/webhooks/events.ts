@@ -18,7 +18,10 @@ export default class WebhooksEvents extends WebhookCommand {
 
   static override examples = [
     '<%= config.bin %> webhooks events',
-    '<%= config.bin %> webhooks events --type report.completed --type report.failed --since 1h',
+    {
+      description: 'Only completed and failed reports of the last hour',
+      command: '<%= config.bin %> webhooks events --type report.completed --type report.failed --since 1h',
+    },
     '<%= config.bin %> webhooks events --status rejected --json',
     '<%= config.bin %> webhooks events --not-forwarded',
   ];
@@ -55,10 +58,11 @@ export default class WebhooksEvents extends WebhookCommand {
             [
               'received',
               'event',
-              { title: 'type', leaveOut: 2 },
-              { title: 'resource', leaveOut: 1 },
+              // What an event is comes before what it is about, and that before the application's answer to a forward.
+              { title: 'type', leaveOut: 3 },
+              { title: 'resource', leaveOut: 2 },
               { title: 'status', freeText: true },
-              { title: 'forward', freeText: true },
+              { title: 'forward', freeText: true, leaveOut: 1 },
             ],
             events.map((event) => [times.short(event.receivedAt), event.eventId, event.type, event.resourceId, statusCell(event), forwardCell(event)]),
             this.io.stdout,

@@ -79,12 +79,28 @@ export default class WebhooksListen extends WebhookCommand {
 
   static override examples = [
     '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',
-    '<%= config.bin %> webhooks listen --port 0 --json --events report.completed,report.failed',
-    '<%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem',
+    {
+      description: 'Listen on any free port for two kinds, one JSON line per delivery',
+      command: '<%= config.bin %> webhooks listen --port 0 --json --events report.completed,report.failed',
+    },
+    {
+      description: 'Listen on every interface over TLS',
+      command: '<%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem',
+    },
     '<%= config.bin %> webhooks listen --fail-rate 0.3 --delay 2s',
-    '<%= config.bin %> webhooks listen --strict-schema --forward-to http://127.0.0.1:3000/hooks',
-    '<%= config.bin %> webhooks listen --signature-encoding base64 --forward-to http://127.0.0.1:3000/hooks',
-    'SVC_WEBHOOK_STORE=postgres://… <%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks',
+    {
+      description: "Refuse deliveries that differ from openapi.yaml's events, forwarding the others",
+      command: '<%= config.bin %> webhooks listen --strict-schema --forward-to http://127.0.0.1:3000/hooks',
+    },
+    {
+      description: 'Take only base64 signatures, forwarding what verifies',
+      command: '<%= config.bin %> webhooks listen --signature-encoding base64 --forward-to http://127.0.0.1:3000/hooks',
+    },
+    {
+      description: 'One replica of a fleet sharing a PostgreSQL store, over TLS',
+      command:
+        'SVC_WEBHOOK_STORE=postgres://… <%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks',
+    },
   ];
 
   static override flags = {

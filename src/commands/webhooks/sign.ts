@@ -16,7 +16,11 @@ export default class WebhooksSign extends WebhookCommand {
   static override examples = [
     '<%= config.bin %> webhooks sign --payload-file event.json',
     '<%= config.bin %> webhooks sign --payload-file event.json --signature-encoding base64',
-    'SIG=$(<%= config.bin %> webhooks sign --payload-file event.json) && curl -H "Service-Signature: $SIG" -H "Content-Type: application/json" --data-binary @event.json http://127.0.0.1:3000/hooks',
+    {
+      description: 'Send a signed event to a receiver with curl',
+      command:
+        'SIG=$(<%= config.bin %> webhooks sign --payload-file event.json) && curl -H "Service-Signature: $SIG" -H "Content-Type: application/json" --data-binary @event.json http://127.0.0.1:3000/hooks',
+    },
   ];
 
   static override flags = {

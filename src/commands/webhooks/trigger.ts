@@ -28,7 +28,10 @@ export default class WebhooksTrigger extends WebhookCommand {
     '<%= config.bin %> webhooks trigger report.completed --to http://127.0.0.1:4000/hooks',
     '<%= config.bin %> webhooks trigger all --to http://127.0.0.1:4000/hooks --json',
     '<%= config.bin %> webhooks trigger report.archived --to http://127.0.0.1:4000/hooks',
-    '<%= config.bin %> webhooks trigger report.completed --to http://127.0.0.1:4000/hooks --signature-encoding base64',
+    {
+      description: 'Send a sample event signed in base64',
+      command: '<%= config.bin %> webhooks trigger report.completed --to http://127.0.0.1:4000/hooks --signature-encoding base64',
+    },
   ];
 
   static override args = {

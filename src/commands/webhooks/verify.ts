@@ -35,7 +35,10 @@ export default class WebhooksVerify extends WebhookCommand {
   `;
 
   static override examples = [
-    '<%= config.bin %> webhooks verify --header "t=1767225600,v1=5257a8…" --payload-file body.json',
+    {
+      description: "Check a captured delivery's signature against its body",
+      command: '<%= config.bin %> webhooks verify --header "t=1767225600,v1=5257a8…" --payload-file body.json',
+    },
     'pbpaste | <%= config.bin %> webhooks verify --header "$SIG" --at 2026-01-01T00:00:00Z',
   ];
 

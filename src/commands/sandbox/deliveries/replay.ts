@@ -3,6 +3,7 @@ import { SandboxCommand } from '../../../sandbox-command.js';
 import { replayEvent } from '../../../sandbox/dispatcher.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery } from '../../../sandbox/store.js';
+import { assertStated, STATED } from '../../../api/stated.js';
 
 /** What `--json` prints. */
 export type JsonResult = Delivery[];
@@ -27,6 +28,7 @@ export default class SandboxDeliveriesReplay extends SandboxCommand {
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(SandboxDeliveriesReplay);
+    assertStated([['event', args.event, STATED.eventId]]);
     const store = openSandboxStore(flags['data-dir']);
     try {
       const deliveries = await replayEvent(store, args.event, flags.to);
