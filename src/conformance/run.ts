@@ -15,6 +15,7 @@ import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
 import { causeCode, isUntrustedCertificate } from '../api/errors.js';
+import { type Clock, systemClock } from '../clock.js';
 import { redactText } from '../config/keys.js';
 import { ApiError, SvcError } from '../errors.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -45,6 +46,14 @@ export interface KitOptions {
   pact?: PactRunOptions;
   /** Called with the receiver's port once it listens (tests that start the implementation afterwards). */
   onReceiverReady?: (port: number) => void | Promise<void>;
+  /** Times each check for the JUnit report. */
+  clock?: Clock;
+}
+
+/** When a check ran, in milliseconds from the start of the run, and for how long (checks run concurrently). */
+export interface CheckTime {
+  start_ms: number;
+  duration_ms: number;
 }
 
 export interface CheckResult {
@@ -55,6 +64,8 @@ export interface CheckResult {
   verified_by: Check['verifiedBy'];
   status: Status;
   detail: string;
+  /** Absent for a check that did not run. */
+  time?: CheckTime | undefined;
 }
 
 export interface RunResult {
@@ -123,6 +134,17 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const { keys } = options;
   const { selected } = selectChecks(options.level, options.only);
   const outcomes = new Map<string, Outcome>();
+  const clock = options.clock ?? systemClock;
+  const runStart = clock.now();
+  const times = new Map<string, CheckTime>();
+  /** Runs the work that decides these checks, and records its time as theirs. */
+  const timed = <T>(ids: string[], work: () => Promise<T>): Promise<T> => {
+    const start = clock.now();
+    return work().finally(() => {
+      const time = { start_ms: start - runStart, duration_ms: clock.now() - start };
+      for (const id of ids) times.set(id, time);
+    });
+  };
   const runnable: Check[] = [];
   for (const check of selected) {
     const missing = missingInput(check, options, fixtures);
@@ -175,7 +197,10 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     const pactChecks = runnable.filter((check) => verifierOf(check, keys) === 'pact');
     if (pactChecks.length > 0) {
       pending.push(
-        runPactVerification(context, pactChecks, options.pact).then(
+        timed(
+          pactChecks.map((check) => check.id),
+          () => runPactVerification(context, pactChecks, options.pact),
+        ).then(
           (result) => {
             for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
           },
@@ -187,7 +212,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     }
     for (const check of runnable) {
       const probe = PROBES[check.id];
-      if (probe && verifierOf(check, keys) === 'probe') pending.push(settle(probe, context).then((outcome) => outcomes.set(check.id, outcome)));
+      if (probe && verifierOf(check, keys) === 'probe') pending.push(timed([check.id], () => settle(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
     }
     await Promise.all(pending);
 
@@ -195,7 +220,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     for (const problem of problems) log(`Cleanup: ${problem}`);
     for (const check of runnable) {
       const probe = FINAL[check.id];
-      if (probe) outcomes.set(check.id, await settle(probe, context));
+      if (probe) outcomes.set(check.id, await timed([check.id], () => settle(probe, context)));
     }
   } finally {
     await receiver?.close();
@@ -212,6 +237,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
       verified_by: verifierOf(check, keys),
       status: outcome.status,
       detail: redactText(outcome.detail, secrets),
+      time: times.get(check.id),
     };
   });
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
