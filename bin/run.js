@@ -10,7 +10,9 @@ if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
   const advice = existsSync(new URL('node_modules/node/bin/node', root))
     ? 'In this checkout, run svc through npm, which uses the Node 24 the project pins: cd ' + fileURLToPath(root) + ' && npx svc'
     : 'Install Node.js 22.19 or newer (https://nodejs.org), or the self-contained build of svc, which carries its own Node: ' +
-      'the linux-x64 tarball or the Debian package (' + JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).homepage + ', "Installing").';
+      'the linux-x64 tarball or the Debian package (' +
+      JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).homepage +
+      ', "Installing").';
   process.stderr.write('svc needs Node.js 22.19 or newer; this is Node ' + process.versions.node + '.\n' + advice + '\n');
   process.exit(1);
 }
@@ -42,7 +44,9 @@ function namesOwnCommand() {
 
 // Scripts call `svc --version` to probe for svc: answer it as oclif would, without loading oclif.
 if (args.length === 1 && args[0] === '--version') {
-  process.stdout.write(`svc/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`);
+  // oclif's form, then the build's commit and date (scripts/build.js).
+  const build = JSON.parse(readFileSync(new URL('dist/build.json', root), 'utf8'));
+  process.stdout.write(`svc/${pjson.version} ${process.platform}-${process.arch} node-${process.version} commit ${build.commit} built ${build.date}\n`);
 } else {
   // The check above replaces oclif's own engine check, which costs a sixth of start-up.
   process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';

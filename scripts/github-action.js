@@ -63,7 +63,11 @@ child.on('close', (code) => {
   } catch {
     json = undefined;
   }
-  const summary = json?.verdict ? summaryOf(json) : json?.error ? errorSummary(json.error, exitCode) : `## svc contract verify\n\n**could not run** (exit code ${exitCode})\n`;
+  const summary = json?.verdict
+    ? summaryOf(json)
+    : json?.error
+      ? errorSummary(json.error, exitCode)
+      : `## svc contract verify\n\n**could not run** (exit code ${exitCode})\n`;
   if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, summary);
   process.stdout.write(summary);
   process.exit(exitCode);

@@ -3,7 +3,8 @@
 // devDependency, put where oclif looks before it would download one (tmp/cache/node-v<version>-linux-x64/),
 // and oclif runs on it, so that the version it packs is that one. The package is svc's npm package
 // as `npm pack` makes it from the dist/ already built; oclif writes into dist/, and what it made is moved
-// to the output directory (packages/ by default), so that nothing of it ships in the npm package.
+// to the output directory (packages/ by default), so that nothing of it ships in the npm package. The .deb
+// leaves oclif uncompressed: it is compressed once, when its metadata is completed.
 // Usage: node scripts/pack.js tarball|deb [--out DIR]   (npm run pack:tarball, npm run pack:deb build first)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,15 +53,18 @@ if (!existsSync(join(cache, 'node'))) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'svc-pack-'));
-const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').at(-1);
+const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .at(-1);
 const oclif = join(root, 'node_modules', 'oclif', 'bin', 'run.js');
 const args =
   kind === 'tarball'
     ? ['pack', 'tarballs', '--targets', 'linux-x64', '--no-xz', '--tarball', join(work, packed)]
-    : ['pack', 'deb', '--compression', 'gzip', '--tarball', join(work, packed)];
+    : ['pack', 'deb', '--compression', 'none', '--tarball', join(work, packed)];
 // oclif installs the package's dependencies with npm, which would run the package's own prepare (a build,
 // with no sources in the package): scripts stay off, as they do for a user's install.
-const env = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', npm_config_ignore_scripts: 'true' };
+const env = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', npm_config_ignore_scripts: 'true', npm_config_prefer_offline: 'true' };
 execFileSync(pinnedNode, [oclif, ...args], { cwd: root, stdio: 'inherit', env });
 
 mkdirSync(out, { recursive: true });
@@ -92,7 +96,12 @@ function completeMetadata(deb, target, pjson) {
   const control = readFileSync(controlPath, 'utf8')
     .split('\n')
     .filter((line) => line && !/^Aliases: (undefined)?$/.test(line));
-  control.splice(control.findIndex((line) => line.startsWith('Description:')), 0, `Homepage: ${pjson.homepage}`, 'Section: utils');
+  control.splice(
+    control.findIndex((line) => line.startsWith('Description:')),
+    0,
+    `Homepage: ${pjson.homepage}`,
+    'Section: utils',
+  );
   writeFileSync(controlPath, `${control.filter((line) => line !== 'Section: main').join('\n')}\n`);
   const doc = join(tree, 'usr', 'share', 'doc', 'svc');
   mkdirSync(doc, { recursive: true });
@@ -114,6 +123,6 @@ function completeMetadata(deb, target, pjson) {
       '',
     ].join('\n'),
   );
-  execFileSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '--build', tree, target], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z6', '--build', tree, target], { stdio: ['ignore', 'ignore', 'inherit'] });
   rmSync(tree, { recursive: true, force: true });
 }

@@ -51,7 +51,7 @@ export interface KitOptions {
 }
 
 /** When a check ran, in milliseconds from the start of the run, and for how long (checks run concurrently). */
-export interface CheckTime {
+interface CheckTime {
   start_ms: number;
   duration_ms: number;
 }
@@ -212,7 +212,8 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     }
     for (const check of runnable) {
       const probe = PROBES[check.id];
-      if (probe && verifierOf(check, keys) === 'probe') pending.push(timed([check.id], () => settle(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
+      if (probe && verifierOf(check, keys) === 'probe')
+        pending.push(timed([check.id], () => settle(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
     }
     await Promise.all(pending);
 
