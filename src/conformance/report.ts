@@ -1,6 +1,6 @@
 import { PART_TITLES } from './catalogue.js';
 import type { RunRecord } from './record.js';
-import type { CheckResult, RunResult } from './run.js';
+import type { CheckResult, RunResult, TimedCheckResult } from './run.js';
 
 /** The one-word verdict of a run: failures first; inconclusive checks leave it open. */
 export function verdictOf(result: Pick<RunResult, 'failed' | 'inconclusive'>): 'conforms' | 'does not conform' | 'inconclusive' {
@@ -53,7 +53,7 @@ export function escapeXml(text: string): string {
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 /** A part's checks run concurrently: its time is from the first one's start to the last one's end. */
-function spanMs(checks: CheckResult[]): number {
+function spanMs(checks: TimedCheckResult[]): number {
   const times = checks.flatMap((check) => (check.time ? [check.time] : []));
   if (times.length === 0) return 0;
   return Math.max(...times.map((time) => time.start_ms + time.duration_ms)) - Math.min(...times.map((time) => time.start_ms));

@@ -64,7 +64,10 @@ export interface CheckResult {
   verified_by: Check['verifiedBy'];
   status: Status;
   detail: string;
-  /** Absent for a check that did not run. */
+}
+
+/** The JUnit report's: absent for a check that did not run. */
+export interface TimedCheckResult extends CheckResult {
   time?: CheckTime | undefined;
 }
 
@@ -74,7 +77,7 @@ export interface RunResult {
   failed: number;
   skipped: number;
   inconclusive: number;
-  checks: CheckResult[];
+  checks: TimedCheckResult[];
   run: RunRecord;
 }
 
@@ -227,7 +230,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     await receiver?.close();
   }
 
-  const checks: CheckResult[] = selected.map((check) => {
+  const checks: TimedCheckResult[] = selected.map((check) => {
     const outcome = outcomes.get(check.id) ?? { status: 'inconclusive' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
     // An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report.
     return {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toJunit } from '../../src/conformance/report.js';
-import type { CheckResult, RunResult } from '../../src/conformance/run.js';
+import type { RunResult, TimedCheckResult } from '../../src/conformance/run.js';
 
-function check(id: string, spec: string, time?: CheckResult['time']): CheckResult {
+function check(id: string, spec: string, time?: TimedCheckResult['time']): TimedCheckResult {
   return { id, title: id, spec, level: 'spec', verified_by: 'probe', status: 'passed', detail: 'as the specification states', time };
 }
 
