@@ -1,10 +1,38 @@
 import { trustOnly } from './api/transport.js';
 import { BaseCommand } from './base-command.js';
+import { currentProfileName, readConfig } from './config/store.js';
+import { parseStoreLocation, type StoreLocation, storeSecrets } from './config/webhook-store.js';
 import { ConfigError } from './errors.js';
 import { secretOnCommandLine } from './flags/secret.js';
+import { defaultStorePath } from './webhooks/store.js';
 
-/** A `svc webhooks …` command that signs or verifies: takes the webhook secret from --secret or SVC_WEBHOOK_SECRET. */
+/**
+ * A `svc webhooks …` command: takes the webhook secret from --secret or SVC_WEBHOOK_SECRET, and the
+ * event store from --store, SVC_WEBHOOK_STORE or the profile.
+ */
 export abstract class WebhookCommand extends BaseCommand {
+  /**
+   * The event store: --store, else SVC_WEBHOOK_STORE, else the profile's webhook_store, else the
+   * default SQLite file. A connection string is redacted from everything this run prints.
+   */
+  protected async webhookStore(fromFlag: string | undefined, profile: string | undefined): Promise<StoreLocation> {
+    let value: string | undefined;
+    let source: string;
+    if (fromFlag !== undefined) {
+      [value, source] = [fromFlag, '--store'];
+      if (storeSecrets(fromFlag).length > 1)
+        this.warning(secretOnCommandLine('a password given in --store', 'SVC_WEBHOOK_STORE or the profile (`svc config set webhook_store`)'));
+    } else if (this.io.env.SVC_WEBHOOK_STORE) {
+      [value, source] = [this.io.env.SVC_WEBHOOK_STORE, 'SVC_WEBHOOK_STORE'];
+    } else {
+      const config = await readConfig();
+      const name = currentProfileName(config, profile);
+      [value, source] = [config.profiles[name]?.webhook_store ?? defaultStorePath(), `profile "${name}"`];
+    }
+    this.secrets.push(...storeSecrets(value));
+    return parseStoreLocation(value, source);
+  }
+
   /** The secrets to sign or verify with (none, when not `required` and not given); redacted from everything this run prints. */
   protected webhookSecrets(fromFlag: string[] | undefined, required = true): string[] {
     let secrets: string[];

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
 import { assertKey, type KeyEnvironment } from './keys.js';
-import { currentProfileName, readConfig, type Profile, type SettingName } from './store.js';
+import { currentProfileName, readConfig, type Profile } from './store.js';
 
 export interface ConnectionInput {
   profile?: string;
@@ -24,20 +24,26 @@ export interface Connection {
   caCertPath: string | undefined;
   apiKey: ResolvedKey | undefined;
   adminKey: ResolvedKey | undefined;
+  /** The profile's own settings, for those a command reads itself (the upload shape). */
+  settings: Profile;
 }
 
-const ENVIRONMENT_VARIABLES: Record<SettingName, string> = {
+type ConnectionSetting = 'base_url' | 'api_key' | 'admin_key' | 'ca_cert';
+
+const ENVIRONMENT_VARIABLES: Record<ConnectionSetting, string> = {
   base_url: 'SVC_BASE_URL',
   api_key: 'SVC_API_KEY',
   admin_key: 'SVC_ADMIN_KEY',
   ca_cert: 'SVC_CA_CERT',
+  webhook_store: 'SVC_WEBHOOK_STORE',
 };
 
-const FLAGS: Record<SettingName, string> = {
+const FLAGS: Record<ConnectionSetting, string> = {
   base_url: '--base-url',
   api_key: '--api-key',
   admin_key: '--admin-key',
   ca_cert: '--ca-cert',
+  webhook_store: '--store',
 };
 
 export async function resolveConnection(input: ConnectionInput, env = process.env): Promise<Connection> {
@@ -52,7 +58,7 @@ export async function resolveConnection(input: ConnectionInput, env = process.en
     );
   }
 
-  const pick = (name: SettingName, flagValue: string | undefined) => {
+  const pick = (name: ConnectionSetting, flagValue: string | undefined) => {
     if (flagValue !== undefined) return { value: flagValue, source: FLAGS[name] };
     const fromEnv = env[ENVIRONMENT_VARIABLES[name]];
     if (fromEnv) return { value: fromEnv, source: ENVIRONMENT_VARIABLES[name] };
@@ -80,6 +86,7 @@ export async function resolveConnection(input: ConnectionInput, env = process.en
     caCertPath: pick('ca_cert', input.caCert)?.value,
     apiKey: key('api_key', input.apiKey),
     adminKey: key('admin_key', input.adminKey),
+    settings: profile,
   };
 }
 

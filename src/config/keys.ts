@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { storeSecrets } from './webhook-store.js';
 
 /** The key prefixes of spec part 5.5; the prefix selects the environment. */
 export const KEY_PREFIXES = { live: 'svc_live_', test: 'svc_test_', admin: 'svc_admin_' } as const;
@@ -42,9 +43,12 @@ const SECRET_VARIABLES = [
   'SVC_WEBHOOK_SECRET',
 ];
 
-/** The secrets an environment holds (SVC_WEBHOOK_SECRET may hold several, separated by commas): a run redacts them from its start. */
+/**
+ * The secrets an environment holds (SVC_WEBHOOK_SECRET may hold several, separated by commas; SVC_WEBHOOK_STORE
+ * a PostgreSQL connection string): a run redacts them from its start.
+ */
 export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
-  return SECRET_VARIABLES.flatMap((name) => env[name]?.split(/ *, */) ?? []);
+  return [...SECRET_VARIABLES.flatMap((name) => env[name]?.split(/ *, */) ?? []), ...storeSecrets(env.SVC_WEBHOOK_STORE ?? '')];
 }
 
 /** Given secrets shorter than this are not redacted: they would hide ordinary words. */

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { parseBaseUrl } from '../api/base-url.js';
 import { assertKey, redactKey } from './keys.js';
 import { SETTINGS, type SettingName } from './store.js';
+import { parseEncoding, parseFieldName, parseFieldsSetting } from './upload-shape.js';
+import { describeStore, parseStoreLocation, storeSecrets } from './webhook-store.js';
 
 /** Checks a value before it is saved, and returns it in the form to save. */
 export function normaliseSetting(name: SettingName, value: string, source: string): string {
@@ -14,10 +16,28 @@ export function normaliseSetting(name: SettingName, value: string, source: strin
       return value;
     case 'ca_cert':
       return resolve(value);
+    case 'upload_encoding':
+      return parseEncoding(value, source);
+    case 'upload_file_field':
+    case 'upload_type_field':
+    case 'upload_applicant_field':
+      return parseFieldName(value, source);
+    case 'upload_fields':
+      return JSON.stringify(parseFieldsSetting(value, source));
+    case 'webhook_store': {
+      const location = parseStoreLocation(value, source);
+      return location.kind === 'sqlite' ? location.file : location.url;
+    }
   }
+}
+
+/** Whether a value of this setting is a secret: a key, or a connection string (a SQLite file's path is none). */
+export function isSecretValue(name: SettingName, value: string): boolean {
+  return name === 'webhook_store' ? storeSecrets(value).length > 0 : SETTINGS[name].secret;
 }
 
 /** A setting as it may be shown: secrets redacted. */
 export function displaySetting(name: SettingName, value: string): string {
+  if (name === 'webhook_store') return describeStore(parseStoreLocation(value, 'the profile'));
   return SETTINGS[name].secret ? redactKey(value) : value;
 }

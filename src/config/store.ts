@@ -8,6 +8,15 @@ export const SETTINGS = {
   api_key: { secret: true, description: 'API key (svc_live_… or svc_test_…)' },
   admin_key: { secret: true, description: 'Admin key for key management (svc_admin_…)' },
   ca_cert: { secret: false, description: 'Path of a PEM CA certificate to trust (private deployments, the sandbox)' },
+  upload_encoding: {
+    secret: false,
+    description: 'How `documents upload` sends the file: multipart, json (base64 in a JSON body) or raw (the file as the body); default multipart',
+  },
+  upload_file_field: { secret: false, description: 'Name of the file part (multipart) or of the base64 field (json); default file' },
+  upload_type_field: { secret: false, description: 'Name of the field of the document kind; default type' },
+  upload_applicant_field: { secret: false, description: 'Name of the field of the applicant id; default applicant_id' },
+  upload_fields: { secret: false, description: 'Fields sent with every upload, as a JSON object of strings, e.g. {"channel": "ops"}' },
+  webhook_store: { secret: true, description: 'Store of `svc webhooks`: a SQLite file, or a postgres:// connection string shared by a fleet of listeners' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

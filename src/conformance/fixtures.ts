@@ -4,13 +4,20 @@
  * implementation that chose other shapes than openapi.yaml. Every key is optional; what is left
  * out keeps the kit's defaults (openapi.yaml's shapes).
  */
-import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { open, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
-import { encodeMultipart } from '../api/multipart.js';
+import {
+  describeUploadShape,
+  encodeUpload,
+  PLACEHOLDER,
+  UPLOAD_ENCODINGS,
+  UPLOAD_PLACEHOLDERS,
+  type UploadEncoding,
+  type UploadShape,
+} from '../api/upload-shape.js';
 import { problemsOf } from '../api/validate.js';
 import { detectFormat } from '../documents/format.js';
 import { SvcError } from '../errors.js';
@@ -19,8 +26,6 @@ import { SAMPLE_APPLICANT, SAMPLE_REPORT, samplePassportPdf } from './samples.js
 
 type Json = Record<string, unknown>;
 
-type DocumentEncoding = 'multipart' | 'json' | 'raw';
-
 /** A file the kit uploads. */
 export interface UploadFile {
   name: string;
@@ -28,16 +33,8 @@ export interface UploadFile {
   bytes: Uint8Array;
 }
 
-export interface DocumentFixture {
-  encoding: DocumentEncoding;
-  /** multipart: the text fields, with placeholders. */
-  fields: Record<string, string>;
-  /** multipart: the name of the file part. */
-  fileField: string;
-  /** json: the body, with placeholders. */
-  body: unknown;
-  /** raw: the request headers, with placeholders; the file is the body. */
-  headers: Record<string, string>;
+/** The upload's shape (the vocabulary `documents upload` shares), and the file to upload. */
+export interface DocumentFixture extends UploadShape {
   /** The file to upload instead of the kit's sample passport. */
   file: UploadFile | undefined;
 }
@@ -51,8 +48,8 @@ export interface KitFixtures {
   given: { applicant: boolean; report: boolean; document: boolean };
 }
 
-const PLACEHOLDERS = ['applicant_id', 'file_base64', 'file_name', 'content_type'] as const;
-type Placeholder = (typeof PLACEHOLDERS)[number];
+/** The kit uploads its passport with no kind of its own: `{{type}}` is the CLI's (`--type`). */
+const PLACEHOLDERS = UPLOAD_PLACEHOLDERS.filter((name) => name !== 'type');
 
 const DEFAULT_DOCUMENT: DocumentFixture = {
   encoding: 'multipart',
@@ -81,7 +78,7 @@ const SCHEMA = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        encoding: { enum: ['multipart', 'json', 'raw'] },
+        encoding: { enum: [...UPLOAD_ENCODINGS] },
         fields: stringMap,
         file_field: { type: 'string', minLength: 1 },
         body: {},
@@ -95,7 +92,7 @@ const SCHEMA = {
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(SCHEMA);
 
 /** The rules of each encoding: which keys it takes, which it needs. */
-const ENCODING_KEYS: Record<DocumentEncoding, { takes: string[]; needs: string[] }> = {
+const ENCODING_KEYS: Record<UploadEncoding, { takes: string[]; needs: string[] }> = {
   multipart: { takes: ['fields', 'file_field'], needs: [] },
   json: { takes: ['body'], needs: ['body'] },
   raw: { takes: ['headers'], needs: [] },
@@ -107,7 +104,7 @@ function invalid(path: string, problem: string, hint = 'see "Pointing the kit at
 
 /** Every `{{name}}` in the strings of a value, with the key path where it stands. */
 function placeholdersIn(value: unknown, path: string): Array<{ name: string; path: string }> {
-  if (typeof value === 'string') return [...value.matchAll(/\{\{\s*([^}]*?)\s*\}\}/g)].map((match) => ({ name: match[1]!, path }));
+  if (typeof value === 'string') return [...value.matchAll(PLACEHOLDER)].map((match) => ({ name: match[1]!, path }));
   if (Array.isArray(value)) return value.flatMap((item, index) => placeholdersIn(item, `${path}[${index}]`));
   if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([key, item]) => placeholdersIn(item, `${path}.${key}`));
   return [];
@@ -177,7 +174,7 @@ async function readUploadFile(fixturesPath: string, given: string, allowOutside:
 
 function documentFixture(raw: Json | undefined, file: UploadFile | undefined): DocumentFixture {
   if (!raw) return DEFAULT_DOCUMENT;
-  const encoding = (raw.encoding as DocumentEncoding | undefined) ?? 'multipart';
+  const encoding = (raw.encoding as UploadEncoding | undefined) ?? 'multipart';
   const rules = ENCODING_KEYS[encoding];
   for (const key of ['fields', 'file_field', 'body', 'headers']) {
     if (raw[key] !== undefined && !rules.takes.includes(key))
@@ -266,59 +263,18 @@ export function passportFile(fixtures: KitFixtures): UploadFile {
   return fixtures.document.file ?? { name: 'passport.pdf', contentType: 'application/pdf', bytes: samplePassportPdf() };
 }
 
-function fill(value: unknown, values: Record<Placeholder, string>): unknown {
-  if (typeof value === 'string') {
-    const whole = /^\{\{\s*(\w+)\s*\}\}$/.exec(value);
-    if (whole) return values[whole[1] as Placeholder];
-    return value.replace(/\{\{\s*(\w+)\s*\}\}/g, (_match, name: Placeholder) => values[name]);
-  }
-  if (Array.isArray(value)) return value.map((item) => fill(item, values));
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fill(item, values)]));
-  return value;
-}
-
 /** The request of POST /v1/documents that uploads `file` for the applicant, in the fixtures' encoding. */
 export async function documentRequest(
   fixture: DocumentFixture,
   applicantId: string,
   file: UploadFile,
 ): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
-  const values: Record<Placeholder, string> = {
-    applicant_id: applicantId,
-    file_base64: Buffer.from(file.bytes).toString('base64'),
-    file_name: file.name,
-    content_type: file.contentType,
-  };
-  switch (fixture.encoding) {
-    case 'multipart': {
-      const boundary = `svc-kit-${randomBytes(12).toString('hex')}`;
-      const fields = fill(fixture.fields, values) as Record<string, string>;
-      const form = encodeMultipart({ ...fields, [fixture.fileField]: { filename: file.name, contentType: file.contentType, bytes: file.bytes } }, boundary);
-      return { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body: new Uint8Array(await form.arrayBuffer()) };
-    }
-    case 'json':
-      return { headers: { 'content-type': 'application/json' }, body: new Uint8Array(Buffer.from(JSON.stringify(fill(fixture.body, values)))) };
-    case 'raw':
-      return {
-        headers: Object.fromEntries(
-          Object.entries(fill(fixture.headers, values) as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value]),
-        ),
-        body: file.bytes,
-      };
-  }
+  const upload = encodeUpload(fixture, { applicantId }, { filename: file.name, contentType: file.contentType, bytes: file.bytes });
+  return { headers: upload.headers, body: new Uint8Array(await upload.body.arrayBuffer()) };
 }
 
 /** How the kit uploads, in words, for a setup error. */
-export function describeEncoding(fixture: DocumentFixture): string {
-  switch (fixture.encoding) {
-    case 'multipart':
-      return `as multipart/form-data with the fields ${[...Object.keys(fixture.fields), fixture.fileField].join(', ')}`;
-    case 'json':
-      return 'as a JSON body';
-    case 'raw':
-      return `as the raw file with the headers ${Object.keys(fixture.headers).join(', ')}`;
-  }
-}
+export const describeEncoding: (fixture: DocumentFixture) => string = describeUploadShape;
 
 /** The fixtures of `--fixtures` (or the kit's own), with the applicant of `--applicant-file` when one is given. */
 export async function readKitFixtures(path: string | undefined, applicantFile: string | undefined, allowOutside = false): Promise<KitFixtures> {

@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_ENCODINGS, SIGNED_PAYLOADS } from '../webhooks/signature.js';
-import { defaultStorePath } from '../webhooks/store.js';
 import { caCertFlag } from './ca-cert.js';
 import { secretHelp } from './secret.js';
 
@@ -47,10 +46,8 @@ export const signingPayloadFlag = Flags.option({
 })();
 
 export const storeFlag = Flags.string({
-  description: 'SQLite file of the received events',
-  default: async () => defaultStorePath(),
-  // What help shows (and the generated docs/commands.md): the rule, not this machine's path.
-  defaultHelp: async () => '$XDG_DATA_HOME/svc/webhooks/events.db',
+  description:
+    "Where the received events are kept: a SQLite file, or a postgres:// connection string that several listeners share (default: SVC_WEBHOOK_STORE, then the profile's webhook_store, then $XDG_DATA_HOME/svc/webhooks/events.db); a password in it is visible to other local users in the process list, prefer SVC_WEBHOOK_STORE or the profile",
   helpGroup: 'WEBHOOK',
 });
 

@@ -3,8 +3,9 @@ import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { jsonOf, resourceIn } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
-import { encodeMultipart, type FilePart, newBoundary } from '../api/multipart.js';
+import type { FilePart } from '../api/multipart.js';
 import type { DocumentAnswer } from '../api/types.js';
+import { encodeUpload, SANDBOX_UPLOAD_SHAPE, type UploadShape } from '../api/upload-shape.js';
 import { detectFormat } from '../documents/format.js';
 import { SvcError } from '../errors.js';
 
@@ -83,22 +84,23 @@ export interface DocumentUploadInput {
   /** The document kind; the allowed kinds are the service's (openapi.yaml assumes DocumentType). */
   type?: string | undefined;
   applicantId?: string | undefined;
+  /** How the service takes an upload; the sandbox's multipart form when left out. */
+  shape?: UploadShape;
 }
 
 /**
- * Uploads a document as multipart/form-data (openapi.yaml's assumed encoding). The body is framed
- * here and streamed with its Content-Length, counting the bytes handed to the connection for
- * `onProgress`. Any success status is taken.
+ * Uploads a document in the service's shape (openapi.yaml's assumed multipart form by default). The
+ * body is framed here and streamed with its Content-Length, counting the bytes handed to the
+ * connection for `onProgress`. Any success status is taken.
  */
 export async function uploadDocument(
   client: ApiClient,
   upload: DocumentUploadInput,
   onProgress: (sent: number, total: number) => void = () => undefined,
 ): Promise<DocumentAnswer> {
-  const boundary = newBoundary();
-  const form = encodeMultipart({ type: upload.type, applicant_id: upload.applicantId, file: upload.file }, boundary);
+  const { headers, body } = encodeUpload(upload.shape ?? SANDBOX_UPLOAD_SHAPE, upload, upload.file);
   const answer = await client.POST('/v1/documents', {
-    upload: { contentType: `multipart/form-data; boundary=${boundary}`, length: form.size, chunks: () => counted(form, onProgress) },
+    upload: { contentType: headers['content-type']!, length: body.size, chunks: () => counted(body, onProgress) },
   });
   return resourceIn(jsonOf(answer, 'POST /v1/documents'));
 }

@@ -59,28 +59,128 @@ async function readPage(client: ApiClient, request: { query: ReportsQuery } | { 
   return { reports: reports.map(resourceIn), next: nextPage(url, body, (name) => answer.headers.get(name)), url };
 }
 
-/** One page of reports; `query` holds only the parameters the user asked for. */
-export function listReports(client: ApiClient, query: ReportsQuery): Promise<ReportPage> {
-  return readPage(client, { query });
-}
+/**
+ * Where a listing starts: the first page of `query` (which may hold a cursor or `starting_after`),
+ * or a page the service offered (`pageUrl`, its next link or any URL of the list on its origin).
+ */
+export type ListStart = { query: ReportsQuery } | { pageUrl: string };
 
 function pathOf(url: URL): string {
   return url.pathname.replace(/\/$/, '');
 }
 
+/** The same page: the same path and the same query parameters, in any order. */
+function samePage(one: URL, other: URL): boolean {
+  const sorted = (url: URL) =>
+    [...url.searchParams]
+      .map(([name, value]) => `${name}=${value}`)
+      .sort()
+      .join('&');
+  return pathOf(one) === pathOf(other) && sorted(one) === sorted(other);
+}
+
 /**
- * Every report from the first page on, following the next page each answer offers on the list's
+ * The query string of a page URL the user gives (an absolute URL, a path or a query, relative to
+ * the list): only of the list's own path on the base URL's origin, so that no URL sends the key
+ * elsewhere.
+ */
+function pageUrlSearch(baseUrl: URL, given: string): string {
+  const list = new URL(`${baseUrl.href.replace(/\/$/, '')}/v1/reports`);
+  let url: URL | undefined;
+  try {
+    if (/^(https?:\/\/|\/|\?)/i.test(given)) url = new URL(given, list);
+  } catch {
+    url = undefined;
+  }
+  if (!url) {
+    throw new SvcError(
+      'usage',
+      'invalid_page_url',
+      `--page-url ${given} is not a URL, a path or a query`,
+      'pass the next page as svc printed it, like /v1/reports?cursor=…',
+    );
+  }
+  if (url.origin !== list.origin) {
+    throw new SvcError(
+      'usage',
+      'page_url_elsewhere',
+      `--page-url is on ${url.origin}, not on ${list.origin} where the API is: svc sends the key only there`,
+      'pass a page of the list at the base URL (a path such as /v1/reports?page=2 is enough), or change --base-url',
+    );
+  }
+  if (pathOf(url) !== pathOf(list)) {
+    throw new SvcError('usage', 'page_url_elsewhere', `--page-url is at ${url.pathname}, not at the list ${list.pathname}`, 'pass a page of the report list');
+  }
+  return url.search;
+}
+
+/**
+ * Refuses a page that shows the service did not take where the listing starts, instead of showing
+ * the first page as if it were the next: the page holds the report `starting_after` names, or the
+ * page after it is the page itself.
+ */
+function assertStartTaken(page: ReportPage, start: string): void {
+  const after = page.url.searchParams.get('starting_after');
+  const ignored =
+    after !== null && page.reports.some((report) => report.id === after)
+      ? `the page holds ${after}, the report the list was to start after`
+      : page.next.kind === 'next' && samePage(page.next.url, page.url)
+        ? 'the page after it is the page itself'
+        : undefined;
+  if (ignored) {
+    throw new SvcError(
+      'server',
+      'start_ignored',
+      `GET /v1/reports answered a page that does not start at ${start}: ${ignored}, so the service ignored it (no page of the list was skipped)`,
+      'page by what the service offers: `svc reports list` says which flag to pass for the next page, and --all follows it',
+    );
+  }
+}
+
+/** What names the start of a listing, in words. */
+function startNamed(start: ListStart): string | undefined {
+  if ('pageUrl' in start) return `--page-url ${start.pageUrl}`;
+  if (start.query.cursor !== undefined) return `--cursor ${start.query.cursor}`;
+  if (start.query.starting_after !== undefined) return `--starting-after ${start.query.starting_after}`;
+  return undefined;
+}
+
+async function readStart(client: ApiClient, baseUrl: URL, start: ListStart): Promise<ReportPage> {
+  const page = await readPage(client, 'pageUrl' in start ? { search: pageUrlSearch(baseUrl, start.pageUrl) } : { query: start.query });
+  const named = startNamed(start);
+  if (named !== undefined) assertStartTaken(page, named);
+  return page;
+}
+
+/** One page of reports; `query` holds only the parameters the user asked for. */
+export function listReports(client: ApiClient, query: ReportsQuery): Promise<ReportPage> {
+  return readPage(client, { query });
+}
+
+/**
+ * The page where a listing starts: the first page of the query (which holds only the parameters
+ * the user asked for), or the page the start names, refused where the service ignored the start.
+ */
+export async function listReportsFrom(client: ApiClient, baseUrl: URL, start: ListStart): Promise<ReportPage> {
+  const page = await readStart(client, baseUrl, start);
+  // A next page that is this one leads nowhere.
+  return page.next.kind === 'next' && samePage(page.next.url, page.url) ? { ...page, next: { kind: 'unknown' } } : page;
+}
+
+/**
+ * Every report from the start on, following the next page each answer offers on the list's
  * own path, at most `maxPages` pages (see readListing); `stopped` says why paging stopped before the end.
  */
 export async function listAllReports(
   client: ApiClient,
-  query: ReportsQuery,
+  baseUrl: URL,
+  start: ListStart,
   maxPages = MAX_PAGES,
 ): Promise<{ reports: ReportAnswer[]; stopped: PagingStop | undefined }> {
   let listPath: string | undefined;
   const { items, stopped } = await readListing<ReportAnswer>(
     async (at) => {
-      const page = await readPage(client, at === undefined ? { query } : { search: new URL(at).search });
+      const page = at === undefined ? await readStart(client, baseUrl, start) : await readPage(client, { search: new URL(at).search });
       listPath ??= pathOf(page.url);
       return { items: page.reports, at: page.url.href, next: listingNext(page.next, listPath) };
     },

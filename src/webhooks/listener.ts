@@ -6,7 +6,10 @@ import { BodyTooLarge, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } f
 import { claimedEvent, type EventSummary } from './envelope.js';
 import { forwardedHeaders } from './forward.js';
 import { type AttemptResult, postRaw } from './send.js';
+import type { StoreLocation } from '../config/webhook-store.js';
 import { Intake, type IntakeResult } from './intake.js';
+import { PostgresIntake } from './postgres-intake.js';
+import type { ClaimedForward } from './postgres-store.js';
 import type { SignatureEncoding, SignedPayload } from './signature.js';
 import type { RejectedLimits } from './store.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
@@ -29,8 +32,10 @@ export interface ListenerOptions {
   /** The encodings of v1 and what a signature may be taken over (defaults: verifySignature's). */
   encodings?: readonly SignatureEncoding[] | undefined;
   signedPayloads?: readonly SignedPayload[] | undefined;
-  /** The SQLite file of the event store. */
-  store: string;
+  /** The event store: a SQLite file, or the PostgreSQL database a fleet of listeners shares. */
+  store: StoreLocation;
+  /** With PostgreSQL: how long a claim on an event's forwarding holds unless renewed (what a replica that died leaves behind). */
+  forwardLeaseMs: number;
   forwardTo?: string | undefined;
   /** Only verified events of these kinds are forwarded and reported; the others are still stored and acknowledged. */
   eventTypes?: readonly string[] | undefined;
@@ -72,7 +77,26 @@ export interface RefusalReport {
   remote: string | undefined;
 }
 
-export type ListenerReport = DeliveryReport | RefusalReport;
+/** The store stopped answering, or answers again (PostgreSQL): reported once per outage. */
+interface StoreReport {
+  kind: 'store';
+  at: string;
+  available: boolean;
+  detail: string;
+}
+
+/** A forward another replica left unfinished (it stopped or died), taken over by this one once its lease expired. */
+export interface TakeoverReport {
+  kind: 'takeover';
+  at: string;
+  event: Partial<EventSummary>;
+  forward: AttemptResult & { url: string };
+}
+
+export type ListenerReport = DeliveryReport | RefusalReport | StoreReport | TakeoverReport;
+
+/** Unfinished forwards claimed at a time from replicas that left them. */
+const TAKEOVER_BATCH = 16;
 
 const ACCEPTED_ANSWER = JSON.stringify({ received: true });
 const DUPLICATE_ANSWER = JSON.stringify({ received: true, duplicate: true });
@@ -92,7 +116,9 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
-  private intake: Intake | undefined;
+  private intake: Intake | PostgresIntake | undefined;
+  private takeovers: NodeJS.Timeout | undefined;
+  private takingOver: Promise<void> | undefined;
   private stopping = false;
 
   constructor(private readonly options: ListenerOptions) {
@@ -113,8 +139,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   async start(): Promise<string> {
     const { options } = this;
-    this.intake = await Intake.open({
-      file: options.store,
+    const intakeOptions = {
       secrets: options.secrets,
       toleranceSeconds: options.toleranceSeconds,
       encodings: options.encodings,
@@ -123,7 +148,16 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       eventTypes: options.eventTypes,
       strictSchema: options.strictSchema,
       rejectedLimits: options.rejectedLimits,
-    });
+    };
+    if (options.store.kind === 'sqlite') this.intake = await Intake.open({ ...intakeOptions, file: options.store.file });
+    else {
+      this.intake = await PostgresIntake.open({
+        ...intakeOptions,
+        location: options.store,
+        leaseMs: options.forwardLeaseMs,
+        onAvailability: (available, detail) => this.emit('report', { kind: 'store', at: new Date().toISOString(), available, detail }),
+      });
+    }
     try {
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -135,6 +169,12 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     } catch (error) {
       await this.intake.close();
       throw error;
+    }
+    if (this.intake instanceof PostgresIntake) {
+      const intake = this.intake;
+      const takeOver = () => void (this.takingOver ??= this.takeOver(intake).finally(() => (this.takingOver = undefined)));
+      this.takeovers = setInterval(takeOver, options.forwardLeaseMs / 3);
+      takeOver();
     }
     const { port } = this.server.address() as AddressInfo;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -155,6 +195,9 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     }, INBOUND_SERVER_OPTIONS.requestTimeout);
     await closed;
     clearTimeout(deadline);
+    clearInterval(this.takeovers);
+    if (this.intake instanceof PostgresIntake) this.intake.stopping();
+    await this.takingOver;
     await Promise.allSettled([...this.forwards]);
     await this.intake?.close();
   }
@@ -283,6 +326,22 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     };
     if (received.result === 'duplicate' || received.forwardUrl === null) return { report };
     return { report, forwarding: this.forward(report, received.seq, received.forwardUrl, headers, body) };
+  }
+
+  /** Forwards, one claim at a time, the events other replicas left unfinished, until none is left. */
+  private async takeOver(intake: PostgresIntake): Promise<void> {
+    let claims: ClaimedForward[];
+    do {
+      claims = await intake.claimAbandoned(TAKEOVER_BATCH);
+      await Promise.all(
+        claims.map(async (claim) => {
+          const result = await postRaw(claim.forwardUrl, forwardedHeaders(claim.headers), claim.body);
+          const event = { id: claim.eventId, type: claim.type ?? undefined, resourceId: claim.resourceId ?? undefined };
+          this.emit('report', { kind: 'takeover', at: new Date().toISOString(), event, forward: { url: claim.forwardUrl, ...result } });
+          await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
+        }),
+      );
+    } while (claims.length > 0 && !this.stopping);
   }
 
   /** Passes a new event on to the application, after it is stored, and records the answer. */

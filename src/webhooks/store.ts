@@ -142,7 +142,7 @@ function addRejectedTotals(db: DatabaseSync): void {
  * The first `limit` bytes, cut back to the start of a UTF-8 sequence so that a text body stays
  * valid text.
  */
-function firstBytes(body: Uint8Array, limit: number): Uint8Array {
+export function firstBytes(body: Uint8Array, limit: number): Uint8Array {
   if (body.byteLength <= limit) return body;
   let end = limit;
   for (let back = 0; back < 3 && (body[end]! & 0xc0) === 0x80; back++) end--;

@@ -4,7 +4,8 @@
 // line and Content-Length of each answer, so that it costs little CPU itself (an HTTP client
 // library would take as much CPU per request as the servers measured). A warm-up round, untimed,
 // comes first, so that neither server is measured while its JIT compiler is still at work.
-// Usage: node test/bench/webhook-sender.js <url> <count> <connections> <acked-ids-file> [warm-up count]   (secret from SVC_WEBHOOK_SECRET)
+// Usage: node test/bench/webhook-sender.js <url[,url…]> <count> <connections> <acked-ids-file> [warm-up count]   (secret from SVC_WEBHOOK_SECRET)
+// Several URLs (replicas behind a load balancer): the connections are spread over them in turn.
 // Prints one JSON line: { sent, acknowledged, errors, seconds, rate, p50_ms, p99_ms } of the timed
 // round; writes the ids acknowledged in either round to the file.
 import { writeFileSync } from 'node:fs';
@@ -14,7 +15,8 @@ import { signatureHeader } from '../../dist/webhooks/signature.js';
 
 const [url, count = '20000', connections = '32', ackedFile, warmup = '5000'] = process.argv.slice(2);
 const secret = process.env.SVC_WEBHOOK_SECRET;
-const target = new URL(url);
+const targets = url.split(',').map((each) => new URL(each));
+const [target] = targets;
 
 // Signed before the clock starts, so signing costs the sender nothing during the run.
 function deliveries(total) {
@@ -87,9 +89,10 @@ const timed = deliveries(Number(count));
 const sockets = await Promise.all(
   Array.from(
     { length: Number(connections) },
-    () =>
+    (_, index) =>
       new Promise((resolve) => {
-        const socket = connect({ host: target.hostname, port: Number(target.port), noDelay: true }, () => resolve(socket));
+        const { hostname, port } = targets[index % targets.length];
+        const socket = connect({ host: hostname, port: Number(port), noDelay: true }, () => resolve(socket));
       }),
   ),
 );

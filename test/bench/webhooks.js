@@ -3,7 +3,10 @@
 // (single-thread-receiver.js), with the same sender (its own process) in the same run, and the CPU
 // time each server's threads spend per request (Linux: /proc). After each listen run the listener
 // is killed with SIGKILL and the store is read back: every acknowledged event must be in it.
-// Needs `npm run build` first.
+// Then the fleet: one, two and three listeners sharing one PostgreSQL (a throwaway cluster with
+// fsync on, on this machine's Unix socket), the sender's connections spread over them, each run
+// killed with SIGKILL and checked in the same way.
+// Needs `npm run build` first, and PostgreSQL's server binaries (see scripts/test-prerequisites.js).
 // Usage: npm run bench:webhooks [-- --count 100000 --connections 64 --rounds 3]
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -13,6 +16,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchHome } from './home.js';
+import { startCluster } from './postgres.js';
 
 const { values } = parseArgs({
   options: { count: { type: 'string', default: '100000' }, connections: { type: 'string', default: '64' }, rounds: { type: 'string', default: '3' } },
@@ -79,26 +83,34 @@ async function baseline(script, ...args) {
   }
 }
 
+/** Starts one `svc webhooks listen` on `store`, its lines to a file; resolves with the process and its URL. */
+async function startListen(store, output) {
+  const child = spawn(process.execPath, [here('../../bin/run.js'), 'webhooks', 'listen', '--port', '0', '--json'], {
+    // The connection string by the environment, as a deployment gives it: not in the process list.
+    env: { ...env, SVC_WEBHOOK_STORE: store },
+    stdio: ['ignore', openSync(output, 'w'), 'inherit'],
+  });
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const [line] = readFileSync(output, 'utf8').split('\n');
+    if (line) return { child, url: JSON.parse(line).url };
+    if (child.exitCode !== null) throw new Error(`listen exited ${child.exitCode}`);
+  }
+}
+
+async function kill(child) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 async function listen(round) {
   const store = join(home, `events-${round}.db`);
   const acked = join(home, `acked-${round}`);
   // Its lines go to a file, as when an operator redirects them, so that no reader shares the cores.
-  const output = join(home, `listen-${round}.jsonl`);
-  const child = spawn(process.execPath, [here('../../bin/run.js'), 'webhooks', 'listen', '--port', '0', '--json', '--store', store], {
-    env,
-    stdio: ['ignore', openSync(output, 'w'), 'inherit'],
-  });
-  let ready;
-  while (!ready) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const [line] = readFileSync(output, 'utf8').split('\n');
-    if (line) ready = JSON.parse(line);
-    if (child.exitCode !== null) throw new Error(`listen exited ${child.exitCode}`);
-  }
-  const result = send(`${ready.url}/hooks`, acked, child.pid);
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+  const { child, url } = await startListen(store, join(home, `listen-${round}.jsonl`));
+  const result = send(`${url}/hooks`, acked, child.pid);
+  await kill(child);
   const ids = readFileSync(acked, 'utf8').split('\n').filter(Boolean);
   result.acknowledgedInAll = ids.length;
   const db = new DatabaseSync(store, { readOnly: true });
@@ -108,12 +120,33 @@ async function listen(round) {
   return result;
 }
 
+/** `size` listeners on one PostgreSQL schema of their own, sent the events together, then killed; CPU is the first replica's. */
+async function fleet(cluster, size, round) {
+  const schema = `fleet_${size}_${round}`;
+  const acked = join(home, `acked-${schema}`);
+  const replicas = [];
+  for (let index = 0; index < size; index++) replicas.push(await startListen(cluster.url(schema), join(home, `${schema}-${index}.jsonl`)));
+  const result = send(replicas.map((replica) => `${replica.url}/hooks`).join(','), acked, replicas[0].child.pid);
+  await Promise.all(replicas.map((replica) => kill(replica.child)));
+  const ids = readFileSync(acked, 'utf8').split('\n').filter(Boolean);
+  const stored = new Set(cluster.psql(`SELECT event_id FROM ${schema}.events WHERE status = 'accepted'`).split('\n'));
+  result.acknowledgedInAll = ids.length;
+  result.durable = ids.filter((id) => stored.has(id)).length;
+  return result;
+}
+
 try {
-  const runs = { bare: [], singleThread: [], listen: [] };
-  for (let round = 0; round < Number(values.rounds); round++) {
-    runs.bare.push(await baseline('bare-http.js'));
-    runs.singleThread.push(await baseline('single-thread-receiver.js', join(home, `single-thread-${round}.db`)));
-    runs.listen.push(await listen(round));
+  const runs = { bare: [], singleThread: [], listen: [], fleet1: [], fleet2: [], fleet3: [] };
+  const cluster = startCluster();
+  try {
+    for (let round = 0; round < Number(values.rounds); round++) {
+      runs.bare.push(await baseline('bare-http.js'));
+      runs.singleThread.push(await baseline('single-thread-receiver.js', join(home, `single-thread-${round}.db`)));
+      runs.listen.push(await listen(round));
+      for (const size of [1, 2, 3]) runs[`fleet${size}`].push(await fleet(cluster, size, round));
+    }
+  } finally {
+    cluster.destroy();
   }
   const best = (list) => list.reduce((a, b) => (b.rate > a.rate ? b : a));
   const [b, s, l] = [best(runs.bare), best(runs.singleThread), best(runs.listen)];
@@ -126,6 +159,8 @@ try {
   row('bare HTTP 200', b, 'req/s   ');
   row('verify + store on one thread', s, 'events/s');
   row('svc webhooks listen', l, 'events/s');
+  const fleets = [1, 2, 3].map((size) => best(runs[`fleet${size}`]));
+  for (const [index, run] of fleets.entries()) row(`${index + 1} on one PostgreSQL`, run, 'events/s');
   console.log(`ratio: listen ${(l.rate / b.rate).toFixed(2)} of the bare server (target ≥ 0.50); one-thread verify + store ${(s.rate / b.rate).toFixed(2)}`);
   if (Object.keys(b.cpu).length > 0) {
     console.log('server CPU per request, by thread (best runs, warm-up included):');
@@ -133,12 +168,15 @@ try {
     console.log(`  verify + store on one thread  ${cpuLine(s.cpu)}`);
     console.log(`  svc webhooks listen           ${cpuLine(l.cpu)}`);
   }
-  for (const [round, run] of runs.listen.entries()) {
-    console.log(
-      `durability, run ${round + 1}: ${run.durable} of ${run.acknowledgedInAll} acknowledged events (warm-up included) in the store after kill -9${run.durable === run.acknowledgedInAll ? '' : '  LOST EVENTS'}`,
-    );
+  const checked = [['SQLite', runs.listen], ...[1, 2, 3].map((size) => [`${size} on PostgreSQL`, runs[`fleet${size}`]])];
+  for (const [name, list] of checked) {
+    for (const [round, run] of list.entries()) {
+      console.log(
+        `durability, ${name}, run ${round + 1}: ${run.durable} of ${run.acknowledgedInAll} acknowledged events (warm-up included) in the store after kill -9${run.durable === run.acknowledgedInAll ? '' : '  LOST EVENTS'}`,
+      );
+    }
   }
-  if (runs.listen.some((run) => run.durable !== run.acknowledgedInAll)) process.exitCode = 1;
+  if (checked.some(([, list]) => list.some((run) => run.durable !== run.acknowledgedInAll))) process.exitCode = 1;
 } finally {
   rmSync(home, { recursive: true, force: true });
 }

@@ -7,7 +7,9 @@ import { isolatedEnv, SVC_BIN } from './svc.js';
 import { HANG_MS } from './hang.js';
 
 export interface ListenLine {
-  kind: 'delivery' | 'refused';
+  kind: 'delivery' | 'refused' | 'takeover';
+  /** Of a takeover: the event forwarded for a listener that stopped. */
+  event?: { id: string };
   result?: 'accepted' | 'duplicate' | 'rejected' | 'injected' | 'store_failed';
   event_id?: string | null;
   type?: string | null;

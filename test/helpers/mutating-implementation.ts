@@ -7,10 +7,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { signatureHeader } from '../../src/webhooks/signature.js';
@@ -253,20 +254,44 @@ export interface WebhookHub {
   close(): Promise<void>;
 }
 
+/**
+ * The hub's front, in a thread of its own: it answers the sandbox at once and passes each delivery
+ * on. The test's own thread runs the proxies, and on a loaded machine it can fall more than the
+ * sandbox's 10 s behind; the sandbox would then retry 30 s later, past the kit's wait for the event.
+ */
+const HUB_FRONT = `
+const { parentPort } = require('node:worker_threads');
+const { createServer } = require('node:http');
+const server = createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    response.writeHead(200).end();
+    parentPort.postMessage({ raw: Buffer.concat(chunks), headers: request.headers });
+  });
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+`;
+
 /** The sandbox's one subscriber: it relays each event to every kit under test, through its variant, signed again. */
 export async function startWebhookHub(): Promise<WebhookHub> {
   const targets = new Set<HubTarget>();
   const unanswered: { variant: string; line: string }[] = [];
-  const server: Server = createHttpServer((incoming, outgoing) => {
-    void (async () => {
-      const raw = await readBody(incoming);
-      const headers = flat(incoming.headers);
-      // The hub accepts at once, as a variant's retries outlast the sandbox's 10 s: redelivery is each variant's business (Variant.deliver).
-      outgoing.writeHead(200).end();
-      await Promise.all([...targets].map((target) => relay(target, raw, headers)));
-    })().catch(() => {
-      if (!outgoing.headersSent) outgoing.writeHead(500).end();
-    });
+  // Each event once: a sandbox retry is not relayed again, for redelivery is each variant's business (Variant.deliver).
+  const relayed = new Set<string>();
+  const front = new Worker(HUB_FRONT, { eval: true });
+  front.on('message', (message: { raw: Uint8Array; headers: IncomingMessage['headers'] }) => {
+    if (!message.raw) return;
+    const raw = Buffer.from(message.raw);
+    const id = String((JSON.parse(raw.toString('utf8')) as { id?: unknown }).id);
+    if (relayed.has(id)) return;
+    relayed.add(id);
+    const headers = flat(message.headers);
+    void Promise.all([...targets].map((target) => relay(target, raw, headers)));
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    front.once('error', reject);
+    front.on('message', (message: { port?: number }) => message.port !== undefined && resolve(message.port));
   });
   async function relay(target: HubTarget, raw: Buffer, headers: Record<string, string>): Promise<void> {
     const { variant } = target;
@@ -311,19 +336,14 @@ export async function startWebhookHub(): Promise<WebhookHub> {
       await dispatcher?.close();
     }
   }
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    url: `http://127.0.0.1:${port}/hooks`,
     unanswered: (variant) => unanswered.filter((item) => item.variant === variant).map((item) => item.line),
     add(target) {
       targets.add(target);
       return () => targets.delete(target);
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => void (await front.terminate()),
   };
 }
 

@@ -36,6 +36,14 @@ export interface Choices {
   visaTypes: string[];
   /** The fields its applicants require. */
   applicantFields: string[];
+  /**
+   * How it takes POST /v1/documents: a multipart form whose file part is `upload` and kind field
+   * `kind`; a JSON body `{kind, applicant_id, content (base64), file_name}`; or the raw file as
+   * the body, of a PDF or image media type.
+   */
+  upload: 'multipart' | 'json' | 'raw';
+  /** Query parameters of the list it takes without a word and ignores (a cursor of another convention). */
+  ignoredParameters: string[];
 }
 
 const DEFAULT_CHOICES: Choices = {
@@ -52,6 +60,8 @@ const DEFAULT_CHOICES: Choices = {
   statuses: ['pending', 'analysing', 'completed'],
   visaTypes: ['work_holiday', 'digital_nomad'],
   applicantFields: ['first_name', 'family_name', 'passport'],
+  upload: 'multipart',
+  ignoredParameters: [],
 };
 
 /** The query parameters each paging style takes; any other is refused, as a strict service may. */
@@ -77,8 +87,21 @@ interface StoredReport {
   deleted: boolean;
 }
 
+/** A document as it was uploaded: its kind, applicant and file as the implementation read them. */
+interface ReceivedDocument {
+  id: string;
+  kind: string | undefined;
+  applicantId: string | undefined;
+  fileName: string | undefined;
+  contentType: string | undefined;
+  bytes: Buffer;
+  /** Every field it received beside the file. */
+  fields: Record<string, string>;
+}
+
 export interface OtherImplementation extends TestServer {
   choices: Choices;
+  documents: ReceivedDocument[];
   /** Adds a report directly, as if made earlier; returns its id. */
   addReport(fields?: Json): string;
 }
@@ -179,9 +202,10 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
 
   function list(request: RecordedRequest, response: ServerResponse, base: string): void {
     const url = new URL(request.path, base);
-    const known = [...FILTERS, ...PAGING_PARAMETERS[choices.paging]];
+    const known = [...FILTERS, ...PAGING_PARAMETERS[choices.paging], ...choices.ignoredParameters];
     const unknown = [...url.searchParams.keys()].find((name) => !known.includes(name));
     if (unknown) return fail(response, 400, 'unknown_parameter', `unknown query parameter ${unknown}`);
+    for (const name of choices.ignoredParameters) url.searchParams.delete(name);
     const all = reports.filter((report) => !report.deleted);
     const size = Number(url.searchParams.get('limit') ?? choices.pageSize);
     let start = 0;
@@ -218,6 +242,61 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
     send(response, 200, body, headers);
   }
 
+  /** The document of an upload in its own shape, or the reason it refuses it. */
+  async function receivedDocument(request: RecordedRequest): Promise<Omit<ReceivedDocument, 'id'> | string> {
+    const contentType = request.headers['content-type'] ?? '';
+    switch (choices.upload) {
+      case 'multipart': {
+        if (!contentType.startsWith('multipart/form-data')) return `uploads are multipart/form-data, not ${contentType}`;
+        const form = await new Response(request.raw, { headers: { 'content-type': contentType } }).formData();
+        const file = form.get('upload');
+        if (!(file instanceof Blob)) return 'the form needs a file part named upload';
+        const kind = form.get('kind');
+        if (typeof kind !== 'string') return 'the form needs a kind';
+        const fields = Object.fromEntries([...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+        const applicantId = form.get('applicant_id');
+        return {
+          kind,
+          applicantId: typeof applicantId === 'string' ? applicantId : undefined,
+          fileName: file.name,
+          contentType: file.type,
+          bytes: Buffer.from(await file.arrayBuffer()),
+          fields,
+        };
+      }
+      case 'json': {
+        if (!contentType.startsWith('application/json')) return `uploads are application/json, not ${contentType}`;
+        const body = parsed(request.body) as Record<string, string>;
+        if (typeof body.content !== 'string' || !/^[A-Za-z0-9+/]+=*$/.test(body.content)) return 'content must hold the file in base64';
+        if (typeof body.kind !== 'string') return 'the body needs a kind';
+        const { content, ...fields } = body;
+        return {
+          kind: body.kind,
+          applicantId: body.applicant_id,
+          fileName: body.file_name,
+          contentType: undefined,
+          bytes: Buffer.from(content, 'base64'),
+          fields,
+        };
+      }
+      case 'raw':
+        if (!/^(application\/pdf|image\/)/.test(contentType)) return `a raw upload is a PDF or an image, not ${contentType || 'without a media type'}`;
+        return { kind: undefined, applicantId: undefined, fileName: undefined, contentType, bytes: request.raw, fields: {} };
+    }
+  }
+
+  async function upload(request: RecordedRequest, response: ServerResponse): Promise<void> {
+    const received = await receivedDocument(request);
+    if (typeof received === 'string') return fail(response, 422, 'invalid_upload', received);
+    const id = nextId('doc');
+    implementation.documents.push({ id, ...received });
+    send(
+      response,
+      choices.createStatus,
+      resource('documents', { id, type: received.kind ?? 'unknown', status: 'received', red_flags: [], size: received.bytes.length }),
+    );
+  }
+
   function deletion(response: ServerResponse, id: string): void {
     const body = { json: { deletion: { target: id, state: choices.deleteStatus === 202 ? 'scheduled' : 'done' } }, text: 'Deleted.', none: undefined }[
       choices.deleteBody
@@ -247,6 +326,7 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
       return send(response, choices.createStatus, resource('reports', reportView(reports.find((stored) => stored.id === id)!)));
     }
     if (request.method === 'GET' && path === '/v1/reports') return list(request, response, base);
+    if (request.method === 'POST' && path === '/v1/documents') return void upload(request, response);
     if (report?.deleted) return fail(response, choices.deletedStatus, 'report_gone', `report ${report.id} was deleted`);
     if (request.method === 'GET' && report) {
       report.reads++;
@@ -263,6 +343,7 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
   const implementation: OtherImplementation = {
     ...server,
     choices,
+    documents: [],
     addReport(fields = {}) {
       const id = nextId('rep');
       reports.push({

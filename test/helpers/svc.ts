@@ -39,6 +39,8 @@ export function runSvc(
     env: Record<string, string>;
     input?: string;
     killAfterMs?: number;
+    /** Kills the run when aborted, as `killAfterMs` does when its time is up. */
+    signal?: AbortSignal;
     onSpawn?: (pid: number) => void;
     onStderr?: (text: string) => void;
   },
@@ -48,6 +50,7 @@ export function runSvc(
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       timeout: options.killAfterMs,
+      signal: options.signal,
       killSignal: 'SIGKILL',
     });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
@@ -58,7 +61,9 @@ export function runSvc(
       stderr += chunk;
       options.onStderr?.(stderr);
     });
-    child.on('error', reject);
+    child.on('error', (error) => {
+      if (error.name !== 'AbortError') reject(error);
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });

@@ -15,7 +15,10 @@ export default class ConfigList extends BaseCommand {
     const { flags } = await this.parse(ConfigList);
     const config = await readConfig();
     const current = currentProfileName(config, flags.profile);
-    const names = Object.keys(SETTINGS) as SettingName[];
+    // The upload settings only where a profile holds one: most services take the sandbox's shape.
+    const names = (Object.keys(SETTINGS) as SettingName[]).filter(
+      (name) => !name.startsWith('upload_') || Object.values(config.profiles).some((settings) => settings[name] !== undefined),
+    );
     const profiles = Object.fromEntries(
       Object.entries(config.profiles).map(([profile, settings]) => [
         profile,
@@ -31,7 +34,10 @@ export default class ConfigList extends BaseCommand {
       ]);
       this.log(
         renderTable(
-          [{ title: 'profile', unbroken: true }, ...names.map((name) => ({ title: name, freeText: name === 'base_url' || name === 'ca_cert' }))],
+          [
+            { title: 'profile', unbroken: true },
+            ...names.map((name) => ({ title: name, freeText: name === 'base_url' || name === 'ca_cert' || name === 'upload_fields' })),
+          ],
           rows,
           this.io.stdout,
         ),

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base-command.js';
 import { paths } from '../../config/paths.js';
-import { displaySetting, normaliseSetting } from '../../config/settings.js';
+import { displaySetting, isSecretValue, normaliseSetting } from '../../config/settings.js';
 import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
 import { ConfigError } from '../../errors.js';
 import { secretOnCommandLine } from '../../flags/secret.js';
@@ -48,7 +48,7 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
 
   private async readValue(name: SettingName, argument: string | undefined): Promise<{ value: string; source: string }> {
     if (argument !== undefined) {
-      if (SETTINGS[name].secret) {
+      if (isSecretValue(name, argument)) {
         this.secrets.push(argument);
         this.warning(secretOnCommandLine('a key given as an argument', 'omitting it and piping it on stdin'));
       }

@@ -3,7 +3,9 @@ import { ApiCommand } from '../../api-command.js';
 import { DOCUMENT_TYPES } from '../../api/enums.js';
 import { assertStated, STATED } from '../../api/stated.js';
 import type { DocumentAnswer } from '../../api/types.js';
+import { resolveUploadShape } from '../../config/upload-shape.js';
 import { SvcError } from '../../errors.js';
+import { uploadShapeFlags } from '../../flags/upload-shape.js';
 import { isReadableFile, readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
@@ -15,13 +17,16 @@ import { timeView } from '../../ui/time.js';
 export type JsonResult = DocumentAnswer;
 
 export default class DocumentsUpload extends ApiCommand {
-  static override summary = 'Upload a supporting document as a multipart form (type, applicant_id, file)';
+  static override summary = "Upload a supporting document, as a multipart form (type, applicant_id, file) or in the service's own shape";
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
-The file and --type are asked for on a terminal when left out; anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.`;
+The file and --type are asked for on a terminal when left out; anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.
+The encoding of an upload is not shown by the specification: the sandbox takes a multipart form of type, applicant_id and the file part "file". For a service that takes another shape, the UPLOAD SHAPE flags choose the encoding and the names of the fields, and add fields of its own; saved once in the profile (\`svc config set upload_file_field upload\`, …), they apply to every upload, and a flag overrides its setting. A raw upload sends the file alone, without --type or --applicant.`;
 
   static override examples = [
     '<%= config.bin %> documents upload passport.pdf --type passport --applicant app_123',
     '<%= config.bin %> documents upload statement.png --type bank_statement --json',
+    '<%= config.bin %> documents upload passport.pdf --type passport --file-field upload --type-field kind',
+    '<%= config.bin %> documents upload passport.pdf --type passport --encoding json --file-field content --field file_name={{file_name}}',
   ];
 
   static override mutating = true;
@@ -33,20 +38,41 @@ The file and --type are asked for on a terminal when left out; anywhere else a m
   static override flags = {
     type: Flags.string({ description: `Kind of document (the sandbox: ${DOCUMENT_TYPES.join(', ')})` }),
     applicant: Flags.string({ description: 'Applicant the document supports (app_…)' }),
+    ...uploadShapeFlags,
   };
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(DocumentsUpload);
-    const { client } = await this.connect(flags);
+    const { client, connection } = await this.connect(flags);
     assertStated([['applicant_id', flags.applicant, STATED.applicantId]]);
+    const shape = resolveUploadShape(
+      {
+        encoding: flags.encoding,
+        fileField: flags['file-field'],
+        typeField: flags['type-field'],
+        applicantField: flags['applicant-field'],
+        fields: flags.field,
+      },
+      connection.settings,
+      connection.profile,
+    );
+    const raw = shape.encoding === 'raw';
+    if (raw && (flags.type !== undefined || flags.applicant !== undefined)) {
+      throw new SvcError(
+        'usage',
+        'fields_with_raw_upload',
+        `${flags.type === undefined ? '--applicant' : '--type'} cannot be sent: a raw upload sends the file alone, as the body`,
+        'use --encoding multipart or json to send the kind and the applicant with the file',
+      );
+    }
     const file = await readDocumentFile(args.file ?? (await this.askForFile()));
     let type = flags.type;
-    if (type === undefined && canPrompt(this.io)) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
-    for (const note of [leftOutWarning(type === undefined ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
+    if (type === undefined && !raw && canPrompt(this.io)) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
+    for (const note of [leftOutWarning(type === undefined && !raw ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
     const progress = await uploadProgress(this.io, file.filename, file.bytes.length);
     let document: DocumentAnswer | undefined;
     try {
-      document = await uploadDocument(client, { file, type, applicantId: flags.applicant }, progress?.update);
+      document = await uploadDocument(client, { file, type, applicantId: flags.applicant, shape }, progress?.update);
     } finally {
       progress?.stop(document !== undefined);
     }

@@ -21,8 +21,10 @@ import {
 } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
-import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
-import { DEFAULT_REJECTED_LIMITS, EventStore, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
+import { type ListenerReport, type RefusalReport, type TakeoverReport, WebhookListener } from '../../webhooks/listener.js';
+import { describeStore } from '../../config/webhook-store.js';
+import { openEventRecords } from '../../webhooks/event-records.js';
+import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
 import { helpText } from '../../help-text.js';
 
 const fraction = Flags.custom<number>({
@@ -34,7 +36,7 @@ const fraction = Flags.custom<number>({
 });
 
 /** What `--json` writes: one line when the listener is ready, then one per delivery. */
-export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport;
+export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport | TakeoverReport;
 
 export default class WebhooksListen extends WebhookCommand {
   private readonly lines: string[] = [];
@@ -44,7 +46,12 @@ export default class WebhooksListen extends WebhookCommand {
     Verifies every delivery (signature over the raw body, timestamp within --tolerance, then the envelope part 6
     states: a UTF-8 JSON object with an id starting with evt_, a type and a data object) and commits each accepted
     event to a SQLite store before answering 200, so an acknowledged event is never lost, even to kill -9. An
-    event id already stored is acknowledged again but not forwarded twice, also across restarts. A delivery that
+    event id already stored is acknowledged again but not forwarded twice, also across restarts.
+
+    With a postgres:// store (--store, SVC_WEBHOOK_STORE or the profile's webhook_store), several listeners share
+    one database behind a load balancer: each event is stored once whichever replica gets it, and forwarded by the
+    one that claimed it; a replica that dies leaves its forwards to another after --forward-lease. While the
+    database does not answer, deliveries are answered 503 (see docs/webhooks.md, "Running a fleet"). A delivery that
     fails verification is answered 400 and kept as rejected, with its reason; it is never forwarded.
 
     The signature is HMAC-SHA256 over "<t>.<raw body>", its v1 in hex or base64 (--signature-encoding pins one).
@@ -77,6 +84,7 @@ export default class WebhooksListen extends WebhookCommand {
     '<%= config.bin %> webhooks listen --fail-rate 0.3 --delay 2s',
     '<%= config.bin %> webhooks listen --strict-schema --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks listen --signature-encoding base64 --forward-to http://127.0.0.1:3000/hooks',
+    'SVC_WEBHOOK_STORE=postgres://… <%= config.bin %> webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks',
   ];
 
   static override flags = {
@@ -126,6 +134,13 @@ export default class WebhooksListen extends WebhookCommand {
       description: 'Fault injection: answer this fraction of deliveries (0-1) with --respond, 500 by default, without storing',
       helpGroup: 'FAULTS',
     }),
+    'forward-lease': durationFlag({
+      description:
+        'With a PostgreSQL store: how long a listener holds an event it is forwarding (renewed while it runs); one that died leaves its events to the others after this',
+      default: 30_000,
+      defaultHelp: async () => '30s',
+      helpGroup: 'FLEET',
+    }),
     delay: durationFlag({ description: 'Fault injection: hold every answer back this long (500ms, 2s; over 10s the sender times out)', helpGroup: 'FAULTS' }),
   };
 
@@ -151,10 +166,13 @@ export default class WebhooksListen extends WebhookCommand {
     }
     for (const line of unlistedKindNotes(flags.events ?? [], 'only events of exactly that kind are forwarded (is it spelt as the service sends it?)'))
       this.note(line);
-    const opened = EventStore.open(flags.store);
-    const unfinished = opened.unfinishedForwards();
-    opened.close();
-    if (unfinished > 0) {
+    const store = await this.webhookStore(flags.store, flags.profile);
+    const opened = await openEventRecords(store);
+    const unfinished = await opened.unfinishedForwards();
+    await opened.close();
+    if (unfinished > 0 && store.kind === 'postgres') {
+      this.note(`${unfinished} stored events were left unforwarded by a listener that stopped; forwarding them now`);
+    } else if (unfinished > 0) {
       this.warning(
         `${unfinished} stored events were being forwarded when an earlier run stopped; they are not forwarded again automatically (list them with \`svc webhooks events --not-forwarded\`, replay with \`svc webhooks replay\`)`,
       );
@@ -167,7 +185,8 @@ export default class WebhooksListen extends WebhookCommand {
       toleranceSeconds: flags.tolerance,
       encodings: flags['signature-encoding'] && [flags['signature-encoding']],
       signedPayloads: [flags['signed-payload']],
-      store: flags.store,
+      store,
+      forwardLeaseMs: flags['forward-lease'],
       forwardTo: flags['forward-to'],
       eventTypes: flags.events,
       strictSchema: flags['strict-schema'],
@@ -193,9 +212,9 @@ export default class WebhooksListen extends WebhookCommand {
     // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
     const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
     if (this.jsonEnabled()) {
-      writeJsonLine(this.io.stdout, { kind: 'ready', url, store: flags.store, forward_to: flags['forward-to'] ?? null } satisfies JsonLine);
+      writeJsonLine(this.io.stdout, { kind: 'ready', url, store: describeStore(store), forward_to: flags['forward-to'] ?? null } satisfies JsonLine);
     } else {
-      this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${flags.store}`);
+      this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${describeStore(store)}`);
       if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
       if (flags['strict-schema']) this.note("Refusing events that differ from openapi.yaml's event schemas (--strict-schema)");
       this.note('Press Ctrl-C to stop.');
@@ -223,10 +242,19 @@ export default class WebhooksListen extends WebhookCommand {
   private render(unredacted: ListenerReport, json: boolean, times: TimeView): void {
     // What a delivery claims is the sender's to say: a secret in it is redacted before a line is made (and wrapped).
     const report = redactValue(unredacted, this.secrets);
-    if (json) {
+    if (report.kind === 'store') {
+      this.note(
+        report.available
+          ? 'The event store answers again: deliveries are stored and acknowledged again'
+          : terminalText(`The event store does not answer (${report.detail}): deliveries are answered 503, so that the service retries them`),
+      );
+    } else if (json) {
       this.print(jsonLine(report.kind === 'delivery' ? deliveryJson(report) : report));
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report, times, this.io.stdout));
+    } else if (report.kind === 'takeover') {
+      const { event, forward } = report;
+      this.note(terminalText(`forwarded ${event.id} (left unfinished by a listener that stopped) to ${forward.url}: ${forward.status ?? forward.error}`));
     } else {
       this.note(
         terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`),

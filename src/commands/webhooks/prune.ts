@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
 import { SvcError } from '../../errors.js';
 import { instantFlag } from '../../flags/duration.js';
 import { storeFlag } from '../../flags/webhook.js';
-import { EventStore } from '../../webhooks/store.js';
+import { openEventRecords } from '../../webhooks/event-records.js';
+import { WebhookCommand } from '../../webhook-command.js';
 
 /**
  * The service retries a delivery for 24 hours (spec part 6); an event id pruned sooner would let a
@@ -14,7 +14,7 @@ const KEEP_AT_LEAST_MS = 25 * 3_600_000;
 /** What `--json` prints. */
 export type JsonResult = { before: string; deleted: number; kept_not_forwarded: number; dry_run: boolean };
 
-export default class WebhooksPrune extends BaseCommand {
+export default class WebhooksPrune extends WebhookCommand {
   static override summary = 'Delete stored events received before a time';
   static override description = `Keeps the store from growing without end. Accepted events whose forwarding got no 2xx answer are kept (see \`svc webhooks events --not-forwarded\`), unless --include-not-forwarded. Events of the last 25 hours cannot be pruned: the service retries a delivery for 24 hours, and a retry of a pruned event would be taken as new. Safe while \`svc webhooks listen\` runs: rows go in small transactions.`;
 
@@ -41,11 +41,11 @@ export default class WebhooksPrune extends BaseCommand {
         'give --before 25h or earlier (30d keeps a month)',
       );
     }
-    const store = EventStore.open(flags.store);
+    const store = await openEventRecords(await this.webhookStore(flags.store, flags.profile));
     try {
       const before = new Date(flags.before).toISOString();
       const dryRun = flags['dry-run'];
-      const result = store.prune(flags.before, { includeNotForwarded: flags['include-not-forwarded'], dryRun });
+      const result = await store.prune(flags.before, { includeNotForwarded: flags['include-not-forwarded'], dryRun });
       this.log(`${dryRun ? 'Would delete' : 'Deleted'} ${result.deleted} stored ${result.deleted === 1 ? 'delivery' : 'deliveries'} received before ${before}`);
       if (result.keptNotForwarded > 0) {
         this.note(
@@ -54,7 +54,7 @@ export default class WebhooksPrune extends BaseCommand {
       }
       return { before, deleted: result.deleted, kept_not_forwarded: result.keptNotForwarded, dry_run: dryRun };
     } finally {
-      store.close();
+      await store.close();
     }
   }
 }

@@ -5,7 +5,8 @@ import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl, replayHeaders } from '../../webhooks/forward.js';
 import { isDelivered, postRaw } from '../../webhooks/send.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
-import { EventStore } from '../../webhooks/store.js';
+import { describeStore } from '../../config/webhook-store.js';
+import { openEventRecords } from '../../webhooks/event-records.js';
 import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
@@ -43,11 +44,17 @@ export default class WebhooksReplay extends WebhookCommand {
     checkForwardUrl(flags['forward-to'], '--forward-to');
     const secrets = this.webhookSecrets(flags.secret, false);
     this.trustReceiverCa(flags['ca-cert']);
-    const store = EventStore.open(flags.store);
+    const location = await this.webhookStore(flags.store, flags.profile);
+    const store = await openEventRecords(location);
     try {
-      const event = store.event(args.event);
+      const event = await store.event(args.event);
       if (!event)
-        throw new SvcError('notFound', 'not_found', `no accepted event ${args.event} in ${flags.store}`, 'list the stored events with `svc webhooks events`');
+        throw new SvcError(
+          'notFound',
+          'not_found',
+          `no accepted event ${args.event} in ${describeStore(location)}`,
+          'list the stored events with `svc webhooks events`',
+        );
       const { headers, staleSignature } = replayHeaders(event, secrets);
       if (staleSignature) {
         this.warning(
@@ -55,7 +62,7 @@ export default class WebhooksReplay extends WebhookCommand {
         );
       }
       const result = await postRaw(flags['forward-to'], headers, event.body);
-      store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, Date.now());
+      await store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, Date.now());
       this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
       if (result.status === null) process.exitCode = ExitCode.network;
       else if (!isDelivered(result)) process.exitCode = ExitCode.verificationFailed;
@@ -68,7 +75,7 @@ export default class WebhooksReplay extends WebhookCommand {
         resigned: secrets.length > 0,
       };
     } finally {
-      store.close();
+      await store.close();
     }
   }
 }

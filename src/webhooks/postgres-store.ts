@@ -1,0 +1,330 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import postgres, { type Sql, type TransactionSql } from 'postgres';
+import type { StoreLocation } from '../config/webhook-store.js';
+import { SvcError } from '../errors.js';
+import type { EventSummary } from './envelope.js';
+import {
+  type EventFilter,
+  firstBytes,
+  type ForwardOutcome,
+  type PruneResult,
+  REJECTED_BODY_BYTES,
+  type RejectedLimits,
+  type StoredEvent,
+  type StoredStatus,
+} from './store.js';
+import type { RejectionReason } from './verify.js';
+
+type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
+
+/** The version of the schema this svc writes; a store of a newer one is refused. */
+const SCHEMA_VERSION = 1;
+
+/**
+ * Each step takes the schema from the version before it. Forwarding is claimed with a lease
+ * (claimed_by, lease_until, on the database's clock, so that the replicas' clocks do not matter).
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+CREATE TABLE events (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  event_id text,
+  type text,
+  resource_id text,
+  status text NOT NULL CHECK (status IN ('accepted', 'rejected')),
+  reason text,
+  detail text,
+  schema_notes text,
+  received_at bigint NOT NULL,
+  duplicates integer NOT NULL DEFAULT 0,
+  headers text NOT NULL,
+  body bytea NOT NULL,
+  body_size integer NOT NULL,
+  forward_url text,
+  forward_status integer,
+  forward_error text,
+  forwarded_at bigint,
+  claimed_by text,
+  lease_until timestamptz
+);
+CREATE UNIQUE INDEX accepted_event_id ON events (event_id) WHERE status = 'accepted';
+CREATE INDEX events_by_time ON events (received_at);
+CREATE INDEX rejected_by_time ON events (received_at) WHERE status = 'rejected';
+CREATE INDEX forwards_due ON events (lease_until) WHERE forward_url IS NOT NULL AND forwarded_at IS NULL;
+`,
+];
+
+/** Accepted events due for forwarding that got no 2xx answer: failed, or cut off by a stop. */
+const NOT_FORWARDED = "status = 'accepted' AND forward_url IS NOT NULL AND (forward_status IS NULL OR forward_status NOT BETWEEN 200 AND 299)";
+/** Accepted events whose forwarding has not finished: under way on some replica, or left by one that stopped. */
+const FORWARD_UNFINISHED = 'forward_url IS NOT NULL AND forwarded_at IS NULL';
+const PRUNE_CHUNK = 1000;
+
+type Row = Record<string, unknown>;
+
+function toStoredEvent(row: Row): StoredEvent {
+  const time = (value: unknown) => (value === null ? null : new Date(Number(value)).toISOString());
+  const body = row.body as Buffer;
+  const bodySize = Number(row.body_size);
+  return {
+    seq: Number(row.seq),
+    eventId: row.event_id as string | null,
+    type: row.type as string | null,
+    resourceId: row.resource_id as string | null,
+    status: row.status as StoredStatus,
+    reason: row.reason as RejectionReason | null,
+    detail: row.detail as string | null,
+    schemaNotes: row.schema_notes === null ? [] : (JSON.parse(row.schema_notes as string) as string[]),
+    receivedAt: time(row.received_at)!,
+    duplicates: Number(row.duplicates),
+    headers: JSON.parse(row.headers as string) as IncomingHttpHeaders,
+    body,
+    bodySize,
+    bodyTruncated: bodySize > body.length,
+    forwardUrl: row.forward_url as string | null,
+    forwardStatus: row.forward_status === null ? null : Number(row.forward_status),
+    forwardError: row.forward_error as string | null,
+    forwardedAt: time(row.forwarded_at),
+  };
+}
+
+const notesColumn = (notes: readonly string[]) => (notes.length > 0 ? JSON.stringify(notes) : null);
+
+/** One delivery to record in a shared transaction. */
+export type Write =
+  | {
+      op: 'accept';
+      event: EventSummary;
+      delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number; forwardUrl: string | null };
+      schemaNotes: readonly string[];
+    }
+  | {
+      op: 'reject';
+      claimed: Partial<EventSummary>;
+      rejection: { reason: RejectionReason; detail: string; schemaNotes: readonly string[] };
+      delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number };
+    };
+
+/** What an accepted write gave: the row, whether the event id was stored before, and whether this replica now holds its forwarding. */
+export type Written = { seq: number; duplicate: boolean; claimed: boolean } | { seq: number };
+
+/** An event whose forwarding this replica claimed from one that did not finish it (its lease expired). */
+export interface ClaimedForward {
+  seq: number;
+  eventId: string;
+  type: string | null;
+  resourceId: string | null;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  forwardUrl: string;
+}
+
+/**
+ * The receiver's durable record in a PostgreSQL database that several `svc webhooks listen` share: one
+ * row per event id whichever replica received it (a unique index), each event's forwarding held by one
+ * replica at a time (a lease it renews, which another takes over once it has expired).
+ */
+export class PostgresEventStore {
+  private constructor(
+    private readonly sql: Sql,
+    readonly location: PostgresLocation,
+  ) {}
+
+  /** Connects, creates or migrates the schema, with an error that says what to do when that fails. */
+  static async open(location: PostgresLocation, options: { connections?: number } = {}): Promise<PostgresEventStore> {
+    const sql = postgres({
+      host: location.socketDirectory ?? location.host,
+      port: location.port,
+      database: location.database,
+      username: location.user,
+      password: location.password,
+      ssl: location.sslmode === undefined || location.sslmode === 'disable' ? false : (location.sslmode as 'prefer' | 'require' | 'verify-full'),
+      max: options.connections ?? 4,
+      // An answer is due to the sender within 10 s: a database that cannot be reached fails the delivery (503) well before.
+      connect_timeout: 5,
+      idle_timeout: 60,
+      onnotice: () => undefined,
+      connection: { application_name: 'svc webhooks', search_path: location.schema },
+    });
+    const store = new PostgresEventStore(sql, location);
+    try {
+      await store.migrate();
+    } catch (error) {
+      await sql.end({ timeout: 1 });
+      if (error instanceof SvcError) throw error;
+      throw new SvcError(
+        'config',
+        'store_unavailable',
+        `cannot open the event store in PostgreSQL: ${(error as Error).message}`,
+        'check the connection string (--store, SVC_WEBHOOK_STORE or the profile), that the server runs, and the grants described in docs/webhooks.md',
+      );
+    }
+    return store;
+  }
+
+  private async version(sql: Sql | TransactionSql): Promise<number> {
+    const [table] = await sql`SELECT to_regclass(${`${this.location.schema}.schema_version`}) IS NOT NULL AS present`;
+    if (!table!.present) return 0;
+    const [row] = await sql`SELECT version FROM schema_version`;
+    return row ? Number(row.version) : 0;
+  }
+
+  private refuseNewer(version: number): void {
+    if (version > SCHEMA_VERSION) {
+      throw new SvcError(
+        'config',
+        'store_schema_newer',
+        `the event store's schema ${this.location.schema} is at version ${version}, newer than this svc knows (${SCHEMA_VERSION}): a newer svc migrated it`,
+        'upgrade svc to the version the other replicas run; an older svc never writes to a newer schema',
+      );
+    }
+  }
+
+  /** Brings the schema to SCHEMA_VERSION, one replica at a time (an advisory lock); nothing to do, and no DDL grant needed, when it is there. */
+  private async migrate(): Promise<void> {
+    const current = await this.version(this.sql);
+    this.refuseNewer(current);
+    if (current === SCHEMA_VERSION) return;
+    await this.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtext(${`svc webhooks ${this.location.schema}`}))`;
+      await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${this.location.schema}`);
+      await tx.unsafe('CREATE TABLE IF NOT EXISTS schema_version (one integer PRIMARY KEY CHECK (one = 1), version integer NOT NULL)');
+      const locked = await this.version(tx);
+      this.refuseNewer(locked);
+      for (let version = locked; version < SCHEMA_VERSION; version++) await tx.unsafe(MIGRATIONS[version]!);
+      await tx`INSERT INTO schema_version VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (one) DO UPDATE SET version = EXCLUDED.version`;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+  }
+
+  /**
+   * Records the writes in one transaction, in an order every replica shares (by event id), so that two
+   * replicas storing the same events never wait on each other in a circle. A new event due for
+   * forwarding is claimed by this replica, with a lease of `leaseMs`, in the same write.
+   */
+  async write(writes: readonly Write[], replica: string, leaseMs: number): Promise<Written[]> {
+    const order = writes.map((_, index) => index);
+    const key = (write: Write) => (write.op === 'accept' ? write.event.id : '');
+    order.sort((a, b) => (key(writes[a]!) < key(writes[b]!) ? -1 : key(writes[a]!) > key(writes[b]!) ? 1 : a - b));
+    const results: Written[] = [];
+    await this.sql.begin(async (tx) => {
+      const queries = order.map(async (index) => {
+        const write = writes[index]!;
+        if (write.op === 'accept') {
+          const { event, delivery, schemaNotes } = write;
+          const forward = delivery.forwardUrl;
+          const [row] = await tx`
+            INSERT INTO events (event_id, type, resource_id, status, schema_notes, received_at, headers, body, body_size, forward_url, claimed_by, lease_until)
+            VALUES (${event.id}, ${event.type}, ${event.resourceId ?? null}, 'accepted', ${notesColumn(schemaNotes)}, ${delivery.receivedAt},
+                    ${JSON.stringify(delivery.headers)}, ${Buffer.from(delivery.body)}, ${delivery.body.byteLength}, ${forward},
+                    ${forward === null ? null : replica}, ${forward === null ? null : tx`now() + ${leaseMs} * interval '1 millisecond'`})
+            ON CONFLICT (event_id) WHERE status = 'accepted' DO UPDATE SET duplicates = events.duplicates + 1
+            RETURNING seq, duplicates`;
+          const duplicate = Number(row!.duplicates) > 0;
+          results[index] = { seq: Number(row!.seq), duplicate, claimed: !duplicate && forward !== null };
+        } else {
+          const { claimed, rejection, delivery } = write;
+          const [row] = await tx`
+            INSERT INTO events (event_id, type, resource_id, status, reason, detail, schema_notes, received_at, headers, body, body_size)
+            VALUES (${claimed.id ?? null}, ${claimed.type ?? null}, ${claimed.resourceId ?? null}, 'rejected', ${rejection.reason}, ${rejection.detail},
+                    ${notesColumn(rejection.schemaNotes)}, ${delivery.receivedAt}, ${JSON.stringify(delivery.headers)},
+                    ${Buffer.from(firstBytes(delivery.body, REJECTED_BODY_BYTES))}, ${delivery.body.byteLength})
+            RETURNING seq`;
+          results[index] = { seq: Number(row!.seq) };
+        }
+      });
+      await Promise.all(queries);
+    });
+    return results;
+  }
+
+  /** Deletes the rejected deliveries older than `limits.ttlMs`, then the oldest beyond the count and bytes allowed. */
+  async trimRejected(limits: RejectedLimits, now: number): Promise<void> {
+    await this.sql`DELETE FROM events WHERE status = 'rejected' AND received_at < ${now - limits.ttlMs}`;
+    await this.sql`
+      DELETE FROM events WHERE seq IN (
+        SELECT seq FROM (
+          SELECT seq, count(*) OVER newest AS n, sum(octet_length(body) + octet_length(headers) + coalesce(octet_length(detail), 0)) OVER newest AS bytes
+          FROM events WHERE status = 'rejected' WINDOW newest AS (ORDER BY received_at DESC, seq DESC)
+        ) kept WHERE n > ${limits.maxCount} OR bytes > ${limits.maxBytes})`;
+  }
+
+  /** Records a forward's outcome and lets go of its claim. */
+  async recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {
+    await this.sql`
+      UPDATE events SET forward_url = ${outcome.url}, forward_status = ${outcome.status}, forward_error = ${outcome.error}, forwarded_at = ${at},
+        claimed_by = NULL, lease_until = NULL
+      WHERE seq = ${seq}`;
+  }
+
+  /** Extends this replica's leases on the forwards it has under way. */
+  async renewLeases(seqs: readonly number[], replica: string, leaseMs: number): Promise<void> {
+    await this.sql`
+      UPDATE events SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE seq = ANY(${seqs as number[]}) AND claimed_by = ${replica} AND forwarded_at IS NULL`;
+  }
+
+  /** Claims up to `limit` unfinished forwards whose lease has expired (their replica stopped or died), skipping those another replica is claiming now. */
+  async claimAbandoned(replica: string, leaseMs: number, limit: number): Promise<ClaimedForward[]> {
+    const rows = await this.sql`
+      UPDATE events SET claimed_by = ${replica}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE seq IN (
+        SELECT seq FROM events WHERE ${this.sql.unsafe(FORWARD_UNFINISHED)} AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING seq, event_id, type, resource_id, headers, body, forward_url`;
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      eventId: row.event_id as string,
+      type: row.type as string | null,
+      resourceId: row.resource_id as string | null,
+      headers: JSON.parse(row.headers as string) as IncomingHttpHeaders,
+      body: row.body as Buffer,
+      forwardUrl: row.forward_url as string,
+    }));
+  }
+
+  async event(eventId: string): Promise<StoredEvent | undefined> {
+    const [row] = await this.sql`SELECT * FROM events WHERE event_id = ${eventId} AND status = 'accepted'`;
+    return row && toStoredEvent(row);
+  }
+
+  /** Newest first. */
+  async events(filter: EventFilter): Promise<StoredEvent[]> {
+    const sql = this.sql;
+    const conditions = [sql`true`];
+    if (filter.types?.length) conditions.push(sql`type IN ${sql(filter.types as string[])}`);
+    if (filter.status) conditions.push(sql`status = ${filter.status}`);
+    if (filter.notForwarded) conditions.push(sql.unsafe(NOT_FORWARDED));
+    if (filter.since !== undefined) conditions.push(sql`received_at >= ${filter.since}`);
+    if (filter.until !== undefined) conditions.push(sql`received_at < ${filter.until}`);
+    const where = conditions.reduce((all, condition) => sql`${all} AND ${condition}`);
+    const rows = await sql`SELECT * FROM events WHERE ${where} ORDER BY seq DESC LIMIT ${filter.limit}`;
+    return rows.map(toStoredEvent);
+  }
+
+  /** As EventStore.prune, in chunks of their own transactions, so that the listeners are never kept waiting long. */
+  async prune(before: number, options: { includeNotForwarded: boolean; dryRun: boolean }): Promise<PruneResult> {
+    const sql = this.sql;
+    const count = async (where: ReturnType<Sql['unsafe']>) =>
+      Number((await sql`SELECT COUNT(*) AS n FROM events WHERE received_at < ${before} AND ${where}`)[0]!.n);
+    const keptNotForwarded = options.includeNotForwarded ? 0 : await count(sql.unsafe(NOT_FORWARDED));
+    const doomed = sql.unsafe(options.includeNotForwarded ? 'true' : `NOT (${NOT_FORWARDED})`);
+    if (options.dryRun) return { deleted: await count(doomed), keptNotForwarded };
+    let deleted = 0;
+    for (;;) {
+      const result = await sql`DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_at < ${before} AND ${doomed} LIMIT ${PRUNE_CHUNK})`;
+      deleted += result.count;
+      if (result.count === 0) return { deleted, keptNotForwarded };
+    }
+  }
+
+  /** Unfinished forwards no replica holds a lease on. */
+  async unfinishedForwards(): Promise<number> {
+    const [row] = await this
+      .sql`SELECT COUNT(*) AS n FROM events WHERE ${this.sql.unsafe(FORWARD_UNFINISHED)} AND (lease_until IS NULL OR lease_until < now())`;
+    return Number(row!.n);
+  }
+}
