@@ -2,12 +2,18 @@
 // Plain syntax, so that an older Node reaches the version check below.
 const version = process.versions.node.split('.').map(Number);
 if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
-  process.stderr.write(
-    'svc needs Node.js 22.19 or newer; this is Node ' +
-      process.versions.node +
-      '.\n' +
-      'Install a current Node.js (https://nodejs.org), or run svc through npm (npx svc), which uses the Node 24 the project pins.\n',
-  );
+  // What works depends on where svc is: a checkout carries the Node the project pins (the `node`
+  // devDependency), which npm scripts and npx put first on PATH; an installed package does not.
+  const { existsSync, readFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const root = new URL('..', import.meta.url);
+  const advice = existsSync(new URL('node_modules/node/bin/node', root))
+    ? 'In this checkout, run svc through npm, which uses the Node 24 the project pins: cd ' + fileURLToPath(root) + ' && npx svc'
+    : 'Install Node.js 22.19 or newer (https://nodejs.org), or the self-contained build of svc, which carries its own Node: ' +
+      'the linux-x64 tarball or the Debian package (' +
+      JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).homepage +
+      ', "Installing").';
+  process.stderr.write('svc needs Node.js 22.19 or newer; this is Node ' + process.versions.node + '.\n' + advice + '\n');
   process.exit(1);
 }
 
@@ -37,13 +43,17 @@ function namesOwnCommand() {
 }
 
 // Scripts call `svc --version` (or `svc version`, as gh and stripe take it) to probe for svc: answered
-// as oclif would, without loading oclif; with --json, as an object to which fields may be added.
+// as oclif would, without loading oclif, then the build's commit and date (scripts/build.js); with
+// --json, as an object.
 const asksVersion = (args[0] === '--version' || args[0] === 'version') && args.slice(1).every((arg) => arg === '--json');
-if (asksVersion && args.includes('--json')) {
-  const version = { version: pjson.version, platform: process.platform, arch: process.arch, node: process.version };
-  process.stdout.write(`${JSON.stringify(version, null, 2)}\n`);
-} else if (asksVersion) {
-  process.stdout.write(`svc/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`);
+if (asksVersion) {
+  const build = JSON.parse(readFileSync(new URL('dist/build.json', root), 'utf8'));
+  const version = { version: pjson.version, platform: process.platform, arch: process.arch, node: process.version, commit: build.commit, built: build.date };
+  process.stdout.write(
+    args.includes('--json')
+      ? `${JSON.stringify(version, null, 2)}\n`
+      : `svc/${version.version} ${version.platform}-${version.arch} node-${version.node} commit ${version.commit} built ${version.built}\n`,
+  );
 } else {
   // The check above replaces oclif's own engine check, which costs a sixth of start-up.
   process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';

@@ -2,8 +2,11 @@
 // Pact child) becomes one ES module, bundled with what it imports, code shared between them split into
 // chunks. Start-up then reads a few files instead of resolving hundreds of modules. Type checking is
 // `npm run typecheck`'s; this only transpiles.
+// `svc --version` names the build: the commit and the date go into dist/build.json (the date from
+// SOURCE_DATE_EPOCH when set, for a reproducible build).
 // Usage: node scripts/build.js
-import { readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild-wasm';
 
 const root = new URL('..', import.meta.url);
@@ -50,3 +53,10 @@ await build({
   },
   logLevel: 'warning',
 });
+
+const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+const head = git('rev-parse', '--short=12', 'HEAD');
+// Outside a git checkout (a source archive) there is no commit to name.
+const commit = head.status === 0 ? `${head.stdout.trim()}${git('status', '--porcelain', '--untracked-files=no').stdout.trim() ? '-modified' : ''}` : 'unknown';
+const date = process.env.SOURCE_DATE_EPOCH ? new Date(Number(process.env.SOURCE_DATE_EPOCH) * 1000) : new Date();
+writeFileSync(new URL('dist/build.json', root), `${JSON.stringify({ commit, date: date.toISOString() })}\n`);

@@ -1,6 +1,7 @@
 // What `npm test` needs beyond npm packages: a headless Chromium, to render the HTML report
 // (test/commands/report-view.test.ts), and PostgreSQL's server binaries, for the tests of a listener
-// fleet's store (test/helpers/postgres.ts starts a throwaway cluster from them). Installs Debian's
+// fleet's store (test/helpers/postgres.ts starts a throwaway cluster from them), and what oclif's Debian
+// packing runs besides dpkg-deb (test/packaging/self-contained.test.ts). Installs Debian's
 // packages where the machine can (root, apt-get), as on CI's fresh machine; otherwise says what to
 // install. SVC_CHROMIUM names another browser, SVC_POSTGRES_BIN another folder of PostgreSQL binaries.
 import { existsSync, readdirSync } from 'node:fs';
@@ -32,6 +33,19 @@ if (!postgresFound()) {
       "install Debian's postgresql package (apt-get install postgresql; no server needs to run, the tests start their own), or set SVC_POSTGRES_BIN to the folder holding initdb",
     installable: !process.env.SVC_POSTGRES_BIN,
   });
+}
+const commandFound = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+for (const [command, name] of [
+  ['apt-ftparchive', 'apt-utils'],
+  ['sudo', 'sudo'],
+]) {
+  if (commandFound('dpkg-deb') && !commandFound(command))
+    missing.push({
+      name,
+      what: `${command}, which oclif's Debian packing runs`,
+      instead: `install Debian's ${name} package (apt-get install ${name})`,
+      installable: true,
+    });
 }
 
 const canInstall = process.getuid?.() === 0 && found('apt-get');

@@ -1,6 +1,6 @@
 import { PART_TITLES } from './catalogue.js';
 import type { RunRecord } from './record.js';
-import type { CheckResult, RunResult } from './run.js';
+import type { CheckResult, RunResult, TimedCheckResult } from './run.js';
 
 /** The one-word verdict of a run: failures first; inconclusive checks leave it open. */
 export function verdictOf(result: Pick<RunResult, 'failed' | 'inconclusive'>): 'conforms' | 'does not conform' | 'inconclusive' {
@@ -50,6 +50,15 @@ export function escapeXml(text: string): string {
   return text.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+/** A part's checks run concurrently: its time is from the first one's start to the last one's end. */
+function spanMs(checks: TimedCheckResult[]): number {
+  const times = checks.flatMap((check) => (check.time ? [check.time] : []));
+  if (times.length === 0) return 0;
+  return Math.max(...times.map((time) => time.start_ms + time.duration_ms)) - Math.min(...times.map((time) => time.start_ms));
+}
+
 function attributes(values: Record<string, string | number>): string {
   return Object.entries(values)
     .map(([name, value]) => ` ${name}="${escapeXml(String(value))}"`)
@@ -81,10 +90,9 @@ export function toJunit(result: RunResult): string {
       ['webhook_receiver.deliveries', String(receiver.deliveries)],
       ['webhook_receiver.noise', String(receiver.noise)],
     );
-  const seconds = (record.duration_ms / 1000).toFixed(3);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: result.inconclusive, skipped: result.skipped, time: seconds, timestamp: record.started_at })}>`,
+    `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: result.inconclusive, skipped: result.skipped, time: seconds(record.duration_ms), timestamp: record.started_at })}>`,
   ];
   for (const part of partsOf(result)) {
     const checks = result.checks.filter((check) => check.spec === part);
@@ -96,7 +104,7 @@ export function toJunit(result: RunResult): string {
         failures: checks.filter((check) => check.status === 'failed').length,
         errors: checks.filter((check) => check.status === 'inconclusive').length,
         skipped: checks.filter((check) => check.status === 'skipped').length,
-        time: '0',
+        time: seconds(spanMs(checks)),
         timestamp: record.started_at,
       })}>`,
       '    <properties>',
@@ -116,7 +124,7 @@ export function toJunit(result: RunResult): string {
     for (const [name, value] of properties) lines.push(`      <property${attributes({ name, value })}/>`);
     lines.push('    </properties>');
     for (const check of checks) {
-      const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: '0' })}`;
+      const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: seconds(check.time?.duration_ms ?? 0) })}`;
       if (check.status === 'passed') lines.push(`${open}/>`);
       else if (check.status === 'skipped') lines.push(`${open}>`, `      <skipped${attributes({ message: check.detail })}/>`, '    </testcase>');
       // Inconclusive: an error of the test run, not a failure of the implementation (JUnit's own distinction).

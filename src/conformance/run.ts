@@ -48,6 +48,14 @@ export interface KitOptions {
   clock?: Clock | undefined;
   /** Called with the receiver's port once it listens (tests that start the implementation afterwards). */
   onReceiverReady?: (port: number) => void | Promise<void>;
+  /** Times each check for the JUnit report. */
+  clock?: Clock;
+}
+
+/** When a check ran, in milliseconds from the start of the run, and for how long (checks run concurrently). */
+interface CheckTime {
+  start_ms: number;
+  duration_ms: number;
 }
 
 export interface CheckResult {
@@ -60,13 +68,18 @@ export interface CheckResult {
   detail: string;
 }
 
+/** The JUnit report's: absent for a check that did not run. */
+export interface TimedCheckResult extends CheckResult {
+  time?: CheckTime | undefined;
+}
+
 export interface RunResult {
   level: Level;
   passed: number;
   failed: number;
   skipped: number;
   inconclusive: number;
-  checks: CheckResult[];
+  checks: TimedCheckResult[];
   run: RunRecord;
 }
 
@@ -126,6 +139,17 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const { keys } = options;
   const { selected } = selectChecks(options.level, options.only);
   const outcomes = new Map<string, Outcome>();
+  const clock = options.clock ?? systemClock;
+  const runStart = clock.now();
+  const times = new Map<string, CheckTime>();
+  /** Runs the work that decides these checks, and records its time as theirs. */
+  const timed = <T>(ids: string[], work: () => Promise<T>): Promise<T> => {
+    const start = clock.now();
+    return work().finally(() => {
+      const time = { start_ms: start - runStart, duration_ms: clock.now() - start };
+      for (const id of ids) times.set(id, time);
+    });
+  };
   const runnable: Check[] = [];
   for (const check of selected) {
     const missing = missingInput(check, options, fixtures);
@@ -181,7 +205,10 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     const pactChecks = runnable.filter((check) => verifierOf(check, keys) === 'pact');
     if (pactChecks.length > 0) {
       pending.push(
-        runPactVerification(context, pactChecks, options.pact).then(
+        timed(
+          pactChecks.map((check) => check.id),
+          () => runPactVerification(context, pactChecks, options.pact),
+        ).then(
           (result) => {
             for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
           },
@@ -193,7 +220,8 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     }
     for (const check of runnable) {
       const probe = PROBES[check.id];
-      if (probe && verifierOf(check, keys) === 'probe') pending.push(settle(probe, context).then((outcome) => outcomes.set(check.id, outcome)));
+      if (probe && verifierOf(check, keys) === 'probe')
+        pending.push(timed([check.id], () => settle(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
     }
     await Promise.all(pending);
 
@@ -201,13 +229,13 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     for (const problem of problems) log(`Cleanup: ${problem}`);
     for (const check of runnable) {
       const probe = FINAL[check.id];
-      if (probe) outcomes.set(check.id, await settle(probe, context));
+      if (probe) outcomes.set(check.id, await timed([check.id], () => settle(probe, context)));
     }
   } finally {
     await receiver?.close();
   }
 
-  const checks: CheckResult[] = selected.map((check) => {
+  const checks: TimedCheckResult[] = selected.map((check) => {
     const outcome = outcomes.get(check.id) ?? { status: 'inconclusive' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
     // An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report.
     return {
@@ -218,6 +246,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
       verified_by: verifierOf(check, keys),
       status: outcome.status,
       detail: redactText(outcome.detail, secrets),
+      time: times.get(check.id),
     };
   });
   const count = (status: Status) => checks.filter((check) => check.status === status).length;

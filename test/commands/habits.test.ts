@@ -20,7 +20,8 @@ describe('gh and Stripe habits', () => {
 
   it('svc version and svc --version name the version; with --json as an object', async () => {
     const env = isolatedEnv();
-    const line = `svc/${pjson.version} ${process.platform}-${process.arch} node-${process.version}\n`;
+    const build = JSON.parse(readFileSync(new URL('../../dist/build.json', import.meta.url), 'utf8')) as { commit: string; date: string };
+    const line = `svc/${pjson.version} ${process.platform}-${process.arch} node-${process.version} commit ${build.commit} built ${build.date}\n`;
     expect((await runSvc(['--version'], { env })).stdout).toBe(line);
     expect((await runSvc(['version'], { env })).stdout).toBe(line);
     for (const args of [
@@ -29,7 +30,14 @@ describe('gh and Stripe habits', () => {
     ]) {
       const result = await runSvc(args, { env });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({ version: pjson.version, platform: process.platform, arch: process.arch, node: process.version });
+      expect(JSON.parse(result.stdout)).toEqual({
+        version: pjson.version,
+        platform: process.platform,
+        arch: process.arch,
+        node: process.version,
+        commit: build.commit,
+        built: build.date,
+      });
     }
   });
 });
