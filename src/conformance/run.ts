@@ -44,12 +44,10 @@ export interface KitOptions {
   log?: (line: string) => void;
   timeouts?: Partial<KitTimeouts>;
   pact?: PactRunOptions;
-  /** The time the kit paces its requests and waits out rate-limit windows by (tests share one with their implementation). */
+  /** The time the kit paces its requests, waits out rate-limit windows and times its checks by (tests share one with their implementation). */
   clock?: Clock | undefined;
   /** Called with the receiver's port once it listens (tests that start the implementation afterwards). */
   onReceiverReady?: (port: number) => void | Promise<void>;
-  /** Times each check for the JUnit report. */
-  clock?: Clock;
 }
 
 /** When a check ran, in milliseconds from the start of the run, and for how long (checks run concurrently). */
