@@ -6,9 +6,6 @@ import type { EventLog } from './events.js';
 import { nowIso } from '../ids.js';
 import type { SandboxStore } from './store.js';
 
-/** How long a report waits for its applicant's documents before it fails with `documents_pending`. */
-const DOCUMENT_WAIT_MS = 30_000;
-
 export interface ProcessingOptions {
   /** Time between upload or creation and the end of the analysis, so the queued state is observable. */
   delayMs: number;
@@ -102,8 +99,9 @@ export class Processing {
     if (!report || (report.status !== 'queued' && report.status !== 'processing')) return;
     const applicant = this.store.applicant(workspaceId, report.applicant_id);
     const documents = this.store.documentsOfApplicant(workspaceId, report.applicant_id);
-    const waited = Date.now() - Date.parse(report.created_at);
-    if (documents.some((document) => document.status === 'processing') && waited < DOCUMENT_WAIT_MS) {
+    // A report waits for its applicant's documents however long a loaded machine takes: each check ends,
+    // stopped at its budget of processor time or when it stalls, and a restart takes it up again.
+    if (documents.some((document) => document.status === 'processing')) {
       return this.scheduleReport(workspaceId, id, Math.max(50, this.options.delayMs / 2));
     }
     const completedAt = nowIso();
