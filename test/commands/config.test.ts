@@ -72,14 +72,15 @@ describe('svc config', () => {
   });
 
   it.each([
-    ['api_key', 'sk_test_abcdefghijklmnop', 'has no known prefix'],
-    ['admin_key', KEY, 'is a test key'],
-    ['base_url', 'http://api.example.com', 'refusing the plain HTTP base URL'],
-    ['base_url', 'not a url', 'is not a URL'],
-  ])('refuses %s = %s', async (name, value, message) => {
+    ['api_key', 'sk_test_abcdefghijklmnop', 'has no known prefix', ExitCode.config],
+    // A key that cannot manage keys, as the README's table says.
+    ['admin_key', KEY, 'is a test key', ExitCode.permission],
+    ['base_url', 'http://api.example.com', 'refusing the plain HTTP base URL', ExitCode.config],
+    ['base_url', 'not a url', 'is not a URL', ExitCode.config],
+  ])('refuses %s = %s', async (name, value, message, code) => {
     const env = isolatedEnv();
     const set = await runSvc(['config', 'set', name], { env, input: value });
-    expect(set.code).toBe(ExitCode.config);
+    expect(set.code).toBe(code);
     expect(set.stderr).toContain(message);
   });
 

@@ -74,6 +74,8 @@ interface Row {
   failed: string[];
   inconclusive: string[];
   skipped: string[];
+  /** Why each skipped check was skipped. */
+  skipReasons: Record<string, string>;
   details: Record<string, string>;
   /** What the passed checks said. */
   notes: Record<string, string>;
@@ -194,6 +196,7 @@ async function run(variant: Variant): Promise<Row> {
       failed: judged('failed').map((check) => check.id),
       inconclusive: judged('inconclusive').map((check) => check.id),
       skipped: judged('skipped').map((check) => check.id),
+      skipReasons: Object.fromEntries(judged('skipped').map((check) => [check.id, check.detail])),
       details: Object.fromEntries([...judged('failed'), ...judged('inconclusive')].map((check) => [check.id, check.detail])),
       notes: Object.fromEntries(judged('passed').map((check) => [check.id, check.detail])),
       seconds: (performance.now() - started) / 1000,
@@ -263,7 +266,7 @@ it.concurrent.each(VARIANTS)(
     if (PASSING.includes(variant)) {
       expect(row.details, `${variant.name} must pass at level spec${unsent(variant)}`).toEqual({});
       // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.
-      expect([...row.skipped].sort(), `${variant.name} skips`).toEqual([...(variant.skips ?? [])].sort());
+      expect([...row.skipped].sort(), `${variant.name} skips: ${JSON.stringify(row.skipReasons)}`).toEqual([...(variant.skips ?? [])].sort());
       for (const [id, note] of Object.entries(variant.notes ?? {})) expect(row.notes[id], `${variant.name}: ${id}`).toMatch(note);
     } else {
       // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).

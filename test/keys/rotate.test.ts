@@ -239,7 +239,7 @@ describe('the safety rails of svc keys rotate', () => {
   it('refuses a non-admin key, saying an admin key is needed', async () => {
     const { key: old, file } = await appKey('not admin');
     const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--yes'], { SVC_ADMIN_KEY: sandbox.keys.test });
-    expect(result.code).toBe(ExitCode.config);
+    expect(result.code).toBe(ExitCode.permission);
     expect(result.stderr).toContain('is a test key');
     expect(result.stderr).toContain('key management needs an admin key');
   });

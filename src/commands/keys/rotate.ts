@@ -66,7 +66,7 @@ function rotatedKeyId(id: string | undefined): string {
 }
 
 export default class KeysRotate extends AdminCommand {
-  static override summary = 'Replace a key without downtime: create or take the new key, deploy, drain, revoke (admin key)';
+  static override summary = 'Replace a key without downtime: new key (made or given), deploy, drain, revoke';
   static override description = helpText`
     Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope, or take a key
     made in the dashboard (--new-key-file holding it, or --new-key-file - on stdin) after checking it: the old key's
@@ -105,7 +105,10 @@ export default class KeysRotate extends AdminCommand {
     '<%= config.bin %> keys rotate --resume',
     '<%= config.bin %> keys rotate --abort rot_0123456789abcdef0123',
     '<%= config.bin %> keys rotate key_123 --new-key-file ./new.key --dry-run',
-    `<%= config.bin %> keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json`,
+    {
+      description: 'Rotate to a key made in the dashboard, the drain decided by a check of your own',
+      command: `<%= config.bin %> keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json`,
+    },
   ];
 
   static override mutating = true;

@@ -110,6 +110,12 @@ function nextStep(context: KitContext, page: Exchange): Step {
   return { kind: 'stop', why: `${link}, which the kit does not follow, and no cursor of the same answer it can follow` };
 }
 
+/** A list paged by the Link header ends at the page that has none (RFC 8288 leaves a last page's next link out, often the header with it). */
+function linkHeaderEnds(page: Exchange, hows: Set<string>): Step | undefined {
+  if (!hows.has('the Link header') || page.headers.link) return undefined;
+  return { kind: 'end', how: 'the page after them has no Link header' };
+}
+
 export interface ListSearch {
   /** `unknown`: not on the pages the kit could read, and it cannot tell whether more follow. */
   state: 'found' | 'absent' | 'unknown';
@@ -148,7 +154,7 @@ export async function searchList(context: KitContext, id: string, role: 'api' | 
     if (listed?.length === 0) return { state: 'absent', first, seen, paging: `${paged(count)}, the last one empty` };
     if (count > 1 && itemIds.length > 0 && ids.size === before)
       return { state: 'unknown', first, seen, paging: `${paged(count)}, page ${count} bringing no report it had not seen`, bounded: true };
-    const step = nextStep(context, page);
+    const step = linkHeaderEnds(page, hows) ?? nextStep(context, page);
     if (step.kind === 'end') return { state: 'absent', first, seen, paging: `${paged(count)} (${step.how})` };
     if (step.kind === 'stop') return { state: 'unknown', first, seen, paging: `${paged(count)}, then ${step.why}` };
     if (visited.has(step.path)) return { state: 'unknown', first, seen, paging: `${paged(count)}, then a next page it had read before`, bounded: true };
