@@ -4,7 +4,7 @@
  * where the specification says "not shown", and a webhook hub that relays the sandbox's events to
  * each kit under test, changed the same way and signed again.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -350,11 +350,6 @@ export async function startWebhookHub(): Promise<WebhookHub> {
     },
     close: async () => void (await front.terminate()),
   };
-}
-
-/** A stable small number per id, for deterministic "non-determinism". */
-export function hashOf(text: string): number {
-  return createHash('sha256').update(text).digest()[0]!;
 }
 
 export function hmacBase64(secret: string, text: string): string {
