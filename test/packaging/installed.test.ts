@@ -216,7 +216,8 @@ describe('the GitLab CI job (docs/ci/gitlab-ci.yml)', () => {
     expect(job.artifacts).toEqual({ when: 'always', paths: ['contract.xml'], reports: { junit: 'contract.xml' } });
   });
 
-  it('runs its commands against the sandbox, svc installed from this package rather than the registry', () => {
+  // An install and a whole kit run: its guard is the job's own (6 × HANG_MS), not the default's two minutes.
+  it('runs its commands against the sandbox, svc installed from this package rather than the registry', { timeout: 7 * HANG_MS }, () => {
     const job = (parse(readFileSync(new URL('docs/ci/gitlab-ci.yml', root), 'utf8')) as Record<string, { script: string[] }>)['contract-verify']!;
     const install = `"${pjson.name}@\${SVC_VERSION}"`;
     expect(job.script[0]).toContain(install);
