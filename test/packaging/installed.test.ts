@@ -114,7 +114,7 @@ describe('the npm package', () => {
     expect(packages.length).toBeLessThan(230);
   });
 
-  it('runs from the install: --version, and the demo', () => {
+  it('runs from the install: --version, and the demo', { timeout: 4 * HANG_MS }, () => {
     const env = userEnv();
     expect(execFileSync('svc', ['--version'], { env, encoding: 'utf8' })).toMatch(new RegExp(`^svc/${pjson.version.replace(/\./g, '\\.')} `));
     const demo = spawnSync('svc', ['demo'], { env, encoding: 'utf8', timeout: 2 * HANG_MS });
@@ -131,38 +131,42 @@ describe('the GitHub Action', () => {
     expect(action.runs.steps[0]).toEqual({ uses: 'actions/setup-node@v4', with: { 'node-version-file': '${{ github.action_path }}/.node-version' } });
   });
 
-  it('runs the kit with its inputs, writes the verdict and the checks that did not pass to the summary, and leaves the JUnit file', async () => {
-    const workspace = mkdtempSync(join(tmpdir(), 'svc-action-'));
-    const summary = join(workspace, 'summary.md');
-    const { SVC_BASE_URL, SVC_CA_CERT, ...keys } = kitEnv();
-    // As action.yml passes them: inputs as INPUT_*, keys as svc's variables, and the inputs not given empty.
-    const env = userEnv({
-      ...keys,
-      SVC_REVOCABLE_KEY: '',
-      SVC_WEBHOOK_SECRET: '',
-      INPUT_BASE_URL: SVC_BASE_URL,
-      INPUT_CA_CERT: SVC_CA_CERT,
-      INPUT_LEVEL: 'spec',
-      INPUT_FAST: 'true',
-      // The checks of keys and authentication: what this test is about is the script, not the kit's verdicts.
-      INPUT_ONLY: 'auth.*,keys.*',
-      INPUT_FIXTURES: '',
-      INPUT_WEBHOOK_PORT: '',
-      INPUT_JUNIT: 'contract.xml',
-      GITHUB_STEP_SUMMARY: summary,
-    });
-    const result = await runScript(env, workspace);
-    expect(result.status, result.stderr).toBe(0);
-    const text = readFileSync(summary, 'utf8');
-    expect(text).toMatch(
-      /^## svc contract verify\n\n\*\*conforms\*\* at level spec against https:\/\/127\.0\.0\.1:\d+\n\n\| passed \| failed \| inconclusive \| skipped \|\n\|---\|---\|---\|---\|\n\| [1-9]\d* \| 0 \| 0 \| \d+ \|\n$/,
-    );
-    const junit = readFileSync(join(workspace, 'contract.xml'), 'utf8');
-    expect(junit).toContain('<testsuites name="svc contract verify"');
-    for (const key of Object.values(keys)) expect(text + result.stdout + result.stderr + junit).not.toContain(key);
-  });
+  it(
+    'runs the kit with its inputs, writes the verdict and the checks that did not pass to the summary, and leaves the JUnit file',
+    { timeout: 4 * HANG_MS },
+    async () => {
+      const workspace = mkdtempSync(join(tmpdir(), 'svc-action-'));
+      const summary = join(workspace, 'summary.md');
+      const { SVC_BASE_URL, SVC_CA_CERT, ...keys } = kitEnv();
+      // As action.yml passes them: inputs as INPUT_*, keys as svc's variables, and the inputs not given empty.
+      const env = userEnv({
+        ...keys,
+        SVC_REVOCABLE_KEY: '',
+        SVC_WEBHOOK_SECRET: '',
+        INPUT_BASE_URL: SVC_BASE_URL,
+        INPUT_CA_CERT: SVC_CA_CERT,
+        INPUT_LEVEL: 'spec',
+        INPUT_FAST: 'true',
+        // The checks of keys and authentication: what this test is about is the script, not the kit's verdicts.
+        INPUT_ONLY: 'auth.*,keys.*',
+        INPUT_FIXTURES: '',
+        INPUT_WEBHOOK_PORT: '',
+        INPUT_JUNIT: 'contract.xml',
+        GITHUB_STEP_SUMMARY: summary,
+      });
+      const result = await runScript(env, workspace);
+      expect(result.status, result.stderr).toBe(0);
+      const text = readFileSync(summary, 'utf8');
+      expect(text).toMatch(
+        /^## svc contract verify\n\n\*\*conforms\*\* at level spec against https:\/\/127\.0\.0\.1:\d+\n\n\| passed \| failed \| inconclusive \| skipped \|\n\|---\|---\|---\|---\|\n\| [1-9]\d* \| 0 \| 0 \| \d+ \|\n$/,
+      );
+      const junit = readFileSync(join(workspace, 'contract.xml'), 'utf8');
+      expect(junit).toContain('<testsuites name="svc contract verify"');
+      for (const key of Object.values(keys)) expect(text + result.stdout + result.stderr + junit).not.toContain(key);
+    },
+  );
 
-  it('lists each failed check in the summary and exits as svc does', async () => {
+  it('lists each failed check in the summary and exits as svc does', { timeout: 4 * HANG_MS }, async () => {
     const certificate = await makeCertificate();
     const server = await startServer((_request, response) => json(response, 200, {}), certificate);
     const workspace = mkdtempSync(join(tmpdir(), 'svc-action-'));

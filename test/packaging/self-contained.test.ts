@@ -100,13 +100,13 @@ async function usedAsShipped(svc: string): Promise<void> {
 }
 
 describe.skipIf(!node || !canPack)('the self-contained builds, on a machine whose Node is 20', () => {
-  it('the tarball, unpacked, runs svc on the Node it carries', async () => {
+  it('the tarball, unpacked, runs svc on the Node it carries', { timeout: 4 * HANG_MS }, async () => {
     const unpacked = mkdtempSync(join(tmpdir(), 'svc-tarball-'));
     execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
     await usedAsShipped(join(unpacked, 'svc', 'bin', 'svc'));
   });
 
-  it('the .deb, installed with dpkg, runs svc from /usr/bin', async () => {
+  it('the .deb, installed with dpkg, runs svc from /usr/bin', { timeout: 4 * HANG_MS }, async () => {
     // dpkg's own root directory: the package installs as on a machine, leaving this one's untouched.
     const system = mkdtempSync(join(tmpdir(), 'svc-deb-root-'));
     for (const directory of ['info', 'updates', 'triggers']) mkdirSync(join(system, 'var', 'lib', 'dpkg', directory), { recursive: true });
