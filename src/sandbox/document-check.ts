@@ -50,12 +50,26 @@ const UNSUPPORTED_SIGNATURES: Array<{ signature: number[]; description: string }
 const MRZ_NOT_FOUND: RedFlag = { code: 'mrz_not_found', message: 'no machine-readable zone could be read; a person must check this passport' };
 const DOCUMENT_EMPTY: RedFlag = { code: 'document_empty', message: 'the document contains no text' };
 
+/** How many leading bytes `rejectionByStart` reads: the longest signature it knows. */
+export const SIGNATURE_BYTES = Math.max(...UNSUPPORTED_SIGNATURES.map(({ signature }) => signature.length));
+
+/**
+ * The rejection of a file that its first bytes condemn (empty, or a format recognised as unsupported):
+ * decided without reading the rest, so such a file need not wait behind the checks of others.
+ */
+export function rejectionByStart(start: Uint8Array): DocumentCheck | undefined {
+  if (start.length === 0) return rejected('empty_file', 'the file is empty');
+  const recognised = UNSUPPORTED_SIGNATURES.find(({ signature }) => startsWith(start, signature))?.description;
+  return recognised ? rejected('unsupported_format', `the file is ${recognised}; ${ACCEPTED_FORMATS}`) : undefined;
+}
+
 /**
  * The format and safety check of an upload: the format by content, PDFs free of active content, images
  * complete, and the text a later analysis reads (a PDF's via unpdf, loaded only when a PDF arrives).
  */
 export async function checkDocument(bytes: Uint8Array): Promise<DocumentCheck> {
-  if (bytes.length === 0) return rejected('empty_file', 'the file is empty');
+  const condemned = rejectionByStart(bytes.subarray(0, SIGNATURE_BYTES));
+  if (condemned) return condemned;
   const format = detectFormat(bytes);
   switch (format) {
     case undefined: {
@@ -150,12 +164,11 @@ function jpegIsComplete(bytes: Uint8Array): boolean {
   return lastScan !== -1 && buffer.lastIndexOf(JPEG_END_OF_IMAGE) > lastScan;
 }
 
+/** A ZIP archive's description needs its whole content; the other unsupported formats are condemned by `rejectionByStart`. */
 function describeUnsupported(bytes: Uint8Array): string | undefined {
-  if (startsWith(bytes, ZIP_SIGNATURE)) {
-    // Word, Excel and PowerPoint files are ZIP archives led by this part list.
-    return asBuffer(bytes).includes('[Content_Types].xml') ? 'a Microsoft Office document (a ZIP archive)' : 'a ZIP archive';
-  }
-  return UNSUPPORTED_SIGNATURES.find(({ signature }) => startsWith(bytes, signature))?.description;
+  if (!startsWith(bytes, ZIP_SIGNATURE)) return undefined;
+  // Word, Excel and PowerPoint files are ZIP archives led by this part list.
+  return asBuffer(bytes).includes('[Content_Types].xml') ? 'a Microsoft Office document (a ZIP archive)' : 'a ZIP archive';
 }
 
 /** The text of valid UTF-8 without control characters other than tab, line feed, form feed and carriage return. */

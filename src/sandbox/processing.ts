@@ -1,6 +1,6 @@
 import type { Document, Report } from '../api/types.js';
 import { analyseReport } from './analysis.js';
-import { analyseDocument } from './document-check.js';
+import { analyseDocument, rejectionByStart, SIGNATURE_BYTES } from './document-check.js';
 import { type DocumentCheckBudget, DocumentChecker } from './document-checker.js';
 import type { EventLog } from './events.js';
 import { nowIso } from '../ids.js';
@@ -71,7 +71,9 @@ export class Processing {
   private async processDocument(workspaceId: string, id: string): Promise<void> {
     const document = this.store.document(workspaceId, id);
     if (!document || document.status !== 'processing') return;
-    const check = await this.checker.check(id);
+    // A file its first bytes condemn is rejected at once, not queued behind the checks of other uploads.
+    const start = this.store.documentStart(id, SIGNATURE_BYTES);
+    const check = (start && rejectionByStart(start)) ?? (await this.checker.check(id));
     if (this.stopped) return;
     let processed: Document;
     if (!check.ok) {

@@ -253,6 +253,11 @@ export class SandboxStore {
     );
   }
 
+  /** The first `length` bytes of a document's file: enough to recognise its format. */
+  documentStart(id: string, length: number): Uint8Array | undefined {
+    return this.get('SELECT substr(content, 1, ?) AS start FROM documents WHERE id = ?', length, id)?.start as Uint8Array | undefined;
+  }
+
   documentsOfApplicant(workspaceId: string, applicantId: string): Document[] {
     return this.all('SELECT body FROM documents WHERE workspace_id = ? AND applicant_id = ?', workspaceId, applicantId).map((row) => stored(row.body));
   }

@@ -92,6 +92,19 @@ describe('a document check past its time budget', () => {
     expect(await sandbox.stop()).toBe(0);
   });
 
+  it('does not hold back the rejection of a file its first bytes condemn', async () => {
+    const slow = await upload(sandbox, await pdfWithRepeatedContent('q Q\n', 200), 'slow.pdf');
+    const executable = await upload(sandbox, new Uint8Array([0x4d, 0x5a, 0x90, 0x00, 0x03, ...new Array<number>(500).fill(0)]), 'passport.exe');
+    const { document } = await readUntilChecked(sandbox, executable.id);
+    expect(document).toMatchObject({
+      status: 'rejected',
+      rejection: { code: 'unsupported_format', message: 'the file is a Windows executable; only PDF, JPEG, PNG and UTF-8 text are accepted' },
+    });
+    // The PDF takes 3 s of processor time before its check stops: the executable did not wait for it.
+    expect((await getDocument(sandbox, slow.id)).status).toBe('processing');
+    await readUntilChecked(sandbox, slow.id);
+  });
+
   it('is stopped and its document rejected, while other requests are answered', async () => {
     // 200 MiB of save and restore operators: little memory, much time.
     const { id } = await upload(sandbox, await pdfWithRepeatedContent('q Q\n', 200), 'slow.pdf');
