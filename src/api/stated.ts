@@ -34,10 +34,11 @@ export function assertStated(checks: StatedCheck[]): void {
   const broken = checks.filter(([, value, rule]) => value !== undefined && !rule.test(value));
   if (broken.length === 0) return;
   const fields = broken.map(([field]) => field);
+  const what = fields.every((field) => field.startsWith('--')) ? 'flag' : 'field';
   throw new SvcError(
     'invalidInput',
     'invalid_input',
-    `${broken.map(([field, value, rule]) => `${field} "${value}" ${rule.says}`).join('; ')} (${fields.length === 1 ? 'field' : 'fields'} ${fields.join(', ')})`,
+    `${broken.map(([field, value, rule]) => `${field} "${value}" ${rule.says}`).join('; ')} (${what}${fields.length === 1 ? '' : 's'} ${fields.join(', ')})`,
     'correct the value and run the command again; nothing was sent',
   );
 }

@@ -1,5 +1,5 @@
 import { Flags, type Interfaces } from '@oclif/core';
-import { EMPLOYMENT_STATUSES } from '../api/enums.js';
+import { EMPLOYMENT_STATUSES, RECENT_TRAVEL_YEARS } from '../api/enums.js';
 import { countryCode, currencyCode, trimmed } from '../api/normalise.js';
 import { SvcError } from '../errors.js';
 import { readJsonObjectFile } from '../json-file.js';
@@ -50,11 +50,46 @@ function parseTrip(text: string): { country: string; year: number | string; over
   return { country: countryCode(match[1]) ?? '', year: numeric(match[2]) ?? '', overstayed: match[3] !== undefined };
 }
 
+/** The date of `now`, YYYY-MM-DD, in UTC. */
+const dateOf = (now: number) => new Date(now).toISOString().slice(0, 10);
+
+/** Refuses a --date-of-birth after today: no one, whatever the service, is born in the future. */
+function assertBornBefore(dateOfBirth: string | undefined, now: number): void {
+  const today = dateOf(now);
+  if (dateOfBirth === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(dateOfBirth) || dateOfBirth <= today) return;
+  throw new SvcError(
+    'usage',
+    'date_of_birth_in_future',
+    `--date-of-birth ${dateOfBirth} is after today (${today}): a date of birth is in the past`,
+    'give the date of birth as YYYY-MM-DD, like --date-of-birth 1990-04-12; nothing was sent',
+  );
+}
+
+/**
+ * Warnings for --travel trips the sandbox will not count: a year in the future, or one before the last
+ * ten years (an overstay counts whenever it was). The travel history is the service's to judge (the
+ * specification does not show applicant fields), so they are sent as given.
+ */
+export function travelWarnings(trips: string[] | undefined, now: number): string[] {
+  const thisYear = Number(dateOf(now).slice(0, 4));
+  const earliest = thisYear - (RECENT_TRAVEL_YEARS - 1);
+  return (trips ?? []).flatMap((text) => {
+    const { year, overstayed } = parseTrip(text);
+    if (typeof year !== 'number') return [];
+    if (year > thisYear) return [`--travel ${text}: ${year} is in the future, and the travel history is of earlier trips; sent as given`];
+    if (year < earliest && !overstayed)
+      return [`--travel ${text}: ${year} is not one of the last ten years (${earliest} to ${thisYear}), so the sandbox does not count the trip; sent as given`];
+    return [];
+  });
+}
+
 /**
  * The body of POST /v1/applicants: the fields of --file, overridden by those given as flags. The
- * fields are the service's to define (spec part 4: not shown), so nothing is checked here.
+ * fields are the service's to define (spec part 4: not shown), so nothing is checked here but a
+ * --date-of-birth after today.
  */
-export async function applicantInputFrom(flags: ApplicantFlagValues): Promise<Record<string, unknown>> {
+export async function applicantInputFrom(flags: ApplicantFlagValues, now = Date.now()): Promise<Record<string, unknown>> {
+  assertBornBefore(trimmed(flags['date-of-birth']), now);
   const fromFlags: Record<string, unknown> = {
     given_names: trimmed(flags['given-names']),
     surname: trimmed(flags.surname),

@@ -20,7 +20,7 @@
  * letters, or the applicant's own country), `unknown_destination` (not an ISO 3166-1 country),
  * `document_unreadable` (a document was rejected) and `documents_pending` (a document is still processing).
  */
-import { RISK_BAND_LOWEST_SCORES } from '../api/enums.js';
+import { scoreBand } from '../api/enums.js';
 import type { Criterion, RiskBand } from '../api/types.js';
 import { isCountryCode } from './countries.js';
 import { assessDestinationPolicy } from './criteria/destination-policy.js';
@@ -79,12 +79,6 @@ export function analyseReport(input: ReportAnalysisInput): ReportAnalysis {
     criteria: assessed.map(({ rule, score, detail }) => ({ key: rule.key, label: rule.label, score, weight: rule.weight, detail })),
     recommendations: recommendationsOf(assessed),
   };
-}
-
-export function scoreBand(riskScore: number): RiskBand {
-  if (riskScore >= RISK_BAND_LOWEST_SCORES.very_high) return 'very_high';
-  if (riskScore >= RISK_BAND_LOWEST_SCORES.high) return 'high';
-  return riskScore >= RISK_BAND_LOWEST_SCORES.medium ? 'medium' : 'low';
 }
 
 function failureOf({ applicant, documents, destination }: ReportAnalysisInput): { code: string; message: string } | undefined {

@@ -1,6 +1,8 @@
-import { EMPLOYMENT_STATUSES } from '../api/enums.js';
+import { EMPLOYMENT_STATUSES, RECENT_TRAVEL_YEARS } from '../api/enums.js';
 import { countryCode, currencyCode, trimmed } from '../api/normalise.js';
 import schemas from '../api/schemas.json' with { type: 'json' };
+import { type Clock, systemClock } from '../clock.js';
+import { chooseOrType } from './ask.js';
 import type { AnswerCheck, Prompter } from './prompter.js';
 
 /** The fields openapi.yaml's ApplicantInput requires of a new applicant. */
@@ -39,10 +41,20 @@ const amount: AnswerCheck = (answer) => (answer.trim() !== '' && Number.isFinite
 const count: AnswerCheck = (answer) => /^\d+$/.test(answer.trim()) || 'a whole number, like 0 or 2';
 const passport: AnswerCheck = (answer) => /^[A-Z0-9]{5,20}$/.test(answer.trim().toUpperCase()) || '5 to 20 letters and digits, like X1234567';
 
-const QUESTIONS: Record<string, Question> = {
+/** A date of birth: a date, not after `today` (YYYY-MM-DD). */
+const birthDate =
+  (today: string): AnswerCheck =>
+  (answer) => {
+    const checked = date(answer);
+    if (checked !== true) return checked;
+    return answer.trim() <= today || `a date of birth in the past: ${answer.trim()} is after today (${today})`;
+  };
+
+/** The questions for an applicant's fields, as of `today` (YYYY-MM-DD). */
+const questions = (today: string): Record<string, Question> => ({
   given_names: { message: 'Given names, as in the passport:' },
   surname: { message: 'Surname, as in the passport:' },
-  date_of_birth: { message: 'Date of birth (YYYY-MM-DD):', check: date },
+  date_of_birth: { message: 'Date of birth (YYYY-MM-DD):', check: birthDate(today) },
   nationality: { message: 'Nationality, two letters (PT, US, …):', take: countryCode, check: country },
   passport_number: { message: 'Passport number:', take: (answer) => answer.trim().toUpperCase(), check: passport },
   passport_expiry: { message: 'Passport expiry date (YYYY-MM-DD):', check: date },
@@ -52,14 +64,14 @@ const QUESTIONS: Record<string, Question> = {
   savings: { message: 'Savings:', take: (answer) => Number(answer), check: amount },
   currency: { message: 'Currency of income and savings, three letters (EUR, USD, …):', take: currencyCode, check: currency },
   previous_refusals: { message: 'Earlier visa refusals (a number):', take: (answer) => Number(answer), check: count },
-};
+});
 
 const SKIP = '(skip)';
 
 async function ask(prompter: Prompter, question: Question, needed: boolean): Promise<unknown> {
   if (question.choices) {
-    const choice = await prompter.select(question.message, needed ? question.choices : [...question.choices, SKIP]);
-    return choice === SKIP ? undefined : choice;
+    const choice = await chooseOrType(prompter, question.message, question.choices, required(), needed ? [] : [SKIP]);
+    return choice === SKIP ? undefined : trimmed(choice);
   }
   const answer = await prompter.input(needed ? question.message : `${question.message} (Enter to skip)`, {
     validate: needed ? required(question.check) : optional(question.check ?? (() => true)),
@@ -68,10 +80,12 @@ async function ask(prompter: Prompter, question: Question, needed: boolean): Pro
   return (question.take ?? trimmed)(answer);
 }
 
-async function askTrips(prompter: Prompter): Promise<Array<{ country: string; year: number; overstayed: boolean }>> {
+async function askTrips(prompter: Prompter, thisYear: number): Promise<Array<{ country: string; year: number; overstayed: boolean }>> {
   const trips = [];
-  const thisYear = new Date().getUTCFullYear();
-  const year: AnswerCheck = (answer) => (/^\d{4}$/.test(answer.trim()) && Number(answer) <= thisYear) || `a year, like ${thisYear - 2}`;
+  const earliest = thisYear - (RECENT_TRAVEL_YEARS - 1);
+  const year: AnswerCheck = (answer) =>
+    (/^\d{4}$/.test(answer.trim()) && Number(answer) >= earliest && Number(answer) <= thisYear) ||
+    `a year of the last ten, ${earliest} to ${thisYear}, like ${thisYear - 2}`;
   while (await prompter.confirm(trips.length === 0 ? 'Add a trip abroad of the last ten years?' : 'Add another trip?')) {
     trips.push({
       country: countryCode(await prompter.input('Country visited, two letters:', { validate: required(country) }))!,
@@ -87,21 +101,23 @@ async function askTrips(prompter: Prompter): Promise<Array<{ country: string; ye
  * has not, then, if the person wants, the optional ones. Answers are taken as meant (`fr` is FR)
  * or refused in plain words.
  */
-export async function askApplicant(prompter: Prompter, given: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function askApplicant(prompter: Prompter, given: Record<string, unknown>, clock: Clock = systemClock): Promise<Record<string, unknown>> {
+  const today = new Date(clock.now()).toISOString().slice(0, 10);
+  const asked = questions(today);
   const answers: Record<string, unknown> = {};
   for (const field of REQUIRED) {
-    if (given[field] === undefined) answers[field] = await ask(prompter, QUESTIONS[field]!, true);
+    if (given[field] === undefined) answers[field] = await ask(prompter, asked[field]!, true);
   }
-  const optionalFields = Object.keys(QUESTIONS).filter((field) => !REQUIRED.includes(field) && given[field] === undefined);
+  const optionalFields = Object.keys(asked).filter((field) => !REQUIRED.includes(field) && given[field] === undefined);
   if (
     (optionalFields.length > 0 || given.travel_history === undefined) &&
     (await prompter.confirm('Add optional details (passport, occupation, income, travel history)?', false))
   ) {
     for (const field of optionalFields) {
-      const value = await ask(prompter, QUESTIONS[field]!, false);
+      const value = await ask(prompter, asked[field]!, false);
       if (value !== undefined) answers[field] = value;
     }
-    if (given.travel_history === undefined) answers.travel_history = await askTrips(prompter);
+    if (given.travel_history === undefined) answers.travel_history = await askTrips(prompter, Number(today.slice(0, 4)));
   }
   return { ...given, ...answers };
 }

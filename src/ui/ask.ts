@@ -6,8 +6,15 @@ const ANOTHER = '(another value)';
  * Offers the values svc knows, and takes any other typed in: the allowed values are the service's
  * to decide (openapi.yaml only assumes them).
  */
-export async function chooseOrType(prompter: Prompter, message: string, known: readonly string[], validate?: AnswerCheck): Promise<string> {
-  const choice = await prompter.select(message, [...known, ANOTHER]);
+export async function chooseOrType(
+  prompter: Prompter,
+  message: string,
+  known: readonly string[],
+  validate?: AnswerCheck,
+  /** Choices offered after "another value" and answered as they are, like a "(skip)". */
+  after: readonly string[] = [],
+): Promise<string> {
+  const choice = await prompter.select(message, [...known, ANOTHER, ...after]);
   return choice === ANOTHER ? prompter.input(message, { validate }) : choice;
 }
 

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../webhooks/listener.js';
+import type { DeliveryReport, TakeoverReport } from '../webhooks/listener.js';
 import { hangingLine } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -31,6 +31,23 @@ export function deliveryJson(report: DeliveryReport): DeliveryJson {
     schema_notes: report.schemaNotes,
     status: report.status,
     forward: report.forward && { url: report.forward.url, status: report.forward.status, error: report.forward.error, duration_ms: report.forward.durationMs },
+  };
+}
+
+/** A forward taken over from another replica, as `webhooks listen --json` writes it: snake_case like the API. */
+export interface TakeoverJson {
+  kind: 'takeover';
+  at: string;
+  event: { id: string | null; type: string | null; resource_id: string | null };
+  forward: { url: string; status: number | null; error: string | null; duration_ms: number };
+}
+
+export function takeoverJson({ at, event, forward }: TakeoverReport): TakeoverJson {
+  return {
+    kind: 'takeover',
+    at,
+    event: { id: event.id ?? null, type: event.type ?? null, resource_id: event.resourceId ?? null },
+    forward: { url: forward.url, status: forward.status, error: forward.error, duration_ms: forward.durationMs },
   };
 }
 

@@ -48,8 +48,19 @@ function openWithSystem(path: string): Promise<boolean> {
   });
 }
 
-/** Writes an HTML page (see writePage) and opens it; what happened, in a line for people. */
-export async function showPage(html: string, name: string, output?: string): Promise<string> {
+/** A page written: where, and whether the system's opener took it. */
+export interface ShownPage {
+  path: string;
+  opened: boolean;
+}
+
+/** Writes an HTML page (see writePage) and opens it. */
+export async function showPage(html: string, name: string, output?: string): Promise<ShownPage> {
   const path = await writePage(html, name.replace(/[^\w.-]/g, '_'), output);
-  return (await openWithSystem(path)) ? `Opened ${path}` : `Wrote ${path} (no ${opener(process.platform)[0]} here to open it: open it in a browser)`;
+  return { path, opened: await openWithSystem(path) };
+}
+
+/** What happened to a page, in a line for people. */
+export function shownPageLine({ path, opened }: ShownPage): string {
+  return opened ? `Opened ${path}` : `Wrote ${path} (no ${opener(process.platform)[0]} here to open it: open it in a browser)`;
 }

@@ -1,3 +1,4 @@
+import { scoreBand } from '../api/enums.js';
 import { queuedReport } from '../api/resources.js';
 import type { DocumentType, EventType } from '../api/types.js';
 import { type IdPrefix, newId, randomToken } from '../ids.js';
@@ -24,8 +25,10 @@ function sampleData(type: EventType, at: string): Record<string, unknown> {
         at,
       );
     }
-    case 'report.completed':
-      return { id: reportId, risk_score: 27, risk_band: 'low', completed_at: at };
+    case 'report.completed': {
+      const riskScore = 27;
+      return { id: reportId, risk_score: riskScore, risk_band: scoreBand(riskScore), completed_at: at };
+    }
     case 'report.failed':
       return { id: reportId, error: { code: 'document_unreadable', message: 'The passport scan could not be read: the machine-readable zone is blurred.' } };
     case 'document.parsed':

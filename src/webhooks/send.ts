@@ -13,7 +13,7 @@ export interface AttemptResult {
 }
 
 /** Whether an attempt was accepted: part 6 counts any 2xx answer. */
-export function isDelivered(result: AttemptResult): boolean {
+export function isDelivered(result: Pick<AttemptResult, 'status'>): boolean {
   return result.status !== null && result.status >= 200 && result.status < 300;
 }
 

@@ -185,6 +185,34 @@ describe('svc applicants create', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('refuses a --date-of-birth after today, naming the flag (exit 2), and sends nothing', async () => {
+    // Two years ahead of the real date: after today in every time zone, whenever the test runs.
+    const future = `${new Date().getUTCFullYear() + 2}-01-01`;
+    for (const command of [
+      ['applicants', 'create', ...REQUIRED.slice(0, 4), '--nationality', 'PT'],
+      ['applicants', 'update', 'app_4Jd92kQz'],
+    ]) {
+      const result = await svc([...command, '--date-of-birth', future]);
+      expect(result.code, result.stderr).toBe(ExitCode.usage);
+      expect(result.stderr).toContain(`--date-of-birth ${future} is after today`);
+      expect(result.stderr).toContain('nothing was sent');
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('warns that the sandbox will not count a --travel trip before the last ten years, and sends it as given; an overstay counts whenever it was', async () => {
+    const result = await svc(['applicants', 'create', ...REQUIRED, '--travel', 'DE:1999', '--travel', 'US:1999:overstayed']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Warning: --travel DE:1999: 1999 is not one of the last ten years \(\d{4} to \d{4}\), so the sandbox does not count/);
+    expect(result.stderr).not.toContain('US:1999');
+    expect(sentBody()).toMatchObject({
+      travel_history: [
+        { country: 'DE', year: 1999, overstayed: false },
+        { country: 'US', year: 1999, overstayed: true },
+      ],
+    });
+  });
+
   it("sends a profile without the sandbox's required fields, and shows the service's refusal", async () => {
     refuse = true;
     const result = await svc(['applicants', 'create', '--given-names', 'Ana', '--json']);

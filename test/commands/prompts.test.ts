@@ -5,12 +5,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { DOCUMENT_TYPES } from '../../src/api/enums.js';
+import { DOCUMENT_TYPES, EMPLOYMENT_STATUSES } from '../../src/api/enums.js';
 import type { Applicant, Report } from '../../src/api/types.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { runSvc } from '../helpers/svc.js';
+import { json, startServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { KEYS, startInTerminal } from '../helpers/terminal.js';
 
 let sandbox: RunningSandbox;
@@ -105,6 +106,57 @@ describe('applicants create with no flags, on a terminal', () => {
       travel_history: [{ country: 'JP', year: 2023, overstayed: false }],
     });
     expect(applicant.occupation ?? null).toBeNull();
+  });
+});
+
+describe('applicants create, on a terminal: what the questions say they take', () => {
+  it('re-asks a date of birth in the future and a trip before the last ten years, and takes an employment status of its own', async () => {
+    // Relative to the real date, far enough from it to hold in every time zone.
+    const thisYear = new Date().getUTCFullYear();
+    // A service that takes any applicant, to see what was sent.
+    const service = await startServer((request, response) => json(response, 201, { id: 'app_4Jd92kQz', ...JSON.parse(request.body) }));
+    onTestFinished(() => service.close());
+    const env = isolatedEnv({ SVC_BASE_URL: service.url, SVC_API_KEY: 'svc_test_prompts0123456789abcdefghijklm' });
+    const session = startInTerminal(['applicants', 'create', '--given-names', 'Jo', '--surname', 'Park', '--nationality', 'KR'], env);
+    await session.waitFor('Date of birth (YYYY-MM-DD):');
+    session.type(`${thisYear + 2}-01-01${KEYS.enter}`);
+    await session.waitFor(`a date of birth in the past: ${thisYear + 2}-01-01 is after today`);
+    session.type(`${KEYS.backspace.repeat(10)}1985-01-30${KEYS.enter}`);
+    await session.waitFor('Add optional details');
+    session.type(`y${KEYS.enter}`);
+    for (const question of ['Passport number', 'Passport expiry date', 'Occupation']) {
+      await session.waitFor(question);
+      session.type(KEYS.enter);
+    }
+    await session.waitFor('(another value)');
+    // Past the sandbox's values: another value, typed in.
+    session.type(`${KEYS.down.repeat(EMPLOYMENT_STATUSES.length)}${KEYS.enter}`);
+    await session.waitFor('Employment status: (another value)');
+    session.type(`  contractor ${KEYS.enter}`);
+    for (const question of ['Monthly income', 'Savings', 'Currency of income and savings', 'Earlier visa refusals']) {
+      await session.waitFor(question);
+      session.type(KEYS.enter);
+    }
+    await session.waitFor('Add a trip abroad of the last ten years?');
+    session.type(`y${KEYS.enter}`);
+    await session.waitFor('Country visited, two letters:');
+    session.type(`de${KEYS.enter}`);
+    await session.waitFor('Year of the trip:');
+    session.type(`1999${KEYS.enter}`);
+    await session.waitFor(`a year of the last ten, ${thisYear - 9} to ${thisYear}`);
+    session.type(`${KEYS.backspace.repeat(4)}${thisYear - 1}${KEYS.enter}`);
+    await session.waitFor('Did the stay go beyond what the visa allowed?');
+    session.type(`n${KEYS.enter}`);
+    await session.waitFor('Add another trip?');
+    session.type(`n${KEYS.enter}`);
+    const { code, screen } = await session.exited();
+    expect(code, screen).toBe(0);
+    expect(service.requests).toHaveLength(1);
+    expect(JSON.parse(service.requests[0]!.body)).toMatchObject({
+      date_of_birth: '1985-01-30',
+      employment_status: 'contractor',
+      travel_history: [{ country: 'DE', year: thisYear - 1, overstayed: false }],
+    });
   });
 });
 

@@ -170,7 +170,8 @@ describe('reports open and reports get --web', () => {
     const bin = join(env.HOME!, 'bin');
     mkdirSync(bin, { recursive: true });
     const record = join(env.HOME!, 'opened');
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nenv > '${record}.env'\nprintf '%s' "$1" > '${record}'\n`);
+    // The argument is written last, and whole (renamed into place): once it is there, both are.
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nenv > '${record}.env'\nprintf '%s' "$1" > '${record}.part'\nmv '${record}.part' '${record}'\n`);
     chmodSync(join(bin, 'xdg-open'), 0o755);
     return { path: bin, opened: () => ({ argument: readFileSync(record, 'utf8'), environment: readFileSync(`${record}.env`, 'utf8') }) };
   }
@@ -193,7 +194,7 @@ describe('reports open and reports get --web', () => {
     expect(result.code, result.stderr).toBe(0);
     const path = /^Opened (.+\.html)$/m.exec(result.stderr)?.[1];
     expect(path).toBeDefined();
-    await waitForFile(join(env.HOME!, 'opened.env'));
+    await waitForFile(join(env.HOME!, 'opened'));
     const { argument, environment } = opener.opened();
     expect(argument).toBe(path);
     expect(environment).not.toMatch(/^SVC_/m);
@@ -216,6 +217,15 @@ describe('reports open and reports get --web', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ id: report.id });
     const path = /^Wrote (.+\.html) \(no xdg-open here to open it: open it in a browser\)$/m.exec(result.stderr)?.[1];
     expect(readFileSync(path!, 'utf8')).toContain(report.id);
+  });
+
+  it('reports open --json gives the path of the page written, whether it was opened, and the report', async () => {
+    const env = isolatedEnv();
+    const output = join(env.HOME!, 'page.html');
+    const result = await runSvc(['reports', 'open', report.id, '--output', output, '--json'], { env: { ...sandbox.env, PATH: join(env.HOME!, 'nowhere') } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ path: output, opened: false, report: expect.objectContaining({ id: report.id }) });
+    expect(readFileSync(output, 'utf8')).toContain(report.id);
   });
 
   it('escapes everything a hostile service answers, and draws no scale it cannot vouch for', async () => {

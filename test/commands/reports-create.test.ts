@@ -112,6 +112,15 @@ describe('svc reports create', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('refuses a flag that breaks a stated rule before warning of those left out: nothing is sent, and nothing says it was', async () => {
+    const result = await svc(['reports', 'create', '--destination', 'DEU']);
+    expect(result.code).toBe(ExitCode.invalidInput);
+    expect(result.stderr).toContain('destination "DEU" must be two uppercase letters');
+    expect(result.stderr).toContain('nothing was sent');
+    expect(result.stderr).not.toContain('sent without');
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('reports a client-side validation error as JSON with --json', async () => {
     const result = await svc(['reports', 'create', ...flagsWith('--destination', 'Germany'), '--json']);
     expect(result.code).toBe(ExitCode.invalidInput);

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RISK_BAND_LOWEST_SCORES } from '../../src/api/enums.js';
+import { RISK_BAND_LOWEST_SCORES, scoreBand } from '../../src/api/enums.js';
 import type { Applicant, DocumentType, RedFlag } from '../../src/api/types.js';
 import {
   analyseReport,
   CRITERIA,
   CRITERION_WEIGHTS,
   MAX_RECOMMENDATIONS,
-  scoreBand,
   STRONG_PROFILE_RECOMMENDATION,
   type ReportAnalysis,
   type ReportAnalysisInput,

@@ -34,6 +34,21 @@ describe('svc webhooks trigger', () => {
     }
   });
 
+  it("pairs the report.completed sample's score with the band the sandbox gives it, and prints duration_ms in snake_case", async () => {
+    const receiver = await recorder();
+    const result = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', receiver.url, '--json'], {
+      env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
+    });
+    expect(result.code).toBe(0);
+    const [sent] = JSON.parse(result.stdout);
+    expect(Object.keys(sent).sort()).toEqual(['duration_ms', 'error', 'event', 'status', 'url']);
+    expect(sent.duration_ms).toEqual(expect.any(Number));
+    // The sandbox's bands, as openapi.yaml's x-lowest-score gives them: low from 0, medium from 25, high from 50, very_high from 75.
+    const { risk_score, risk_band } = eventsOf(receiver.received)[0]!.data as { risk_score: number; risk_band: string };
+    const band = risk_score >= 75 ? 'very_high' : risk_score >= 50 ? 'high' : risk_score >= 25 ? 'medium' : 'low';
+    expect(risk_band).toBe(band);
+  });
+
   it('warns that --secret is visible in the process list and never prints the secret', async () => {
     const receiver = await recorder();
     receiver.answer = (_delivery, response) => response.writeHead(500).end();
@@ -171,7 +186,7 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     const slow = await listen(['--delay', '400ms']);
     const delayed = JSON.parse((await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${slow.url}/hooks`, '--json'], { env })).stdout)[0];
     expect(delayed.status).toBe(200);
-    expect(delayed.durationMs).toBeGreaterThanOrEqual(400);
+    expect(delayed.duration_ms).toBeGreaterThanOrEqual(400);
   });
 
   it('listens with TLS when given --cert and --key; trigger and check trust that certificate only with --ca-cert', async () => {

@@ -2,7 +2,7 @@ import { ApiCommand } from '../../api-command.js';
 import type { ApplicantAnswer } from '../../api/types.js';
 import { rememberApplicant } from '../../config/recent-applicants.js';
 import { SvcError } from '../../errors.js';
-import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
+import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { askApplicant, lacksRequired } from '../../ui/applicant-questions.js';
 import { renderApplicant } from '../../ui/applicants.js';
@@ -42,6 +42,7 @@ export default class ApplicantsCreate extends ApiCommand {
     const { flags } = await this.parse(ApplicantsCreate);
     const { client, connection } = await this.connect(flags);
     let input = await applicantInputFrom(flags);
+    for (const warning of travelWarnings(flags.travel, Date.now())) this.warning(warning);
     if (input.id !== undefined) {
       throw new SvcError(
         'invalidInput',

@@ -3,7 +3,7 @@ import { ApiCommand } from '../../api-command.js';
 import { assertStated, STATED } from '../../api/stated.js';
 import type { ApplicantAnswer } from '../../api/types.js';
 import { SvcError } from '../../errors.js';
-import { applicantFlags, applicantInputFrom } from '../../flags/applicant.js';
+import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { timeView } from '../../ui/time.js';
@@ -38,6 +38,7 @@ export default class ApplicantsUpdate extends ApiCommand {
     assertStated([['id', args.id, STATED.applicantId]]);
     const { client } = await this.connect(flags);
     const changes = await applicantInputFrom(flags);
+    for (const warning of travelWarnings(flags.travel, Date.now())) this.warning(warning);
     const input = { ...changes, id: args.id };
     if (Object.keys(input).length === 1) {
       throw new SvcError(

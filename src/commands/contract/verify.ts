@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
+import { assertStated, STATED } from '../../api/stated.js';
 import { BaseCommand } from '../../base-command.js';
 import { CATALOGUE, selectChecks } from '../../conformance/catalogue.js';
 import { kitKeys } from '../../conformance/kit-keys.js';
@@ -172,6 +173,7 @@ export default class ContractVerify extends BaseCommand {
     }
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
+    assertStated([['--revocable-key-id', flags['revocable-key-id'], STATED.keyId]]);
     const keys = kitKeys({
       api: flags['api-key'],
       admin: flags['admin-key'],

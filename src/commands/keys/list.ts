@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { AdminCommand } from '../../admin-command.js';
 import type { PagingStop } from '../../api/paging.js';
+import { assertStated, STATED } from '../../api/stated.js';
 import type { Key } from '../../api/types.js';
 import { maxPagesFlag } from '../../flags/max-pages.js';
 import { listAllKeys, listKeys } from '../../services/keys.js';
@@ -25,13 +26,14 @@ export default class KeysList extends AdminCommand {
 
   static override flags = {
     limit: Flags.integer({ description: 'Keys per page', min: 1, max: 100, default: 20 }),
-    'starting-after': Flags.string({ description: 'Start after this key id (the cursor of the previous page)' }),
+    'starting-after': Flags.string({ description: 'Start after this key id, key_… (the cursor of the previous page)' }),
     all: Flags.boolean({ description: 'Follow the pages to the end' }),
     'max-pages': maxPagesFlag,
   };
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysList);
+    assertStated([['--starting-after', flags['starting-after'], STATED.keyId]]);
     const { client } = await this.connectAdmin(flags);
     let list: KeyListing;
     if (flags.all) {

@@ -31,6 +31,15 @@ function resendCommand(input: ReportRequest): string {
   return ['svc', 'reports', 'create', ...flags].join(' ');
 }
 
+/** Refuses, before sending, a field that breaks a rule the specification states. */
+function assertStatedFields(request: Partial<ReportRequest>): void {
+  assertStated([
+    ['applicant_id', request.applicant_id, STATED.applicantId],
+    ['destination', request.destination, STATED.destination],
+    ['visa_type', request.visa_type, STATED.visaType],
+  ]);
+}
+
 export default class ReportsCreate extends ApiCommand {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
   static override description = helpText`
@@ -68,12 +77,11 @@ export default class ReportsCreate extends ApiCommand {
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ReportsCreate);
     const { client, connection } = await this.connect(flags);
-    const input = await this.requestFrom({ ...flags, destination: countryCode(flags.destination) }, client, connection.baseUrl.href);
-    assertStated([
-      ['applicant_id', input.applicant_id, STATED.applicantId],
-      ['destination', input.destination, STATED.destination],
-      ['visa_type', input.visa_type, STATED.visaType],
-    ]);
+    const given = { ...flags, destination: countryCode(flags.destination) };
+    // The flags are checked before anything is asked or warned of: a refused value means nothing is sent.
+    assertStatedFields({ applicant_id: given.applicant, destination: given.destination, visa_type: given['visa-type'] });
+    const input = await this.requestFrom(given, client, connection.baseUrl.href);
+    assertStatedFields(input);
     let report = await createReport(client, input).catch((error: unknown) => {
       // Answers typed at the prompts are not lost to a refusal: the command that sends them again is shown, to correct.
       if (

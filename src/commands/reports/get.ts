@@ -34,8 +34,8 @@ export default class ReportsGet extends ApiCommand {
     const { client } = await this.connect(flags);
     const report = await getReport(client, args.id);
     if (flags.web) {
-      const [{ showPage }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
-      this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
+      const [{ showPage, shownPageLine }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
+      this.note(shownPageLine(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output)));
     } else this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
     return report;
   }

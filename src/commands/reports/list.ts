@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
 import type { PagingStop } from '../../api/paging.js';
+import { assertStated, STATED } from '../../api/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { maxPagesFlag } from '../../flags/max-pages.js';
 import { type ListStart, listAllReports, listReportsFrom, type ReportPage } from '../../services/reports.js';
@@ -65,7 +66,7 @@ export default class ReportsList extends ApiCommand {
     applicant: Flags.string({ description: 'Only reports of this applicant, app_… (sent as applicant_id=)' }),
     limit: Flags.integer({ description: 'Reports per page (sent as limit=; the service chooses when left out)', min: 1 }),
     'starting-after': Flags.string({
-      description: 'Start after this report id (sent as starting_after=, the cursor of services that page by the last id)',
+      description: 'Start after this report id, rep_… (sent as starting_after=, the cursor of services that page by the last id)',
       exclusive: ['cursor'],
     }),
     cursor: Flags.string({ description: "Start at this cursor, the answer's next cursor (sent as cursor=)" }),
@@ -79,6 +80,10 @@ export default class ReportsList extends ApiCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ReportsList);
+    assertStated([
+      ['--starting-after', flags['starting-after'], STATED.reportId],
+      ['--applicant', flags.applicant, STATED.applicantId],
+    ]);
     const { client, connection } = await this.connect(flags);
     const start: ListStart =
       flags['page-url'] === undefined

@@ -4,12 +4,12 @@ import { assertStated, STATED } from '../../api/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
-import { showPage } from '../../ui/open-page.js';
+import { showPage, shownPageLine } from '../../ui/open-page.js';
 import { reportPage } from '../../ui/report-page.js';
 import { helpText } from '../../help-text.js';
 
-/** What `--json` prints. */
-export type JsonResult = ReportAnswer;
+/** What `--json` prints: the page written (its path, and whether the system's opener took it) and the report it shows. */
+export type JsonResult = { path: string; opened: boolean; report: ReportAnswer };
 
 export default class ReportsOpen extends ApiCommand {
   static override summary = 'Open a report as an HTML page in the browser (reports get --web)';
@@ -17,7 +17,8 @@ export default class ReportsOpen extends ApiCommand {
     The page is self-contained: the risk score on a 0-100 scale and each criterion's weighted contribution as
     inline SVG charts, the fields, the details and the recommendations, with no script and a policy that lets it
     load nothing from anywhere. It is written with mode 0600 to a new private temporary directory (or --output)
-    and opened with the system's opener (xdg-open, open, start); where there is none, its path is printed.
+    and opened with the system's opener (xdg-open, open, start); where there is none, its path is printed. --json
+    prints {"path", "opened", "report"}: where the page was written, whether it was opened, and the report.
   `;
   static override examples = ['<%= config.bin %> reports open rep_123', '<%= config.bin %> reports open rep_123 --output report.html'];
 
@@ -32,7 +33,8 @@ export default class ReportsOpen extends ApiCommand {
     assertStated([['id', args.id, STATED.reportId]]);
     const { client } = await this.connect(flags);
     const report = await getReport(client, args.id);
-    this.note(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output));
-    return report;
+    const page = await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output);
+    this.note(shownPageLine(page));
+    return { ...page, report };
   }
 }

@@ -7,7 +7,7 @@ import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
 import { jsonLine, writeJsonLine } from '../../ui/json-lines.js';
-import { type DeliveryJson, deliveryJson, deliveryLine } from '../../ui/listener.js';
+import { type DeliveryJson, deliveryJson, deliveryLine, type TakeoverJson, takeoverJson } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { type TimeView, timeView } from '../../ui/time.js';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
-import { type ListenerReport, type RefusalReport, type TakeoverReport, WebhookListener } from '../../webhooks/listener.js';
+import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { describeStore } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
@@ -36,7 +36,7 @@ const fraction = Flags.custom<number>({
 });
 
 /** What `--json` writes: one line when the listener is ready, then one per delivery. */
-export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport | TakeoverReport;
+export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport | TakeoverJson;
 
 export default class WebhooksListen extends WebhookCommand {
   private readonly lines: string[] = [];
@@ -265,7 +265,7 @@ export default class WebhooksListen extends WebhookCommand {
           : terminalText(`The event store does not answer (${report.detail}): deliveries are answered 503, so that the service retries them`),
       );
     } else if (json) {
-      this.print(jsonLine(report.kind === 'delivery' ? deliveryJson(report) : report));
+      this.print(jsonLine(report.kind === 'delivery' ? deliveryJson(report) : report.kind === 'takeover' ? takeoverJson(report) : report));
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report, times, this.io.stdout));
     } else if (report.kind === 'takeover') {

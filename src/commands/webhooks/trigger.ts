@@ -5,11 +5,20 @@ import { receiverCaCertFlag, signingEncodingFlag, signingPayloadFlag, webhookSec
 import { WebhookCommand } from '../../webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
-import { type AttemptResult, isDelivered, sendEvent } from '../../webhooks/send.js';
+import { isDelivered, sendEvent } from '../../webhooks/send.js';
 import { helpText } from '../../help-text.js';
 
+/** One event sent, as `--json` prints it: snake_case like the API. */
+interface SentEvent {
+  event: EventBody;
+  url: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 /** What `--json` prints. */
-export type JsonResult = Array<{ event: EventBody; url: string } & AttemptResult>;
+export type JsonResult = SentEvent[];
 
 export default class WebhooksTrigger extends WebhookCommand {
   static override summary = 'Send a signed sample event to a receiver, as the service would';
@@ -53,14 +62,14 @@ export default class WebhooksTrigger extends WebhookCommand {
     this.trustReceiverCa(flags['ca-cert']);
     const types = args['event-type'] === 'all' ? EVENT_TYPES : [args['event-type']];
     for (const line of unlistedKindNotes(types, 'sending the minimal sample {id, type, created_at, data: {id}}')) this.note(line);
-    const sent: Array<{ event: EventBody; url: string } & AttemptResult> = [];
+    const sent: SentEvent[] = [];
     for (const type of types) {
       const event = sampleEvent(type);
       const result = await sendEvent(flags.to, type, JSON.stringify(event), secrets, {
         encoding: flags['signature-encoding'],
         signedPayload: flags['signed-payload'],
       });
-      sent.push({ event, url: flags.to, ...result });
+      sent.push({ event, url: flags.to, status: result.status, error: result.error, duration_ms: result.durationMs });
       this.log(`${event.id}  ${type}  → ${flags.to}: ${result.status ?? result.error} (${result.durationMs} ms)`);
     }
     if (sent.some((item) => item.status === null)) {

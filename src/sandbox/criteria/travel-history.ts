@@ -1,10 +1,8 @@
+import { RECENT_TRAVEL_YEARS } from '../../api/enums.js';
 import { yearOf } from '../dates.js';
 import { listed } from '../wording.js';
 import { STRICT_DESTINATIONS } from './destinations.js';
 import type { Assessment, ReportAnalysisInput } from './types.js';
-
-/** Trips count as recent in the current calendar year and the 9 before it. */
-const RECENT_TRAVEL_YEARS = 10;
 
 const TRAVEL_HISTORY_POINTS = {
   /** Without recent trips, nothing shows that earlier stays ended on time. */

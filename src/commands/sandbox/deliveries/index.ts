@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { assertStated, STATED } from '../../../api/stated.js';
 import { SandboxCommand } from '../../../sandbox-command.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery, DeliveryAttempt } from '../../../sandbox/store.js';
@@ -24,6 +25,7 @@ export default class SandboxDeliveries extends SandboxCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(SandboxDeliveries);
+    assertStated([['--event', flags.event, STATED.eventId]]);
     const store = openSandboxStore(flags['data-dir']);
     try {
       const deliveries = store.deliveries({ status: flags.status as Delivery['status'] | undefined, eventId: flags.event, limit: flags.limit });
