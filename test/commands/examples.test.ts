@@ -1,0 +1,236 @@
+/**
+ * Every example of every command's help, pasted as a user would: the real `svc` on PATH, run by bash
+ * in a home of its own whose current profile is an embedded sandbox (started as the README says),
+ * CI=true so that nothing prompts. The examples come from the oclif manifest, so a new example is run
+ * too; what an example needs (an id that exists, a file, a receiver) is prepared per placeholder
+ * below, and an example with a placeholder nobody prepares fails.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { buildMrz } from '../../src/sandbox/mrz.js';
+import { HANG_MS } from '../helpers/hang.js';
+import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc, SVC_BIN } from '../helpers/svc.js';
+
+interface Example {
+  id: string;
+  description: string | undefined;
+  command: string;
+}
+
+const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as {
+  commands: Record<string, { examples?: Array<string | { description: string; command: string }> }>;
+};
+const EXAMPLES: Example[] = Object.entries(manifest.commands).flatMap(([id, command]) =>
+  (command.examples ?? []).map((example) => {
+    const { description, command: text } = typeof example === 'string' ? { description: undefined, command: example } : example;
+    return { id, description, command: text.replaceAll('<%= config.bin %>', 'svc') };
+  }),
+);
+
+/** Commands that run until stopped: each is run until it says it is ready, then interrupted (exit 130, as the README's table says). */
+const UNTIL_STOPPED: Record<string, RegExp> = {
+  'webhooks:listen': /Press Ctrl-C to stop|"kind":"ready"/,
+  'sandbox:start': /Press Ctrl-C to stop|"event":"ready"/,
+};
+
+/**
+ * Commands whose examples change what the others rely on (the current profile's settings, the
+ * sandbox profile's base URL), each run with a copy of the configuration or a home of its own.
+ */
+const OWN_CONFIG = ['config:set', 'config:unset', 'config:use'];
+const OWN_HOME = ['sandbox:start'];
+
+/**
+ * Examples that cannot work here, each with why; the test expects them to fail, so that one that
+ * starts working must leave this list.
+ */
+const CANNOT_RUN_HERE: Record<string, string> = {};
+
+/** Placeholders of the examples, and what each becomes here. Placeholders not listed make the example fail. */
+type Placeholders = Record<string, () => string | Promise<string>>;
+
+let home: string;
+let env: Record<string, string>;
+let receiver: TestServer;
+let sandbox: ChildProcess;
+let sandboxUrl: string;
+let placeholders: Placeholders;
+
+async function svcJson<T>(args: string[]): Promise<T> {
+  const result = await runSvc([...args, '--json'], { env });
+  expect(result.code, `svc ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+beforeAll(async () => {
+  const base = isolatedEnv({ CI: 'true' });
+  home = base.HOME!;
+  const bin = join(home, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec '${process.execPath}' '${SVC_BIN}' "$@"\n`);
+  chmodSync(join(bin, 'svc'), 0o755);
+  env = { ...base, PATH: `${bin}:${base.PATH}` };
+
+  receiver = await startServer((_request, response) => json(response, 200, { received: true }));
+  const kitPort = await freePort();
+  sandbox = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--webhook-url', `http://127.0.0.1:${kitPort}/`], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const ready = await new Promise<{ url: string; ca_cert: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the sandbox did not start')), HANG_MS);
+    createInterface({ input: sandbox.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(line));
+    });
+  });
+  sandboxUrl = ready.url;
+  const keys = await svcJson<Array<{ role: string; secret: string }>>(['sandbox', 'keys', '--reveal']);
+  // The sandbox's webhook secret in the environment, as a user who read `svc sandbox keys --reveal` sets it.
+  env.SVC_WEBHOOK_SECRET = keys.find((key) => key.role === 'webhook_secret')!.secret;
+
+  const work = (name: string) => join(home, name);
+  const applicant = await svcJson<{ id: string }>([
+    'applicants',
+    'create',
+    '--given-names',
+    'Erika',
+    '--surname',
+    'Mustermann',
+    '--date-of-birth',
+    '1988-03-02',
+    '--nationality',
+    'AT',
+    '--passport-number',
+    'C01X00T47',
+    '--passport-expiry',
+    '2031-08-31',
+  ]);
+  const { line1, line2 } = buildMrz({
+    document_number: 'C01X00T47',
+    nationality: 'AT',
+    surname: 'Mustermann',
+    given_names: 'Erika',
+    date_of_birth: '1988-03-02',
+    expiry_date: '2031-08-31',
+    sex: 'F',
+  });
+  writeFileSync(work('passport.pdf'), `${line1}\n${line2}\n`);
+  const document = await svcJson<{ id: string }>(['documents', 'upload', work('passport.pdf'), '--type', 'passport', '--applicant', applicant.id]);
+  writeFileSync(work('profile.json'), JSON.stringify({ given_names: 'Ana', surname: 'Silva', date_of_birth: '1990-04-12', nationality: 'PT' }));
+  writeFileSync(work('changes.json'), JSON.stringify({ occupation: 'Engineer' }));
+  const event = { id: 'evt_example1', type: 'report.completed', created_at: '2026-01-01T00:00:00Z', data: { id: 'rep_example1', risk_score: 27 } };
+  writeFileSync(work('event.json'), JSON.stringify(event));
+  writeFileSync(work('body.json'), JSON.stringify(event));
+  copyFileSync(ready.ca_cert, work('cert.pem'));
+  copyFileSync(join(ready.ca_cert, '..', 'key.pem'), work('key.pem'));
+
+  const report = async () =>
+    (
+      await svcJson<{ id: string }>([
+        'reports',
+        'create',
+        '--applicant',
+        applicant.id,
+        '--destination',
+        'DE',
+        '--visa-type',
+        'tourist',
+        '--purpose',
+        'Two weeks in Berlin',
+        '--wait',
+      ])
+    ).id;
+  const key = async () => (await svcJson<{ id: string }>(['keys', 'create', '--name', 'example'])).id;
+  placeholders = {
+    app_123: () => applicant.id,
+    doc_123: () => document.id,
+    rep_123: report,
+    key_123: key,
+    'https://127.0.0.1:8443': () => sandboxUrl,
+    'https://staging.example.com': () => sandboxUrl,
+    'http://127.0.0.1:3000': () => receiver.url,
+    'http://127.0.0.1:4000': () => receiver.url,
+    '4010': () => String(kitPort),
+  };
+}, 4 * HANG_MS);
+
+afterAll(async () => {
+  await receiver?.close();
+  if (sandbox && sandbox.exitCode === null) {
+    const exited = new Promise((resolve) => sandbox.once('exit', resolve));
+    sandbox.kill('SIGTERM');
+    await exited;
+  }
+});
+
+function environmentFor(id: string): Record<string, string> {
+  if (OWN_HOME.includes(id)) return { ...isolatedEnv({ CI: 'true' }), PATH: env.PATH! };
+  if (!OWN_CONFIG.includes(id)) return env;
+  const config = mkdtempSync(join(home, 'config-'));
+  cpSync(env.XDG_CONFIG_HOME!, config, { recursive: true });
+  return { ...env, XDG_CONFIG_HOME: config };
+}
+
+/** The example as pasted here: each placeholder replaced by what exists in this sandbox. */
+async function prepared(example: Example): Promise<string> {
+  let command = example.command;
+  for (const [placeholder, value] of Object.entries(placeholders)) {
+    const pattern = new RegExp(`${placeholder.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w.])`, 'g');
+    if (pattern.test(command)) command = command.replace(pattern, await value());
+  }
+  return command;
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs a command line with bash, in the home's directory; with `ready`, interrupts it once its output matches. */
+function runPasted(command: string, exampleEnv: Record<string, string>, ready?: RegExp): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', ready ? command.replace(/(^|\s)svc\s/, '$1exec svc ') : command], {
+      cwd: exampleEnv.HOME,
+      env: exampleEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let interrupted = false;
+    const hung = setTimeout(() => child.kill('SIGKILL'), 4 * HANG_MS);
+    const take = (chunk: string) => {
+      output += chunk;
+      if (ready && !interrupted && ready.test(output)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', take);
+    child.stderr.setEncoding('utf8').on('data', take);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(hung);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe.concurrent('every example of every command, pasted', () => {
+  it('has examples to run', () => expect(EXAMPLES.length).toBeGreaterThan(50));
+
+  for (const example of EXAMPLES) {
+    const reason = CANNOT_RUN_HERE[example.command];
+    const test = reason ? it.fails : it;
+    test(`${example.command}${reason ? ` (cannot run here: ${reason})` : ''}`, { timeout: 8 * HANG_MS }, async () => {
+      const command = await prepared(example);
+      const ready = UNTIL_STOPPED[example.id];
+      const { code, output } = await runPasted(command, environmentFor(example.id), ready);
+      expect(code, `${command}\n${output}`).toBe(ready ? ExitCode.interrupted : ExitCode.ok);
+    });
+  }
+});
