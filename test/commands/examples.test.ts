@@ -49,7 +49,25 @@ const OWN_HOME = ['sandbox:start'];
  * Examples that cannot work here, each with why; the test expects them to fail, so that one that
  * starts working must leave this list.
  */
-const CANNOT_RUN_HERE: Record<string, string> = {};
+const CANNOT_RUN_HERE: Record<string, string> = {
+  'svc applicants create': 'it asks at a terminal (prompts.test.ts answers it there); with CI=true it sends nothing asked',
+  'svc reports create': 'it asks at a terminal (prompts.test.ts answers it there); with CI=true it sends nothing asked',
+  'svc reports delete rep_123': 'it asks to confirm at a terminal; with CI=true it wants --yes',
+  'svc keys revoke key_123': 'it asks to confirm at a terminal; with CI=true it wants --yes',
+  'svc documents upload passport.pdf --type passport --file-field upload --type-field kind': "for a service whose form differs from the sandbox's",
+  'svc documents upload passport.pdf --type passport --encoding json --file-field content --field file_name={{file_name}}':
+    "for a service whose upload differs from the sandbox's",
+  'svc contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json':
+    'the sandbox delivers its webhooks in plain HTTP, and has no dashboard key to revoke',
+  'SVC_WEBHOOK_STORE=postgres://… svc webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks':
+    'it needs a PostgreSQL server',
+  "svc keys rotate key_123 --new-key-file /run/secrets/svc.key --deploy-cmd './deploy-key.sh' --quiet-period 15m --timeout 2h --yes --json":
+    'it needs a deploy script and waits 15 quiet minutes',
+  "svc keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json":
+    'it needs a deploy script, a drain check and a dashboard key',
+  'svc keys rotate --resume': 'it needs a rotation that was stopped',
+  'svc keys rotate --abort rot_0123456789abcdef0123': 'it needs a rotation that was stopped',
+};
 
 /** Placeholders of the examples, and what each becomes here. Placeholders not listed make the example fail. */
 type Placeholders = Record<string, () => string | Promise<string>>;
@@ -60,6 +78,8 @@ let receiver: TestServer;
 let sandbox: ChildProcess;
 let sandboxUrl: string;
 let placeholders: Placeholders;
+/** Placeholders that stand for something else in some commands: `evt_123` of `sandbox deliveries replay` is a sandbox event. */
+let placeholdersOf: Record<string, Placeholders>;
 
 async function svcJson<T>(args: string[]): Promise<T> {
   const result = await runSvc([...args, '--json'], { env });
@@ -74,6 +94,8 @@ beforeAll(async () => {
   mkdirSync(bin);
   writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec '${process.execPath}' '${SVC_BIN}' "$@"\n`);
   chmodSync(join(bin, 'svc'), 0o755);
+  writeFileSync(join(bin, 'pbpaste'), `#!/bin/sh\nexec cat '${join(home, 'body.json')}'\n`);
+  chmodSync(join(bin, 'pbpaste'), 0o755);
   env = { ...base, PATH: `${bin}:${base.PATH}` };
 
   receiver = await startServer((_request, response) => json(response, 200, { received: true }));
@@ -93,6 +115,9 @@ beforeAll(async () => {
   const keys = await svcJson<Array<{ role: string; secret: string }>>(['sandbox', 'keys', '--reveal']);
   // The sandbox's webhook secret in the environment, as a user who read `svc sandbox keys --reveal` sets it.
   env.SVC_WEBHOOK_SECRET = keys.find((key) => key.role === 'webhook_secret')!.secret;
+  const testKey = keys.find((key) => key.role === 'test')!.secret;
+  // The key of `printf %s "$KEY" | svc config set api_key`.
+  env.KEY = testKey;
 
   const work = (name: string) => join(home, name);
   const applicant = await svcJson<{ id: string }>([
@@ -127,6 +152,14 @@ beforeAll(async () => {
   const event = { id: 'evt_example1', type: 'report.completed', created_at: '2026-01-01T00:00:00Z', data: { id: 'rep_example1', risk_score: 27 } };
   writeFileSync(work('event.json'), JSON.stringify(event));
   writeFileSync(work('body.json'), JSON.stringify(event));
+  writeFileSync(work('statement.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
+  const signature = (await runSvc(['webhooks', 'sign', '--payload-file', work('body.json'), '--timestamp', '1767225600'], { env })).stdout.trim();
+  // The header of `pbpaste | svc webhooks verify --header "$SIG"`.
+  env.SIG = signature;
+  const listener = await startListener();
+  const triggered = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', `${listener}/hooks`], { env });
+  expect(triggered.code, triggered.stderr).toBe(0);
+  const stored = await svcJson<Array<{ id: string }>>(['webhooks', 'events']);
   copyFileSync(ready.ca_cert, work('cert.pem'));
   copyFileSync(join(ready.ca_cert, '..', 'key.pem'), work('key.pem'));
 
@@ -146,15 +179,26 @@ beforeAll(async () => {
         '--wait',
       ])
     ).id;
-  const key = async () => (await svcJson<{ id: string }>(['keys', 'create', '--name', 'example'])).id;
+  const freshPath = (name: string) => join(mkdtempSync(join(home, 'secrets-')), name);
+  const key = async () => (await svcJson<{ id: string }>(['keys', 'create', '--name', 'example', '--key-file', freshPath('example.key')])).id;
+  const sandboxEvent = async () => {
+    await report();
+    return (await svcJson<Array<{ eventId: string }>>(['sandbox', 'deliveries']))[0]!.eventId;
+  };
+  placeholdersOf = { 'sandbox:deliveries:replay': { evt_123: sandboxEvent } };
   placeholders = {
     app_123: () => applicant.id,
     doc_123: () => document.id,
     rep_123: report,
     key_123: key,
+    '/run/secrets/svc.key': () => freshPath('svc.key'),
+    'svc_test_…': () => testKey,
+    't=1767225600,v1=5257a8…': () => signature,
+    evt_123: () => stored[0]!.id,
+    'https://staging.example.com/hooks': () => `${listener}/hooks`,
     'https://127.0.0.1:8443': () => sandboxUrl,
     'https://staging.example.com': () => sandboxUrl,
-    'http://127.0.0.1:3000': () => receiver.url,
+    'http://127.0.0.1:3000': () => listener,
     'http://127.0.0.1:4000': () => receiver.url,
     '4010': () => String(kitPort),
   };
@@ -162,6 +206,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver?.close();
+  listenerProcess?.kill('SIGTERM');
   if (sandbox && sandbox.exitCode === null) {
     const exited = new Promise((resolve) => sandbox.once('exit', resolve));
     sandbox.kill('SIGTERM');
@@ -177,10 +222,24 @@ function environmentFor(id: string): Record<string, string> {
   return { ...env, XDG_CONFIG_HOME: config };
 }
 
+let listenerProcess: ChildProcess | undefined;
+
+/** `svc webhooks listen` with the sandbox's secret, the receiver of the examples that send to one: it checks what they send. */
+async function startListener(): Promise<string> {
+  listenerProcess = spawn(process.execPath, [SVC_BIN, 'webhooks', 'listen', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the listener did not start')), HANG_MS);
+    createInterface({ input: listenerProcess!.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve((JSON.parse(line) as { url: string }).url.replace(/\/$/, ''));
+    });
+  });
+}
+
 /** The example as pasted here: each placeholder replaced by what exists in this sandbox. */
 async function prepared(example: Example): Promise<string> {
   let command = example.command;
-  for (const [placeholder, value] of Object.entries(placeholders)) {
+  for (const [placeholder, value] of Object.entries({ ...placeholders, ...placeholdersOf[example.id] })) {
     const pattern = new RegExp(`${placeholder.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w.])`, 'g');
     if (pattern.test(command)) command = command.replace(pattern, await value());
   }
