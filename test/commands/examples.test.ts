@@ -65,6 +65,7 @@ const CANNOT_RUN_HERE: Record<string, string> = {
     'it needs a deploy script and waits 15 quiet minutes',
   "svc keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json":
     'it needs a deploy script, a drain check and a dashboard key',
+  'svc keys rotate key_123 --new-key-file ./new.key': 'a person confirms the deploy at a terminal; with CI=true it wants --deploy-cmd or --yes',
   'svc keys rotate --resume': 'it needs a rotation that was stopped',
   'svc keys rotate --abort rot_0123456789abcdef0123': 'it needs a rotation that was stopped',
 };
@@ -100,10 +101,14 @@ beforeAll(async () => {
 
   receiver = await startServer((_request, response) => json(response, 200, { received: true }));
   const kitPort = await freePort();
-  sandbox = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--webhook-url', `http://127.0.0.1:${kitPort}/`], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  sandbox = spawn(
+    process.execPath,
+    [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--plan', 'enterprise', '--webhook-url', `http://127.0.0.1:${kitPort}/`],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const ready = await new Promise<{ url: string; ca_cert: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the sandbox did not start')), HANG_MS);
     createInterface({ input: sandbox.stdout! }).once('line', (line) => {
@@ -159,7 +164,7 @@ beforeAll(async () => {
   const listener = await startListener();
   const triggered = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', `${listener}/hooks`], { env });
   expect(triggered.code, triggered.stderr).toBe(0);
-  const stored = await svcJson<Array<{ id: string }>>(['webhooks', 'events']);
+  const stored = await svcJson<Array<{ event_id: string }>>(['webhooks', 'events']);
   copyFileSync(ready.ca_cert, work('cert.pem'));
   copyFileSync(join(ready.ca_cert, '..', 'key.pem'), work('key.pem'));
 
@@ -194,7 +199,7 @@ beforeAll(async () => {
     '/run/secrets/svc.key': () => freshPath('svc.key'),
     'svc_test_…': () => testKey,
     't=1767225600,v1=5257a8…': () => signature,
-    evt_123: () => stored[0]!.id,
+    evt_123: () => stored[0]!.event_id,
     'https://staging.example.com/hooks': () => `${listener}/hooks`,
     'https://127.0.0.1:8443': () => sandboxUrl,
     'https://staging.example.com': () => sandboxUrl,

@@ -92,7 +92,7 @@ export default class ContractVerify extends BaseCommand {
     'base-url': Flags.string({ description: 'Base URL of the implementation to check', env: 'SVC_BASE_URL', helpGroup: 'TARGET' }),
     'api-key': keyFlag(
       'api-key',
-      'A svc_test_ key of the implementation; required, except for the base URL of the "sandbox" profile, whose keys and CA certificate are taken',
+      'A svc_test_ key of the implementation; required, except at the base URL of the "sandbox" profile, whose keys are taken (its CA certificate is trusted there, key given or not)',
     ),
     'admin-key': keyFlag('admin-key', 'Its admin key (svc_admin_…), for the revocation checks'),
     'read-only-key': keyFlag('read-only-key', 'A read-only key of the same workspace'),
@@ -177,11 +177,11 @@ export default class ContractVerify extends BaseCommand {
     }
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
-    const sandbox = flags['api-key'] ? undefined : await sandboxProfileAt(baseUrl);
-    if (sandbox) this.note(`The keys of the "${SANDBOX_PROFILE}" profile, whose base URL this is`);
+    const sandbox = await sandboxProfileAt(baseUrl);
+    if (sandbox && !flags['api-key']) this.note(`The keys of the "${SANDBOX_PROFILE}" profile, whose base URL this is`);
     const keys = kitKeys({
       api: flags['api-key'] ?? sandbox?.api_key,
-      admin: flags['admin-key'] ?? sandbox?.admin_key,
+      admin: flags['admin-key'] ?? (flags['api-key'] ? undefined : sandbox?.admin_key),
       readOnly: flags['read-only-key'],
       ipLocked: flags['ip-locked-key'],
       other: flags['other-workspace-key'],
