@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +71,9 @@ const CANNOT_RUN_HERE: Record<string, string> = {
   'svc keys rotate --abort rot_0123456789abcdef0123': 'it needs a rotation that was stopped',
 };
 
+/** What a placeholder looks like: an id ending in 123 or 456, or text cut with an ellipsis. */
+const PLACEHOLDER = /\b[a-z]+_(?:\w*123|456)\b|…/;
+
 /** Placeholders of the examples, and what each becomes here. Placeholders not listed make the example fail. */
 type Placeholders = Record<string, () => string | Promise<string>>;
 
@@ -79,6 +83,29 @@ let receiver: TestServer;
 let sandbox: ChildProcess;
 let sandboxUrl: string;
 let placeholders: Placeholders;
+/** The port the sandbox delivers its events to: the kit's of `contract verify --webhook-port`. */
+let kitPort: number;
+let kitPortTaken: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the examples that use the sandbox's subscriber one at a time: the kit listens on its port,
+ * and a replay to the subscriber needs someone there (a receiver that answers 200).
+ */
+function onKitPort<T>(id: string, run: () => Promise<T>): Promise<T> {
+  const turn = kitPortTaken.then(async () => {
+    if (id !== 'sandbox:deliveries:replay') return run();
+    const subscriber = createServer((_request, response) => response.end());
+    await new Promise<void>((resolve) => subscriber.listen(kitPort, '127.0.0.1', resolve));
+    try {
+      return await run();
+    } finally {
+      await new Promise((resolve) => subscriber.close(resolve));
+    }
+  });
+  kitPortTaken = turn.catch(() => undefined);
+  return turn;
+}
+const USE_KIT_PORT = ['contract:verify', 'sandbox:deliveries:replay'];
 /** Placeholders that stand for something else in some commands: `evt_123` of `sandbox deliveries replay` is a sandbox event. */
 let placeholdersOf: Record<string, Placeholders>;
 
@@ -100,7 +127,7 @@ beforeAll(async () => {
   env = { ...base, PATH: `${bin}:${base.PATH}` };
 
   receiver = await startServer((_request, response) => json(response, 200, { received: true }));
-  const kitPort = await freePort();
+  kitPort = await freePort();
   sandbox = spawn(
     process.execPath,
     [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--plan', 'enterprise', '--webhook-url', `http://127.0.0.1:${kitPort}/`],
@@ -197,9 +224,11 @@ beforeAll(async () => {
     rep_123: report,
     key_123: key,
     '/run/secrets/svc.key': () => freshPath('svc.key'),
-    'svc_test_…': () => testKey,
+    'svc_test_…': () => '"$KEY"',
     't=1767225600,v1=5257a8…': () => signature,
     evt_123: () => stored[0]!.event_id,
+    // The secret from the environment, not in bash's argv.
+    'SVC_WEBHOOK_SECRET=…': () => 'SVC_WEBHOOK_SECRET="$SVC_WEBHOOK_SECRET"',
     'https://staging.example.com/hooks': () => `${listener}/hooks`,
     'https://127.0.0.1:8443': () => sandboxUrl,
     'https://staging.example.com': () => sandboxUrl,
@@ -292,8 +321,10 @@ describe.concurrent('every example of every command, pasted', () => {
     const test = reason ? it.fails : it;
     test(`${example.command}${reason ? ` (cannot run here: ${reason})` : ''}`, { timeout: 8 * HANG_MS }, async () => {
       const command = await prepared(example);
+      expect(command, 'a placeholder of this example has no fixture here: add one to `placeholders`').not.toMatch(PLACEHOLDER);
       const ready = UNTIL_STOPPED[example.id];
-      const { code, output } = await runPasted(command, environmentFor(example.id), ready);
+      const pasted = () => runPasted(command, environmentFor(example.id), ready);
+      const { code, output } = await (USE_KIT_PORT.includes(example.id) ? onKitPort(example.id, pasted) : pasted());
       expect(code, `${command}\n${output}`).toBe(ready ? ExitCode.interrupted : ExitCode.ok);
     });
   }
