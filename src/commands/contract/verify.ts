@@ -85,7 +85,7 @@ export default class ContractVerify extends BaseCommand {
     },
   ];
 
-  // The flags are exactly those the kit documents: no profile, so a CI run depends on nothing but its flags and environment.
+  // The flags are exactly those the kit documents: no profile (but the sandbox's, at its own base URL), so a CI run depends on nothing but its flags and environment.
   static override baseFlags = {} as typeof BaseCommand.baseFlags;
 
   static override flags = {
