@@ -106,6 +106,21 @@ function onKitPort<T>(id: string, run: () => Promise<T>): Promise<T> {
   return turn;
 }
 const USE_KIT_PORT = ['contract:verify', 'sandbox:deliveries:replay'];
+
+/** The default ports of the commands that listen: two examples on one port take turns. */
+const DEFAULT_PORT: Record<string, number> = { 'webhooks:listen': 4000, 'sandbox:start': 8443 };
+const portTaken = new Map<number, Promise<unknown>>();
+
+function onOwnPort<T>(id: string, command: string, run: () => Promise<T>): Promise<T> {
+  const port = Number(/--port (\d+)/.exec(command)?.[1] ?? DEFAULT_PORT[id] ?? 0);
+  if (port === 0) return run();
+  const turn = (portTaken.get(port) ?? Promise.resolve()).then(run);
+  portTaken.set(
+    port,
+    turn.catch(() => undefined),
+  );
+  return turn;
+}
 /** Placeholders that stand for something else in some commands: `evt_123` of `sandbox deliveries replay` is a sandbox event. */
 let placeholdersOf: Record<string, Placeholders>;
 
@@ -324,7 +339,7 @@ describe.concurrent('every example of every command, pasted', () => {
       expect(command, 'a placeholder of this example has no fixture here: add one to `placeholders`').not.toMatch(PLACEHOLDER);
       const ready = UNTIL_STOPPED[example.id];
       const pasted = () => runPasted(command, environmentFor(example.id), ready);
-      const { code, output } = await (USE_KIT_PORT.includes(example.id) ? onKitPort(example.id, pasted) : pasted());
+      const { code, output } = await (USE_KIT_PORT.includes(example.id) ? onKitPort(example.id, pasted) : onOwnPort(example.id, command, pasted));
       expect(code, `${command}\n${output}`).toBe(ready ? ExitCode.interrupted : ExitCode.ok);
     });
   }
