@@ -57,6 +57,8 @@ export class ApiError extends SvcError {
   readonly method: string;
   readonly url: string;
   readonly retryAfterSeconds: number | undefined;
+  /** The request field the service named as wrong, when it named one. */
+  readonly field: string | undefined;
 
   constructor(init: {
     kind: ErrorKind;
@@ -67,6 +69,7 @@ export class ApiError extends SvcError {
     method: string;
     url: string;
     retryAfterSeconds?: number;
+    field?: string | undefined;
     cause?: unknown;
   }) {
     super(init.kind, init.code, init.message, init.hint, { cause: init.cause });
@@ -75,6 +78,7 @@ export class ApiError extends SvcError {
     this.method = init.method;
     this.url = init.url;
     this.retryAfterSeconds = init.retryAfterSeconds;
+    this.field = init.field;
   }
 
   override toJSON(): Record<string, unknown> {

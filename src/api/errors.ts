@@ -135,6 +135,7 @@ export function errorFromResponse(request: ApiRequest, response: ApiResponse): A
     method: request.method,
     url: request.url,
     retryAfterSeconds: retryAfter,
+    field: body.param,
   });
 }
 

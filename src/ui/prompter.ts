@@ -5,7 +5,8 @@ export type AnswerCheck = (answer: string) => true | string;
 
 /** What commands ask of a person; the inquirer implementation is loaded only when a prompt is due. */
 export interface Prompter {
-  input: (message: string, options?: { validate?: AnswerCheck }) => Promise<string>;
+  /** `answer` is an earlier answer, put on the line to edit. */
+  input: (message: string, options?: { validate?: AnswerCheck; answer?: string }) => Promise<string>;
   select: <T extends string>(message: string, choices: readonly T[]) => Promise<T>;
   secret: (message: string) => Promise<string>;
   confirm: (message: string, defaultAnswer?: boolean) => Promise<boolean>;
@@ -17,7 +18,10 @@ export function inquirerPrompter(io: Io): Prompter {
   return {
     async input(message, options = {}) {
       const { input } = await import('@inquirer/prompts');
-      return input({ message, validate: options.validate }, context);
+      return input(
+        { message, validate: options.validate, ...(options.answer !== undefined && { default: options.answer, prefill: 'editable' as const }) },
+        context,
+      );
     },
     async select(message, choices) {
       const { select } = await import('@inquirer/prompts');

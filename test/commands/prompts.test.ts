@@ -197,7 +197,7 @@ describe('reports create with no flags, on a terminal', () => {
     expect(report).toMatchObject({ applicant_id: applicant.id, destination: 'FR', purpose: 'A week in Lyon' });
   });
 
-  it('keeps the answers when the service refuses them: the command that sends them again is shown', async () => {
+  it('keeps the answers when the service refuses them: declining to edit them shows the command that sends them again', async () => {
     const applicant = await parsed<Applicant>([
       'applicants',
       'create',
@@ -218,6 +218,8 @@ describe('reports create with no flags, on a terminal', () => {
     session.type(`space_tourism${KEYS.enter}`);
     await session.waitFor('Purpose of travel:');
     session.type(`Lyon's museums${KEYS.enter}`);
+    await session.waitFor('Edit and send again?');
+    session.type(`n${KEYS.enter}`);
     const { code, screen } = await session.exited();
     expect(code, screen).toBe(ExitCode.invalidInput);
     expect(screen.replace(/\r?\n\s*/g, ' ')).toContain(

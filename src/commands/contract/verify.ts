@@ -10,6 +10,8 @@ import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
 import { ConfigError, ExitCode, SvcError } from '../../errors.js';
+import { type Profile, readConfig } from '../../config/store.js';
+import { SANDBOX_PROFILE } from '../../sandbox/profile.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
@@ -84,12 +86,15 @@ export default class ContractVerify extends BaseCommand {
     },
   ];
 
-  // The flags are exactly those the kit documents: no profile, so a CI run depends on nothing but its flags and environment.
+  // The flags are exactly those the kit documents: no profile (but the sandbox's, at its own base URL), so a CI run depends on nothing but its flags and environment.
   static override baseFlags = {} as typeof BaseCommand.baseFlags;
 
   static override flags = {
     'base-url': Flags.string({ description: 'Base URL of the implementation to check', env: 'SVC_BASE_URL', helpGroup: 'TARGET' }),
-    'api-key': keyFlag('api-key', 'A svc_test_ key of the implementation; required'),
+    'api-key': keyFlag(
+      'api-key',
+      'A svc_test_ key of the implementation; required, except at the base URL of the "sandbox" profile, whose keys are taken (its CA certificate is trusted there, key given or not)',
+    ),
     'admin-key': keyFlag('admin-key', 'Its admin key (svc_admin_…), for the revocation checks'),
     'read-only-key': keyFlag('read-only-key', 'A read-only key of the same workspace'),
     'ip-locked-key': keyFlag('ip-locked-key', "A key locked to addresses other than this machine's"),
@@ -174,9 +179,11 @@ export default class ContractVerify extends BaseCommand {
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
     assertStated([['--revocable-key-id', flags['revocable-key-id'], STATED.keyId]]);
+    const sandbox = await sandboxProfileAt(baseUrl);
+    if (sandbox && !flags['api-key']) this.note(`The keys of the "${SANDBOX_PROFILE}" profile, whose base URL this is`);
     const keys = kitKeys({
-      api: flags['api-key'],
-      admin: flags['admin-key'],
+      api: flags['api-key'] ?? sandbox?.api_key,
+      admin: flags['admin-key'] ?? (flags['api-key'] ? undefined : sandbox?.admin_key),
       readOnly: flags['read-only-key'],
       ipLocked: flags['ip-locked-key'],
       other: flags['other-workspace-key'],
@@ -223,7 +230,7 @@ export default class ContractVerify extends BaseCommand {
       webhookHost: flags['webhook-host'],
       webhookTls,
       level,
-      caCertPath: flags['ca-cert'],
+      caCertPath: flags['ca-cert'] ?? (flags.insecure ? undefined : sandbox?.ca_cert),
       insecure: flags.insecure,
       fast: flags.fast,
       only,
@@ -262,6 +269,13 @@ export default class ContractVerify extends BaseCommand {
     const { kitReceiverCertificate } = await import('../../conformance/receiver.js');
     return kitReceiverCertificate();
   }
+}
+
+/** The sandbox profile when it points at `baseUrl`: its keys are the local sandbox's own test credentials, there for the taking. */
+async function sandboxProfileAt(baseUrl: URL): Promise<Profile | undefined> {
+  const profile = (await readConfig()).profiles[SANDBOX_PROFILE];
+  if (!profile?.base_url) return undefined;
+  return parseBaseUrl(profile.base_url, `the "${SANDBOX_PROFILE}" profile's base_url`).href === baseUrl.href ? profile : undefined;
 }
 
 async function readPem(path: string, flag: string, kind: string): Promise<string> {

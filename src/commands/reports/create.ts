@@ -12,6 +12,7 @@ import { ApiError, ExitCode } from '../../errors.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt } from '../../ui/io.js';
+import type { AnswerCheck } from '../../ui/prompter.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
@@ -19,6 +20,17 @@ import { timeView } from '../../ui/time.js';
 import { helpText } from '../../help-text.js';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
+
+/** How each field is asked again after a refusal. */
+const QUESTIONS: Record<(typeof FIELDS)[keyof typeof FIELDS], { label: string; validate: AnswerCheck }> = {
+  applicant_id: { label: 'Applicant id (app_…):', validate: answerCheck(STATED.applicantId) },
+  destination: {
+    label: 'Destination, two letters (DE, US, …):',
+    validate: (answer) => STATED.destination.test(countryCode(answer)!) || 'two letters, like FR or US',
+  },
+  visa_type: { label: 'Visa type:', validate: answerCheck(STATED.visaType) },
+  purpose: { label: 'Purpose of travel:', validate: (answer) => answer.trim() !== '' || 'say what the trip is for, in a few words' },
+};
 
 /** What `--json` prints. */
 export type JsonResult = ReportAnswer;
@@ -82,17 +94,8 @@ export default class ReportsCreate extends ApiCommand {
     assertStatedFields({ applicant_id: given.applicant, destination: given.destination, visa_type: given['visa-type'] });
     const input = await this.requestFrom(given, client, connection.baseUrl.href);
     assertStatedFields(input);
-    let report = await createReport(client, input).catch((error: unknown) => {
-      // Answers typed at the prompts are not lost to a refusal: the command that sends them again is shown, to correct.
-      if (
-        error instanceof ApiError &&
-        error.kind === 'invalidInput' &&
-        canPrompt(this.io) &&
-        Object.keys(FIELDS).some((name) => flags[name as keyof typeof FIELDS] === undefined)
-      )
-        this.note(`Your answers, to correct and send again:\n  ${terminalText(resendCommand(input))}`);
-      throw error;
-    });
+    const asked = Object.keys(FIELDS).some((name) => flags[name as keyof typeof FIELDS] === undefined);
+    let report = await this.sendUntilAccepted(client, input, asked && canPrompt(this.io));
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
       report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
@@ -102,6 +105,40 @@ export default class ReportsCreate extends ApiCommand {
     this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
+  }
+
+  /**
+   * Sends the report. Answers typed at the prompts are not lost to a refusal: the person may edit the
+   * refused answers and send again, or leave with the command that sends them again.
+   */
+  private async sendUntilAccepted(client: ApiClient, first: ReportRequest, offerToEdit: boolean): Promise<ReportAnswer> {
+    let input = first;
+    for (;;) {
+      try {
+        return await createReport(client, input);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.kind !== 'invalidInput' || !offerToEdit) throw error;
+        this.note(`The service refused the report: ${terminalText(error.message)}`);
+        if (!(await this.prompter.confirm('Edit and send again?', true))) {
+          this.note(`Your answers, to correct and send again:\n  ${terminalText(resendCommand(input))}`);
+          throw error;
+        }
+        input = await this.edited(input, error.field);
+      }
+    }
+  }
+
+  /** The refused answer asked again, or every answer when the service named no field of the request; the earlier answers are on the line to edit. */
+  private async edited(input: ReportRequest, refusedField: string | undefined): Promise<ReportRequest> {
+    const fields = Object.values(FIELDS);
+    const refused = fields.find((field) => field === refusedField);
+    const edited = { ...input };
+    for (const field of refused ? [refused] : fields) {
+      const { label, validate } = QUESTIONS[field];
+      const answer = trimmed(await this.prompter.input(label, { answer: input[field] ?? '', validate }));
+      edited[field] = field === 'destination' ? countryCode(answer) : answer;
+    }
+    return edited;
   }
 
   /** The request from the flags; on a terminal, the flags left out are asked for. */
@@ -115,17 +152,9 @@ export default class ReportsCreate extends ApiCommand {
     const ask = this.prompter;
     return {
       applicant_id: flags.applicant ?? (await chooseApplicant(this.prompter, (line) => this.note(line), client, baseUrl)),
-      destination:
-        flags.destination ??
-        countryCode(
-          await ask.input('Destination, two letters (DE, US, …):', {
-            validate: (answer) => STATED.destination.test(countryCode(answer)!) || 'two letters, like FR or US',
-          }),
-        ),
-      visa_type: flags['visa-type'] ?? (await chooseOrType(ask, 'Visa type:', VISA_TYPES, answerCheck(STATED.visaType))),
-      purpose:
-        flags.purpose ??
-        trimmed(await ask.input('Purpose of travel:', { validate: (answer) => answer.trim() !== '' || 'say what the trip is for, in a few words' })),
+      destination: flags.destination ?? countryCode(await ask.input(QUESTIONS.destination.label, { validate: QUESTIONS.destination.validate })),
+      visa_type: flags['visa-type'] ?? (await chooseOrType(ask, QUESTIONS.visa_type.label, VISA_TYPES, QUESTIONS.visa_type.validate)),
+      purpose: flags.purpose ?? trimmed(await ask.input(QUESTIONS.purpose.label, { validate: QUESTIONS.purpose.validate })),
     };
   }
 }

@@ -37,7 +37,7 @@ export default class WebhooksVerify extends WebhookCommand {
   static override examples = [
     {
       description: "Check a captured delivery's signature against its body",
-      command: '<%= config.bin %> webhooks verify --header "t=1767225600,v1=5257a8…" --payload-file body.json',
+      command: '<%= config.bin %> webhooks verify --header "t=1767225600,v1=5257a8…" --payload-file body.json --at 2026-01-01T00:00:00Z',
     },
     'pbpaste | <%= config.bin %> webhooks verify --header "$SIG" --at 2026-01-01T00:00:00Z',
   ];

@@ -1,0 +1,346 @@
+/**
+ * Every example of every command's help, pasted as a user would: the real `svc` on PATH, run by bash
+ * in a home of its own whose current profile is an embedded sandbox (started as the README says),
+ * CI=true so that nothing prompts. The examples come from the oclif manifest, so a new example is run
+ * too; what an example needs (an id that exists, a file, a receiver) is prepared per placeholder
+ * below, and an example with a placeholder nobody prepares fails.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/errors.js';
+import { buildMrz } from '../../src/sandbox/mrz.js';
+import { HANG_MS } from '../helpers/hang.js';
+import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
+import { isolatedEnv, runSvc, SVC_BIN } from '../helpers/svc.js';
+
+interface Example {
+  id: string;
+  description: string | undefined;
+  command: string;
+}
+
+const manifest = JSON.parse(readFileSync(new URL('../../oclif.manifest.json', import.meta.url), 'utf8')) as {
+  commands: Record<string, { examples?: Array<string | { description: string; command: string }> }>;
+};
+const EXAMPLES: Example[] = Object.entries(manifest.commands).flatMap(([id, command]) =>
+  (command.examples ?? []).map((example) => {
+    const { description, command: text } = typeof example === 'string' ? { description: undefined, command: example } : example;
+    return { id, description, command: text.replaceAll('<%= config.bin %>', 'svc') };
+  }),
+);
+
+/** Commands that run until stopped: each is run until it says it is ready, then interrupted (exit 130, as the README's table says). */
+const UNTIL_STOPPED: Record<string, RegExp> = {
+  'webhooks:listen': /Press Ctrl-C to stop|"kind":"ready"/,
+  'sandbox:start': /Press Ctrl-C to stop|"event":"ready"/,
+};
+
+/**
+ * Commands whose examples change what the others rely on (the current profile's settings, the
+ * sandbox profile's base URL), each run with a copy of the configuration or a home of its own.
+ */
+const OWN_CONFIG = ['config:set', 'config:unset', 'config:use'];
+const OWN_HOME = ['sandbox:start'];
+
+/**
+ * Examples that cannot work here, each with why; the test expects them to fail, so that one that
+ * starts working must leave this list.
+ */
+const CANNOT_RUN_HERE: Record<string, string> = {
+  'svc applicants create': 'it asks at a terminal (prompts.test.ts answers it there); with CI=true it sends nothing asked',
+  'svc reports create': 'it asks at a terminal (prompts.test.ts answers it there); with CI=true it sends nothing asked',
+  'svc reports delete rep_123': 'it asks to confirm at a terminal; with CI=true it wants --yes',
+  'svc keys revoke key_123': 'it asks to confirm at a terminal; with CI=true it wants --yes',
+  'svc documents upload passport.pdf --type passport --file-field upload --type-field kind': "for a service whose form differs from the sandbox's",
+  'svc documents upload passport.pdf --type passport --encoding json --file-field content --field file_name={{file_name}}':
+    "for a service whose upload differs from the sandbox's",
+  'svc contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json':
+    'the sandbox delivers its webhooks in plain HTTP, and has no dashboard key to revoke',
+  'SVC_WEBHOOK_STORE=postgres://… svc webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks':
+    'it needs a PostgreSQL server',
+  "svc keys rotate key_123 --new-key-file /run/secrets/svc.key --deploy-cmd './deploy-key.sh' --quiet-period 15m --timeout 2h --yes --json":
+    'it needs a deploy script and waits 15 quiet minutes',
+  "svc keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json":
+    'it needs a deploy script, a drain check and a dashboard key',
+  'svc keys rotate key_123 --new-key-file ./new.key': 'a person confirms the deploy at a terminal; with CI=true it wants --deploy-cmd or --yes',
+  'svc keys rotate --resume': 'it needs a rotation that was stopped',
+  'svc keys rotate --abort rot_0123456789abcdef0123': 'it needs a rotation that was stopped',
+};
+
+/** What a placeholder looks like: an id ending in 123 or 456, or text cut with an ellipsis. */
+const PLACEHOLDER = /\b[a-z]+_(?:\w*123|456)\b|…/;
+
+/** Placeholders of the examples, and what each becomes here. Placeholders not listed make the example fail. */
+type Placeholders = Record<string, () => string | Promise<string>>;
+
+let home: string;
+let env: Record<string, string>;
+let receiver: TestServer;
+let sandbox: ChildProcess;
+let sandboxUrl: string;
+let placeholders: Placeholders;
+/** The port the sandbox delivers its events to: the kit's of `contract verify --webhook-port`. */
+let kitPort: number;
+let kitPortTaken: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the examples that use the sandbox's subscriber one at a time: the kit listens on its port,
+ * and a replay to the subscriber needs someone there (a receiver that answers 200).
+ */
+function onKitPort<T>(id: string, run: () => Promise<T>): Promise<T> {
+  const turn = kitPortTaken.then(async () => {
+    if (id !== 'sandbox:deliveries:replay') return run();
+    const subscriber = createServer((_request, response) => response.end());
+    await new Promise<void>((resolve) => subscriber.listen(kitPort, '127.0.0.1', resolve));
+    try {
+      return await run();
+    } finally {
+      await new Promise((resolve) => subscriber.close(resolve));
+    }
+  });
+  kitPortTaken = turn.catch(() => undefined);
+  return turn;
+}
+const USE_KIT_PORT = ['contract:verify', 'sandbox:deliveries:replay'];
+
+/** The default ports of the commands that listen: two examples on one port take turns. */
+const DEFAULT_PORT: Record<string, number> = { 'webhooks:listen': 4000, 'sandbox:start': 8443 };
+const portTaken = new Map<number, Promise<unknown>>();
+
+function onOwnPort<T>(id: string, command: string, run: () => Promise<T>): Promise<T> {
+  const port = Number(/--port (\d+)/.exec(command)?.[1] ?? DEFAULT_PORT[id] ?? 0);
+  if (port === 0) return run();
+  const turn = (portTaken.get(port) ?? Promise.resolve()).then(run);
+  portTaken.set(
+    port,
+    turn.catch(() => undefined),
+  );
+  return turn;
+}
+/** Placeholders that stand for something else in some commands: `evt_123` of `sandbox deliveries replay` is a sandbox event. */
+let placeholdersOf: Record<string, Placeholders>;
+
+async function svcJson<T>(args: string[]): Promise<T> {
+  const result = await runSvc([...args, '--json'], { env });
+  expect(result.code, `svc ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+beforeAll(async () => {
+  const base = isolatedEnv({ CI: 'true' });
+  home = base.HOME!;
+  const bin = join(home, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec '${process.execPath}' '${SVC_BIN}' "$@"\n`);
+  chmodSync(join(bin, 'svc'), 0o755);
+  writeFileSync(join(bin, 'pbpaste'), `#!/bin/sh\nexec cat '${join(home, 'body.json')}'\n`);
+  chmodSync(join(bin, 'pbpaste'), 0o755);
+  env = { ...base, PATH: `${bin}:${base.PATH}` };
+
+  receiver = await startServer((_request, response) => json(response, 200, { received: true }));
+  kitPort = await freePort();
+  sandbox = spawn(
+    process.execPath,
+    [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--plan', 'enterprise', '--webhook-url', `http://127.0.0.1:${kitPort}/`],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const ready = await new Promise<{ url: string; ca_cert: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the sandbox did not start')), HANG_MS);
+    createInterface({ input: sandbox.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(line));
+    });
+  });
+  sandboxUrl = ready.url;
+  const keys = await svcJson<Array<{ role: string; secret: string }>>(['sandbox', 'keys', '--reveal']);
+  // The sandbox's webhook secret in the environment, as a user who read `svc sandbox keys --reveal` sets it.
+  env.SVC_WEBHOOK_SECRET = keys.find((key) => key.role === 'webhook_secret')!.secret;
+  const testKey = keys.find((key) => key.role === 'test')!.secret;
+  // The key of `printf %s "$KEY" | svc config set api_key`.
+  env.KEY = testKey;
+
+  const work = (name: string) => join(home, name);
+  const applicant = await svcJson<{ id: string }>([
+    'applicants',
+    'create',
+    '--given-names',
+    'Erika',
+    '--surname',
+    'Mustermann',
+    '--date-of-birth',
+    '1988-03-02',
+    '--nationality',
+    'AT',
+    '--passport-number',
+    'C01X00T47',
+    '--passport-expiry',
+    '2031-08-31',
+  ]);
+  const { line1, line2 } = buildMrz({
+    document_number: 'C01X00T47',
+    nationality: 'AT',
+    surname: 'Mustermann',
+    given_names: 'Erika',
+    date_of_birth: '1988-03-02',
+    expiry_date: '2031-08-31',
+    sex: 'F',
+  });
+  writeFileSync(work('passport.pdf'), `${line1}\n${line2}\n`);
+  const document = await svcJson<{ id: string }>(['documents', 'upload', work('passport.pdf'), '--type', 'passport', '--applicant', applicant.id]);
+  writeFileSync(work('profile.json'), JSON.stringify({ given_names: 'Ana', surname: 'Silva', date_of_birth: '1990-04-12', nationality: 'PT' }));
+  writeFileSync(work('changes.json'), JSON.stringify({ occupation: 'Engineer' }));
+  const event = { id: 'evt_example1', type: 'report.completed', created_at: '2026-01-01T00:00:00Z', data: { id: 'rep_example1', risk_score: 27 } };
+  writeFileSync(work('event.json'), JSON.stringify(event));
+  writeFileSync(work('body.json'), JSON.stringify(event));
+  writeFileSync(work('statement.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
+  const signature = (await runSvc(['webhooks', 'sign', '--payload-file', work('body.json'), '--timestamp', '1767225600'], { env })).stdout.trim();
+  // The header of `pbpaste | svc webhooks verify --header "$SIG"`.
+  env.SIG = signature;
+  const listener = await startListener();
+  const triggered = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', `${listener}/hooks`], { env });
+  expect(triggered.code, triggered.stderr).toBe(0);
+  const stored = await svcJson<Array<{ event_id: string }>>(['webhooks', 'events']);
+  copyFileSync(ready.ca_cert, work('cert.pem'));
+  copyFileSync(join(ready.ca_cert, '..', 'key.pem'), work('key.pem'));
+
+  const report = async () =>
+    (
+      await svcJson<{ id: string }>([
+        'reports',
+        'create',
+        '--applicant',
+        applicant.id,
+        '--destination',
+        'DE',
+        '--visa-type',
+        'tourist',
+        '--purpose',
+        'Two weeks in Berlin',
+        '--wait',
+      ])
+    ).id;
+  const freshPath = (name: string) => join(mkdtempSync(join(home, 'secrets-')), name);
+  const key = async () => (await svcJson<{ id: string }>(['keys', 'create', '--name', 'example', '--key-file', freshPath('example.key')])).id;
+  const sandboxEvent = async () => {
+    await report();
+    return (await svcJson<Array<{ eventId: string }>>(['sandbox', 'deliveries']))[0]!.eventId;
+  };
+  placeholdersOf = { 'sandbox:deliveries:replay': { evt_123: sandboxEvent } };
+  placeholders = {
+    app_123: () => applicant.id,
+    doc_123: () => document.id,
+    rep_123: report,
+    key_123: key,
+    '/run/secrets/svc.key': () => freshPath('svc.key'),
+    'svc_test_…': () => '"$KEY"',
+    't=1767225600,v1=5257a8…': () => signature,
+    evt_123: () => stored[0]!.event_id,
+    // The secret from the environment, not in bash's argv.
+    'SVC_WEBHOOK_SECRET=…': () => 'SVC_WEBHOOK_SECRET="$SVC_WEBHOOK_SECRET"',
+    'https://staging.example.com/hooks': () => `${listener}/hooks`,
+    'https://127.0.0.1:8443': () => sandboxUrl,
+    'https://staging.example.com': () => sandboxUrl,
+    'http://127.0.0.1:3000': () => listener,
+    'http://127.0.0.1:4000': () => receiver.url,
+    '4010': () => String(kitPort),
+  };
+}, 4 * HANG_MS);
+
+afterAll(async () => {
+  await receiver?.close();
+  listenerProcess?.kill('SIGTERM');
+  if (sandbox && sandbox.exitCode === null) {
+    const exited = new Promise((resolve) => sandbox.once('exit', resolve));
+    sandbox.kill('SIGTERM');
+    await exited;
+  }
+});
+
+function environmentFor(id: string): Record<string, string> {
+  if (OWN_HOME.includes(id)) return { ...isolatedEnv({ CI: 'true' }), PATH: env.PATH! };
+  if (!OWN_CONFIG.includes(id)) return env;
+  const config = mkdtempSync(join(home, 'config-'));
+  cpSync(env.XDG_CONFIG_HOME!, config, { recursive: true });
+  return { ...env, XDG_CONFIG_HOME: config };
+}
+
+let listenerProcess: ChildProcess | undefined;
+
+/** `svc webhooks listen` with the sandbox's secret, the receiver of the examples that send to one: it checks what they send. */
+async function startListener(): Promise<string> {
+  listenerProcess = spawn(process.execPath, [SVC_BIN, 'webhooks', 'listen', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the listener did not start')), HANG_MS);
+    createInterface({ input: listenerProcess!.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve((JSON.parse(line) as { url: string }).url.replace(/\/$/, ''));
+    });
+  });
+}
+
+/** The example as pasted here: each placeholder replaced by what exists in this sandbox. */
+async function prepared(example: Example): Promise<string> {
+  let command = example.command;
+  for (const [placeholder, value] of Object.entries({ ...placeholders, ...placeholdersOf[example.id] })) {
+    const pattern = new RegExp(`${placeholder.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w.])`, 'g');
+    if (pattern.test(command)) command = command.replace(pattern, await value());
+  }
+  return command;
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs a command line with bash, in the home's directory; with `ready`, interrupts it once its output matches. */
+function runPasted(command: string, exampleEnv: Record<string, string>, ready?: RegExp): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', ready ? command.replace(/(^|\s)svc\s/, '$1exec svc ') : command], {
+      cwd: exampleEnv.HOME,
+      env: exampleEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let interrupted = false;
+    const hung = setTimeout(() => child.kill('SIGKILL'), 4 * HANG_MS);
+    const take = (chunk: string) => {
+      output += chunk;
+      if (ready && !interrupted && ready.test(output)) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', take);
+    child.stderr.setEncoding('utf8').on('data', take);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(hung);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe.concurrent('every example of every command, pasted', () => {
+  it('has examples to run', () => expect(EXAMPLES.length).toBeGreaterThan(50));
+
+  for (const example of EXAMPLES) {
+    const reason = CANNOT_RUN_HERE[example.command];
+    const test = reason ? it.fails : it;
+    test(`${example.command}${reason ? ` (cannot run here: ${reason})` : ''}`, { timeout: 8 * HANG_MS }, async () => {
+      const command = await prepared(example);
+      expect(command, 'a placeholder of this example has no fixture here: add one to `placeholders`').not.toMatch(PLACEHOLDER);
+      const ready = UNTIL_STOPPED[example.id];
+      const pasted = () => runPasted(command, environmentFor(example.id), ready);
+      const { code, output } = await (USE_KIT_PORT.includes(example.id) ? onKitPort(example.id, pasted) : onOwnPort(example.id, command, pasted));
+      expect(code, `${command}\n${output}`).toBe(ready ? ExitCode.interrupted : ExitCode.ok);
+    });
+  }
+});
