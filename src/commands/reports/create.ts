@@ -7,7 +7,7 @@ import { reportOutcome } from '../../api/report-outcome.js';
 import type { ApiClient } from '../../api/client.js';
 import { countryCode, trimmed } from '../../api/normalise.js';
 import { answerCheck, assertStated, STATED } from '../../api/stated.js';
-import type { ReportAnswer } from '../../api/types.js';
+import type { Identified, ReportAnswer } from '../../api/types.js';
 import { ApiError, ExitCode } from '../../errors.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
@@ -21,7 +21,7 @@ import { helpText } from '../../help-text.js';
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 
 /** What `--json` prints. */
-export type JsonResult = ReportAnswer;
+export type JsonResult = Identified<ReportAnswer>;
 
 const shellWord = (word: string) => (/^[\w./:@-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
