@@ -22,7 +22,7 @@ export type Input =
   | 'webhookSecret'
   | 'slow';
 
-/** A check as the catalogue writes it: `Id` is the literal of its id, from which `CheckId` is derived. */
+/** A check of `svc contract verify`. */
 interface CatalogueEntry<Id extends string> {
   id: Id;
   title: string;
