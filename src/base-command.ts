@@ -11,22 +11,13 @@ import { fittedText, hangingLine } from './ui/table.js';
 type Flagged = Record<string, unknown>;
 
 /**
- * What every svc command shares: `--json` (the result of run() alone on stdout), `--profile`,
- * and one place that turns errors into a redacted message, a hint and a documented exit code.
+ * What every svc command shares: `--json` (the result of run() alone on stdout), its streams and
+ * prompter, and one place that turns errors into a redacted message, a hint and a documented exit
+ * code. It has no other flag: the contract kit's commands, whose flags are exactly those the kit
+ * documents, extend it; every other command extends BaseCommand.
  */
-export abstract class BaseCommand extends Command {
+export abstract class SvcCommand extends Command {
   static override enableJsonFlag = true;
-
-  static override baseFlags = {
-    profile: Flags.string({
-      description: 'Profile of the config file to use (default: SVC_PROFILE, then the current profile)',
-      helpGroup: 'GLOBAL',
-    }),
-    utc: Flags.boolean({
-      description: 'Show times exactly, in UTC (ISO 8601), instead of relative and local; piped output and --json always do',
-      helpGroup: 'GLOBAL',
-    }),
-  };
 
   /** Secrets this run knows of (the environment's from the start); they are redacted from anything it prints. */
   protected readonly secrets: string[] = [];
@@ -131,4 +122,18 @@ export abstract class BaseCommand extends Command {
     writeError(failure, { logJson: this.jsonEnabled() ? (json) => this.logJson(json) : undefined, stderr: this.io.stderr }, this.secrets);
     return this.exit(failure.exitCode);
   }
+}
+
+/** A command of the operator CLI: `--profile` and `--utc` besides what every command shares. */
+export abstract class BaseCommand extends SvcCommand {
+  static override baseFlags = {
+    profile: Flags.string({
+      description: 'Profile of the config file to use (default: SVC_PROFILE, then the current profile)',
+      helpGroup: 'GLOBAL',
+    }),
+    utc: Flags.boolean({
+      description: 'Show times exactly, in UTC (ISO 8601), instead of relative and local; piped output and --json always do',
+      helpGroup: 'GLOBAL',
+    }),
+  };
 }

@@ -5,7 +5,8 @@
  * prints.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,18 +36,24 @@ describe('what scripts call', () => {
   });
 });
 
+/** The commands that print one resource read from an answer that held one, and what each always prints. */
+const SINGLE_RESOURCES = ['reports-create', 'reports-get', 'reports-wait', 'applicants-get', 'documents-get'] as const;
+
+/** The fields a schema requires, wherever they are in its `allOf`. */
+function requiredOf(command: string): string[] {
+  const schema = (JSON.parse(readFileSync(`${root}/schemas/${command}.json`, 'utf8')) as { result: { allOf?: Array<{ required?: string[] }> } }).result;
+  return (schema.allOf ?? []).flatMap((part) => part.required ?? []);
+}
+
 describe('the schemas describe what svc prints', () => {
   let sandbox: RunningSandbox;
+  /** What each command printed with --json against the sandbox. */
+  const printed: Record<string, Record<string, unknown>> = {};
+  const json = async (args: string[]) => JSON.parse((await runSvc([...args, '--json'], { env: sandbox.env })).stdout) as Record<string, unknown>;
+
   beforeAll(async () => {
     sandbox = await startSandboxProcess(['--quiet']);
-  });
-  afterAll(async () => {
-    await sandbox.stop();
-  });
-
-  it('applicants create, reports create --wait, reports get, reports list', async () => {
-    const json = async (args: string[]) => JSON.parse((await runSvc([...args, '--json'], { env: sandbox.env })).stdout) as Record<string, unknown>;
-    const applicant = await json([
+    printed['applicants-create'] = await json([
       'applicants',
       'create',
       '--given-names',
@@ -58,23 +65,48 @@ describe('the schemas describe what svc prints', () => {
       '--nationality',
       'PT',
     ]);
-    expectValid('applicants-create', 'result', applicant);
-    const report = await json([
+    const applicant = String(printed['applicants-create'].id);
+    printed['reports-create'] = await json([
       'reports',
       'create',
       '--applicant',
-      String(applicant.id),
+      applicant,
       '--destination',
       'US',
       '--visa-type',
       'tourist',
       '--purpose',
       'Holiday',
-      '--wait',
     ]);
-    expectValid('reports-create', 'result', report);
-    expectValid('reports-get', 'result', await json(['reports', 'get', String(report.id)]));
-    expectValid('reports-list', 'result', await json(['reports', 'list']));
+    const report = String(printed['reports-create'].id);
+    printed['reports-wait'] = await json(['reports', 'wait', report]);
+    printed['reports-get'] = await json(['reports', 'get', report]);
+    printed['reports-list'] = await json(['reports', 'list']);
+    printed['applicants-get'] = await json(['applicants', 'get', applicant]);
+    const statement = join(sandbox.env.HOME!, 'statement.txt');
+    writeFileSync(statement, 'Balance 1200 EUR\n');
+    const document = await json(['documents', 'upload', statement, '--type', 'bank_statement', '--applicant', applicant]);
+    printed['documents-get'] = await json(['documents', 'get', String(document.id)]);
+  });
+  afterAll(async () => {
+    await sandbox.stop();
+  });
+
+  it.each(['applicants-create', 'reports-list', ...SINGLE_RESOURCES])('%s --json validates against its schema', (command) => {
+    expectValid(command, 'result', printed[command]);
+  });
+
+  it.each(SINGLE_RESOURCES)('%s: the schema requires the id, which svc always prints (a string, or a number some services use)', (command) => {
+    expect(requiredOf(command)).toEqual(['id']);
+    const validate = validatorOf(command, 'result');
+    expect(validate({})).toBe(false);
+    expect(validate({ id: null, status: 'queued' })).toBe(false);
+    expect(validate({ id: 'x_1' })).toBe(true);
+    expect(validate({ id: 42 })).toBe(true);
+    for (const field of requiredOf(command)) {
+      const { [field]: _left, ...without } = printed[command]!;
+      expect(validate(without), `${command} without ${field}`).toBe(false);
+    }
   });
 
   it('config list and sandbox keys', async () => {

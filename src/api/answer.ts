@@ -59,18 +59,18 @@ export function resourceIn(body: unknown): Json {
 }
 
 /**
- * The resource a GET of one resource answered, as `resourceIn` finds it: an answer that holds none
- * (no object with an id: `{}`, a list, a page) cannot be shown as that resource.
+ * The resource a GET of one resource, or a creation the spec says answers with the resource,
+ * answered, as `resourceIn` finds it: an answer that holds none (no object with an id: `{}`, a
+ * list, a page) cannot be shown as that resource.
  */
-export function fetchedResource(body: unknown, what: string): Json {
+export function fetchedResource(
+  body: unknown,
+  what: string,
+  hint = 'check --base-url points at the API itself; `--json` shows the answer as it came',
+): Json & { id: string | number } {
   const resource = resourceIn(body);
   if (isResource(resource)) return resource;
-  throw new SvcError(
-    'server',
-    'answer_not_a_resource',
-    `${what} answered with no resource in it (no object with an id)`,
-    'check --base-url points at the API itself; `--json` shows the answer as it came',
-  );
+  throw new SvcError('server', 'answer_not_a_resource', `${what} answered with no resource in it (no object with an id)`, hint);
 }
 
 /** The id of a resource as answered, for a request that follows it up; an answer without one is named as such. */

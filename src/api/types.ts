@@ -29,15 +29,18 @@ export type KeyRevocation = Schemas['KeyRevocation'];
 
 export type EventType = Schemas['EventType'];
 
-/** Any string where openapi.yaml assumes an enum of strings. */
-type Widened<V> = V extends string ? string : V;
+/** Any string where openapi.yaml assumes an enum of strings; an id as svc reads it, a string or a number. */
+type Widened<K, V> = K extends 'id' ? string | number : V extends string ? string : V;
 
 /**
  * A resource as an implementation answered it. Only what the specification states can be relied
  * on: any field openapi.yaml names may be missing or null, its enums may hold other values, and
  * fields it does not name are kept.
  */
-export type Answered<T> = { [K in keyof T]?: Widened<T[K]> | null } & { [field: string]: unknown };
+export type Answered<T> = { [K in keyof T]?: Widened<K, T[K]> | null } & { [field: string]: unknown };
+
+/** A resource read from an answer that held one (see `fetchedResource`): whatever else it lacks, it has an id. */
+export type Identified<A> = A & { id: string | number };
 
 export type ReportAnswer = Answered<Omit<Report, 'criteria' | 'error'>> & {
   criteria?: Array<Answered<Criterion>> | null;

@@ -22,8 +22,9 @@ export type Input =
   | 'webhookSecret'
   | 'slow';
 
-export interface Check {
-  id: string;
+/** A check of `svc contract verify`. */
+interface CatalogueEntry<Id extends string> {
+  id: Id;
   title: string;
   /** Part of the specification the checked rule comes from. */
   spec: string;
@@ -47,7 +48,14 @@ export const INPUT_FLAGS: Record<Input, string> = {
   slow: 'a run without --fast (it waits out the 30 s first retry delay of part 6)',
 };
 
-const check = (id: string, spec: string, level: Level, verifiedBy: VerifiedBy, title: string, needs: Input[] = []): Check => ({
+const check = <const Id extends string>(
+  id: Id,
+  spec: string,
+  level: Level,
+  verifiedBy: VerifiedBy,
+  title: string,
+  needs: Input[] = [],
+): CatalogueEntry<Id> => ({
   id,
   title,
   spec,
@@ -56,7 +64,7 @@ const check = (id: string, spec: string, level: Level, verifiedBy: VerifiedBy, t
   needs,
 });
 
-export const CATALOGUE: readonly Check[] = [
+const ENTRIES = [
   // part 2 and 4: the endpoints and the resources they answer with
   check('applicants.create', '4', 'spec', 'pact', 'POST /v1/applicants answers 2xx with an applicant whose id has the prefix app_'),
   check(
@@ -289,6 +297,13 @@ export const CATALOGUE: readonly Check[] = [
   ),
 ];
 
+/** The id of a check of the catalogue: a name that is not one does not compile. */
+export type CheckId = (typeof ENTRIES)[number]['id'];
+
+export type Check = CatalogueEntry<CheckId>;
+
+export const CATALOGUE: readonly Check[] = ENTRIES;
+
 export const CHECKS_BY_ID: ReadonlyMap<string, Check> = new Map(CATALOGUE.map((entry) => [entry.id, entry]));
 
 export const PART_TITLES: Record<string, string> = {
@@ -308,7 +323,7 @@ export interface Clause {
   id: string;
   text: string;
   /** Checks that verify it; none when it cannot be checked through the API (the dashboard, 24 h schedules). */
-  checks: string[];
+  checks: CheckId[];
   /** Why a clause has no check. */
   unchecked?: string;
 }

@@ -4,7 +4,7 @@ import { readsAsFailure } from '../api/report-outcome.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
 import type { Level } from './catalogue.js';
 import { describeEncoding, documentRequest, type KitFixtures, passportFile, reportBody, type UploadFile } from './fixtures.js';
-import type { Exchange, ImplementationClient } from './http.js';
+import type { Exchange, ImplementationClient, Purpose } from './http.js';
 import { CheckSkipped, isSuccess, SetupError, shown } from './outcome.js';
 import { eventOf, mentions, type WebhookReceiver } from './receiver.js';
 import { sampleUnsafeFile } from './samples.js';
@@ -123,7 +123,7 @@ export class SharedSetup {
     });
   }
 
-  async upload(applicantId: string, file: UploadFile, purpose: string, role: 'api' | 'readOnly' = 'api'): Promise<UploadedDocument> {
+  async upload(applicantId: string, file: UploadFile, purpose: Purpose, role: 'api' | 'readOnly' = 'api'): Promise<UploadedDocument> {
     const request = await this.documentRequest(applicantId, file);
     const deliveriesBefore = this.deliveries;
     const uploaded = await call(this.context, 'POST', '/v1/documents', { role, purpose, body: request.body, headers: request.headers });
@@ -131,7 +131,7 @@ export class SharedSetup {
   }
 
   /** A report of the fixtures for the kit's main applicant, or for another of its applicants. */
-  async createReport(purpose: string, applicantId?: string): Promise<CreatedReport> {
+  async createReport(purpose: Purpose, applicantId?: string): Promise<CreatedReport> {
     const applicant = applicantId ?? (await this.applicant()).id;
     const deliveriesBefore = this.deliveries;
     const created = await call(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant) });
@@ -237,7 +237,7 @@ export class SharedSetup {
   }
 
   /** Polls a report until it completes or reads as failed; its last read when the report timeout passes first. */
-  async finishOf(id: string, purpose: string): Promise<Exchange> {
+  async finishOf(id: string, purpose: Purpose): Promise<Exchange> {
     const deadline = Date.now() + this.context.timeouts.completionMs;
     for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
       const read = await call(this.context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
@@ -252,7 +252,7 @@ export class SharedSetup {
    * part 5), else one made with the admin key through POST /v1/keys, an operation the
    * specification does not show (skipped where it is missing).
    */
-  keyToRevoke(purpose: string): Promise<KeyToRevoke> {
+  keyToRevoke(purpose: Purpose): Promise<KeyToRevoke> {
     return this.once(`key ${purpose}`, async () => {
       const given = this.context.keys.revocable;
       if (given) return { ...given, created: undefined };

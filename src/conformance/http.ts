@@ -4,9 +4,13 @@ import { causeCode, parseRetryAfter } from '../api/errors.js';
 import { exchange, readCaCertificate, type Trust } from '../api/transport.js';
 import { type Clock, systemClock } from '../clock.js';
 import { redactText } from '../config/keys.js';
+import type { CheckId } from './catalogue.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
 export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'otherAdmin' | 'revocable' | 'none';
+
+/** What a request is for: the check that sent it, or the part of the kit that did (fixtures, Pact, setup, cleanup). */
+export type Purpose = CheckId | 'fixture' | 'pact' | 'preflight' | 'cleanup' | 'revocation' | 'auth.revocation';
 
 /** One request to the implementation and its answer, as every check sees it. */
 export interface Exchange {
@@ -15,7 +19,7 @@ export interface Exchange {
   path: string;
   role: Role;
   /** Which part of the kit sent it (a check id, `fixture`, `pact`). */
-  purpose: string;
+  purpose: Purpose;
   /** The request body as text, for the checks that need to know what was asked (an update, a creation). */
   requestBody: string | undefined;
   status: number;
@@ -33,7 +37,7 @@ export interface SendOptions {
   /** The whole Authorization header, or null to send none. */
   authorization: string | null;
   role: Role;
-  purpose: string;
+  purpose: Purpose;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
 }

@@ -377,7 +377,7 @@ function judge(
  */
 export async function runPactVerification(context: KitContext, checks: readonly Check[], options: PactRunOptions = {}): Promise<PactRunResult> {
   const stateErrors = new Map<string, Error>();
-  const wanted = new Set(checks.map((entry) => entry.id));
+  const wanted = new Set<string>(checks.map((entry) => entry.id));
   const contracts = await readContracts(options.contractsDir);
   const interactions = contracts.flatMap(({ pact }) => pact.interactions).filter((interaction) => wanted.has(checkOfInteraction(interaction.description)));
   if (interactions.length === 0) return { outcomes: new Map(), stateErrors, output: '', forwarded: [], verdicts: new Map() };

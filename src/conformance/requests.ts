@@ -1,5 +1,5 @@
 import type { KitKeys } from './kit-keys.js';
-import type { Exchange, ImplementationClient, Role } from './http.js';
+import type { Exchange, ImplementationClient, Purpose, Role } from './http.js';
 import { CheckSkipped } from './outcome.js';
 
 type KeyRole = Exclude<Role, 'revocable' | 'none'>;
@@ -15,7 +15,7 @@ const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = {
 
 export interface CallOptions {
   role: KeyRole;
-  purpose: string;
+  purpose: Purpose;
   json?: unknown;
   body?: Uint8Array;
   headers?: Record<string, string>;

@@ -1,4 +1,4 @@
-import { CATALOGUE, type Check, INPUT_FLAGS, type Input, type Level, selectChecks } from './catalogue.js';
+import { CATALOGUE, type Check, type CheckId, INPUT_FLAGS, type Input, type Level, selectChecks } from './catalogue.js';
 import { type KitContext, SharedSetup } from './context.js';
 import { DEFAULT_TIMEOUTS, type KitKeys, type KitTimeouts } from './kit-keys.js';
 import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
@@ -82,8 +82,8 @@ export interface RunResult {
 }
 
 const PROBE_SETS = [reportProbes, authProbes, eventProbes, signatureProbes, limitProbes, strictProbes];
-export const PROBES: Record<string, Probe> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.probes)));
-export const FINAL: Record<string, Probe> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.final ?? {})));
+export const PROBES: Partial<Record<CheckId, Probe>> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.probes)));
+export const FINAL: Partial<Record<CheckId, Probe>> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.final ?? {})));
 
 function missingInput(check: Check, options: KitOptions, fixtures: KitFixtures): Input | undefined {
   const { keys } = options;

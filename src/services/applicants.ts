@@ -1,6 +1,6 @@
 import { jsonOf, resourceIn, fetchedResource } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
-import type { ApplicantAnswer } from '../api/types.js';
+import type { Identified, ApplicantAnswer } from '../api/types.js';
 import { listReports } from './reports.js';
 
 /**
@@ -14,7 +14,7 @@ export async function upsertApplicant(client: ApiClient, input: Record<string, u
   return resourceIn(jsonOf(answer, 'POST /v1/applicants'));
 }
 
-export async function getApplicant(client: ApiClient, id: string): Promise<ApplicantAnswer> {
+export async function getApplicant(client: ApiClient, id: string): Promise<Identified<ApplicantAnswer>> {
   const answer = await client.GET('/v1/applicants/{id}', { path: { id } });
   return fetchedResource(jsonOf(answer, `GET /v1/applicants/${id}`), `GET /v1/applicants/${id}`);
 }

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { jsonOf, resourceIn, fetchedResource } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import type { FilePart } from '../api/multipart.js';
-import type { DocumentAnswer } from '../api/types.js';
+import type { Identified, DocumentAnswer } from '../api/types.js';
 import { encodeUpload, SANDBOX_UPLOAD_SHAPE, type UploadShape } from '../api/upload-shape.js';
 import { detectFormat } from '../documents/format.js';
 import { SvcError } from '../errors.js';
@@ -105,7 +105,7 @@ export async function uploadDocument(
   return resourceIn(jsonOf(answer, 'POST /v1/documents'));
 }
 
-export async function getDocument(client: ApiClient, id: string): Promise<DocumentAnswer> {
+export async function getDocument(client: ApiClient, id: string): Promise<Identified<DocumentAnswer>> {
   const answer = await client.GET('/v1/documents/{id}', { path: { id } });
   return fetchedResource(jsonOf(answer, `GET /v1/documents/${id}`), `GET /v1/documents/${id}`);
 }

@@ -4,13 +4,13 @@ import type { ApiClient } from '../api/client.js';
 import { listItems, type NextPage, nextPage } from '../api/list-answer.js';
 import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../api/paging.js';
 import { reportOutcome } from '../api/report-outcome.js';
-import type { Answered, DeletionResult, ReportAnswer, ReportCreate } from '../api/types.js';
+import type { Answered, DeletionResult, Identified, ReportAnswer, ReportCreate } from '../api/types.js';
 import { SvcError } from '../errors.js';
 
 /** Query parameters of GET /v1/reports: only those the user asked for are sent (the spec shows none). */
 export type ReportsQuery = Record<string, string | number | undefined>;
 
-export async function getReport(client: ApiClient, id: string): Promise<ReportAnswer> {
+export async function getReport(client: ApiClient, id: string): Promise<Identified<ReportAnswer>> {
   const answer = await client.GET('/v1/reports/{id}', { path: { id } });
   return fetchedResource(jsonOf(answer, `GET /v1/reports/${id}`), `GET /v1/reports/${id}`);
 }
@@ -18,11 +18,19 @@ export async function getReport(client: ApiClient, id: string): Promise<ReportAn
 /** The body of POST /v1/reports: the four request fields of part 4, those left out not sent. */
 export type ReportRequest = Partial<Record<keyof ReportCreate, string>>;
 
-/** Creates a report; any success status is taken (201, and 200 or 202 of other implementations). */
-export async function createReport(client: ApiClient, input: ReportRequest): Promise<ReportAnswer> {
+/**
+ * Creates a report; any success status is taken (201, and 200 or 202 of other implementations). The
+ * spec states the answer is the report (part 4): one without it is refused, saying the report may
+ * exist all the same.
+ */
+export async function createReport(client: ApiClient, input: ReportRequest): Promise<Identified<ReportAnswer>> {
   // openapi.yaml's type holds the assumed visa type enum; the service decides what it takes.
   const answer = await client.POST('/v1/reports', { body: input as ReportCreate });
-  return resourceIn(jsonOf(answer, 'POST /v1/reports'));
+  return fetchedResource(
+    jsonOf(answer, 'POST /v1/reports'),
+    'POST /v1/reports',
+    `the service took the request (${answer.status}), so the report may exist: \`svc reports list\` shows the latest reports before you send it again`,
+  );
 }
 
 /**
@@ -209,7 +217,7 @@ export async function waitForReport(
   client: ApiClient,
   id: string,
   options: { timeoutMs: number; onPoll?: (report: ReportAnswer) => void },
-): Promise<ReportAnswer> {
+): Promise<Identified<ReportAnswer>> {
   const deadline = Date.now() + options.timeoutMs;
   for (let interval = FIRST_POLL_INTERVAL_MS; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
     const report = await getReport(client, id);

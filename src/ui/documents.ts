@@ -72,6 +72,6 @@ export function renderDocument(document: DocumentAnswer, times: TimeView, stream
     );
   }
   if (document.status === 'processing' && document.id)
-    parts.push(`The analysis is not finished yet: \`svc documents get ${terminalText(document.id)}\` shows its outcome later.`);
+    parts.push(`The analysis is not finished yet: \`svc documents get ${terminalText(String(document.id))}\` shows its outcome later.`);
   return parts.filter(Boolean).join('\n\n');
 }

@@ -9,12 +9,12 @@ import { terminalText } from './terminal-text.js';
  * stderr showing its status, as `reports wait` and `reports create --wait` do. A status svc does not
  * know is named once, so that a wait on it up to the timeout is not a mystery.
  */
-export function waitWithSpinner(
+export function waitWithSpinner<Report extends ReportAnswer>(
   io: Io,
   id: string,
   timeoutSeconds: number,
-  wait: (onPoll: (report: ReportAnswer) => void) => Promise<ReportAnswer>,
-): Promise<ReportAnswer> {
+  wait: (onPoll: (report: ReportAnswer) => void) => Promise<Report>,
+): Promise<Report> {
   const named = new Set<unknown>();
   const statusText = (report: ReportAnswer) => terminalText(String(report.status ?? ''));
   return withSpinner(

@@ -80,7 +80,7 @@ export function renderReport(report: ReportAnswer, times: TimeView, stream: Node
   const recommendations = recommendationsOf(report);
   if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(line), stream)).join('\n'));
   if (reportOutcome(report) === 'unfinished' && report.id) {
-    parts.push(`The analysis is not finished yet: \`svc reports wait ${terminalText(report.id)}\` waits for it.`);
+    parts.push(`The analysis is not finished yet: \`svc reports wait ${terminalText(String(report.id))}\` waits for it.`);
   }
   return parts.filter(Boolean).join('\n\n');
 }

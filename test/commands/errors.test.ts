@@ -112,6 +112,17 @@ describe('answers and settings that point the right way', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('reports create of a success answer that holds no report is an answer svc cannot read (9), saying the report may exist', async () => {
+    const result = await svc(['reports', 'create', '--applicant', 'app_1', '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'Holiday', '--json']);
+    expect(result.code).toBe(ExitCode.server);
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      kind: 'server',
+      code: 'answer_not_a_resource',
+      message: 'POST /v1/reports answered with no resource in it (no object with an id)',
+      hint: 'the service took the request (200), so the report may exist: `svc reports list` shows the latest reports before you send it again',
+    });
+  });
+
   it.each(['/v1', '/v1/'])('refuses a base URL ending in %s, which svc adds itself, as a configuration mistake naming the fix', async (path) => {
     const result = await svc(['reports', 'list', '--json'], { SVC_BASE_URL: `${server.url}${path}` });
     expect(result.code).toBe(ExitCode.config);

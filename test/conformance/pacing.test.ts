@@ -48,7 +48,7 @@ async function client(
 }
 
 const get = (made: ImplementationClient) =>
-  made.send({ method: 'GET', path: '/v1/reports', authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl', role: 'api', purpose: 'test' });
+  made.send({ method: 'GET', path: '/v1/reports', authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl', role: 'api', purpose: 'preflight' });
 
 it('waits when X-RateLimit-Remaining reaches 0, so a fixed window of 3 requests is never exceeded', async () => {
   const certificate = await makeCertificate();
@@ -107,7 +107,7 @@ it('on 429 waits Retry-After and sends the request again, a POST included (a 429
     path: '/v1/reports',
     authorization: 'Bearer svc_test_pacing0123456789abcdefghijkl',
     role: 'api',
-    purpose: 'test',
+    purpose: 'preflight',
     headers: { 'content-type': 'application/json' },
     body: '{}',
   });

@@ -6,7 +6,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Config } from '@oclif/core';
-import type { BaseCommand } from '../../src/base-command.js';
+import type { SvcCommand } from '../../src/base-command.js';
 import { createIo } from '../../src/ui/io.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 
@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 let config: Promise<Config> | undefined;
 
 /** A command class, as src/commands exports it. */
-type CommandClass = (new (argv: string[], config: Config) => BaseCommand) & { id?: string };
+type CommandClass = (new (argv: string[], config: Config) => SvcCommand) & { id?: string };
 
 /** The commands this process has run, for a test that every command is run. */
 export const ranCommands = new Set<CommandClass>();

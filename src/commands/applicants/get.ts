@@ -1,13 +1,13 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
 import { assertStated, STATED } from '../../api/stated.js';
-import type { ApplicantAnswer } from '../../api/types.js';
+import type { Identified, ApplicantAnswer } from '../../api/types.js';
 import { getApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
-export type JsonResult = ApplicantAnswer;
+export type JsonResult = Identified<ApplicantAnswer>;
 
 export default class ApplicantsGet extends ApiCommand {
   static override summary = 'Show an applicant profile';

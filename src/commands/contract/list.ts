@@ -1,4 +1,4 @@
-import { BaseCommand } from '../../base-command.js';
+import { SvcCommand } from '../../base-command.js';
 import { CATALOGUE, type Check } from '../../conformance/catalogue.js';
 import { renderTable } from '../../ui/table.js';
 import { helpText } from '../../help-text.js';
@@ -6,7 +6,7 @@ import { helpText } from '../../help-text.js';
 /** What `--json` prints. */
 export type JsonResult = Check[];
 
-export default class ContractList extends BaseCommand {
+export default class ContractList extends SvcCommand {
   static override summary = 'List the checks of svc contract verify';
   static override description = helpText`
     Each check has a stable id (for --only and CI history), a level (spec: stated by the specification; strict: an
@@ -15,8 +15,6 @@ export default class ContractList extends BaseCommand {
   `;
 
   static override examples = ['<%= config.bin %> contract list', '<%= config.bin %> contract list --json'];
-
-  static override baseFlags = {} as typeof BaseCommand.baseFlags;
 
   public async run(): Promise<JsonResult> {
     await this.parse(ContractList);

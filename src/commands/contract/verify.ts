@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
 import { assertStated, STATED } from '../../api/stated.js';
-import { BaseCommand } from '../../base-command.js';
+import { SvcCommand } from '../../base-command.js';
 import { CATALOGUE, selectChecks } from '../../conformance/catalogue.js';
 import { kitKeys } from '../../conformance/kit-keys.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
@@ -36,7 +36,7 @@ const keyFlag = (name: keyof typeof KEY_FLAGS, description: string) =>
 /** What `--json` prints. */
 export type JsonResult = ConformanceJson;
 
-export default class ContractVerify extends BaseCommand {
+export default class ContractVerify extends SvcCommand {
   static override summary = 'Check an implementation of the API against the specification, for CI';
 
   static override description = helpText`
@@ -86,9 +86,7 @@ export default class ContractVerify extends BaseCommand {
     },
   ];
 
-  // The flags are exactly those the kit documents: no profile (but the sandbox's, at its own base URL), so a CI run depends on nothing but its flags and environment.
-  static override baseFlags = {} as typeof BaseCommand.baseFlags;
-
+  // Its flags are exactly those the kit documents (SvcCommand: no profile, but the sandbox's at its own base URL), so a CI run depends on nothing but its flags and environment.
   static override flags = {
     'base-url': Flags.string({ description: 'Base URL of the implementation to check', env: 'SVC_BASE_URL', helpGroup: 'TARGET' }),
     'api-key': keyFlag(

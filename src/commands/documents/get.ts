@@ -1,13 +1,13 @@
 import { Args } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
 import { assertStated, STATED } from '../../api/stated.js';
-import type { DocumentAnswer } from '../../api/types.js';
+import type { Identified, DocumentAnswer } from '../../api/types.js';
 import { getDocument } from '../../services/documents.js';
 import { renderDocument } from '../../ui/documents.js';
 import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
-export type JsonResult = DocumentAnswer;
+export type JsonResult = Identified<DocumentAnswer>;
 
 export default class DocumentsGet extends ApiCommand {
   static override summary = 'Show a document: its status, red flags and the fields read from it';

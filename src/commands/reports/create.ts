@@ -7,7 +7,7 @@ import { reportOutcome } from '../../api/report-outcome.js';
 import type { ApiClient } from '../../api/client.js';
 import { countryCode, trimmed } from '../../api/normalise.js';
 import { answerCheck, assertStated, STATED } from '../../api/stated.js';
-import type { ReportAnswer } from '../../api/types.js';
+import type { Identified, ReportAnswer } from '../../api/types.js';
 import { ApiError, ExitCode } from '../../errors.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
@@ -33,7 +33,7 @@ const QUESTIONS: Record<(typeof FIELDS)[keyof typeof FIELDS], { label: string; v
 };
 
 /** What `--json` prints. */
-export type JsonResult = ReportAnswer;
+export type JsonResult = Identified<ReportAnswer>;
 
 const shellWord = (word: string) => (/^[\w./:@-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
@@ -111,7 +111,7 @@ export default class ReportsCreate extends ApiCommand {
    * Sends the report. Answers typed at the prompts are not lost to a refusal: the person may edit the
    * refused answers and send again, or leave with the command that sends them again.
    */
-  private async sendUntilAccepted(client: ApiClient, first: ReportRequest, offerToEdit: boolean): Promise<ReportAnswer> {
+  private async sendUntilAccepted(client: ApiClient, first: ReportRequest, offerToEdit: boolean): Promise<JsonResult> {
     let input = first;
     for (;;) {
       try {

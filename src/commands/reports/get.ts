@@ -1,14 +1,14 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
 import { assertStated, STATED } from '../../api/stated.js';
-import type { ReportAnswer } from '../../api/types.js';
+import type { Identified, ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
 import { renderReport } from '../../ui/reports.js';
 import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
-export type JsonResult = ReportAnswer;
+export type JsonResult = Identified<ReportAnswer>;
 
 export default class ReportsGet extends ApiCommand {
   static override summary = 'Show a report with its full risk breakdown';

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../api-command.js';
 import { reportOutcome } from '../../api/report-outcome.js';
 import { assertStated, STATED } from '../../api/stated.js';
-import type { ReportAnswer } from '../../api/types.js';
+import type { Identified, ReportAnswer } from '../../api/types.js';
 import { ExitCode } from '../../errors.js';
 import { waitForReport } from '../../services/reports.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
@@ -11,7 +11,7 @@ import { timeView } from '../../ui/time.js';
 import { helpText } from '../../help-text.js';
 
 /** What `--json` prints. */
-export type JsonResult = ReportAnswer;
+export type JsonResult = Identified<ReportAnswer>;
 
 export default class ReportsWait extends ApiCommand {
   static override summary = 'Wait until a report is completed or failed, then show it';

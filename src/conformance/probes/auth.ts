@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { KitContext } from '../context.js';
 import { call, field, idOf } from '../requests.js';
 import { passportFile, reportBody } from '../fixtures.js';
-import { type Exchange, parseJson } from '../http.js';
+import { type Exchange, parseJson, type Purpose } from '../http.js';
 import { bodyNamesCode, CheckFailure, Findings, isSuccess, SetupError, shown } from '../outcome.js';
 import { plainHttpAnswer } from './plain-http.js';
 import { searchList, stillThere, unreadList } from './reports.js';
@@ -13,7 +13,7 @@ function expectError(findings: Findings, exchange: Exchange, status: number, cod
   findings.expect(exchange.status === status && bodyNamesCode(exchange, code), `${status} with the code ${code}`, shown(exchange), exchange);
 }
 
-function anonymous(context: KitContext, authorization: string | null, purpose: string): Promise<Exchange> {
+function anonymous(context: KitContext, authorization: string | null, purpose: Purpose): Promise<Exchange> {
   return context.client.send({ method: 'GET', path: '/v1/reports', authorization, role: 'none', purpose });
 }
 
@@ -43,7 +43,7 @@ function revocation(context: KitContext): Promise<RevocationScenario> {
       const key = await context.setup.keyToRevoke('revocation');
       const use = () =>
         context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${key.secret}`, role: 'revocable', purpose: 'auth.revocation' });
-      const revoke = (role: 'api' | 'otherAdmin' | 'admin', purpose: string) => call(context, 'DELETE', `/v1/keys/${key.id}`, { role, purpose });
+      const revoke = (role: 'api' | 'otherAdmin' | 'admin', purpose: Purpose) => call(context, 'DELETE', `/v1/keys/${key.id}`, { role, purpose });
       const before = await use();
       const byNonAdmin = await revoke('api', 'auth.revocation-needs-admin');
       const afterNonAdmin = await use();

@@ -1,4 +1,5 @@
 import { parseSignatureHeader } from '../../webhooks/signature.js';
+import type { CheckId } from '../catalogue.js';
 import type { KitContext } from '../context.js';
 import { field } from '../requests.js';
 import { CheckSkipped, Findings, isSuccess, requestLine, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
@@ -57,11 +58,13 @@ interface Redelivery {
 }
 
 /** How each redelivery probe answers the first delivery of its report's report.completed. */
-const FIRST_ANSWERS: Record<string, (context: KitContext) => Answer> = {
+const FIRST_ANSWERS = {
   'events.redelivery': () => 503,
   'events.redelivery-4xx': () => 400,
   'events.redelivery-timeout': (context) => ({ status: 200, holdMs: context.timeouts.holdMs }),
-};
+} satisfies Partial<Record<CheckId, (context: KitContext) => Answer>>;
+
+type RedeliveryCheck = keyof typeof FIRST_ANSWERS;
 
 const armed = new WeakMap<KitContext, Map<string, Promise<Redelivery>>>();
 
@@ -70,7 +73,7 @@ const armed = new WeakMap<KitContext, Map<string, Promise<Redelivery>>>();
  * the purpose badly (that event names its report, so other traffic cannot be mistaken for it).
  * It starts with the other checks, so its wait runs beside them.
  */
-function armRedelivery(context: KitContext, check: string): Promise<Redelivery> {
+function armRedelivery(context: KitContext, check: RedeliveryCheck): Promise<Redelivery> {
   let byCheck = armed.get(context);
   if (!byCheck) armed.set(context, (byCheck = new Map<string, Promise<Redelivery>>()));
   let promise = byCheck.get(check);
@@ -79,7 +82,7 @@ function armRedelivery(context: KitContext, check: string): Promise<Redelivery> 
       const receiver = receiverOf(context);
       const targets = new Set<string>();
       let failed: Delivery | undefined;
-      const answer = FIRST_ANSWERS[check]!(context);
+      const answer = FIRST_ANSWERS[check](context);
       const disarm = receiver.answerWith((delivery) => {
         if (failed || eventOf(delivery).type !== 'report.completed' || ![...targets].some((id) => mentions(delivery.json, id))) return undefined;
         failed = delivery;
@@ -113,7 +116,7 @@ function armRedelivery(context: KitContext, check: string): Promise<Redelivery> 
 }
 
 /** The second half: the same event again, with the same id, inside the window after the first delivery. */
-function redeliveryProbe(check: string, what: string, extraMs = 0): Probe {
+function redeliveryProbe(check: RedeliveryCheck, what: string, extraMs = 0): Probe {
   return async (context) => {
     const { failed, reportId } = await armRedelivery(context, check);
     const receiver = receiverOf(context);

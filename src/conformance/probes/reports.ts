@@ -1,7 +1,7 @@
 import { listItems, nextPage } from '../../api/list-answer.js';
 import { type KitContext, ReportUnfinished } from '../context.js';
 import { call, field } from '../requests.js';
-import type { Exchange } from '../http.js';
+import type { Exchange, Purpose } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, SetupError, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import type { ProbeSet } from './types.js';
 
@@ -134,7 +134,7 @@ export interface ListSearch {
  * end. The kit stops at a page it has read before, at one that brings no report it has not seen,
  * after MAX_LIST_PAGES pages, and where it cannot follow the paging: the search is then `unknown`.
  */
-export async function searchList(context: KitContext, id: string, role: 'api' | 'readOnly' | 'other', purpose: string): Promise<ListSearch> {
+export async function searchList(context: KitContext, id: string, role: 'api' | 'readOnly' | 'other', purpose: Purpose): Promise<ListSearch> {
   const first = await call(context, 'GET', '/v1/reports', { role, purpose });
   let page = first;
   const ids = new Set<string>();

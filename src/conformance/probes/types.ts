@@ -1,3 +1,4 @@
+import type { CheckId } from '../catalogue.js';
 import type { KitContext } from '../context.js';
 
 /**
@@ -8,7 +9,7 @@ export type Probe = (context: KitContext) => Promise<string | void>;
 
 export interface ProbeSet {
   /** Run while the rest of the run goes on. */
-  probes: Record<string, Probe>;
+  probes: Partial<Record<CheckId, Probe>>;
   /** Run when everything else is done: they look at every answer and every delivery of the run. */
-  final?: Record<string, Probe>;
+  final?: Partial<Record<CheckId, Probe>>;
 }
