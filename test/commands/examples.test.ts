@@ -1,7 +1,7 @@
 /**
  * Every example of every command's help, pasted as a user would: the real `svc` on PATH, run by bash
  * in a home of its own whose current profile is an embedded sandbox (started as the README says),
- * CI=true so that nothing prompts. The examples come from the oclif manifest, so a new example is run
+ * CI=true so that nothing prompts; those for a person at a terminal run in one and are answered. The examples come from the oclif manifest, so a new example is run
  * too; what an example needs (an id that exists, a file, a receiver) is prepared per placeholder
  * below, and an example with a placeholder nobody prepares fails.
  */
@@ -14,8 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { buildMrz } from '../../src/sandbox/mrz.js';
 import { HANG_MS } from '../helpers/hang.js';
+import { type Choices, type OtherImplementation, startOtherImplementation } from '../helpers/other-implementation.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc, SVC_BIN } from '../helpers/svc.js';
+import { KEYS, startInTerminal, type TerminalSession } from '../helpers/terminal.js';
 
 interface Example {
   id: string;
@@ -51,13 +53,6 @@ const OWN_HOME = ['sandbox:start'];
  * starts working must leave this list.
  */
 const CANNOT_RUN_HERE: Record<string, string> = {
-  'svc applicants create': 'it asks at a terminal (prompts.test.ts answers it there); with CI=true it sends nothing asked',
-  'svc reports create': 'it asks at a terminal (prompts.test.ts answers it there); with CI=true it sends nothing asked',
-  'svc reports delete rep_123': 'it asks to confirm at a terminal; with CI=true it wants --yes',
-  'svc keys revoke key_123': 'it asks to confirm at a terminal; with CI=true it wants --yes',
-  'svc documents upload passport.pdf --type passport --file-field upload --type-field kind': "for a service whose form differs from the sandbox's",
-  'svc documents upload passport.pdf --type passport --encoding json --file-field content --field file_name={{file_name}}':
-    "for a service whose upload differs from the sandbox's",
   'svc contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json':
     'the sandbox delivers its webhooks in plain HTTP, and has no dashboard key to revoke',
   'SVC_WEBHOOK_STORE=postgres://… svc webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks':
@@ -69,6 +64,48 @@ const CANNOT_RUN_HERE: Record<string, string> = {
   'svc keys rotate key_123 --new-key-file ./new.key': 'a person confirms the deploy at a terminal; with CI=true it wants --deploy-cmd or --yes',
   'svc keys rotate --resume': 'it needs a rotation that was stopped',
   'svc keys rotate --abort rot_0123456789abcdef0123': 'it needs a rotation that was stopped',
+};
+
+/**
+ * Examples for a service that chose otherwise where the specification leaves the choice open (the
+ * upload's encoding): each runs against an implementation that chose so.
+ */
+const ELSEWHERE: Record<string, Partial<Choices>> = {
+  'svc documents upload passport.pdf --type passport --file-field upload --type-field kind': { upload: 'multipart' },
+  'svc documents upload passport.pdf --type passport --encoding json --file-field content --type-field kind --field file_name={{file_name}}': {
+    upload: 'json',
+  },
+};
+const elsewhere = new Map<string, OtherImplementation>();
+
+/** Answers `question` with `answer` and Enter, as a person types them. */
+async function answer(session: TerminalSession, question: string, text: string): Promise<void> {
+  await session.waitFor(question);
+  session.type(`${text}${KEYS.enter}`);
+}
+
+/**
+ * Examples for a person at a terminal, who answers their questions: each runs in a pseudo-terminal of
+ * 80 columns with CI unset, answered so.
+ */
+const AT_A_TERMINAL: Record<string, (session: TerminalSession) => Promise<void>> = {
+  'svc applicants create': async (session) => {
+    await answer(session, 'Given names, as in the passport:', 'Ana Maria');
+    await answer(session, 'Surname, as in the passport:', 'Silva');
+    await answer(session, 'Date of birth (YYYY-MM-DD):', '1990-04-12');
+    await answer(session, 'Nationality, two letters', 'PT');
+    await answer(session, 'Add optional details', 'n');
+  },
+  'svc reports create': async (session) => {
+    // The first choice: the newest applicant svc created.
+    await session.waitFor('Applicant:');
+    await answer(session, 'navigate', '');
+    await answer(session, 'Destination, two letters', 'DE');
+    await answer(session, 'Visa type:', '');
+    await answer(session, 'Purpose of travel:', 'Two weeks in Berlin');
+  },
+  'svc reports delete rep_123': (session) => answer(session, 'Delete report', 'y'),
+  'svc keys revoke key_123': (session) => answer(session, 'Revoke key_', 'y'),
 };
 
 /** What a placeholder looks like: an id ending in 123 or 456, or text cut with an ellipsis. */
@@ -142,6 +179,7 @@ beforeAll(async () => {
   env = { ...base, PATH: `${bin}:${base.PATH}` };
 
   receiver = await startServer((_request, response) => json(response, 200, { received: true }));
+  for (const [command, choices] of Object.entries(ELSEWHERE)) elsewhere.set(command, await startOtherImplementation(choices));
   kitPort = await freePort();
   sandbox = spawn(
     process.execPath,
@@ -255,6 +293,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver?.close();
+  await Promise.all([...elsewhere.values()].map((implementation) => implementation.close()));
   listenerProcess?.kill('SIGTERM');
   if (sandbox && sandbox.exitCode === null) {
     const exited = new Promise((resolve) => sandbox.once('exit', resolve));
@@ -263,7 +302,9 @@ afterAll(async () => {
   }
 });
 
-function environmentFor(id: string): Record<string, string> {
+function environmentFor(id: string, command: string): Record<string, string> {
+  const implementation = elsewhere.get(command);
+  if (implementation) return { ...env, SVC_BASE_URL: implementation.url, SVC_API_KEY: 'svc_test_otherimplementation0123456789ab' };
   if (OWN_HOME.includes(id)) return { ...isolatedEnv({ CI: 'true' }), PATH: env.PATH! };
   if (!OWN_CONFIG.includes(id)) return env;
   const config = mkdtempSync(join(home, 'config-'));
@@ -337,8 +378,15 @@ describe.concurrent('every example of every command, pasted', () => {
     test(`${example.command}${reason ? ` (cannot run here: ${reason})` : ''}`, { timeout: 8 * HANG_MS }, async () => {
       const command = await prepared(example);
       expect(command, 'a placeholder of this example has no fixture here: add one to `placeholders`').not.toMatch(PLACEHOLDER);
+      const conversation = AT_A_TERMINAL[example.command];
+      if (conversation) {
+        const session = startInTerminal(command.split(' ').slice(1), env);
+        await conversation(session);
+        const { code, screen } = await session.exited();
+        return void expect(code, `${command}\n${screen}`).toBe(ExitCode.ok);
+      }
       const ready = UNTIL_STOPPED[example.id];
-      const pasted = () => runPasted(command, environmentFor(example.id), ready);
+      const pasted = () => runPasted(command, environmentFor(example.id, example.command), ready);
       const { code, output } = await (USE_KIT_PORT.includes(example.id) ? onKitPort(example.id, pasted) : onOwnPort(example.id, command, pasted));
       expect(code, `${command}\n${output}`).toBe(ready ? ExitCode.interrupted : ExitCode.ok);
     });

@@ -34,8 +34,9 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
       command: '<%= config.bin %> documents upload passport.pdf --type passport --file-field upload --type-field kind',
     },
     {
-      description: 'Upload as JSON, the file in "content", with a field of the service\'s own',
-      command: '<%= config.bin %> documents upload passport.pdf --type passport --encoding json --file-field content --field file_name={{file_name}}',
+      description: 'Upload as JSON, the file in "content" and the kind in "kind", with a field of the service\'s own',
+      command:
+        '<%= config.bin %> documents upload passport.pdf --type passport --encoding json --file-field content --type-field kind --field file_name={{file_name}}',
     },
   ];
 
