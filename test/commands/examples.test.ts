@@ -15,6 +15,7 @@ import { ExitCode } from '../../src/errors.js';
 import { buildMrz } from '../../src/sandbox/mrz.js';
 import { HANG_MS } from '../helpers/hang.js';
 import { type Choices, type OtherImplementation, startOtherImplementation } from '../helpers/other-implementation.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc, SVC_BIN } from '../helpers/svc.js';
 import { KEYS, startInTerminal, type TerminalSession } from '../helpers/terminal.js';
@@ -55,8 +56,6 @@ const OWN_HOME = ['sandbox:start'];
 const CANNOT_RUN_HERE: Record<string, string> = {
   'svc contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json':
     'the sandbox delivers its webhooks in plain HTTP, and has no dashboard key to revoke',
-  'SVC_WEBHOOK_STORE=postgres://… svc webhooks listen --host 0.0.0.0 --port 8443 --cert cert.pem --key key.pem --forward-to https://app.internal/hooks':
-    'it needs a PostgreSQL server',
   "svc keys rotate key_123 --new-key-file /run/secrets/svc.key --deploy-cmd './deploy-key.sh' --quiet-period 15m --timeout 2h --yes --json":
     'it needs a deploy script and waits 15 quiet minutes',
   "svc keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json":
@@ -120,6 +119,7 @@ let receiver: TestServer;
 let sandbox: ChildProcess;
 let sandboxUrl: string;
 let placeholders: Placeholders;
+let postgres: TestPostgres | undefined;
 /** The port the sandbox delivers its events to: the kit's of `contract verify --webhook-port`. */
 let kitPort: number;
 let kitPortTaken: Promise<unknown> = Promise.resolve();
@@ -288,10 +288,19 @@ beforeAll(async () => {
     'http://127.0.0.1:3000': () => listener,
     'http://127.0.0.1:4000': () => receiver.url,
     '4010': () => String(kitPort),
+    // A PostgreSQL server of the test's own, its URL (and password) from the environment, not in bash's argv.
+    'postgres://…': () => {
+      postgres ??= startPostgres();
+      env.PG_URL = postgres.url('examples');
+      return '"$PG_URL"';
+    },
+    // Listening on every interface, as a fleet does behind its load balancer, is loopback only here.
+    '--host 0.0.0.0': () => '--host 127.0.0.1',
   };
 }, 4 * HANG_MS);
 
 afterAll(async () => {
+  postgres?.destroy();
   await receiver?.close();
   await Promise.all([...elsewhere.values()].map((implementation) => implementation.close()));
   listenerProcess?.kill('SIGTERM');
