@@ -10,6 +10,13 @@ import { SvcError } from '../errors.js';
  */
 const OUTPUT_AFTER_EXIT_MS = 1000;
 
+/**
+ * The shell that starts the deploy command first reads the line `ready`, which svc writes in the same
+ * write as the key: a svc killed between starting it and writing (OOM, SIGKILL) leaves it at end of
+ * file, and the command is not run at all, where it would have deployed an empty key.
+ */
+const AFTER_THE_KEY = 'IFS= read -r line && [ "$line" = ready ] || exit 1; exec /bin/sh -c "$1"';
+
 function deployEnvironment(secret: string, newKeyId: string): NodeJS.ProcessEnv {
   return { ...environmentWithoutSvc(), SVC_NEW_API_KEY: secret, SVC_NEW_KEY_ID: newKeyId };
 }
@@ -28,12 +35,15 @@ export async function runDeployCommand(
   options: { secrets: readonly string[]; output: Writable; signal: AbortSignal },
 ): Promise<void> {
   const { secrets, output, signal } = options;
-  const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: deployEnvironment(secret, newKeyId) });
+  const child = spawn('/bin/sh', ['-c', AFTER_THE_KEY, 'svc-deploy', command], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: deployEnvironment(secret, newKeyId),
+  });
   const redacted = [...secrets, secret];
   const copies = [copyRedacted(child.stdout, output, redacted), copyRedacted(child.stderr, output, redacted)];
-  // A command that does not read stdin may exit before the write: that is not a failure.
+  // A shell that could not start fails the write: its exit says so.
   child.stdin.on('error', () => undefined);
-  child.stdin.end(`${secret}\n`);
+  child.stdin.end(`ready\n${secret}\n`);
   const stop = () => child.kill('SIGTERM');
   signal.addEventListener('abort', stop, { once: true });
   try {

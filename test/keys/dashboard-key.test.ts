@@ -5,12 +5,14 @@
  * The real binary (needs `npm run build`), a real server on 127.0.0.1, a real pseudo-terminal.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { type RotationRecord, STEPS } from '../../src/keys/journal.js';
 import { type DashboardKey, type KeylessImplementation, startKeylessImplementation } from '../helpers/keyless-implementation.js';
+import { HANG_MS } from '../helpers/hang.js';
+import { hasEnded } from '../helpers/processes.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { startInTerminal } from '../helpers/terminal.js';
 import { type RotationLine, spawnSvc } from './fixtures.js';
@@ -455,6 +457,55 @@ describe('a dashboard-key rotation killed with SIGKILL after each step, then res
     expect(confirm.message).toContain('the revocation was not confirmed');
     expect(resumed.stderr).toContain('was not confirmed');
     expect(journal(env, String(done!.rotation)).steps.confirm).toMatchObject({ by: 'not_confirmed' });
+  });
+});
+
+/**
+ * A preload for svc that kills it with SIGKILL the instant its deploy command has started (the one
+ * child given SVC_NEW_API_KEY), before svc writes anything to the command's stdin, and leaves the
+ * command's pid in `pidFile`.
+ */
+function killedAtDeploySpawn(pidFile: string): string {
+  const hook = join(dirname(pidFile), 'killed-at-deploy-spawn.cjs');
+  writeFileSync(
+    hook,
+    `const childProcess = require('node:child_process');
+const spawn = childProcess.spawn;
+childProcess.spawn = function (...args) {
+  const child = spawn.apply(this, args);
+  if (args.some((arg) => arg?.env?.SVC_NEW_API_KEY)) {
+    require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));
+    process.kill(process.pid, 'SIGKILL');
+  }
+  return child;
+};
+require('node:module').syncBuiltinESMExports();
+`,
+  );
+  return hook;
+}
+
+describe('a rotation killed with SIGKILL the instant its deploy command started, before it had the key', () => {
+  it('the command never deploys an empty key: the application keeps a whole key, and the resumed rotation completes', async () => {
+    const env = environment();
+    const app = application(env);
+    const pidFile = join(env.HOME!, 'deploy.pid');
+    const args = ['--old-key-file', app.oldFile, '--drain-wait', '1s', ...FAST, '--yes', '--json'];
+    const run = spawnSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.newFile, '--new-key-id', app.fresh.id, '--deploy-cmd', app.deployCmd, ...args], {
+      ...env,
+      NODE_OPTIONS: `--require "${killedAtDeploySpawn(pidFile)}"`,
+    });
+    expect(await run.exited, run.stderr()).toBeNull();
+    const deploy = Number(readFileSync(pidFile, 'utf8'));
+    for (const deadline = Date.now() + HANG_MS; !hasEnded(deploy); await sleep(20)) {
+      if (Date.now() > deadline) throw new Error(`the deploy command svc started (pid ${deploy}) still runs after ${HANG_MS / 1000} s`);
+    }
+    expect([app.old.secret, app.fresh.secret]).toContain(readFileSync(app.appFile, 'utf8').trim());
+    const rotation = String(run.lines.find((line) => line.rotation)!.rotation);
+    const resumed = await runSvc(['keys', 'rotate', '--resume', rotation, ...args], { env });
+    await app.stop();
+    await expectRotated(resumed, app);
+    expect(app.authFailures()).toEqual([]);
   });
 });
 
