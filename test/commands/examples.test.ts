@@ -182,8 +182,7 @@ beforeAll(async () => {
   for (const [command, choices] of Object.entries(ELSEWHERE)) elsewhere.set(command, await startOtherImplementation(choices));
   kitPort = await freePort();
   // A port of its own: with --port 0 the sandbox once took the kit's port, just released by freePort.
-  let sandboxPort = await freePort();
-  while (sandboxPort === kitPort) sandboxPort = await freePort();
+  const sandboxPort = await freePort();
   sandbox = spawn(
     process.execPath,
     [SVC_BIN, 'sandbox', 'start', '--port', String(sandboxPort), '--json', '--plan', 'enterprise', '--webhook-url', `http://127.0.0.1:${kitPort}/`],

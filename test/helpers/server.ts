@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 
 export interface RecordedRequest {
@@ -63,11 +64,44 @@ export function apiError(response: ServerResponse, status: number, code: string,
   json(response, status, { error: { code, message } }, headers);
 }
 
-/** A port of 127.0.0.1 free at the moment, for a process that must be told its port before it listens. */
-export async function freePort(): Promise<number> {
+/** The first port of the kernel's ephemeral range (Linux): what it gives to port 0 and to outgoing connections. */
+function ephemeralStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const FIRST_PORT = 20_000;
+/** Test files run in several processes at once (vitest's pool): each picks ports from a slice of its own. */
+const SLICES = 16;
+const handedOut = new Set<number>();
+
+function listens(port: number): Promise<boolean> {
   const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port of 127.0.0.1 free at the moment, for a process that must be told its port before it
+ * listens. It is below the kernel's ephemeral range, so that between now and then no socket of the
+ * suite bound to port 0, and none of its many outgoing connections, can be given it (one was: the
+ * kit then could not listen, EADDRINUSE); no two callers of the suite are given the same.
+ */
+export async function freePort(): Promise<number> {
+  const size = Math.floor((ephemeralStart() - FIRST_PORT) / SLICES);
+  if (size < 64)
+    throw new Error(`the kernel's ephemeral ports start at ${ephemeralStart()}: the tests need ports ${FIRST_PORT}-${FIRST_PORT + SLICES * 64} outside them`);
+  const slice = FIRST_PORT + (Number(process.env.VITEST_POOL_ID ?? 0) % SLICES) * size;
+  for (let tried = 0; tried < size; tried++) {
+    const port = slice + ((handedOut.size + tried) % size);
+    if (handedOut.has(port) || !(await listens(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port of 127.0.0.1 in ${slice}-${slice + size - 1}`);
 }
