@@ -4,7 +4,7 @@
  and whatever it holds is taken: nothing, JSON, or the resource wrapped the
  * way common conventions wrap it.
  */
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import type { ApiResponse } from './exchange.js';
 import { resourceOf } from './list-answer.js';
 

@@ -1,4 +1,4 @@
-import { ApiError, type ErrorKind } from '../errors.js';
+import { ApiError, type ErrorKind } from '../core/errors.js';
 import type { AnswerHeaders, ApiRequest, ApiResponse } from './exchange.js';
 
 const HINTS: Record<string, string> = {

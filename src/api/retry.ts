@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { isConnectionFailure, retryAfterSeconds } from './errors.js';
 import type { ApiRequest, ApiResponse, Send } from './exchange.js';
 

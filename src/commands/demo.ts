@@ -1,6 +1,6 @@
 import type { ReportAnswer } from '../api/types.js';
-import { BaseCommand } from '../base-command.js';
-import { runDemo } from '../demo.js';
+import { BaseCommand } from '../cli/base-command.js';
+import { runDemo } from '../demo/demo.js';
 import { renderReport } from '../ui/reports.js';
 import { hangingLine } from '../ui/table.js';
 import { timeView } from '../ui/time.js';

@@ -1,6 +1,7 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
-import { assertKey, type KeyEnvironment } from './keys.js';
+import type { KeyEnvironment } from '../core/redaction.js';
+import { assertKey } from './keys.js';
 import { currentProfileName, readConfig, type Profile } from './store.js';
 
 export interface ConnectionInput {

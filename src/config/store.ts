@@ -1,6 +1,6 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { paths } from './paths.js';
-import { readSecretFile, writeSecretFile } from './secret-file.js';
+import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 
 /** The settings a profile may hold. Secret ones are never printed in full. */
 export const SETTINGS = {

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readsAsFailure } from '../api/report-outcome.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';

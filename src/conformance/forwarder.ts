@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INBOUND_SERVER_OPTIONS } from '../inbound-http.js';
+import { INBOUND_SERVER_OPTIONS } from '../core/inbound-http.js';
 import { CONTRACT_KEYS } from './contract-terms.js';
 import { type KitContext, SUPPLY } from './context.js';
 import { closeServer, type Exchange, type Role } from './http.js';

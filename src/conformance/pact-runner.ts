@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ownScript, packageFile } from '../package-files.js';
+import { ownScript, packageFile } from '../core/package-files.js';
 import type { Check } from './catalogue.js';
 import type { KitContext } from './context.js';
 import { call } from './requests.js';

@@ -15,9 +15,9 @@ import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
 import { causeCode, isUntrustedCertificate } from '../api/errors.js';
-import { type Clock, systemClock } from '../clock.js';
-import { redactText } from '../config/keys.js';
-import { ApiError, SvcError } from '../errors.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import { redactText } from '../core/redaction.js';
+import { ApiError, SvcError } from '../core/errors.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
 
 export interface KitOptions {

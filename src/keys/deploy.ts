@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
-import { environmentWithoutSvc } from '../child-environment.js';
-import { copyRedacted } from '../child-output.js';
-import { SvcError } from '../errors.js';
+import { environmentWithoutSvc } from '../core/child-environment.js';
+import { copyRedacted } from '../core/child-output.js';
+import { SvcError } from '../core/errors.js';
 
 /**
  * How long output is still copied once the deploy command has exited: a process it started in the

@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
-import { parseTimestamp } from '../api/timestamp.js';
-import { keyEnvironment, redactKey } from '../config/keys.js';
-import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
-import { ApiError, SvcError } from '../errors.js';
-import { formatDuration } from '../duration.js';
+import { parseTimestamp } from '../spec/timestamp.js';
+import { keyEnvironment, redactKey } from '../core/redaction.js';
+import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
+import { ApiError, SvcError } from '../core/errors.js';
+import { formatDuration } from '../core/duration.js';
 import { listReports } from '../services/reports.js';
 import { createKey, getKey, observeKey, probeKey, revokeKey } from '../services/keys.js';
 import { runDeployCommand, runDrainCheck } from './deploy.js';

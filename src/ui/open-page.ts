@@ -3,8 +3,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { environmentWithoutSvc } from '../child-environment.js';
-import { SvcError } from '../errors.js';
+import { environmentWithoutSvc } from '../core/child-environment.js';
+import { SvcError } from '../core/errors.js';
 
 /**
  * Writes a page that holds personal data: to `output` when given, else into a new private directory

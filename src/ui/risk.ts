@@ -1,4 +1,4 @@
-import { RISK_BAND_LOWEST_SCORES } from '../api/enums.js';
+import { RISK_BAND_LOWEST_SCORES } from '../spec/enums.js';
 import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
 import { hangingLine, terminalWidth, useColor } from './table.js';
 import { terminalText } from './terminal-text.js';

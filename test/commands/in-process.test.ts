@@ -47,7 +47,7 @@ import WebhooksReplay from '../../src/commands/webhooks/replay.js';
 import WebhooksSign from '../../src/commands/webhooks/sign.js';
 import WebhooksTrigger from '../../src/commands/webhooks/trigger.js';
 import WebhooksVerify from '../../src/commands/webhooks/verify.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 import { ranCommands, runInProcess } from '../helpers/in-process.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';

@@ -6,7 +6,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Config } from '@oclif/core';
-import type { SvcCommand } from '../../src/base-command.js';
+import type { SvcCommand } from '../../src/cli/base-command.js';
 import { createIo } from '../../src/ui/io.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 

@@ -1,14 +1,14 @@
-import { ApiCommand } from '../../api-command.js';
+import { ApiCommand } from '../../cli/api-command.js';
 import type { ApplicantAnswer } from '../../api/types.js';
 import { rememberApplicant } from '../../config/recent-applicants.js';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { askApplicant, lacksRequired } from '../../ui/applicant-questions.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { canPrompt } from '../../ui/io.js';
 import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ApplicantAnswer } from '../../api/types.js';
 import { getApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';

@@ -1,13 +1,13 @@
 import { Args } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { ApplicantAnswer } from '../../api/types.js';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;

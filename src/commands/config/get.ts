@@ -1,8 +1,8 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { displaySetting } from '../../config/settings.js';
 import { currentProfileName, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; value: string };

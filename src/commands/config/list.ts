@@ -1,4 +1,4 @@
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { paths } from '../../config/paths.js';
 import { displaySetting } from '../../config/settings.js';
 import { currentProfileName, type Profile, readConfig, SETTINGS, type SettingName } from '../../config/store.js';

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { paths } from '../../config/paths.js';
 import { displaySetting, isSecretValue, normaliseSetting } from '../../config/settings.js';
 import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { secretOnCommandLine } from '../../flags/secret.js';
 import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';

@@ -1,5 +1,5 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
 
 /** What `--json` prints. */

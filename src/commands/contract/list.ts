@@ -1,7 +1,7 @@
-import { SvcCommand } from '../../base-command.js';
+import { SvcCommand } from '../../cli/base-command.js';
 import { CATALOGUE, type Check } from '../../conformance/catalogue.js';
 import { renderTable } from '../../ui/table.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = Check[];

@@ -1,15 +1,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
-import { assertStated, STATED } from '../../api/stated.js';
-import { SvcCommand } from '../../base-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
+import { SvcCommand } from '../../cli/base-command.js';
 import { CATALOGUE, selectChecks } from '../../conformance/catalogue.js';
 import { kitKeys } from '../../conformance/kit-keys.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
-import { ConfigError, ExitCode, SvcError } from '../../errors.js';
+import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
 import { type Profile, readConfig } from '../../config/store.js';
 import { SANDBOX_PROFILE } from '../../sandbox/profile.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
@@ -17,7 +17,7 @@ import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 const KEY_FLAGS = {
   'api-key': 'SVC_API_KEY',

@@ -1,10 +1,10 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { DOCUMENT_TYPES } from '../../api/enums.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { DOCUMENT_TYPES } from '../../spec/enums.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { DocumentAnswer } from '../../api/types.js';
 import { resolveUploadShape } from '../../config/upload-shape.js';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { uploadShapeFlags } from '../../flags/upload-shape.js';
 import { isReadableFile, readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
@@ -12,7 +12,7 @@ import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
 import { canPrompt } from '../../ui/io.js';
 import { timeView } from '../../ui/time.js';
-import { chooseApplicant } from '../../applicant-choice.js';
+import { chooseApplicant } from '../../cli/applicant-choice.js';
 
 /** What `--json` prints. */
 export type JsonResult = DocumentAnswer;

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Key } from '../../api/types.js';
-import { prepareNewSecretFile, writeSecretFile } from '../../config/secret-file.js';
-import { SvcError } from '../../errors.js';
+import { prepareNewSecretFile, writeSecretFile } from '../../core/secret-file.js';
+import { SvcError } from '../../core/errors.js';
 import { createKey, revokeKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
 import { timeView } from '../../ui/time.js';

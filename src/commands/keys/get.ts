@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { AdminCommand } from '../../cli/admin-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Key } from '../../api/types.js';
 import { readKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';

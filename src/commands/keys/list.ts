@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
 import type { PagingStop } from '../../api/paging.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Key } from '../../api/types.js';
 import { maxPagesFlag } from '../../flags/max-pages.js';
 import { listAllKeys, listKeys } from '../../services/keys.js';

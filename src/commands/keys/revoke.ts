@@ -1,10 +1,10 @@
 import { Args, Flags } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
 import type { ApiClient } from '../../api/client.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Answered, Key, KeyRevocation } from '../../api/types.js';
-import { redactKey } from '../../config/keys.js';
-import { ApiError, SvcError } from '../../errors.js';
+import { redactKey } from '../../core/redaction.js';
+import { ApiError, SvcError } from '../../core/errors.js';
 import { getKey, revokeKey } from '../../services/keys.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';
 import { lastUse } from '../../ui/keys.js';

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { Args, Flags, type Interfaces } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
-import type { ConnectionFlagValues } from '../../api-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
+import type { ConnectionFlagValues } from '../../cli/api-command.js';
 import type { ApiClient } from '../../api/client.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Connection } from '../../config/connection.js';
-import { assertSecretFileWritable, readSecretFile } from '../../config/secret-file.js';
-import { SvcError } from '../../errors.js';
+import { assertSecretFileWritable, readSecretFile } from '../../core/secret-file.js';
+import { SvcError } from '../../core/errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import {
   assertJournalUnchanged,
@@ -21,8 +21,8 @@ import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
 import { type RotationContext, runRotation } from '../../keys/rotation.js';
-import { formatDuration } from '../../duration.js';
-import { helpText } from '../../help-text.js';
+import { formatDuration } from '../../core/duration.js';
+import { helpText } from '../../cli/help-text.js';
 import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';

@@ -1,4 +1,4 @@
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { listRotations, type RotationRecord } from '../../keys/journal.js';
 import { renderRotations } from '../../ui/rotation.js';
 import { timeView } from '../../ui/time.js';

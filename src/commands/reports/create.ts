@@ -1,14 +1,14 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { chooseApplicant } from '../../applicant-choice.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { chooseApplicant } from '../../cli/applicant-choice.js';
 import { idOf } from '../../api/answer.js';
-import { VISA_TYPES } from '../../api/enums.js';
+import { VISA_TYPES } from '../../spec/enums.js';
 import { reportOutcome } from '../../api/report-outcome.js';
 import type { ApiClient } from '../../api/client.js';
-import { countryCode, trimmed } from '../../api/normalise.js';
-import { answerCheck, assertStated, STATED } from '../../api/stated.js';
+import { countryCode, trimmed } from '../../spec/normalise.js';
+import { answerCheck, assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ReportAnswer } from '../../api/types.js';
-import { ApiError, ExitCode } from '../../errors.js';
+import { ApiError, ExitCode } from '../../core/errors.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt } from '../../ui/io.js';
@@ -17,7 +17,7 @@ import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Answered, DeletionResult } from '../../api/types.js';
 import { deleteReport } from '../../services/reports.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';

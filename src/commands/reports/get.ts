@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
+import { ApiCommand } from '../../cli/api-command.js';
 import type { PagingStop } from '../../api/paging.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { maxPagesFlag } from '../../flags/max-pages.js';
 import { type ListStart, listAllReports, listReportsFrom, type ReportPage } from '../../services/reports.js';
@@ -9,7 +9,7 @@ import { pagingStopWarning } from '../../ui/paging.js';
 import { renderReportRows } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** The page after the one read: its URL, what in the answer gave it, and the arguments of `svc reports list` that read it. */
 interface NextPageOffered {

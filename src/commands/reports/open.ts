@@ -1,12 +1,12 @@
 import { Args } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
 import { showPage, shownPageLine } from '../../ui/open-page.js';
 import { reportPage } from '../../ui/report-page.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints: the page written (its path, and whether the system's opener took it) and the report it shows. */
 export type JsonResult = { path: string; opened: boolean; report: ReportAnswer };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { SandboxCommand } from '../../sandbox-command.js';
+import { SandboxCommand } from '../../cli/sandbox-command.js';
 import { certificatePath } from '../../sandbox/tls.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */
 export type JsonResult = { path: string };

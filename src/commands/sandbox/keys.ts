@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { redactKey } from '../../config/keys.js';
-import { SandboxCommand } from '../../sandbox-command.js';
+import { redactKey } from '../../core/redaction.js';
+import { SandboxCommand } from '../../cli/sandbox-command.js';
 import { openSandboxStore } from '../../sandbox/profile.js';
 import { renderTable } from '../../ui/table.js';
 

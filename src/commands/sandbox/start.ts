@@ -1,14 +1,14 @@
 import { Flags } from '@oclif/core';
-import { redactKey } from '../../config/keys.js';
-import { SandboxCommand } from '../../sandbox-command.js';
+import { redactKey } from '../../core/redaction.js';
+import { SandboxCommand } from '../../cli/sandbox-command.js';
 import { SANDBOX_PROFILE, writeSandboxProfile } from '../../sandbox/profile.js';
 import type { Plan } from '../../sandbox/rate-limit.js';
 import { SIGNATURE_ENCODINGS } from '../../webhooks/signature.js';
 import { startSandbox } from '../../sandbox/server.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { renderTable } from '../../ui/table.js';
-import { helpText } from '../../help-text.js';
-import { SvcError } from '../../errors.js';
+import { helpText } from '../../cli/help-text.js';
+import { SvcError } from '../../core/errors.js';
 
 /** What `--json` writes: one line when the sandbox is ready. */
 export interface JsonLine {

@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { kindToSendFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { receiverCaCertFlag, webhookSecretFlag } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkSubscriber, type Verdict } from '../../webhooks/subscriber-check.js';
 
 /** What `--json` prints. */

@@ -7,7 +7,7 @@ import { forwardCell, statusCell, storedEventJson, type StoredEventJson } from '
 import { storeFlag } from '../../flags/webhook.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { REJECTED_BODY_BYTES, type StoredStatus } from '../../webhooks/store.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 
 /** What `--json` prints. */
 export type JsonResult = StoredEventJson[];

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost } from '../../api/base-url.js';
-import { redactKey, redactValue } from '../../config/keys.js';
-import { SvcError } from '../../errors.js';
+import { redactKey, redactValue } from '../../core/redaction.js';
+import { SvcError } from '../../core/errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
-import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
+import { DEFAULT_BODY_LIMIT } from '../../core/inbound-http.js';
 import { jsonLine, writeJsonLine } from '../../ui/json-lines.js';
 import { type DeliveryJson, deliveryJson, deliveryLine, type TakeoverJson, takeoverJson } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
@@ -19,13 +19,13 @@ import {
   toleranceFlag,
   webhookSecretFlag,
 } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { describeStore } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 const fraction = Flags.custom<number>({
   parse: async (input) => {

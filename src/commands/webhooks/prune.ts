@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { instantFlag } from '../../flags/duration.js';
 import { storeFlag } from '../../flags/webhook.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 
 /**
  * The service retries a delivery for 24 hours (spec part 6); an event id pruned sooner would let a

@@ -1,14 +1,14 @@
 import { Args, Flags } from '@oclif/core';
-import { assertStated, STATED } from '../../api/stated.js';
-import { ExitCode, SvcError } from '../../errors.js';
+import { assertStated, STATED } from '../../spec/stated.js';
+import { ExitCode, SvcError } from '../../core/errors.js';
 import { receiverCaCertFlag, storeFlag, webhookSecretFlag } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl, replayHeaders } from '../../webhooks/forward.js';
 import { isDelivered, postRaw } from '../../webhooks/send.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { describeStore } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = { event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean };

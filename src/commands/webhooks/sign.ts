@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { signingEncodingFlag, signingPayloadFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { readPayload } from '../../ui/stdin.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { signatureHeader } from '../../webhooks/signature.js';
 
 /** What `--json` prints. */

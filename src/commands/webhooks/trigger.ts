@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { kindToSendArg, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { receiverCaCertFlag, signingEncodingFlag, signingPayloadFlag, webhookSecretFlag } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
 import { isDelivered, sendEvent } from '../../webhooks/send.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** One event sent, as `--json` prints it: snake_case like the API. */
 interface SentEvent {

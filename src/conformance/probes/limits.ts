@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseRetryAfter } from '../../api/errors.js';
-import { systemClock } from '../../clock.js';
+import { systemClock } from '../../core/clock.js';
 import type { KitContext } from '../context.js';
 import { call } from '../requests.js';
 import type { Exchange } from '../http.js';

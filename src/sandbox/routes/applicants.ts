@@ -1,7 +1,7 @@
 import type { Applicant, ApplicantInput } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
-import { newId, nowIso } from '../../ids.js';
+import { newId, nowIso } from '../../core/ids.js';
 import { validBody } from '../validation.js';
 
 const OPTIONAL_FIELDS = ['passport_number', 'passport_expiry', 'occupation', 'employment_status', 'monthly_income', 'savings', 'currency'] as const;

@@ -4,7 +4,7 @@ import schemas from '../../api/schemas.json' with { type: 'json' };
 import type { Document, DocumentType } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError } from '../http.js';
-import { newId, nowIso } from '../../ids.js';
+import { newId, nowIso } from '../../core/ids.js';
 
 const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const MAX_FILENAME_LENGTH = schemas.Document.properties.filename.maxLength;

@@ -1,7 +1,7 @@
 import type { KeyCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
-import { nowIso } from '../../ids.js';
+import { nowIso } from '../../core/ids.js';
 import { createKey } from '../keys.js';
 import { validBody } from '../validation.js';
 

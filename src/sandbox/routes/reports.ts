@@ -2,7 +2,7 @@ import { queuedReport } from '../../api/resources.js';
 import type { ReportCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
 import { HttpError, readJson } from '../http.js';
-import { newId, nowIso } from '../../ids.js';
+import { newId, nowIso } from '../../core/ids.js';
 import { assertValidParam, validBody } from '../validation.js';
 
 const REPORT_ID = '(rep_[A-Za-z0-9]+)';

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { assertStated, STATED } from '../../../api/stated.js';
-import { SandboxCommand } from '../../../sandbox-command.js';
+import { assertStated, STATED } from '../../../spec/stated.js';
+import { SandboxCommand } from '../../../cli/sandbox-command.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery, DeliveryAttempt } from '../../../sandbox/store.js';
 import { renderTable } from '../../../ui/table.js';

@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
-import { SandboxCommand } from '../../../sandbox-command.js';
+import { SandboxCommand } from '../../../cli/sandbox-command.js';
 import { replayEvent } from '../../../sandbox/dispatcher.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery } from '../../../sandbox/store.js';
-import { assertStated, STATED } from '../../../api/stated.js';
+import { assertStated, STATED } from '../../../spec/stated.js';
 
 /** What `--json` prints. */
 export type JsonResult = Delivery[];

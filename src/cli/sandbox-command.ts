@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command.js';
-import { defaultSandboxDir } from './sandbox/profile.js';
+import { defaultSandboxDir } from '../sandbox/profile.js';
 
 /** A `svc sandbox …` command: works on the sandbox's data directory. */
 export abstract class SandboxCommand extends BaseCommand {

@@ -1,11 +1,11 @@
 import type { Interfaces } from '@oclif/core';
-import type { ApiClient } from './api/client.js';
+import type { ApiClient } from '../api/client.js';
 import { BaseCommand } from './base-command.js';
-import { type Connection, missingKeyError, resolveConnection } from './config/connection.js';
-import { redactKey } from './config/keys.js';
-import { connectionFlags } from './flags/connection.js';
-import { secretOnCommandLine } from './flags/secret.js';
-import { retryWaitLine } from './ui/retry-wait.js';
+import { type Connection, missingKeyError, resolveConnection } from '../config/connection.js';
+import { redactKey } from '../core/redaction.js';
+import { connectionFlags } from '../flags/connection.js';
+import { secretOnCommandLine } from '../flags/secret.js';
+import { retryWaitLine } from '../ui/retry-wait.js';
 
 export type ConnectionFlagValues = Interfaces.InferredFlags<typeof ApiCommand.baseFlags> & { 'admin-key'?: string | undefined };
 
@@ -40,7 +40,7 @@ export abstract class ApiCommand extends BaseCommand {
 
   /** A client on the same connection with another key (rotation verifies the new key and probes the old one). */
   protected async openClient(flags: ConnectionFlagValues, connection: Connection, key: string): Promise<ApiClient> {
-    const { createApiClient } = await import('./api/client.js');
+    const { createApiClient } = await import('../api/client.js');
     return createApiClient({
       baseUrl: connection.baseUrl,
       key,

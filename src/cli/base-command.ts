@@ -1,11 +1,12 @@
 import { format, inspect } from 'node:util';
 import { Command, Flags, type Interfaces } from '@oclif/core';
-import { environmentSecrets, redactText } from './config/keys.js';
+import { environmentSecrets } from '../config/keys.js';
+import { redactText } from '../core/redaction.js';
 import { asSvcError, usageError, writeError } from './error-output.js';
-import { ExitCode } from './errors.js';
-import { type Io, processIo } from './ui/io.js';
-import { inquirerPrompter, type Prompter } from './ui/prompter.js';
-import { fittedText, hangingLine } from './ui/table.js';
+import { ExitCode } from '../core/errors.js';
+import { type Io, processIo } from '../ui/io.js';
+import { inquirerPrompter, type Prompter } from '../ui/prompter.js';
+import { fittedText, hangingLine } from '../ui/table.js';
 
 /** oclif's output of parsing flags or arguments: values by name. */
 type Flagged = Record<string, unknown>;
