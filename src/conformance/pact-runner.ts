@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ownScript, packageFile } from '../core/package-files.js';
 import type { Check } from './catalogue.js';
 import type { KitContext } from './context.js';
-import { call } from './requests.js';
+import { sendWithKey } from './requests.js';
 import { checkOfInteraction, PACT_PROVIDER, STATES } from './contract-terms.js';
 import { FORWARDER_TOKEN_HEADER, Forwarder } from './forwarder.js';
 import { CheckFailure, CheckSkipped, isSuccess, type Outcome, SetupError, shown } from './outcome.js';
@@ -118,7 +118,7 @@ function kitStates(context: KitContext, deliveries: Map<string, Delivery>): Reco
     [STATES.deletableReport]: async () => ({ reportId: (await setup.createReport('pact')).id }),
     [STATES.deletedReport]: async () => {
       const report = await setup.createReport('pact');
-      const deleted = await call(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'pact' });
+      const deleted = await sendWithKey(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'pact' });
       if (!isSuccess(deleted.status)) throw new Error(`DELETE /v1/reports/${report.id} answered ${shown(deleted)}`);
       setup.deleted.add(report.id);
       return { reportId: report.id };

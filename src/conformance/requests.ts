@@ -13,7 +13,7 @@ const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = {
   otherAdmin: 'otherAdmin',
 };
 
-export interface CallOptions {
+export interface KeyedRequest {
   role: KeyRole;
   purpose: Purpose;
   json?: unknown;
@@ -22,7 +22,7 @@ export interface CallOptions {
 }
 
 /** A request with one of the kit's keys. */
-export function call(context: { client: ImplementationClient; keys: KitKeys }, method: string, path: string, options: CallOptions): Promise<Exchange> {
+export function sendWithKey(context: { client: ImplementationClient; keys: KitKeys }, method: string, path: string, options: KeyedRequest): Promise<Exchange> {
   const key = context.keys[KEY_OF[options.role]];
   if (!key) throw new CheckSkipped(`needs the ${options.role} key`);
   const headers = { ...options.headers };

@@ -103,7 +103,7 @@ function missingInput(check: Check, options: KitOptions, fixtures: KitFixtures):
   return check.needs.find((input) => !given[input]);
 }
 
-async function settle(probe: Probe, context: KitContext): Promise<Outcome> {
+async function outcomeOf(probe: Probe, context: KitContext): Promise<Outcome> {
   try {
     const note = await probe(context);
     return { status: 'passed', detail: note || 'as the specification states' };
@@ -219,7 +219,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     for (const check of runnable) {
       const probe = PROBES[check.id];
       if (probe && verifierOf(check, keys) === 'probe')
-        pending.push(timed([check.id], () => settle(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
+        pending.push(timed([check.id], () => outcomeOf(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
     }
     await Promise.all(pending);
 
@@ -227,7 +227,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     for (const problem of problems) log(`Cleanup: ${problem}`);
     for (const check of runnable) {
       const probe = FINAL[check.id];
-      if (probe) outcomes.set(check.id, await timed([check.id], () => settle(probe, context)));
+      if (probe) outcomes.set(check.id, await timed([check.id], () => outcomeOf(probe, context)));
     }
   } finally {
     await receiver?.close();

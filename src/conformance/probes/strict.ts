@@ -2,7 +2,7 @@ import { findProblems, type SchemaName } from '../../api/validate.js';
 import { EVENT_SCHEMAS } from '../../webhooks/envelope.js';
 import { describeScheme, verifySignature } from '../../webhooks/signature.js';
 import type { KitContext } from '../context.js';
-import { call } from '../requests.js';
+import { sendWithKey } from '../requests.js';
 import type { Exchange } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import { type Delivery, eventOf } from '../receiver.js';
@@ -134,7 +134,7 @@ export const strictProbes: ProbeSet = {
         shown(notJson),
         notJson,
       );
-      const invalid = await call(context, 'POST', '/v1/reports', {
+      const invalid = await sendWithKey(context, 'POST', '/v1/reports', {
         role: 'api',
         purpose: 'strict.validation-errors',
         json: { ...reportBody(context.fixtures, applicant.id), destination: 'Germany' },
