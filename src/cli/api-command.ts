@@ -10,7 +10,7 @@ import { retryWaitLine } from '../ui/retry-wait.js';
 export type ConnectionFlagValues = Interfaces.InferredFlags<typeof ApiCommand.baseFlags> & { 'admin-key'?: string | undefined };
 
 /** A command that talks to the API: resolves the connection and builds the typed client. */
-export abstract class ApiCommand extends BaseCommand {
+export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Result, Line> {
   static override baseFlags = { ...BaseCommand.baseFlags, ...connectionFlags };
 
   /** Commands that change something set this: a live key then gets a LIVE mark on stderr. */

@@ -10,7 +10,7 @@ import { defaultStorePath } from '../webhooks/store.js';
  * A `svc webhooks …` command: takes the webhook secret from --secret or SVC_WEBHOOK_SECRET, and the
  * event store from --store, SVC_WEBHOOK_STORE or the profile.
  */
-export abstract class WebhookCommand extends BaseCommand {
+export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<Result, Line> {
   /**
    * The event store: --store, else SVC_WEBHOOK_STORE, else the profile's webhook_store, else the
    * default SQLite file. A connection string is redacted from everything this run prints.

@@ -8,7 +8,7 @@ import { timeView } from '../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = ReportAnswer;
 
-export default class Demo extends BaseCommand {
+export default class Demo extends BaseCommand<JsonResult> {
   static override summary = 'Run the whole API once on an embedded sandbox: applicant to verified webhook';
   static override description =
     'Starts the sandbox in this process on a free port with a webhook subscriber beside it, creates an applicant, uploads a sample passport, creates a report, waits for its report.completed webhook and verifies the signature, then prints the report as `svc reports get` does. Everything it started is stopped, and its temporary files removed, before it exits.';

@@ -14,7 +14,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 let config: Promise<Config> | undefined;
 
 /** A command class, as src/commands exports it. */
-type CommandClass = (new (argv: string[], config: Config) => SvcCommand) & { id?: string };
+type CommandClass = (new (argv: string[], config: Config) => SvcCommand<unknown, unknown>) & { id?: string };
 
 /** The commands this process has run, for a test that every command is run. */
 export const ranCommands = new Set<CommandClass>();

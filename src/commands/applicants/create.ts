@@ -13,7 +13,7 @@ import { helpText } from '../../cli/help-text.js';
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;
 
-export default class ApplicantsCreate extends ApiCommand {
+export default class ApplicantsCreate extends ApiCommand<JsonResult> {
   static override summary = 'Create an applicant profile';
   static override description = helpText`
     From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the

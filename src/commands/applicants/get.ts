@@ -9,7 +9,7 @@ import { timeView } from '../../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = Identified<ApplicantAnswer>;
 
-export default class ApplicantsGet extends ApiCommand {
+export default class ApplicantsGet extends ApiCommand<JsonResult> {
   static override summary = 'Show an applicant profile';
   static override examples = ['<%= config.bin %> applicants get app_123', '<%= config.bin %> applicants get app_123 --json'];
 

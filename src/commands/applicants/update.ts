@@ -12,7 +12,7 @@ import { helpText } from '../../cli/help-text.js';
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;
 
-export default class ApplicantsUpdate extends ApiCommand {
+export default class ApplicantsUpdate extends ApiCommand<JsonResult> {
   static override summary = 'Change fields of an applicant profile';
   static override description = helpText`
     Only the fields given change: from flags, a JSON file (--file) or both; flags override the file's fields. The

@@ -7,7 +7,7 @@ import { ConfigError } from '../../core/errors.js';
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; value: string };
 
-export default class ConfigGet extends BaseCommand {
+export default class ConfigGet extends BaseCommand<JsonResult> {
   static override summary = 'Print a setting of a profile (keys redacted)';
   static override examples = ['<%= config.bin %> config get base_url', '<%= config.bin %> config get api_key --profile sandbox --json'];
 

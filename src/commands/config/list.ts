@@ -7,7 +7,7 @@ import { renderTable } from '../../ui/table.js';
 /** What `--json` prints. */
 export type JsonResult = { file: string; current_profile: string; profiles: Record<string, Profile> };
 
-export default class ConfigList extends BaseCommand {
+export default class ConfigList extends BaseCommand<JsonResult> {
   static override summary = 'List the profiles and their settings (keys redacted)';
   static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json'];
 

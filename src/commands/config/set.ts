@@ -11,7 +11,7 @@ import { readStdin } from '../../ui/stdin.js';
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; value: string; file: string };
 
-export default class ConfigSet extends BaseCommand {
+export default class ConfigSet extends BaseCommand<JsonResult> {
   static override summary = 'Save a setting in a profile';
   static override description = `Settings: ${Object.entries(SETTINGS)
     .map(([name, { description }]) => `${name} (${description})`)

@@ -5,7 +5,7 @@ import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '..
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; removed: boolean };
 
-export default class ConfigUnset extends BaseCommand {
+export default class ConfigUnset extends BaseCommand<JsonResult> {
   static override summary = 'Remove a setting from a profile';
   static override examples = ['<%= config.bin %> config unset api_key --profile staging'];
 

@@ -6,7 +6,7 @@ import { ConfigError } from '../../core/errors.js';
 /** What `--json` prints. */
 export type JsonResult = { current_profile: string };
 
-export default class ConfigUse extends BaseCommand {
+export default class ConfigUse extends BaseCommand<JsonResult> {
   static override summary = 'Make a profile the current one';
   static override examples = ['<%= config.bin %> config use sandbox'];
 

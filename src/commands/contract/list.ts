@@ -6,7 +6,7 @@ import { helpText } from '../../cli/help-text.js';
 /** What `--json` prints. */
 export type JsonResult = Check[];
 
-export default class ContractList extends SvcCommand {
+export default class ContractList extends SvcCommand<JsonResult> {
   static override summary = 'List the checks of svc contract verify';
   static override description = helpText`
     Each check has a stable id (for --only and CI history), a level (spec: stated by the specification; strict: an

@@ -36,7 +36,7 @@ const keyFlag = (name: keyof typeof KEY_FLAGS, description: string) =>
 /** What `--json` prints. */
 export type JsonResult = ConformanceJson;
 
-export default class ContractVerify extends SvcCommand {
+export default class ContractVerify extends SvcCommand<JsonResult> {
   static override summary = 'Check an implementation of the API against the specification, for CI';
 
   static override description = helpText`

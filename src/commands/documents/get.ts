@@ -9,7 +9,7 @@ import { timeView } from '../../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = Identified<DocumentAnswer>;
 
-export default class DocumentsGet extends ApiCommand {
+export default class DocumentsGet extends ApiCommand<JsonResult> {
   static override summary = 'Show a document: its status, red flags and the fields read from it';
   static override examples = ['<%= config.bin %> documents get doc_123', '<%= config.bin %> documents get doc_123 --json'];
 

@@ -17,7 +17,7 @@ import { chooseApplicant } from '../../cli/applicant-choice.js';
 /** What `--json` prints. */
 export type JsonResult = DocumentAnswer;
 
-export default class DocumentsUpload extends ApiCommand {
+export default class DocumentsUpload extends ApiCommand<JsonResult> {
   static override summary = "Upload a supporting document: a multipart form, or the service's own shape";
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
 The file, --type and --applicant are asked for on a terminal when left out (the applicant picked as \`reports create\` picks it); anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.

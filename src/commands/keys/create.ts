@@ -12,7 +12,7 @@ import { timeView } from '../../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = Key & { secret_file: string };
 
-export default class KeysCreate extends AdminCommand {
+export default class KeysCreate extends AdminCommand<JsonResult> {
   static override summary = 'Create a key; its secret goes to --key-file (0600), never printed (admin key)';
   static override description =
     "The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. Before the key is made, svc refuses a path that cannot be written, a directory that does not exist (it makes none) and a file that exists (it may hold another key's secret): --force replaces that file, keeping what it held in <file>.old (0600). Should the write fail all the same, the key is revoked, as nobody would hold its secret.";

@@ -9,7 +9,7 @@ import { timeView } from '../../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = Key;
 
-export default class KeysGet extends AdminCommand {
+export default class KeysGet extends AdminCommand<JsonResult> {
   static override summary = 'Show a key: scope, status, and when and from where it was last used (admin key)';
   static override examples = ['<%= config.bin %> keys get key_123', '<%= config.bin %> keys get key_123 --json'];
 

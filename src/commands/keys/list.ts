@@ -20,7 +20,7 @@ interface KeyListing {
 /** What `--json` prints. */
 export type JsonResult = KeyListing;
 
-export default class KeysList extends AdminCommand {
+export default class KeysList extends AdminCommand<JsonResult> {
   static override summary = 'List the keys of the workspace: last use, read-only, IP lock (admin key)';
   static override examples = ['<%= config.bin %> keys list', '<%= config.bin %> keys list --all --json'];
 

@@ -16,7 +16,7 @@ const NO_KEY_READS = new Set([404, 405, 501]);
 /** What `--json` prints. */
 export type JsonResult = Answered<KeyRevocation>;
 
-export default class KeysRevoke extends AdminCommand {
+export default class KeysRevoke extends AdminCommand<JsonResult> {
   static override summary = 'Revoke a key, with immediate effect (admin key)';
   static override description = `Anything still using the key gets 401 invalid_key from then on; \`svc keys rotate\` replaces a key in use without downtime. The admin key doing the revoking cannot revoke itself.
 Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json, the answer as it came, with "id" and "revoked": true added where it leaves them out. A service that offers no GET /v1/keys/{id} (key reads are not in the specification) gets the revocation without the checks that need the key's details.`;

@@ -65,7 +65,7 @@ function rotatedKeyId(id: string | undefined): string {
   return id;
 }
 
-export default class KeysRotate extends AdminCommand {
+export default class KeysRotate extends AdminCommand<JsonResult | undefined, JsonLine> {
   static override summary = 'Replace a key without downtime: new key (made or given), deploy, drain, revoke';
   static override description = helpText`
     Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope, or take a key

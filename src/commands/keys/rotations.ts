@@ -6,7 +6,7 @@ import { timeView } from '../../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = RotationRecord[];
 
-export default class KeysRotations extends BaseCommand {
+export default class KeysRotations extends BaseCommand<JsonResult> {
   static override summary = 'List the key rotations started from this machine and where each stands';
   static override description =
     'Read from the rotation journals in $XDG_STATE_HOME/svc/rotations; an unfinished one continues with `svc keys rotate --resume <rotation-id>`.';

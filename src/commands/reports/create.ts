@@ -52,7 +52,7 @@ function assertStatedFields(request: Partial<ReportRequest>): void {
   ]);
 }
 
-export default class ReportsCreate extends ApiCommand {
+export default class ReportsCreate extends ApiCommand<JsonResult> {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
   static override description = helpText`
     The report is analysed asynchronously; --wait waits until it is completed or failed (exit code 11 when it

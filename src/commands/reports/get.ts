@@ -10,7 +10,7 @@ import { timeView } from '../../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = Identified<ReportAnswer>;
 
-export default class ReportsGet extends ApiCommand {
+export default class ReportsGet extends ApiCommand<JsonResult> {
   static override summary = 'Show a report with its full risk breakdown';
   static override description = `On a terminal the risk is drawn: the score on a 0-100 scale with its band in colour (where the service's score and band fit that scale, the sandbox's), and each criterion's weighted contribution as a bar. --web writes the report as a self-contained HTML page (no script, nothing loaded from anywhere, mode 0600) and opens it in the browser, as \`svc reports open\` does.`;
   static override examples = [

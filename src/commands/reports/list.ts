@@ -33,7 +33,7 @@ interface ReportListing {
 /** What `--json` prints. */
 export type JsonResult = ReportListing;
 
-export default class ReportsList extends ApiCommand {
+export default class ReportsList extends ApiCommand<JsonResult> {
   static override summary = 'List the reports of the workspace';
   static override description = helpText`
     The reports are read wherever the answer holds them (a bare array, "data", or its one array of resources), and

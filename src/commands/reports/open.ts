@@ -11,7 +11,7 @@ import { helpText } from '../../cli/help-text.js';
 /** What `--json` prints: the page written (its path, and whether the system's opener took it) and the report it shows. */
 export type JsonResult = { path: string; opened: boolean; report: ReportAnswer };
 
-export default class ReportsOpen extends ApiCommand {
+export default class ReportsOpen extends ApiCommand<JsonResult> {
   static override summary = 'Open a report as an HTML page in the browser (reports get --web)';
   static override description = helpText`
     The page is self-contained: the risk score on a 0-100 scale and each criterion's weighted contribution as

@@ -13,7 +13,7 @@ import { helpText } from '../../cli/help-text.js';
 /** What `--json` prints. */
 export type JsonResult = Identified<ReportAnswer>;
 
-export default class ReportsWait extends ApiCommand {
+export default class ReportsWait extends ApiCommand<JsonResult> {
   static override summary = 'Wait until a report is completed or failed, then show it';
   static override description = helpText`
     Polls the report, 0.5 s apart at first and up to 5 s apart, until its status is completed or it has failed: a

@@ -18,7 +18,7 @@ interface SandboxKey {
 /** What `--json` prints. */
 export type JsonResult = SandboxKey[];
 
-export default class SandboxKeys extends SandboxCommand {
+export default class SandboxKeys extends SandboxCommand<JsonResult> {
   static override summary = "List the sandbox's keys and webhook secret";
   static override description =
     "Secrets are redacted unless --reveal is given: they are the local sandbox's own test credentials, and --reveal is how scripts and tests pick them up (for example with --json and jq).";

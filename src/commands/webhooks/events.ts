@@ -12,7 +12,7 @@ import { WebhookCommand } from '../../cli/webhook-command.js';
 /** What `--json` prints. */
 export type JsonResult = StoredEventJson[];
 
-export default class WebhooksEvents extends WebhookCommand {
+export default class WebhooksEvents extends WebhookCommand<JsonResult> {
   static override summary = 'List the events `svc webhooks listen` received, newest first';
   static override description = `Accepted events appear once per event id, with the number of repeated deliveries and the schema notes they were accepted with (how they differ from openapi.yaml's event schemas); rejected deliveries appear each with the reason they were refused. With --json, each entry carries the headers and the body as received, so a rejected delivery can be checked again with \`svc webhooks verify\`; of a rejected body longer than ${REJECTED_BODY_BYTES} bytes only the first ones are kept, as body_prefix (body_truncated: true), which cannot be verified.`;
 

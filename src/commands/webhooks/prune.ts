@@ -14,7 +14,7 @@ const KEEP_AT_LEAST_MS = 25 * 3_600_000;
 /** What `--json` prints. */
 export type JsonResult = { before: string; deleted: number; kept_not_forwarded: number; dry_run: boolean };
 
-export default class WebhooksPrune extends WebhookCommand {
+export default class WebhooksPrune extends WebhookCommand<JsonResult> {
   static override summary = 'Delete stored events received before a time';
   static override description = `Keeps the store from growing without end. Accepted events whose forwarding got no 2xx answer are kept (see \`svc webhooks events --not-forwarded\`), unless --include-not-forwarded. Events of the last 25 hours cannot be pruned: the service retries a delivery for 24 hours, and a retry of a pruned event would be taken as new. Safe while \`svc webhooks listen\` runs: rows go in small transactions.`;
 

@@ -13,7 +13,7 @@ import { helpText } from '../../cli/help-text.js';
 /** What `--json` prints. */
 export type JsonResult = { event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean };
 
-export default class WebhooksReplay extends WebhookCommand {
+export default class WebhooksReplay extends WebhookCommand<JsonResult> {
   static override summary = 'Send a stored event again to an application';
   static override description = helpText`
     Posts the event's body byte for byte with the headers it arrived with. With a webhook secret (--secret or

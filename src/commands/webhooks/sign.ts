@@ -8,7 +8,7 @@ import { signatureHeader } from '../../webhooks/signature.js';
 /** What `--json` prints. */
 export type JsonResult = { header: string };
 
-export default class WebhooksSign extends WebhookCommand {
+export default class WebhooksSign extends WebhookCommand<JsonResult> {
   static override summary = 'Make the Service-Signature header for a payload, to test a receiver';
   static override description =
     'Signs the bytes of the payload with HMAC-SHA256 and prints the header value t=…,v1=…: over "<t>.<body>" in hex, openapi.yaml\'s choice, unless --signed-payload or --signature-encoding say otherwise. With several secrets, one v1 per secret, as during a rotation.';

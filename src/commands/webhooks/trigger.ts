@@ -20,7 +20,7 @@ interface SentEvent {
 /** What `--json` prints. */
 export type JsonResult = SentEvent[];
 
-export default class WebhooksTrigger extends WebhookCommand {
+export default class WebhooksTrigger extends WebhookCommand<JsonResult> {
   static override summary = 'Send a signed sample event to a receiver, as the service would';
   static override description = helpText`
     The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with

@@ -19,7 +19,7 @@ function unixSeconds(text: string): number {
 /** What `--json` prints. */
 export type JsonResult = DiagnosisJson;
 
-export default class WebhooksVerify extends WebhookCommand {
+export default class WebhooksVerify extends WebhookCommand<JsonResult> {
   static override summary = 'Check a captured delivery offline and say exactly which step fails';
   static override description = helpText`
     Checks the signature header against the body's raw bytes as svc webhooks listen does (HMAC-SHA256 over

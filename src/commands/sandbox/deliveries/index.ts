@@ -9,7 +9,7 @@ import { timeView } from '../../../ui/time.js';
 /** What `--json` prints. */
 export type JsonResult = Array<Delivery & { attempt_log: DeliveryAttempt[] }>;
 
-export default class SandboxDeliveries extends SandboxCommand {
+export default class SandboxDeliveries extends SandboxCommand<JsonResult> {
   static override summary = "List the sandbox's webhook deliveries, dead letters included";
   static override examples = [
     '<%= config.bin %> sandbox deliveries',
