@@ -22,13 +22,16 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
         this.warning(secretOnCommandLine(`a key given with --${name}`, `SVC_${name.replace('-', '_').toUpperCase()} or the profile`));
       }
     }
-    const connection = await resolveConnection({
-      profile: flags.profile,
-      baseUrl: flags['base-url'],
-      caCert: flags['ca-cert'],
-      apiKey: flags['api-key'],
-      adminKey: flags['admin-key'],
-    });
+    const connection = await resolveConnection(
+      {
+        profile: flags.profile,
+        baseUrl: flags['base-url'],
+        caCert: flags['ca-cert'],
+        apiKey: flags['api-key'],
+        adminKey: flags['admin-key'],
+      },
+      this.io.env,
+    );
     for (const key of [connection.apiKey, connection.adminKey]) if (key) this.secrets.push(key.value);
     const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
     if (!key) throw missingKeyError(role);

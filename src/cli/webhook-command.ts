@@ -26,7 +26,7 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
       [value, source] = [this.io.env.SVC_WEBHOOK_STORE, 'SVC_WEBHOOK_STORE'];
     } else {
       const config = await readConfig();
-      const name = currentProfileName(config, profile);
+      const name = currentProfileName(config, profile, this.io.env);
       [value, source] = [config.profiles[name]?.webhook_store ?? defaultStorePath(), `profile "${name}"`];
     }
     this.secrets.push(...storeSecrets(value));
@@ -39,9 +39,9 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
     if (fromFlag?.length) {
       this.warning(secretOnCommandLine('a secret given with --secret', 'SVC_WEBHOOK_SECRET'));
       secrets = fromFlag;
-    } else if (process.env.SVC_WEBHOOK_SECRET) {
+    } else if (this.io.env.SVC_WEBHOOK_SECRET) {
       // Spaces next to a comma are separators; those around the whole value are kept, so they can be reported.
-      secrets = process.env.SVC_WEBHOOK_SECRET.split(/ *, */).filter((secret) => secret !== '');
+      secrets = this.io.env.SVC_WEBHOOK_SECRET.split(/ *, */).filter((secret) => secret !== '');
     } else if (!required) {
       return [];
     } else {

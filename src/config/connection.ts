@@ -47,9 +47,9 @@ const FLAGS: Record<ConnectionSetting, string> = {
   webhook_store: '--store',
 };
 
-export async function resolveConnection(input: ConnectionInput, env = process.env): Promise<Connection> {
+export async function resolveConnection(input: ConnectionInput, env: NodeJS.ProcessEnv): Promise<Connection> {
   const config = await readConfig();
-  const profileName = currentProfileName(config, input.profile);
+  const profileName = currentProfileName(config, input.profile, env);
   const profile: Profile = config.profiles[profileName] ?? {};
   if (input.profile !== undefined && !config.profiles[profileName]) {
     throw new ConfigError(

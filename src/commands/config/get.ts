@@ -19,7 +19,7 @@ export default class ConfigGet extends BaseCommand<JsonResult> {
     const { args, flags } = await this.parse(ConfigGet);
     const name = args.name as SettingName;
     const config = await readConfig();
-    const profile = currentProfileName(config, flags.profile);
+    const profile = currentProfileName(config, flags.profile, this.io.env);
     const value = config.profiles[profile]?.[name];
     if (value === undefined) {
       throw new ConfigError('setting_not_set', `${name} is not set in profile "${profile}"`, `set it with \`svc config set ${name}\``);

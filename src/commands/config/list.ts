@@ -14,7 +14,7 @@ export default class ConfigList extends BaseCommand<JsonResult> {
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ConfigList);
     const config = await readConfig();
-    const current = currentProfileName(config, flags.profile);
+    const current = currentProfileName(config, flags.profile, this.io.env);
     // The upload settings only where a profile holds one: most services take the sandbox's shape.
     const names = (Object.keys(SETTINGS) as SettingName[]).filter(
       (name) => !name.startsWith('upload_') || Object.values(config.profiles).some((settings) => settings[name] !== undefined),

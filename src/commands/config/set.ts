@@ -34,7 +34,7 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
     const { args, flags } = await this.parse(ConfigSet);
     const name = args.name as SettingName;
     const { profile, saved } = await updateConfig(async (config) => {
-      const profile = currentProfileName(config, flags.profile);
+      const profile = currentProfileName(config, flags.profile, this.io.env);
       const { value, source } = await this.readValue(name, args.value);
       this.secrets.push(value);
       const saved = normaliseSetting(name, value, source);

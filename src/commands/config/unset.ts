@@ -17,7 +17,7 @@ export default class ConfigUnset extends BaseCommand<JsonResult> {
     const { args, flags } = await this.parse(ConfigUnset);
     const name = args.name as SettingName;
     const { profile, removed } = await updateConfig((config) => {
-      const profile = currentProfileName(config, flags.profile);
+      const profile = currentProfileName(config, flags.profile, this.io.env);
       const settings = config.profiles[profile];
       const removed = settings?.[name] !== undefined;
       if (settings && removed) delete settings[name];
