@@ -1,16 +1,10 @@
+import { EVENT_SCHEMAS as STATED_EVENT_SCHEMAS } from '../api/operations.js';
 import type { EventType } from '../api/types.js';
 import { findProblems, type Problem, type SchemaName } from '../api/validate.js';
 import { prefixObject } from './prefix-json.js';
 
 /** The schema of openapi.yaml for each event kind it lists; a body that differs from it gets schema notes. */
-export const EVENT_SCHEMAS: Record<EventType, SchemaName> = {
-  'report.created': 'ReportCreatedEvent',
-  'report.completed': 'ReportCompletedEvent',
-  'report.failed': 'ReportFailedEvent',
-  'document.parsed': 'DocumentParsedEvent',
-  'document.processed': 'DocumentProcessedEvent',
-  'document.rejected': 'DocumentRejectedEvent',
-};
+export const EVENT_SCHEMAS: Record<EventType, SchemaName> = STATED_EVENT_SCHEMAS;
 
 /** The kinds openapi.yaml lists. Part 6 does not give a definitive list, so other kinds are received too. */
 export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
