@@ -3,7 +3,9 @@ import { Command, Flags, type Interfaces } from '@oclif/core';
 import { environmentSecrets } from '../config/keys.js';
 import { redactText } from '../core/redaction.js';
 import { asSvcError, usageError, writeError } from './error-output.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { ExitCode } from '../core/errors.js';
+import { type TimeView, timeView } from '../ui/time.js';
 import { type Io, processIo } from '../ui/io.js';
 import { jsonLine } from '../ui/json-lines.js';
 import { inquirerPrompter, type Prompter } from '../ui/prompter.js';
@@ -26,6 +28,9 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
 
   /** The streams of this run: the process's own, or an in-process test's. */
   io: Io = processIo();
+
+  /** The time of this run: the system's, or an in-process test's. */
+  clock: Clock = systemClock;
 
   /** Asks a person (inquirer on `io`'s terminal); an in-process test answers with a stub. */
   prompter: Prompter = inquirerPrompter(this.io);
@@ -146,4 +151,9 @@ export abstract class BaseCommand<Result, Line = never> extends SvcCommand<Resul
       helpGroup: 'GLOBAL',
     }),
   };
+
+  /** How times are shown on `stream`: exact with --utc or off a terminal, else relative to this run's clock. */
+  protected timeView(utc: boolean, stream: NodeJS.WriteStream = this.io.stdout): TimeView {
+    return timeView(utc, stream, this.clock.now());
+  }
 }

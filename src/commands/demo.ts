@@ -3,7 +3,6 @@ import { BaseCommand } from '../cli/base-command.js';
 import { runDemo } from '../demo/demo.js';
 import { renderReport } from '../ui/reports.js';
 import { hangingLine } from '../ui/table.js';
-import { timeView } from '../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = ReportAnswer;
@@ -18,7 +17,7 @@ export default class Demo extends BaseCommand<JsonResult> {
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(Demo);
     const report = await runDemo(({ step, detail }) => this.note(hangingLine(`✓ ${step.padEnd(9)} `, detail, this.io.stderr)));
-    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     return report;
   }
 }

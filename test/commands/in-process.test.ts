@@ -147,6 +147,19 @@ describe('reports and documents', () => {
     expect(statSync(output).mode & 0o777).toBe(0o600);
   });
 
+  it("shows times relative to the run's clock", async () => {
+    const report = await json<{ id: string; created_at: string }>(ReportsCreate, ['--applicant', applicantId, ...REPORT]);
+    const created = Date.parse(report.created_at);
+    for (const [later, phrase] of [
+      [3 * 3_600_000 + 60_000, '3 hours ago'],
+      [2 * 86_400_000, '2 days ago'],
+    ] as const) {
+      const clock = { now: () => created + later, sleep: () => Promise.resolve() };
+      const shown = await run(ReportsGet, [report.id], { terminal: { columns: 80 }, clock });
+      expect(shown.stdout).toMatch(new RegExp(`created +${phrase}`, 'i'));
+    }
+  });
+
   it('get refuses an id without its prefix before sending anything', async () => {
     const result = await run(ReportsGet, ['12345', '--json']);
     expect(result.code).toBe(ExitCode.invalidInput);

@@ -4,7 +4,6 @@ import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ApplicantAnswer } from '../../api/types.js';
 import { getApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<ApplicantAnswer>;
@@ -22,7 +21,7 @@ export default class ApplicantsGet extends ApiCommand<JsonResult> {
     assertStated([['id', args.id, STATED.applicantId]]);
     const { client } = await this.connect(flags);
     const applicant = await getApplicant(client, args.id);
-    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderApplicant(applicant, this.timeView(flags.utc), this.io.stdout));
     return applicant;
   }
 }

@@ -6,7 +6,6 @@ import { SvcError } from '../../core/errors.js';
 import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
-import { timeView } from '../../ui/time.js';
 import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
@@ -38,7 +37,7 @@ export default class ApplicantsUpdate extends ApiCommand<JsonResult> {
     assertStated([['id', args.id, STATED.applicantId]]);
     const { client } = await this.connect(flags);
     const changes = await applicantInputFrom(flags);
-    for (const warning of travelWarnings(flags.travel, Date.now())) this.warning(warning);
+    for (const warning of travelWarnings(flags.travel, this.clock.now())) this.warning(warning);
     const input = { ...changes, id: args.id };
     if (Object.keys(input).length === 1) {
       throw new SvcError(
@@ -49,7 +48,7 @@ export default class ApplicantsUpdate extends ApiCommand<JsonResult> {
       );
     }
     const applicant = await upsertApplicant(client, input);
-    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderApplicant(applicant, this.timeView(flags.utc), this.io.stdout));
     return applicant;
   }
 }

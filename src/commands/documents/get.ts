@@ -4,7 +4,6 @@ import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, DocumentAnswer } from '../../api/types.js';
 import { getDocument } from '../../services/documents.js';
 import { renderDocument } from '../../ui/documents.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<DocumentAnswer>;
@@ -22,7 +21,7 @@ export default class DocumentsGet extends ApiCommand<JsonResult> {
     assertStated([['id', args.id, STATED.documentId]]);
     const { client } = await this.connect(flags);
     const document = await getDocument(client, args.id);
-    this.log(renderDocument(document, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderDocument(document, this.timeView(flags.utc), this.io.stdout));
     return document;
   }
 }

@@ -11,7 +11,6 @@ import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
 import { canPrompt } from '../../ui/io.js';
-import { timeView } from '../../ui/time.js';
 import { chooseApplicant } from '../../cli/applicant-choice.js';
 
 /** What `--json` prints. */
@@ -91,7 +90,7 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
     } finally {
       progress?.stop(document !== undefined);
     }
-    this.log(renderDocument(document, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderDocument(document, this.timeView(flags.utc), this.io.stdout));
     return document;
   }
 

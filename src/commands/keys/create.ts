@@ -7,7 +7,6 @@ import { prepareNewSecretFile, writeSecretFile } from '../../core/secret-file.js
 import { SvcError } from '../../core/errors.js';
 import { createKey, revokeKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Key & { secret_file: string };
@@ -55,7 +54,7 @@ export default class KeysCreate extends AdminCommand<JsonResult> {
     } catch (error) {
       throw await this.revokeUnsaved(client, key.id, file, error as Error);
     }
-    this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderKey(key, this.timeView(flags.utc), this.io.stdout));
     this.note(`Secret written to ${file} (0600); it cannot be shown again.`);
     if (keptAside) this.note(`What ${file} held is kept in ${keptAside} (0600): delete it once nothing needs that secret.`);
     return { ...key, secret_file: file };

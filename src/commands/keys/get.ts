@@ -4,7 +4,6 @@ import { assertStated, STATED } from '../../spec/stated.js';
 import type { Key } from '../../api/types.js';
 import { readKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Key;
@@ -22,7 +21,7 @@ export default class KeysGet extends AdminCommand<JsonResult> {
     assertStated([['id', args.id, STATED.keyId]]);
     const { client } = await this.connectAdmin(flags);
     const key = await readKey(client, args.id);
-    this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderKey(key, this.timeView(flags.utc), this.io.stdout));
     return key;
   }
 }

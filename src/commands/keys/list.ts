@@ -7,7 +7,6 @@ import { maxPagesFlag } from '../../flags/max-pages.js';
 import { listAllKeys, listKeys } from '../../services/keys.js';
 import { renderKeyRows } from '../../ui/keys.js';
 import { pagingStopWarning } from '../../ui/paging.js';
-import { timeView } from '../../ui/time.js';
 
 /** `--json`: the keys read, and whether more follow; with --all, null and `stopped` when paging stopped before the end. */
 interface KeyListing {
@@ -43,7 +42,7 @@ export default class KeysList extends AdminCommand<JsonResult> {
       list = await listKeys(client, { limit: flags.limit, starting_after: flags['starting-after'] });
     }
     if (list.data.length === 0) this.note('No keys.');
-    else this.log(renderKeyRows(list.data, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    else this.log(renderKeyRows(list.data, this.timeView(flags.utc), this.io.stdout));
     if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
     if (list.stopped) this.warning(pagingStopWarning(list.stopped, 'keys'));
     return list;

@@ -27,7 +27,6 @@ import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` writes: one line per event of the rotation. */
 export type JsonLine = RotationJsonLine;
@@ -317,7 +316,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       drainWaitMs: flags['drain-wait'] ?? null,
     });
     if (earlier && record.status === 'in_progress') {
-      this.note(`Continuing rotation ${record.id} of ${record.old_key.id}, started ${timeView(flags.utc, this.io.stderr).full(record.started_at)}.`);
+      this.note(`Continuing rotation ${record.id} of ${record.old_key.id}, started ${this.timeView(flags.utc, this.io.stderr).full(record.started_at)}.`);
     }
     // Checked before a journal names the file: a rotation keeps its key file to the end.
     if (!earlier && record.new_key_source === 'api' && record.new_key_file && !flags['dry-run'])

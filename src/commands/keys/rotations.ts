@@ -1,7 +1,6 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { listRotations, type RotationRecord } from '../../keys/journal.js';
 import { renderRotations } from '../../ui/rotation.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = RotationRecord[];
@@ -16,7 +15,7 @@ export default class KeysRotations extends BaseCommand<JsonResult> {
     const { flags } = await this.parse(KeysRotations);
     const records = await listRotations();
     if (records.length === 0) this.note('No rotations.');
-    else this.log(renderRotations(records, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    else this.log(renderRotations(records, this.timeView(flags.utc), this.io.stdout));
     return records;
   }
 }

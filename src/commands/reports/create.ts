@@ -16,7 +16,6 @@ import type { AnswerCheck } from '../../ui/prompter.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { timeView } from '../../ui/time.js';
 import { helpText } from '../../cli/help-text.js';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
@@ -102,7 +101,7 @@ export default class ReportsCreate extends ApiCommand<JsonResult> {
         waitForReport(client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
       );
     }
-    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }

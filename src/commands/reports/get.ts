@@ -5,7 +5,6 @@ import type { Identified, ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
 import { renderReport } from '../../ui/reports.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<ReportAnswer>;
@@ -35,8 +34,8 @@ export default class ReportsGet extends ApiCommand<JsonResult> {
     const report = await getReport(client, args.id);
     if (flags.web) {
       const [{ showPage, shownPageLine }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
-      this.note(shownPageLine(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output)));
-    } else this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
+      this.note(shownPageLine(await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, flags.output)));
+    } else this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     return report;
   }
 }

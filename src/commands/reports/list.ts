@@ -8,7 +8,6 @@ import { type ListStart, listAllReports, listReportsFrom, type ReportPage } from
 import { pagingStopWarning } from '../../ui/paging.js';
 import { renderReportRows } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { timeView } from '../../ui/time.js';
 import { helpText } from '../../cli/help-text.js';
 
 /** The page after the one read: its URL, what in the answer gave it, and the arguments of `svc reports list` that read it. */
@@ -114,7 +113,7 @@ export default class ReportsList extends ApiCommand<JsonResult> {
 
   private show(reports: ReportAnswer[], utc: boolean): void {
     if (reports.length === 0) this.note('No reports.');
-    else this.log(renderReportRows(reports, timeView(utc, this.io.stdout), this.io.stdout));
+    else this.log(renderReportRows(reports, this.timeView(utc), this.io.stdout));
   }
 }
 

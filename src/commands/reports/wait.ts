@@ -7,7 +7,6 @@ import { ExitCode } from '../../core/errors.js';
 import { waitForReport } from '../../services/reports.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
-import { timeView } from '../../ui/time.js';
 import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
@@ -40,7 +39,7 @@ export default class ReportsWait extends ApiCommand<JsonResult> {
     const report = await waitWithSpinner(this.io, args.id, flags['wait-timeout'], (onPoll) =>
       waitForReport(client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
     );
-    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }

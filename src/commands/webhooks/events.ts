@@ -2,7 +2,6 @@ import { Flags } from '@oclif/core';
 import { instantFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS } from '../../flags/event-kind.js';
 import { renderTable } from '../../ui/table.js';
-import { timeView } from '../../ui/time.js';
 import { forwardCell, statusCell, storedEventJson, type StoredEventJson } from '../../ui/webhooks.js';
 import { storeFlag } from '../../flags/webhook.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
@@ -52,7 +51,7 @@ export default class WebhooksEvents extends WebhookCommand<JsonResult> {
       });
       if (events.length === 0) this.note('No events.');
       else {
-        const times = timeView(flags.utc, this.io.stdout);
+        const times = this.timeView(flags.utc);
         this.log(
           renderTable(
             [

@@ -9,7 +9,7 @@ import { DEFAULT_BODY_LIMIT } from '../../core/inbound-http.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { type DeliveryJson, deliveryJson, deliveryLine, type TakeoverJson, takeoverJson } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { type TimeView, timeView } from '../../ui/time.js';
+import type { TimeView } from '../../ui/time.js';
 import {
   receiverCaCertFlag,
   signatureEncodingFlag,
@@ -211,7 +211,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
       faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
     });
     const json = this.jsonEnabled();
-    const times = timeView(flags.utc, this.io.stdout);
+    const times = this.timeView(flags.utc);
     listener.on('report', (report) => this.render(report, json, times));
     let url: string;
     try {

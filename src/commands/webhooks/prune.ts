@@ -32,7 +32,7 @@ export default class WebhooksPrune extends WebhookCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksPrune);
-    const latest = Date.now() - KEEP_AT_LEAST_MS;
+    const latest = this.clock.now() - KEEP_AT_LEAST_MS;
     if (flags.before > latest) {
       throw new SvcError(
         'usage',

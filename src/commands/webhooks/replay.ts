@@ -69,7 +69,7 @@ export default class WebhooksReplay extends WebhookCommand<JsonResult> {
         );
       }
       const result = await postRaw(flags['forward-to'], headers, event.body);
-      await store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, Date.now());
+      await store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, this.clock.now());
       this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
       if (result.status === null) process.exitCode = ExitCode.network;
       else if (!isDelivered(result)) process.exitCode = ExitCode.verificationFailed;
