@@ -1,6 +1,7 @@
 import type { KitKeys } from './kit-keys.js';
 import type { Exchange, ImplementationClient, Purpose, Role } from './http.js';
 import { CheckSkipped } from './outcome.js';
+import { isJsonObject } from '../core/json-object.js';
 
 type KeyRole = Exclude<Role, 'revocable' | 'none'>;
 
@@ -37,13 +38,13 @@ export function sendWithKey(context: { client: ImplementationClient; keys: KitKe
 /** The `id` of a resource answer, if it has one. */
 export function idOf(exchange: Pick<Exchange, 'json'>): string | undefined {
   const body = exchange.json;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const id = (body as Record<string, unknown>).id;
+  if (!isJsonObject(body)) return undefined;
+  const { id } = body;
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** A field of a resource answer, when the answer is an object. */
 export function field(exchange: Pick<Exchange, 'json'>, name: string): unknown {
   const body = exchange.json;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
+  return isJsonObject(body) ? body[name] : undefined;
 }

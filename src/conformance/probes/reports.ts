@@ -4,6 +4,7 @@ import { sendWithKey, field } from '../requests.js';
 import type { Exchange, Purpose } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, SetupError, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import type { ProbeSet } from './types.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 const memo = new WeakMap<KitContext, Promise<{ id: string; deleted: Exchange }>>();
 
@@ -72,9 +73,9 @@ function withoutLinks(body: unknown, origin: string): unknown {
     return out;
   };
   const stripped = strip(body);
-  if (typeof stripped === 'object' && stripped !== null && !Array.isArray(stripped)) {
-    delete (stripped as Record<string, unknown>).links;
-    delete (stripped as Record<string, unknown>)._links;
+  if (isJsonObject(stripped)) {
+    delete stripped.links;
+    delete stripped._links;
   }
   return stripped;
 }
