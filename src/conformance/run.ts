@@ -297,7 +297,15 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     await receiver?.close();
   }
 
-  const checks = checkResults(selected, outcomes, times, keys, secrets);
+  return runResult(options, checkResults(selected, outcomes, times, keys, secrets), { started, fixtures, receiver });
+}
+
+/** The checks counted by status, with the run's record. */
+async function runResult(
+  options: KitOptions,
+  checks: TimedCheckResult[],
+  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined },
+): Promise<RunResult> {
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {
     level: options.level,
@@ -310,12 +318,12 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
       baseUrl: options.baseUrl,
       level: options.level,
       fast: Boolean(options.fast),
-      started,
+      started: run.started,
       checks,
       catalogue: CATALOGUE,
       pactDir: options.pact?.contractsDir,
-      fixtures,
-      webhookReceiver: receiver && receiverRecord(receiver, options),
+      fixtures: run.fixtures,
+      webhookReceiver: run.receiver && receiverRecord(run.receiver, options),
     }),
   };
 }
