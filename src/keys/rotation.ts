@@ -29,6 +29,8 @@ export interface RotationContext {
   secrets: readonly string[];
   /** Where the deploy command's output goes (svc's stderr, so that stdout stays --json). */
   deployOutput: Writable;
+  /** The environment the deploy and drain check commands start from (the command's; svc's own variables are left out). */
+  env: NodeJS.ProcessEnv;
   ask(question: RotationQuestion): Promise<boolean>;
   emit(event: RotationEvent): void;
   signal: AbortSignal;
@@ -323,7 +325,12 @@ class RotationRun {
       }
       record.attempts.deploy = new Date().toISOString();
       await saveRotation(record);
-      await runDeployCommand(record.deploy_cmd, secret, newKey.id ?? '', { secrets: context.secrets, output: context.deployOutput, signal: context.signal });
+      await runDeployCommand(record.deploy_cmd, secret, newKey.id ?? '', {
+        env: context.env,
+        secrets: context.secrets,
+        output: context.deployOutput,
+        signal: context.signal,
+      });
       return this.done('deploy', { at: new Date().toISOString(), by: 'command' }, 'the deploy command succeeded');
     }
     record.attempts.deploy = new Date().toISOString();
@@ -430,6 +437,7 @@ class RotationRun {
         command,
         { oldKeyId: record.old_key.id, newKeyId: this.newKey().id },
         {
+          env: context.env,
           secrets: context.secrets,
           output: context.deployOutput,
           signal: context.signal,

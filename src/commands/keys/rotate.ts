@@ -363,6 +363,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
         ask,
         emit: (event) => this.view.show(event),
         deployOutput: this.io.stderr,
+        env: this.io.env,
         signal,
         pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
         timeoutMs: flags.timeout ?? DEFAULT_TIMEOUT_MS,

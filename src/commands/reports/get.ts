@@ -34,7 +34,7 @@ export default class ReportsGet extends ApiCommand<JsonResult> {
     const report = await getReport(client, args.id);
     if (flags.web) {
       const [{ showPage, shownPageLine }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
-      this.note(shownPageLine(await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, flags.output)));
+      this.note(shownPageLine(await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, { output: flags.output, env: this.io.env })));
     } else this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     return report;
   }

@@ -33,7 +33,7 @@ export default class ReportsOpen extends ApiCommand<JsonResult> {
     assertStated([['id', args.id, STATED.reportId]]);
     const { client } = await this.connect(flags);
     const report = await getReport(client, args.id);
-    const page = await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, flags.output);
+    const page = await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, { output: flags.output, env: this.io.env });
     this.note(shownPageLine(page));
     return { ...page, report };
   }
