@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'tmp/', 'packages/', 'src/api/schema.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'tmp/', 'packages/', 'src/api/schema.d.ts', 'src/api/operations.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

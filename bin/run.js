@@ -57,7 +57,7 @@ if (asksVersion) {
 } else {
   // The check above replaces oclif's own engine check, which costs a sixth of start-up.
   process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
-  const { execute } = await import('../dist/run.js');
+  const { execute } = await import('../dist/cli/run.js');
   delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
   // oclif's plugins (help, autocomplete, not-found) bring commands of their own and a hook for an
   // unknown command: one of svc's own commands needs none of them, only the time they take to load.

@@ -15,7 +15,7 @@ const commands = readdirSync(new URL('src/commands', root), { recursive: true })
   .map((file) => `src/commands/${file}`);
 /** Modules loaded by path at run time, by svc itself or by its tests and benchmarks. */
 const scripts = [
-  'src/run.ts',
+  'src/cli/run.ts',
   'src/sandbox/document-check-worker.ts',
   'src/webhooks/intake-worker.ts',
   'src/conformance/pact-child.ts',

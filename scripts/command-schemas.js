@@ -1,6 +1,6 @@
 // Writes schemas/<command>.json: the JSON Schema of what each command prints with --json, generated
-// from the command's own types (`JsonResult`: the one document it prints; `JsonLine`: each line of a
-// command that reports as it goes). A test fails when the types differ from the schemas, so that a
+// from the types its class states (`extends ApiCommand<JsonResult>`: the one document it prints, which
+// the compiler holds run() to; `<…, JsonLine>`: each line of a command that reports as it goes). A test fails when the types differ from the schemas, so that a
 // change to what ops scripts read is made on purpose: review it, then run `npm run snapshot`.
 // Usage: node scripts/command-schemas.js [--check]
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,15 +20,33 @@ function nameOf(file) {
     .replaceAll('/', '-');
 }
 
+/** The names a type argument refers to: `JsonResult`, or each of a union's (`JsonResult | undefined`). */
+function namesIn(type) {
+  if (!type) return [];
+  if (ts.isUnionTypeNode(type)) return type.types.flatMap(namesIn);
+  return ts.isTypeReferenceNode(type) ? [type.typeName.getText()] : [];
+}
+
+/** What the command's class states its --json prints: the type arguments of the command base it extends. */
+function kindsOf(file) {
+  const path = new URL(file, commandsDir);
+  const source = ts.createSourceFile(path.pathname, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+  const command = source.statements.find(
+    (statement) => ts.isClassDeclaration(statement) && statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.DefaultKeyword),
+  );
+  const [result, line] = command?.heritageClauses?.[0]?.types[0]?.typeArguments ?? [];
+  const kinds = [...(namesIn(result).includes('JsonResult') ? ['JsonResult'] : []), ...(namesIn(line).includes('JsonLine') ? ['JsonLine'] : [])];
+  if (kinds.length === 0)
+    throw new Error(
+      `src/commands/${file}: its class states neither JsonResult nor JsonLine (extends ApiCommand<JsonResult>, or <void, JsonLine>): type what its --json prints`,
+    );
+  return kinds;
+}
+
 const commands = readdirSync(commandsDir, { recursive: true })
   .filter((file) => file.endsWith('.ts'))
   .sort()
-  .map((file) => {
-    const source = readFileSync(new URL(file, commandsDir), 'utf8');
-    const kinds = ['JsonResult', 'JsonLine'].filter((kind) => new RegExp(`^export (type|interface) ${kind}\\b`, 'm').test(source));
-    if (kinds.length === 0) throw new Error(`src/commands/${file} exports neither JsonResult nor JsonLine: type what its --json prints`);
-    return { file, name: nameOf(file), kinds };
-  });
+  .map((file) => ({ file, name: nameOf(file), kinds: kindsOf(file) }));
 
 rmSync(scratch, { recursive: true, force: true });
 mkdirSync(scratch, { recursive: true });

@@ -4,15 +4,10 @@
  and whatever it holds is taken: nothing, JSON, or the resource wrapped the
  * way common conventions wrap it.
  */
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import type { ApiResponse } from './exchange.js';
 import { resourceOf } from './list-answer.js';
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type JsonObject } from '../core/json-object.js';
 
 /** The JSON of a body read as text; undefined when it is empty or not JSON. */
 export function parsedOrUndefined(text: string | undefined): unknown {
@@ -41,8 +36,8 @@ export function jsonOf(answer: ApiResponse, what: string): unknown {
   return body;
 }
 
-function isResource(value: unknown): value is Json & { id: string | number } {
-  return isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number');
+function isResource(value: unknown): value is JsonObject & { id: string | number } {
+  return isJsonObject(value) && (typeof value.id === 'string' || typeof value.id === 'number');
 }
 
 /**
@@ -50,10 +45,10 @@ function isResource(value: unknown): value is Json & { id: string | number } {
  * resource it wraps in `data` (JSON:API, attributes flattened) or under a single key
  * (`{"report": {…}}`). Any other object is taken as it is; no object at all is `{}`.
  */
-export function resourceIn(body: unknown): Json {
-  if (!isObject(body)) return {};
+export function resourceIn(body: unknown): JsonObject {
+  if (!isJsonObject(body)) return {};
   if (isResource(body)) return body;
-  if (isResource(body.data)) return resourceOf(body.data) as Json;
+  if (isResource(body.data)) return resourceOf(body.data) as JsonObject;
   const wrapped = Object.values(body).filter(isResource);
   return wrapped.length === 1 && Object.keys(body).length === 1 ? wrapped[0]! : body;
 }
@@ -67,14 +62,14 @@ export function fetchedResource(
   body: unknown,
   what: string,
   hint = 'check --base-url points at the API itself; `--json` shows the answer as it came',
-): Json & { id: string | number } {
+): JsonObject & { id: string | number } {
   const resource = resourceIn(body);
   if (isResource(resource)) return resource;
   throw new SvcError('server', 'answer_not_a_resource', `${what} answered with no resource in it (no object with an id)`, hint);
 }
 
 /** The id of a resource as answered, for a request that follows it up; an answer without one is named as such. */
-export function idOf(resource: Json, what: string): string {
+export function idOf(resource: JsonObject, what: string): string {
   const id = resource.id;
   if (typeof id === 'string' && id !== '') return id;
   if (typeof id === 'number') return String(id);
@@ -86,7 +81,7 @@ export function idOf(resource: Json, what: string): string {
  * came, with the `defaults` it leaves out added after its fields; only the defaults when the answer
  * holds no object (204, an empty or a text body).
  */
-export function withDefaults(body: unknown, defaults: Json): Json {
-  const answered = isObject(body) ? body : {};
+export function withDefaults(body: unknown, defaults: JsonObject): JsonObject {
+  const answered = isJsonObject(body) ? body : {};
   return { ...answered, ...Object.fromEntries(Object.entries(defaults).filter(([name]) => !(name in answered))) };
 }

@@ -1,5 +1,5 @@
 import { isIPv4 } from 'node:net';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();

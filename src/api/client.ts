@@ -17,7 +17,7 @@ type JsonBodyOf<O> = O extends { requestBody?: infer R } ? (NonNullable<R> exten
 /** Query parameters: those undefined are not sent. */
 type Query = Record<string, string | number | boolean | undefined>;
 
-interface CallOptions<O> {
+interface RequestOptions<O> {
   query?: Query;
   /** A query string as a next-page link gives it, sent as it is. */
   search?: string;
@@ -26,13 +26,13 @@ interface CallOptions<O> {
   upload?: StreamedBody;
 }
 
-/** The options of a call, required when the path has parameters. */
-type Call<O> = [PathParameters<O>] extends [never] ? [options?: CallOptions<O>] : [options: CallOptions<O> & { path: PathParameters<O> }];
-type ClientMethod<M extends Method> = <P extends PathsWith<M>>(path: P, ...options: Call<OperationOf<P, M>>) => Promise<ApiResponse>;
+/** The options of a request, required when the path has parameters. */
+type RequestArguments<O> = [PathParameters<O>] extends [never] ? [options?: RequestOptions<O>] : [options: RequestOptions<O> & { path: PathParameters<O> }];
+type ClientMethod<M extends Method> = <P extends PathsWith<M>>(path: P, ...options: RequestArguments<OperationOf<P, M>>) => Promise<ApiResponse>;
 
 /**
  * The API as openapi.yaml describes it: paths, path parameters and JSON bodies typed from the
- * generated schema. Every call answers the exchange's response, read whole; a non-2xx answer or a
+ * generated schema. Every request answers the exchange's response, read whole; a non-2xx answer or a
  * failed exchange is thrown as an ApiError.
  */
 export interface ApiClient {
@@ -59,7 +59,7 @@ export interface ApiClientOptions {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-function urlOf(baseUrl: string, path: string, options: CallOptions<unknown> & { path?: Record<string, unknown> }): string {
+function urlOf(baseUrl: string, path: string, options: RequestOptions<unknown> & { path?: Record<string, unknown> }): string {
   const filled = path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String((options.path?.[name] as string | number | undefined) ?? '')));
   const search =
     options.search?.replace(/^\?/, '') ??
@@ -98,17 +98,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const middlewares = [throwApiErrors(timeoutMs), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
   const baseUrl = options.baseUrl.href.replace(/\/$/, '');
 
-  const call =
+  const requestWith =
     (method: string) =>
-    (path: string, callOptions: CallOptions<unknown> & { path?: Record<string, unknown> } = {}): Promise<ApiResponse> => {
+    (path: string, requestOptions: RequestOptions<unknown> & { path?: Record<string, unknown> } = {}): Promise<ApiResponse> => {
       const headers: Record<string, string> = { accept: 'application/json' };
       let body: ApiRequest['body'];
-      if (callOptions.upload) body = callOptions.upload;
-      else if (callOptions.body !== undefined) {
+      if (requestOptions.upload) body = requestOptions.upload;
+      else if (requestOptions.body !== undefined) {
         headers['content-type'] = 'application/json';
-        body = JSON.stringify(callOptions.body);
+        body = JSON.stringify(requestOptions.body);
       }
-      return through(middlewares, send, { method, url: urlOf(baseUrl, path, callOptions), headers, body });
+      return through(middlewares, send, { method, url: urlOf(baseUrl, path, requestOptions), headers, body });
     };
-  return { GET: call('GET'), POST: call('POST'), PUT: call('PUT'), PATCH: call('PATCH'), DELETE: call('DELETE') } as ApiClient;
+  return {
+    GET: requestWith('GET'),
+    POST: requestWith('POST'),
+    PUT: requestWith('PUT'),
+    PATCH: requestWith('PATCH'),
+    DELETE: requestWith('DELETE'),
+  } as ApiClient;
 }

@@ -1,4 +1,4 @@
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import { jsonOf } from './answer.js';
 import type { ApiResponse } from './exchange.js';
 

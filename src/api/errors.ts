@@ -1,5 +1,6 @@
-import { ApiError, type ErrorKind } from '../errors.js';
+import { ApiError, type ErrorKind } from '../core/errors.js';
 import type { AnswerHeaders, ApiRequest, ApiResponse } from './exchange.js';
+import { isJsonObject } from '../core/json-object.js';
 
 const HINTS: Record<string, string> = {
   unauthorized: 'the Authorization header was missing or malformed — set SVC_API_KEY or `svc config set api_key`',
@@ -43,12 +44,6 @@ export function retryAfterSeconds(headers: AnswerHeaders): number | undefined {
   return parseRetryAfter(headers.get('retry-after'));
 }
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function textOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() ? value : undefined;
 }
@@ -82,9 +77,9 @@ function describeBody(text: string): { code?: string; message?: string; param?: 
   } catch {
     return {};
   }
-  if (!isObject(body)) return {};
-  const errors = Array.isArray(body.errors) ? body.errors.find(isObject) : undefined;
-  const inner = isObject(body.error) ? body.error : errors;
+  if (!isJsonObject(body)) return {};
+  const errors = Array.isArray(body.errors) ? body.errors.find(isJsonObject) : undefined;
+  const inner = isJsonObject(body.error) ? body.error : errors;
   const places = inner ? [inner, body] : [body];
   const first = (...names: string[]) => {
     for (const place of places) for (const name of names) if (textOf(place[name])) return textOf(place[name]);

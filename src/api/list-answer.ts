@@ -6,20 +6,15 @@
  * `links.next` (JSON:API), `_links.next.href` (HAL), a `next` URL, `has_more` with the last id
  * (Stripe), a `next_cursor` or a `next_page_token`, page numbers.
  */
+import { isJsonObject, type JsonObject } from '../core/json-object.js';
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isResource(value: unknown): value is Json {
-  return isObject(value) && (typeof value.id === 'string' || typeof value.id === 'number');
+function isResource(value: unknown): value is JsonObject {
+  return isJsonObject(value) && (typeof value.id === 'string' || typeof value.id === 'number');
 }
 
 /** A JSON:API resource `{type, id, attributes}` flattened to `{id, …attributes}`; any other item as it is. */
 export function resourceOf(item: unknown): unknown {
-  if (!isResource(item) || !isObject(item.attributes)) return item;
+  if (!isResource(item) || !isJsonObject(item.attributes)) return item;
   return { id: item.id, ...item.attributes };
 }
 
@@ -27,7 +22,7 @@ const MAX_DEPTH = 3;
 
 function itemsIn(body: unknown, depth: number): unknown[] | undefined {
   if (Array.isArray(body)) return body as unknown[];
-  if (!isObject(body) || depth > MAX_DEPTH) return undefined;
+  if (!isJsonObject(body) || depth > MAX_DEPTH) return undefined;
   if (Array.isArray(body.data)) return body.data as unknown[];
   const arrays = Object.values(body).filter(Array.isArray);
   const ofResources = arrays.filter((array) => array.length > 0 && array.every(isResource));
@@ -35,7 +30,7 @@ function itemsIn(body: unknown, depth: number): unknown[] | undefined {
   if (arrays.length === 1) return arrays[0];
   if (arrays.length > 1) return undefined;
   const nested = Object.values(body)
-    .filter(isObject)
+    .filter(isJsonObject)
     .map((value) => itemsIn(value, depth + 1))
     .filter((items) => items !== undefined);
   return nested.length === 1 ? nested[0] : undefined;
@@ -65,8 +60,8 @@ function linkHeaderTarget(value: string, rel: string): string | null {
 /** Relations that show a list is paged: beside them, a missing `next` marks the last page. */
 const PAGING_RELATIONS = ['first', 'last', 'prev', 'previous'];
 
-function field(body: Json, path: string): unknown {
-  return path.split('.').reduce<unknown>((value, name) => (isObject(value) ? value[name] : undefined), body);
+function field(body: JsonObject, path: string): unknown {
+  return path.split('.').reduce<unknown>((value, name) => (isJsonObject(value) ? value[name] : undefined), body);
 }
 
 const NEXT_LINKS = [
@@ -126,7 +121,7 @@ export function nextPage(url: URL, body: unknown, header: (name: string) => stri
     if (next !== null) return sameOrigin(next, 'the Link header');
     if (PAGING_RELATIONS.some((rel) => linkHeaderTarget(link, rel) !== null)) return { kind: 'end', how: 'the Link header has no rel="next"' };
   }
-  if (!isObject(body)) return { kind: 'unknown' };
+  if (!isJsonObject(body)) return { kind: 'unknown' };
   for (const path of NEXT_LINKS) {
     const value = field(body, path);
     if (typeof value === 'string' && value !== '') return sameOrigin(value, path);
@@ -135,7 +130,7 @@ export function nextPage(url: URL, body: unknown, header: (name: string) => stri
   for (const name of ['links', '_links']) {
     const links = body[name];
     // JSON:API and HAL leave the next link out on the last page.
-    if (isObject(links) && PAGING_RELATIONS.some((rel) => rel in links)) return { kind: 'end', how: `${name} has no next` };
+    if (isJsonObject(links) && PAGING_RELATIONS.some((rel) => rel in links)) return { kind: 'end', how: `${name} has no next` };
   }
   // A cursor the answer names is followed before has_more, whose next page is only inferred from the last id.
   for (const [path, parameter] of CURSORS) {

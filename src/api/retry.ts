@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { isConnectionFailure, retryAfterSeconds } from './errors.js';
 import type { ApiRequest, ApiResponse, Send } from './exchange.js';
 
@@ -55,20 +55,20 @@ function reasonOf(outcome: Outcome): string {
 export function withRetries(send: Send, policy: RetryPolicy, notice?: RetryNotice, timing: RetryTiming = SYSTEM_TIMING): Send {
   return async (request) => {
     if (!IDEMPOTENT_METHODS.has(request.method) || policy.retries === 0) return send(request);
-    const settle = async (): Promise<Outcome> => {
+    const attempt = async (): Promise<Outcome> => {
       try {
         return { response: await send(request) };
       } catch (error) {
         return { error };
       }
     };
-    let outcome = await settle();
+    let outcome = await attempt();
     for (let retry = 1; retry <= policy.retries && worthRetrying(outcome); retry++) {
       const delayMs = delayBefore(retry, outcome, policy, timing.random);
       if (delayMs === undefined) break;
       notice?.({ request, attempt: retry + 1, delayMs, reason: reasonOf(outcome) });
       await timing.clock.sleep(delayMs);
-      outcome = await settle();
+      outcome = await attempt();
     }
     if ('response' in outcome) return outcome.response;
     throw outcome.error;

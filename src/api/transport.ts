@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { setDefaultCACertificates } from 'node:tls';
-import { ApiError, ConfigError } from '../errors.js';
+import { ApiError, ConfigError } from '../core/errors.js';
 import { AnswerHeaders, type ApiResponse, type Send, type StreamedBody } from './exchange.js';
 
 // An ES module import of node:http reads all its exports, and one of them starts Node's fetch (undici),

@@ -1,6 +1,7 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
-import { assertKey, type KeyEnvironment } from './keys.js';
+import type { KeyEnvironment } from '../core/redaction.js';
+import { assertKey } from './keys.js';
 import { currentProfileName, readConfig, type Profile } from './store.js';
 
 export interface ConnectionInput {
@@ -46,9 +47,9 @@ const FLAGS: Record<ConnectionSetting, string> = {
   webhook_store: '--store',
 };
 
-export async function resolveConnection(input: ConnectionInput, env = process.env): Promise<Connection> {
+export async function resolveConnection(input: ConnectionInput, env: NodeJS.ProcessEnv): Promise<Connection> {
   const config = await readConfig();
-  const profileName = currentProfileName(config, input.profile);
+  const profileName = currentProfileName(config, input.profile, env);
   const profile: Profile = config.profiles[profileName] ?? {};
   if (input.profile !== undefined && !config.profiles[profileName]) {
     throw new ConfigError(

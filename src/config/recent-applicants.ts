@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { paths } from './paths.js';
-import { writeSecretFile } from './secret-file.js';
+import { writeSecretFile } from '../core/secret-file.js';
 
 /** Applicants kept per service, newest first: ids only, never a name or any other personal data. */
 const KEPT = 20;

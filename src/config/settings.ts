@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseBaseUrl } from '../api/base-url.js';
-import { assertKey, redactKey } from './keys.js';
+import { redactKey } from '../core/redaction.js';
+import { assertKey } from './keys.js';
 import { SETTINGS, type SettingName } from './store.js';
 import { parseEncoding, parseFieldName, parseFieldsSetting } from './upload-shape.js';
 import { describeStore, parseStoreLocation, storeSecrets } from './webhook-store.js';

@@ -1,6 +1,6 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { paths } from './paths.js';
-import { readSecretFile, writeSecretFile } from './secret-file.js';
+import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 
 /** The settings a profile may hold. Secret ones are never printed in full. */
 export const SETTINGS = {
@@ -82,8 +82,9 @@ export async function updateConfig<T>(change: (config: ConfigFile) => { changed:
   return result;
 }
 
-export function currentProfileName(config: ConfigFile, requested?: string): string {
-  const name = requested ?? process.env.SVC_PROFILE ?? config.current_profile ?? DEFAULT_PROFILE;
+/** The profile a run uses: `--profile`, else SVC_PROFILE of `env` (the command's), else the current one. */
+export function currentProfileName(config: ConfigFile, requested: string | undefined, env: NodeJS.ProcessEnv): string {
+  const name = requested ?? env.SVC_PROFILE ?? config.current_profile ?? DEFAULT_PROFILE;
   assertProfileName(name);
   return name;
 }

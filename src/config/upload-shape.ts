@@ -3,7 +3,7 @@
  * the sandbox's (openapi.yaml). The vocabulary is the kit's `--fixtures` document (api/upload-shape.ts).
  */
 import { PLACEHOLDER, SANDBOX_UPLOAD_SHAPE, UPLOAD_ENCODINGS, UPLOAD_PLACEHOLDERS, type UploadEncoding, type UploadShape } from '../api/upload-shape.js';
-import { ConfigError, SvcError } from '../errors.js';
+import { ConfigError, SvcError } from '../core/errors.js';
 import type { Profile } from './store.js';
 
 /** What the flags of `documents upload` ask for; undefined: not given. */

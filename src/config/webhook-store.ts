@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 
 /** The schema a PostgreSQL store uses when the connection string names none. */
 const DEFAULT_POSTGRES_SCHEMA = 'svc_webhooks';

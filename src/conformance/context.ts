@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readsAsFailure } from '../api/report-outcome.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -9,7 +9,7 @@ import { CheckSkipped, isSuccess, SetupError, shown } from './outcome.js';
 import { eventOf, mentions, type WebhookReceiver } from './receiver.js';
 import { sampleUnsafeFile } from './samples.js';
 import type { KitKeys, KitTimeouts, RevocableKey } from './kit-keys.js';
-import { call, field, idOf } from './requests.js';
+import { sendWithKey, field, idOf } from './requests.js';
 
 export interface KitContext {
   level: Level;
@@ -94,7 +94,7 @@ export class SharedSetup {
   /** An applicant made from the fixtures' body; `name` tells apart the kit's applicants. */
   applicant(name = 'main'): Promise<{ id: string; created: Exchange }> {
     return this.once(`applicant ${name}`, async () => {
-      const created = await call(this.context, 'POST', '/v1/applicants', { role: 'api', purpose: 'fixture', json: this.context.fixtures.applicant });
+      const created = await sendWithKey(this.context, 'POST', '/v1/applicants', { role: 'api', purpose: 'fixture', json: this.context.fixtures.applicant });
       const id = idOf(created);
       if (!isSuccess(created.status) || !id) {
         throw new SetupError(`the kit could not create an applicant: POST /v1/applicants answered ${shown(created)}`, SUPPLY.applicant);
@@ -126,7 +126,7 @@ export class SharedSetup {
   async upload(applicantId: string, file: UploadFile, purpose: Purpose, role: 'api' | 'readOnly' = 'api'): Promise<UploadedDocument> {
     const request = await this.documentRequest(applicantId, file);
     const deliveriesBefore = this.deliveries;
-    const uploaded = await call(this.context, 'POST', '/v1/documents', { role, purpose, body: request.body, headers: request.headers });
+    const uploaded = await sendWithKey(this.context, 'POST', '/v1/documents', { role, purpose, body: request.body, headers: request.headers });
     return { id: idOf(uploaded) ?? '', uploaded, deliveriesBefore };
   }
 
@@ -134,7 +134,7 @@ export class SharedSetup {
   async createReport(purpose: Purpose, applicantId?: string): Promise<CreatedReport> {
     const applicant = applicantId ?? (await this.applicant()).id;
     const deliveriesBefore = this.deliveries;
-    const created = await call(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant) });
+    const created = await sendWithKey(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant) });
     const id = idOf(created);
     if (!isSuccess(created.status) || !id) {
       throw new SetupError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`, SUPPLY.report);
@@ -177,7 +177,7 @@ export class SharedSetup {
     const deadline = Date.now() + completionMs;
     const receiver = this.context.receiver;
     for (let interval = 250; ; interval = Math.min(interval * 2, receiver ? 4_000 : 5_000)) {
-      const got = await call(this.context, 'GET', `/v1/reports/${report.id}`, { role: 'api', purpose: 'fixture' });
+      const got = await sendWithKey(this.context, 'GET', `/v1/reports/${report.id}`, { role: 'api', purpose: 'fixture' });
       const status = field(got, 'status');
       if (isSuccess(got.status) && status === 'completed') return got;
       if (!isSuccess(got.status))
@@ -240,7 +240,7 @@ export class SharedSetup {
   async finishOf(id: string, purpose: Purpose): Promise<Exchange> {
     const deadline = Date.now() + this.context.timeouts.completionMs;
     for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
-      const read = await call(this.context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
+      const read = await sendWithKey(this.context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
       const status = field(read, 'status');
       if (!isSuccess(read.status) || status === 'completed' || readsAsFailure(status) || Date.now() >= deadline) return read;
       await sleep(Math.min(interval, deadline - Date.now()));
@@ -256,7 +256,11 @@ export class SharedSetup {
     return this.once(`key ${purpose}`, async () => {
       const given = this.context.keys.revocable;
       if (given) return { ...given, created: undefined };
-      const created = await call(this.context, 'POST', '/v1/keys', { role: 'admin', purpose: 'fixture', json: { name: `svc contract verify ${purpose}` } });
+      const created = await sendWithKey(this.context, 'POST', '/v1/keys', {
+        role: 'admin',
+        purpose: 'fixture',
+        json: { name: `svc contract verify ${purpose}` },
+      });
       const id = idOf(created);
       const secret = findSecret(created.json);
       if (!isSuccess(created.status) || !id || !secret) {
@@ -274,14 +278,14 @@ export class SharedSetup {
     const problems: string[] = [];
     for (const id of this.reports) {
       if (this.deleted.has(id)) continue;
-      const answer = await call(this.context, 'DELETE', `/v1/reports/${id}`, { role: 'api', purpose: 'cleanup' }).catch((error: Error) => error);
+      const answer = await sendWithKey(this.context, 'DELETE', `/v1/reports/${id}`, { role: 'api', purpose: 'cleanup' }).catch((error: Error) => error);
       if (answer instanceof Error) problems.push(`DELETE /v1/reports/${id}: ${answer.message}`);
       else if (isSuccess(answer.status) || answer.status === 404 || answer.status === 410) this.deleted.add(id);
       else problems.push(`DELETE /v1/reports/${id} answered ${answer.status}`);
     }
     for (const id of this.keys.keys()) {
       if (this.revoked.has(id) || !this.context.keys.admin) continue;
-      const answer = await call(this.context, 'DELETE', `/v1/keys/${id}`, { role: 'admin', purpose: 'cleanup' }).catch((error: Error) => error);
+      const answer = await sendWithKey(this.context, 'DELETE', `/v1/keys/${id}`, { role: 'admin', purpose: 'cleanup' }).catch((error: Error) => error);
       if (answer instanceof Error) problems.push(`DELETE /v1/keys/${id}: ${answer.message}`);
       else if (isSuccess(answer.status)) this.revoked.add(id);
       else problems.push(`DELETE /v1/keys/${id} answered ${answer.status}`);

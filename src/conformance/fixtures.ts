@@ -20,8 +20,8 @@ import {
 } from '../api/upload-shape.js';
 import { problemsOf } from '../api/validate.js';
 import { detectFormat } from '../documents/format.js';
-import { SvcError } from '../errors.js';
-import { readJsonObjectFile } from '../json-file.js';
+import { SvcError } from '../core/errors.js';
+import { readJsonObjectFile } from '../core/json-file.js';
 import { SAMPLE_APPLICANT, SAMPLE_REPORT, samplePassportPdf } from './samples.js';
 
 type Json = Record<string, unknown>;

@@ -1,19 +1,20 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { INBOUND_SERVER_OPTIONS } from '../inbound-http.js';
+import { INBOUND_SERVER_OPTIONS } from '../core/inbound-http.js';
 import { CONTRACT_KEYS } from './contract-terms.js';
 import { type KitContext, SUPPLY } from './context.js';
 import { closeServer, type Exchange, type Role } from './http.js';
 import { passportFile, reportBody } from './fixtures.js';
 import { isSuccess, SetupError, shown } from './outcome.js';
+import { isJsonObject } from '../core/json-object.js';
 
 const INPUTS: Record<string, keyof typeof SUPPLY> = { '/v1/applicants': 'applicant', '/v1/reports': 'report', '/v1/documents': 'document' };
 
 function parsed(raw: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(raw.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return isJsonObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import { rootCertificates } from 'node:tls';
 import { causeCode, parseRetryAfter } from '../api/errors.js';
 import { exchange, readCaCertificate, type Trust } from '../api/transport.js';
-import { type Clock, systemClock } from '../clock.js';
-import { redactText } from '../config/keys.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import { redactText } from '../core/redaction.js';
 import type { CheckId } from './catalogue.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */

@@ -1,5 +1,5 @@
 import { assertKey } from '../config/keys.js';
-import { ConfigError, SvcError } from '../errors.js';
+import { ConfigError, SvcError } from '../core/errors.js';
 
 /** A key of the implementation's workspace that the kit may revoke (made in its dashboard). */
 export interface RevocableKey {

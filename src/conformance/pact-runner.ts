@@ -2,10 +2,10 @@ import { fork } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ownScript, packageFile } from '../package-files.js';
+import { ownScript, packageFile } from '../core/package-files.js';
 import type { Check } from './catalogue.js';
 import type { KitContext } from './context.js';
-import { call } from './requests.js';
+import { sendWithKey } from './requests.js';
 import { checkOfInteraction, PACT_PROVIDER, STATES } from './contract-terms.js';
 import { FORWARDER_TOKEN_HEADER, Forwarder } from './forwarder.js';
 import { CheckFailure, CheckSkipped, isSuccess, type Outcome, SetupError, shown } from './outcome.js';
@@ -118,7 +118,7 @@ function kitStates(context: KitContext, deliveries: Map<string, Delivery>): Reco
     [STATES.deletableReport]: async () => ({ reportId: (await setup.createReport('pact')).id }),
     [STATES.deletedReport]: async () => {
       const report = await setup.createReport('pact');
-      const deleted = await call(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'pact' });
+      const deleted = await sendWithKey(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'pact' });
       if (!isSuccess(deleted.status)) throw new Error(`DELETE /v1/reports/${report.id} answered ${shown(deleted)}`);
       setup.deleted.add(report.id);
       return { reportId: report.id };
@@ -209,13 +209,52 @@ interface VerifierSession {
   start: { pactFile: string; provider: string; providerBaseUrl: string; token: string; timeoutMs: number };
 }
 
+type Reply = (body: Record<string, unknown>) => unknown;
+
+/** Sets up a provider state through the kit's handler, and keeps the values it made or why it could not. */
+function answerState(session: VerifierSession, payload: Record<string, unknown>, reply: Reply): void {
+  const state = String(payload.state);
+  if (payload.action !== 'setup') return void reply({ result: {} });
+  const handler = session.handlers[state];
+  const run = handler
+    ? handler((payload.params as Record<string, unknown>) ?? {})
+    : Promise.reject(new Error(`the kit has no set-up for the provider state "${state}"`));
+  run.then(
+    (result) => {
+      session.stateValues.set(state, result);
+      reply({ result });
+    },
+    (error: Error) => {
+      session.stateErrors.set(state, error);
+      reply({ error: error.message });
+    },
+  );
+}
+
+/** A message interaction's content: the delivery the kit's receiver got for its state, never a value a state handed over. */
+function answerMessage(session: VerifierSession, payload: Record<string, unknown>, reply: Reply): void {
+  const description = String(payload.description);
+  const interaction = session.interactions.find((item) => item.description === description);
+  const state = interaction?.providerStates?.[0]?.name ?? '';
+  const delivery = session.deliveries.get(state);
+  if (!delivery) {
+    // Pact would answer its own 500 and report the empty message; the kit keeps why there was none.
+    const reason =
+      session.stateErrors.get(state)?.message ??
+      `no delivery was found for "${description}": the kit verifies the events the implementation sent to its receiver, never values handed over by a state`;
+    session.messageErrors.set(description, reason);
+    return void reply({ error: reason });
+  }
+  reply({ content: delivery.json ?? delivery.text, metadata: { contentType: contentTypeOf(delivery) } });
+}
+
 /**
  * Runs Pact's verifier in a child process (src/conformance/pact-child.ts) and answers its questions
  * over IPC: provider states set up through the kit's handlers, messages taken from what the kit's
  * receiver got. Returns the verifier's verdict (its JSON report) and the end of its output.
  */
 async function runVerifierChild(session: VerifierSession): Promise<{ verdict: { ok: boolean; json: string }; output: string }> {
-  const { interactions, handlers, deliveries, stateValues, stateErrors, messageErrors } = session;
+  const { interactions } = session;
   const states = [...new Set(interactions.flatMap((interaction) => (interaction.providerStates ?? []).map((state) => state.name)))];
   const messages = interactions.filter((interaction) => !interaction.request).map((interaction) => interaction.description);
   let output = '';
@@ -231,38 +270,8 @@ async function runVerifierChild(session: VerifierSession): Promise<{ verdict: { 
     }
     if (message.type !== 'ask') return;
     const reply = (body: Record<string, unknown>) => child.connected && child.send({ type: 'reply', id: message.id, ...body });
-    if (message.kind === 'state') {
-      const state = String(message.payload.state);
-      if (message.payload.action !== 'setup') return void reply({ result: {} });
-      const handler = handlers[state];
-      const run = handler
-        ? handler((message.payload.params as Record<string, unknown>) ?? {})
-        : Promise.reject(new Error(`the kit has no set-up for the provider state "${state}"`));
-      run.then(
-        (result) => {
-          stateValues.set(state, result);
-          reply({ result });
-        },
-        (error: Error) => {
-          stateErrors.set(state, error);
-          reply({ error: error.message });
-        },
-      );
-    } else {
-      const description = String(message.payload.description);
-      const interaction = interactions.find((item) => item.description === description);
-      const state = interaction?.providerStates?.[0]?.name ?? '';
-      const delivery = deliveries.get(state);
-      if (!delivery) {
-        // Pact would answer its own 500 and report the empty message; the kit keeps why there was none.
-        const reason =
-          stateErrors.get(state)?.message ??
-          `no delivery was found for "${description}": the kit verifies the events the implementation sent to its receiver, never values handed over by a state`;
-        messageErrors.set(description, reason);
-        return void reply({ error: reason });
-      }
-      reply({ content: delivery.json ?? delivery.text, metadata: { contentType: contentTypeOf(delivery) } });
-    }
+    if (message.kind === 'state') answerState(session, message.payload, reply);
+    else answerMessage(session, message.payload, reply);
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   child.send({
@@ -285,6 +294,14 @@ async function runVerifierChild(session: VerifierSession): Promise<{ verdict: { 
   };
 }
 
+/** What the kit knows better than the verifier: the values states made, and why a state, a message or a forwarded request failed. */
+interface KnownErrors {
+  stateValues: Map<string, Record<string, string>>;
+  stateErrors: Map<string, Error>;
+  messageErrors: Map<string, string>;
+  forwardErrors: Map<string, Error>;
+}
+
 /**
  * The outcome of each wanted check from the verifier's verdict and what the kit knows better: a
  * state that could not be set up, a request the forwarder refused, a message with no delivery.
@@ -293,14 +310,8 @@ function judge(
   wanted: ReadonlySet<string>,
   interactions: PactInteraction[],
   verdict: { json: string },
-  known: {
-    stateValues: Map<string, Record<string, string>>;
-    stateErrors: Map<string, Error>;
-    messageErrors: Map<string, string>;
-    forwardErrors: Map<string, Error>;
-  },
+  known: KnownErrors,
 ): { outcomes: Map<string, Outcome>; results: InteractionResult[] | undefined } {
-  const { stateValues, stateErrors, messageErrors } = known;
   const outcomes = new Map<string, Outcome>();
   let results: InteractionResult[] | undefined;
   try {
@@ -309,57 +320,44 @@ function judge(
     results = undefined;
   }
 
-  const failures = new Map<string, string[]>();
-  const inconclusive = new Map<string, string[]>();
-  const skips = new Map<string, string[]>();
-  const verified = new Set<string>();
+  const findings = new Map<string, Finding[]>();
   for (const interaction of interactions) {
     const id = checkOfInteraction(interaction.description);
-    const add = (map: Map<string, string[]>, line: string) => map.set(id, [...(map.get(id) ?? []), line]);
-    const request = requestOf(interaction, stateValues);
-    const stateError = (interaction.providerStates ?? []).map((state) => stateErrors.get(state.name)).find((error) => error !== undefined);
-    if (stateError instanceof CheckSkipped) {
-      add(skips, stateError.message);
-      continue;
-    }
-    if (stateError instanceof CheckFailure) {
-      add(failures, stateError.message);
-      continue;
-    }
-    if (stateError) {
-      // Trap 1: the verifier ran this interaction with the contract's example values; it proves nothing.
-      add(inconclusive, `${stateError instanceof SetupError ? '' : 'setting up the provider state failed: '}${stateError.message}`);
-      continue;
-    }
-    const forwardError = known.forwardErrors.get(request);
-    if (forwardError) {
-      add(inconclusive, forwardError.message);
-      continue;
-    }
-    const messageError = messageErrors.get(interaction.description);
-    if (messageError) {
-      add(inconclusive, messageError);
-      continue;
-    }
-    const result = results?.find((item) => item.description === interaction.description);
-    if (!result) {
-      add(inconclusive, results ? `the verifier did not verify "${interaction.description}"` : verdict.json.slice(0, 400));
-      continue;
-    }
-    verified.add(id);
-    // A pending interaction that fails is still a failure here: the kit has no pending checks.
-    if (!/^ok$/i.test(result.result)) add(failures, `${describeMismatches(result)} (${request})`);
+    findings.set(id, [...(findings.get(id) ?? []), findingOf(interaction, results, verdict, known)]);
   }
   for (const id of wanted) {
-    const failed = failures.get(id);
-    const unsure = inconclusive.get(id);
-    const skipped = skips.get(id);
-    if (failed) outcomes.set(id, { status: 'failed', detail: failed.join('; ') });
-    else if (unsure) outcomes.set(id, { status: 'inconclusive', detail: unsure.join('; ') });
-    else if (skipped) outcomes.set(id, { status: 'skipped', detail: skipped.join('; ') });
-    else if (verified.has(id)) outcomes.set(id, { status: 'passed', detail: 'the implementation answered as the contract says' });
+    const found = findings.get(id) ?? [];
+    const lines = (kind: Finding['kind']) => found.filter((finding) => finding.kind === kind).map((finding) => finding.line);
+    const [failed, unsure, skipped] = [lines('failed'), lines('inconclusive'), lines('skipped')];
+    if (failed.length > 0) outcomes.set(id, { status: 'failed', detail: failed.join('; ') });
+    else if (unsure.length > 0) outcomes.set(id, { status: 'inconclusive', detail: unsure.join('; ') });
+    else if (skipped.length > 0) outcomes.set(id, { status: 'skipped', detail: skipped.join('; ') });
+    else if (found.some((finding) => finding.kind === 'verified'))
+      outcomes.set(id, { status: 'passed', detail: 'the implementation answered as the contract says' });
   }
   return { outcomes, results };
+}
+
+/** What one interaction says of its check: verified by the verifier (a failure when its result is not ok), or why it proves nothing. */
+type Finding = { kind: 'failed' | 'inconclusive' | 'skipped'; line: string } | { kind: 'verified'; line?: undefined };
+
+function findingOf(interaction: PactInteraction, results: InteractionResult[] | undefined, verdict: { json: string }, known: KnownErrors): Finding {
+  const request = requestOf(interaction, known.stateValues);
+  const stateError = (interaction.providerStates ?? []).map((state) => known.stateErrors.get(state.name)).find((error) => error !== undefined);
+  if (stateError instanceof CheckSkipped) return { kind: 'skipped', line: stateError.message };
+  if (stateError instanceof CheckFailure) return { kind: 'failed', line: stateError.message };
+  // Trap 1: the verifier ran this interaction with the contract's example values; it proves nothing.
+  if (stateError)
+    return { kind: 'inconclusive', line: `${stateError instanceof SetupError ? '' : 'setting up the provider state failed: '}${stateError.message}` };
+  const forwardError = known.forwardErrors.get(request);
+  if (forwardError) return { kind: 'inconclusive', line: forwardError.message };
+  const messageError = known.messageErrors.get(interaction.description);
+  if (messageError) return { kind: 'inconclusive', line: messageError };
+  const result = results?.find((item) => item.description === interaction.description);
+  if (!result) return { kind: 'inconclusive', line: results ? `the verifier did not verify "${interaction.description}"` : verdict.json.slice(0, 400) };
+  // A pending interaction that fails is still a failure here: the kit has no pending checks.
+  if (!/^ok$/i.test(result.result)) return { kind: 'failed', line: `${describeMismatches(result)} (${request})` };
+  return { kind: 'verified' };
 }
 
 /**

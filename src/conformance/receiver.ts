@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ensureSelfSignedCertificate } from '../certificate.js';
+import { ensureSelfSignedCertificate } from '../core/certificate.js';
 import { paths } from '../config/paths.js';
-import { SvcError } from '../errors.js';
-import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
+import { SvcError } from '../core/errors.js';
+import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../core/inbound-http.js';
 import {
   SIGNATURE_ENCODINGS,
   SIGNED_PAYLOADS,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { packageFile } from '../package-files.js';
+import { packageFile } from '../core/package-files.js';
 import { type Check, CLAUSES, type Level, PART_TITLES, partOf } from './catalogue.js';
 import type { KitFixtures } from './fixtures.js';
 import type { Status } from './outcome.js';

@@ -65,15 +65,9 @@ function attributes(values: Record<string, string | number>): string {
     .join('');
 }
 
-/**
- * A JUnit XML report: one testsuite per part of the specification, one testcase per check; each
- * testsuite carries the run record (kit version, base URL, time, hashes of openapi.yaml and the
- * contracts, whether webhook deliveries were authenticated and how many were noise) and the part's
- * coverage by clause as properties.
- */
-export function toJunit(result: RunResult): string {
-  const record = result.run;
-  const common: Array<[string, string]> = [
+/** The properties every testsuite carries: the run record. */
+function recordProperties(record: RunRecord): Array<[string, string]> {
+  const properties: Array<[string, string]> = [
     ['kit_version', record.kit_version],
     ['base_url', record.base_url],
     ['level', record.level],
@@ -85,64 +79,76 @@ export function toJunit(result: RunResult): string {
   ];
   const receiver = record.webhook_receiver;
   if (receiver)
-    common.push(
+    properties.push(
       ['webhook_receiver.authenticated', String(receiver.authenticated)],
       ['webhook_receiver.deliveries', String(receiver.deliveries)],
       ['webhook_receiver.noise', String(receiver.noise)],
     );
-  const lines = [
+  return properties;
+}
+
+/** A part's coverage by clause, as testsuite properties. */
+function coverageProperties(coverage: RunRecord['coverage'][number] | undefined): Array<[string, string]> {
+  if (!coverage) return [];
+  return [
+    ['coverage.stated_rules', String(coverage.stated_rules)],
+    ['coverage.with_checks', String(coverage.with_checks)],
+    ['coverage.checked', String(coverage.checked)],
+    ...coverage.clauses.map((clause): [string, string] => [
+      `coverage.clause.${clause.clause}`,
+      `${clause.state}${clause.checks.length ? `: ${clause.checks.join(', ')}` : clause.note ? `: ${clause.note}` : ''}`,
+    ]),
+  ];
+}
+
+function testcase(check: TimedCheckResult, part: string): string[] {
+  const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: seconds(check.time?.duration_ms ?? 0) })}`;
+  if (check.status === 'passed') return [`${open}/>`];
+  if (check.status === 'skipped') return [`${open}>`, `      <skipped${attributes({ message: check.detail })}/>`, '    </testcase>'];
+  // Inconclusive: an error of the test run, not a failure of the implementation (JUnit's own distinction).
+  const [element, type] = check.status === 'inconclusive' ? ['error', 'inconclusive'] : ['failure', 'nonconformant'];
+  return [
+    `${open}>`,
+    `      <${element}${attributes({ message: check.detail.slice(0, 500), type })}>${escapeXml(check.detail)}</${element}>`,
+    '    </testcase>',
+  ];
+}
+
+function testsuite(result: RunResult, part: string): string[] {
+  const record = result.run;
+  const checks = result.checks.filter((check) => check.spec === part);
+  const properties = [...recordProperties(record), ...coverageProperties(record.coverage.find((item) => item.part === part))];
+  return [
+    `  <testsuite${attributes({
+      name: partTitle(part),
+      tests: checks.length,
+      failures: checks.filter((check) => check.status === 'failed').length,
+      errors: checks.filter((check) => check.status === 'inconclusive').length,
+      skipped: checks.filter((check) => check.status === 'skipped').length,
+      time: seconds(spanMs(checks)),
+      timestamp: record.started_at,
+    })}>`,
+    '    <properties>',
+    ...properties.map(([name, value]) => `      <property${attributes({ name, value })}/>`),
+    '    </properties>',
+    ...checks.flatMap((check) => testcase(check, part)),
+    '  </testsuite>',
+  ];
+}
+
+/**
+ * A JUnit XML report: one testsuite per part of the specification, one testcase per check; each
+ * testsuite carries the run record (kit version, base URL, time, hashes of openapi.yaml and the
+ * contracts, whether webhook deliveries were authenticated and how many were noise) and the part's
+ * coverage by clause as properties.
+ */
+export function toJunit(result: RunResult): string {
+  const record = result.run;
+  return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: result.inconclusive, skipped: result.skipped, time: seconds(record.duration_ms), timestamp: record.started_at })}>`,
-  ];
-  for (const part of partsOf(result)) {
-    const checks = result.checks.filter((check) => check.spec === part);
-    const partCoverage = record.coverage.find((item) => item.part === part);
-    lines.push(
-      `  <testsuite${attributes({
-        name: partTitle(part),
-        tests: checks.length,
-        failures: checks.filter((check) => check.status === 'failed').length,
-        errors: checks.filter((check) => check.status === 'inconclusive').length,
-        skipped: checks.filter((check) => check.status === 'skipped').length,
-        time: seconds(spanMs(checks)),
-        timestamp: record.started_at,
-      })}>`,
-      '    <properties>',
-    );
-    const properties: Array<[string, string]> = [...common];
-    if (partCoverage) {
-      properties.push(
-        ['coverage.stated_rules', String(partCoverage.stated_rules)],
-        ['coverage.with_checks', String(partCoverage.with_checks)],
-        ['coverage.checked', String(partCoverage.checked)],
-        ...partCoverage.clauses.map((clause): [string, string] => [
-          `coverage.clause.${clause.clause}`,
-          `${clause.state}${clause.checks.length ? `: ${clause.checks.join(', ')}` : clause.note ? `: ${clause.note}` : ''}`,
-        ]),
-      );
-    }
-    for (const [name, value] of properties) lines.push(`      <property${attributes({ name, value })}/>`);
-    lines.push('    </properties>');
-    for (const check of checks) {
-      const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: seconds(check.time?.duration_ms ?? 0) })}`;
-      if (check.status === 'passed') lines.push(`${open}/>`);
-      else if (check.status === 'skipped') lines.push(`${open}>`, `      <skipped${attributes({ message: check.detail })}/>`, '    </testcase>');
-      // Inconclusive: an error of the test run, not a failure of the implementation (JUnit's own distinction).
-      else if (check.status === 'inconclusive')
-        lines.push(
-          `${open}>`,
-          `      <error${attributes({ message: check.detail.slice(0, 500), type: 'inconclusive' })}>${escapeXml(check.detail)}</error>`,
-          '    </testcase>',
-        );
-      else
-        lines.push(
-          `${open}>`,
-          `      <failure${attributes({ message: check.detail.slice(0, 500), type: 'nonconformant' })}>${escapeXml(check.detail)}</failure>`,
-          '    </testcase>',
-        );
-    }
-    lines.push('  </testsuite>');
-  }
-  lines.push('</testsuites>', '');
-  return lines.join('\n');
+    ...partsOf(result).flatMap((part) => testsuite(result, part)),
+    '</testsuites>',
+    '',
+  ].join('\n');
 }

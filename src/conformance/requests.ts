@@ -1,6 +1,7 @@
 import type { KitKeys } from './kit-keys.js';
 import type { Exchange, ImplementationClient, Purpose, Role } from './http.js';
 import { CheckSkipped } from './outcome.js';
+import { isJsonObject } from '../core/json-object.js';
 
 type KeyRole = Exclude<Role, 'revocable' | 'none'>;
 
@@ -13,7 +14,7 @@ const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = {
   otherAdmin: 'otherAdmin',
 };
 
-export interface CallOptions {
+export interface KeyedRequest {
   role: KeyRole;
   purpose: Purpose;
   json?: unknown;
@@ -22,7 +23,7 @@ export interface CallOptions {
 }
 
 /** A request with one of the kit's keys. */
-export function call(context: { client: ImplementationClient; keys: KitKeys }, method: string, path: string, options: CallOptions): Promise<Exchange> {
+export function sendWithKey(context: { client: ImplementationClient; keys: KitKeys }, method: string, path: string, options: KeyedRequest): Promise<Exchange> {
   const key = context.keys[KEY_OF[options.role]];
   if (!key) throw new CheckSkipped(`needs the ${options.role} key`);
   const headers = { ...options.headers };
@@ -37,13 +38,13 @@ export function call(context: { client: ImplementationClient; keys: KitKeys }, m
 /** The `id` of a resource answer, if it has one. */
 export function idOf(exchange: Pick<Exchange, 'json'>): string | undefined {
   const body = exchange.json;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const id = (body as Record<string, unknown>).id;
+  if (!isJsonObject(body)) return undefined;
+  const { id } = body;
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 /** A field of a resource answer, when the answer is an object. */
 export function field(exchange: Pick<Exchange, 'json'>, name: string): unknown {
   const body = exchange.json;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined;
+  return isJsonObject(body) ? body[name] : undefined;
 }

@@ -15,9 +15,9 @@ import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
 import { causeCode, isUntrustedCertificate } from '../api/errors.js';
-import { type Clock, systemClock } from '../clock.js';
-import { redactText } from '../config/keys.js';
-import { ApiError, SvcError } from '../errors.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import { redactText } from '../core/redaction.js';
+import { ApiError, SvcError } from '../core/errors.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
 
 export interface KitOptions {
@@ -103,7 +103,7 @@ function missingInput(check: Check, options: KitOptions, fixtures: KitFixtures):
   return check.needs.find((input) => !given[input]);
 }
 
-async function settle(probe: Probe, context: KitContext): Promise<Outcome> {
+async function outcomeOf(probe: Probe, context: KitContext): Promise<Outcome> {
   try {
     const note = await probe(context);
     return { status: 'passed', detail: note || 'as the specification states' };
@@ -124,6 +124,130 @@ function verifierOf(check: Check, keys: KitKeys): Check['verifiedBy'] {
   return check.id === 'keys.revoke' && keys.revocable ? 'probe' : check.verifiedBy;
 }
 
+/** Records when the work that decides checks ran, from the start of the run, as those checks' time. */
+class CheckTimes {
+  readonly times = new Map<string, CheckTime>();
+  private readonly runStart: number;
+
+  constructor(private readonly clock: Clock) {
+    this.runStart = clock.now();
+  }
+
+  timed<T>(ids: string[], work: () => Promise<T>): Promise<T> {
+    const start = this.clock.now();
+    return work().finally(() => {
+      const time = { start_ms: start - this.runStart, duration_ms: this.clock.now() - start };
+      for (const id of ids) this.times.set(id, time);
+    });
+  }
+}
+
+/** The checks whose inputs were given; the others are recorded as skipped, never passed. */
+function runnableChecks(selected: readonly Check[], options: KitOptions, fixtures: KitFixtures, outcomes: Map<string, Outcome>): Check[] {
+  const runnable: Check[] = [];
+  for (const check of selected) {
+    const missing = missingInput(check, options, fixtures);
+    if (missing)
+      outcomes.set(check.id, { status: 'skipped', detail: missing === 'slow' ? `--fast skips it: ${INPUT_FLAGS.slow}` : `needs ${INPUT_FLAGS[missing]}` });
+    else runnable.push(check);
+  }
+  return runnable;
+}
+
+function kitSecrets(keys: KitKeys, webhookSecret: string | undefined): string[] {
+  return [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, webhookSecret].filter(
+    (value): value is string => Boolean(value),
+  );
+}
+
+/** The kit's receiver, listening, when a runnable check needs deliveries and a port was given. */
+async function startReceiver(options: KitOptions, runnable: readonly Check[], log: (line: string) => void): Promise<WebhookReceiver | undefined> {
+  if (options.webhookPort === undefined || !runnable.some((check) => check.needs.includes('webhookPort'))) return undefined;
+  const receiver = new WebhookReceiver({ secret: options.webhookSecret, encodings: options.signatureEncoding && [options.signatureEncoding] });
+  const host = options.webhookHost ?? '127.0.0.1';
+  const port = await receiver.start(options.webhookPort, host, options.webhookTls);
+  log(`Listening for webhook deliveries on ${host} port ${port} (${receiver.scheme})`);
+  if (!receiver.authenticated)
+    log('Deliveries are not authenticated without --webhook-secret: anything that reaches the receiver counts, so the event verdicts are unauthenticated');
+  if (options.webhookTls) log(`The receiver's certificate, for the implementation to trust: ${options.webhookTls.certPath}`);
+  await options.onReceiverReady?.(port);
+  return receiver;
+}
+
+/**
+ * Decides the runnable checks: the Pact verification and the probes side by side, then the cleanup
+ * of what the run made, then the probes that look at what the cleanup left.
+ */
+async function decideChecks(
+  context: KitContext,
+  runnable: readonly Check[],
+  pact: PactRunOptions | undefined,
+  times: CheckTimes,
+  outcomes: Map<string, Outcome>,
+) {
+  const pending: Array<Promise<unknown>> = [];
+  const pactChecks = runnable.filter((check) => verifierOf(check, context.keys) === 'pact');
+  if (pactChecks.length > 0) {
+    pending.push(
+      times
+        .timed(
+          pactChecks.map((check) => check.id),
+          () => runPactVerification(context, pactChecks, pact),
+        )
+        .then(
+          (result) => {
+            for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
+          },
+          (error: Error) => {
+            for (const check of pactChecks) outcomes.set(check.id, { status: 'inconclusive', detail: `the Pact verification could not run: ${error.message}` });
+          },
+        ),
+    );
+  }
+  for (const check of runnable) {
+    const probe = PROBES[check.id];
+    if (probe && verifierOf(check, context.keys) === 'probe')
+      pending.push(times.timed([check.id], () => outcomeOf(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
+  }
+  await Promise.all(pending);
+
+  const problems = await context.setup.cleanup();
+  for (const problem of problems) context.log(`Cleanup: ${problem}`);
+  for (const check of runnable) {
+    const probe = FINAL[check.id];
+    if (probe) outcomes.set(check.id, await times.timed([check.id], () => outcomeOf(probe, context)));
+  }
+}
+
+/** Each selected check with its outcome. An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report. */
+function checkResults(selected: readonly Check[], outcomes: Map<string, Outcome>, times: CheckTimes, keys: KitKeys, secrets: string[]): TimedCheckResult[] {
+  return selected.map((check) => {
+    const outcome = outcomes.get(check.id) ?? { status: 'inconclusive' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
+    return {
+      id: check.id,
+      title: check.title,
+      spec: check.spec,
+      level: check.level,
+      verified_by: verifierOf(check, keys),
+      status: outcome.status,
+      detail: redactText(outcome.detail, secrets),
+      time: times.times.get(check.id),
+    };
+  });
+}
+
+/** What the kit's receiver saw, for the run record. */
+function receiverRecord(receiver: WebhookReceiver, options: KitOptions) {
+  return {
+    scheme: receiver.scheme,
+    certificate: options.webhookTls?.certPath ?? null,
+    authenticated: receiver.authenticated,
+    deliveries: receiver.deliveries.length,
+    noise: receiver.noiseCount,
+    noise_reasons: Object.fromEntries(receiver.noise),
+  };
+}
+
 /**
  * One run of the contract kit against an implementation: the selected checks of the catalogue,
  * the Pact verification and the probes side by side, feeding one result. Checks whose inputs were
@@ -134,31 +258,13 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const log = options.log ?? (() => undefined);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const fixtures = options.fixtures ?? DEFAULT_FIXTURES;
+  const clock = options.clock ?? systemClock;
   const { keys } = options;
   const { selected } = selectChecks(options.level, options.only);
   const outcomes = new Map<string, Outcome>();
-  const clock = options.clock ?? systemClock;
-  const runStart = clock.now();
-  const times = new Map<string, CheckTime>();
-  /** Runs the work that decides these checks, and records its time as theirs. */
-  const timed = <T>(ids: string[], work: () => Promise<T>): Promise<T> => {
-    const start = clock.now();
-    return work().finally(() => {
-      const time = { start_ms: start - runStart, duration_ms: clock.now() - start };
-      for (const id of ids) times.set(id, time);
-    });
-  };
-  const runnable: Check[] = [];
-  for (const check of selected) {
-    const missing = missingInput(check, options, fixtures);
-    if (missing)
-      outcomes.set(check.id, { status: 'skipped', detail: missing === 'slow' ? `--fast skips it: ${INPUT_FLAGS.slow}` : `needs ${INPUT_FLAGS[missing]}` });
-    else runnable.push(check);
-  }
-
-  const secrets = [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, options.webhookSecret].filter(
-    (value): value is string => Boolean(value),
-  );
+  const times = new CheckTimes(clock);
+  const runnable = runnableChecks(selected, options, fixtures, outcomes);
+  const secrets = kitSecrets(keys, options.webhookSecret);
   const client = new ImplementationClient({
     baseUrl: options.baseUrl,
     caCertPath: options.caCertPath,
@@ -168,17 +274,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     secrets,
     clock: options.clock,
   });
-  let receiver: WebhookReceiver | undefined;
-  if (options.webhookPort !== undefined && runnable.some((check) => check.needs.includes('webhookPort'))) {
-    receiver = new WebhookReceiver({ secret: options.webhookSecret, encodings: options.signatureEncoding && [options.signatureEncoding] });
-    const host = options.webhookHost ?? '127.0.0.1';
-    const port = await receiver.start(options.webhookPort, host, options.webhookTls);
-    log(`Listening for webhook deliveries on ${host} port ${port} (${receiver.scheme})`);
-    if (!receiver.authenticated)
-      log('Deliveries are not authenticated without --webhook-secret: anything that reaches the receiver counts, so the event verdicts are unauthenticated');
-    if (options.webhookTls) log(`The receiver's certificate, for the implementation to trust: ${options.webhookTls.certPath}`);
-    await options.onReceiverReady?.(port);
-  }
+  const receiver = await startReceiver(options, runnable, log);
   const base = {
     level: options.level,
     client,
@@ -189,64 +285,27 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     fixtures,
     timeouts,
     fast: options.fast,
-    clock: options.clock ?? systemClock,
+    clock,
     log,
   };
-  const setup = new SharedSetup(base);
-  const context: KitContext = { ...base, setup };
-
+  const context: KitContext = { ...base, setup: new SharedSetup(base) };
   try {
     await preflight(context);
     log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
-    const pending: Array<Promise<unknown>> = [];
-
-    const pactChecks = runnable.filter((check) => verifierOf(check, keys) === 'pact');
-    if (pactChecks.length > 0) {
-      pending.push(
-        timed(
-          pactChecks.map((check) => check.id),
-          () => runPactVerification(context, pactChecks, options.pact),
-        ).then(
-          (result) => {
-            for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
-          },
-          (error: Error) => {
-            for (const check of pactChecks) outcomes.set(check.id, { status: 'inconclusive', detail: `the Pact verification could not run: ${error.message}` });
-          },
-        ),
-      );
-    }
-    for (const check of runnable) {
-      const probe = PROBES[check.id];
-      if (probe && verifierOf(check, keys) === 'probe')
-        pending.push(timed([check.id], () => settle(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
-    }
-    await Promise.all(pending);
-
-    const problems = await setup.cleanup();
-    for (const problem of problems) log(`Cleanup: ${problem}`);
-    for (const check of runnable) {
-      const probe = FINAL[check.id];
-      if (probe) outcomes.set(check.id, await timed([check.id], () => settle(probe, context)));
-    }
+    await decideChecks(context, runnable, options.pact, times, outcomes);
   } finally {
     await receiver?.close();
   }
 
-  const checks: TimedCheckResult[] = selected.map((check) => {
-    const outcome = outcomes.get(check.id) ?? { status: 'inconclusive' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
-    // An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report.
-    return {
-      id: check.id,
-      title: check.title,
-      spec: check.spec,
-      level: check.level,
-      verified_by: verifierOf(check, keys),
-      status: outcome.status,
-      detail: redactText(outcome.detail, secrets),
-      time: times.get(check.id),
-    };
-  });
+  return runResult(options, checkResults(selected, outcomes, times, keys, secrets), { started, fixtures, receiver });
+}
+
+/** The checks counted by status, with the run's record. */
+async function runResult(
+  options: KitOptions,
+  checks: TimedCheckResult[],
+  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined },
+): Promise<RunResult> {
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {
     level: options.level,
@@ -259,19 +318,12 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
       baseUrl: options.baseUrl,
       level: options.level,
       fast: Boolean(options.fast),
-      started,
+      started: run.started,
       checks,
       catalogue: CATALOGUE,
       pactDir: options.pact?.contractsDir,
-      fixtures,
-      webhookReceiver: receiver && {
-        scheme: receiver.scheme,
-        certificate: options.webhookTls?.certPath ?? null,
-        authenticated: receiver.authenticated,
-        deliveries: receiver.deliveries.length,
-        noise: receiver.noiseCount,
-        noise_reasons: Object.fromEntries(receiver.noise),
-      },
+      fixtures: run.fixtures,
+      webhookReceiver: run.receiver && receiverRecord(run.receiver, options),
     }),
   };
 }

@@ -1,8 +1,8 @@
 import { Flags, type Interfaces } from '@oclif/core';
-import { EMPLOYMENT_STATUSES, RECENT_TRAVEL_YEARS } from '../api/enums.js';
-import { countryCode, currencyCode, trimmed } from '../api/normalise.js';
-import { SvcError } from '../errors.js';
-import { readJsonObjectFile } from '../json-file.js';
+import { EMPLOYMENT_STATUSES, RECENT_TRAVEL_YEARS } from '../spec/enums.js';
+import { countryCode, currencyCode, trimmed } from '../spec/normalise.js';
+import { SvcError } from '../core/errors.js';
+import { readJsonObjectFile } from '../core/json-file.js';
 
 /** The fields of ApplicantInput as flags, shared by `applicants create` and `applicants update`. */
 export const applicantFlags = {

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import { EVENT_TYPES, isListedEventType } from '../webhooks/envelope.js';
 
 /** For help texts: part 6's list of kinds is not definitive, so any other is taken too. */

@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import { spawn } from 'node:child_process';
-import { environmentWithoutSvc } from '../child-environment.js';
-import { copyRedacted } from '../child-output.js';
-import { SvcError } from '../errors.js';
+import { environmentWithoutSvc } from '../core/child-environment.js';
+import { copyRedacted } from '../core/child-output.js';
+import { SvcError } from '../core/errors.js';
 
 /**
  * How long output is still copied once the deploy command has exited: a process it started in the
@@ -17,8 +17,16 @@ const OUTPUT_AFTER_EXIT_MS = 1000;
  */
 const AFTER_THE_KEY = 'IFS= read -r line && [ "$line" = ready ] || exit 1; exec /bin/sh -c "$1"';
 
-function deployEnvironment(secret: string, newKeyId: string): NodeJS.ProcessEnv {
-  return { ...environmentWithoutSvc(), SVC_NEW_API_KEY: secret, SVC_NEW_KEY_ID: newKeyId };
+/** How svc starts the operator's commands: from `env` (the command's own, less svc's variables), their output to `output` with `secrets` redacted, ended by an abort of `signal`. */
+interface ChildOptions {
+  env: NodeJS.ProcessEnv;
+  secrets: readonly string[];
+  output: Writable;
+  signal: AbortSignal;
+}
+
+function deployEnvironment(env: NodeJS.ProcessEnv, secret: string, newKeyId: string): NodeJS.ProcessEnv {
+  return { ...environmentWithoutSvc(env), SVC_NEW_API_KEY: secret, SVC_NEW_KEY_ID: newKeyId };
 }
 
 /**
@@ -28,16 +36,11 @@ function deployEnvironment(secret: string, newKeyId: string): NodeJS.ProcessEnv 
  * `secrets` (a `set -x` would print the key). A Ctrl-C reaches it (same process group); an abort
  * of `signal` ends it too.
  */
-export async function runDeployCommand(
-  command: string,
-  secret: string,
-  newKeyId: string,
-  options: { secrets: readonly string[]; output: Writable; signal: AbortSignal },
-): Promise<void> {
+export async function runDeployCommand(command: string, secret: string, newKeyId: string, options: ChildOptions): Promise<void> {
   const { secrets, output, signal } = options;
   const child = spawn('/bin/sh', ['-c', AFTER_THE_KEY, 'svc-deploy', command], {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: deployEnvironment(secret, newKeyId),
+    env: deployEnvironment(options.env, secret, newKeyId),
   });
   const redacted = [...secrets, secret];
   const copies = [copyRedacted(child.stdout, output, redacted), copyRedacted(child.stderr, output, redacted)];
@@ -73,13 +76,9 @@ export async function runDeployCommand(
  * svc's own variables; its output goes to `output` (svc's stderr), `secrets` redacted. Answers its exit code
  * (null when a signal ended it).
  */
-export async function runDrainCheck(
-  command: string,
-  keys: { oldKeyId: string; newKeyId: string | null },
-  options: { secrets: readonly string[]; output: Writable; signal: AbortSignal },
-): Promise<number | null> {
+export async function runDrainCheck(command: string, keys: { oldKeyId: string; newKeyId: string | null }, options: ChildOptions): Promise<number | null> {
   const { secrets, output, signal } = options;
-  const env = { ...environmentWithoutSvc(), SVC_OLD_KEY_ID: keys.oldKeyId, ...(keys.newKeyId && { SVC_NEW_KEY_ID: keys.newKeyId }) };
+  const env = { ...environmentWithoutSvc(options.env), SVC_OLD_KEY_ID: keys.oldKeyId, ...(keys.newKeyId && { SVC_NEW_KEY_ID: keys.newKeyId }) };
   const child = spawn(command, { shell: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   const copies = [copyRedacted(child.stdout, output, secrets), copyRedacted(child.stderr, output, secrets)];
   const stop = () => child.kill('SIGTERM');

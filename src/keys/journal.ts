@@ -2,11 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Key } from '../api/types.js';
-import { makeDirectory } from '../config/directory.js';
+import { makeDirectory } from '../core/directory.js';
 import { paths } from '../config/paths.js';
-import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
-import { ConfigError, SvcError } from '../errors.js';
-import { openPrivateDatabase } from '../sqlite.js';
+import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
+import { ConfigError, SvcError } from '../core/errors.js';
+import { openPrivateDatabase } from '../core/sqlite.js';
 
 /** The seven steps of a rotation (spec part 5, rule 7), in order. */
 export const STEPS = ['create', 'save', 'deploy', 'verify', 'drain', 'revoke', 'confirm'] as const;

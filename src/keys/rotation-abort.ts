@@ -1,8 +1,8 @@
 import { unlink } from 'node:fs/promises';
 import type { ApiClient } from '../api/client.js';
-import { redactKey } from '../config/keys.js';
-import { readSecretFile } from '../config/secret-file.js';
-import { SvcError } from '../errors.js';
+import { redactKey } from '../core/redaction.js';
+import { readSecretFile } from '../core/secret-file.js';
+import { SvcError } from '../core/errors.js';
 import { revokeKey } from '../services/keys.js';
 import { type RotationRecord, saveRotation } from './journal.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';

@@ -1,9 +1,9 @@
 import type { ApiClient } from '../api/client.js';
 import type { Key } from '../api/types.js';
-import { keyEnvironment, redactKey } from '../config/keys.js';
-import { readSecretFile } from '../config/secret-file.js';
-import { SvcError } from '../errors.js';
-import { formatDuration } from '../duration.js';
+import { keyEnvironment, redactKey } from '../core/redaction.js';
+import { readSecretFile } from '../core/secret-file.js';
+import { SvcError } from '../core/errors.js';
+import { formatDuration } from '../core/duration.js';
 import { findKeyIfOffered } from '../services/keys.js';
 import { type DrainEvidence, listRotations, type NewKeySource, newRotationId, type RotationRecord, type StepName, STEPS, stepNumber } from './journal.js';
 

@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
-import { parseTimestamp } from '../api/timestamp.js';
-import { keyEnvironment, redactKey } from '../config/keys.js';
-import { readSecretFile, writeSecretFile } from '../config/secret-file.js';
-import { ApiError, SvcError } from '../errors.js';
-import { formatDuration } from '../duration.js';
+import { parseTimestamp } from '../spec/timestamp.js';
+import { keyEnvironment, redactKey } from '../core/redaction.js';
+import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
+import { ApiError, SvcError } from '../core/errors.js';
+import { formatDuration } from '../core/duration.js';
 import { listReports } from '../services/reports.js';
 import { createKey, getKey, observeKey, probeKey, revokeKey } from '../services/keys.js';
 import { runDeployCommand, runDrainCheck } from './deploy.js';
@@ -29,6 +29,8 @@ export interface RotationContext {
   secrets: readonly string[];
   /** Where the deploy command's output goes (svc's stderr, so that stdout stays --json). */
   deployOutput: Writable;
+  /** The environment the deploy and drain check commands start from (the command's; svc's own variables are left out). */
+  env: NodeJS.ProcessEnv;
   ask(question: RotationQuestion): Promise<boolean>;
   emit(event: RotationEvent): void;
   signal: AbortSignal;
@@ -323,7 +325,12 @@ class RotationRun {
       }
       record.attempts.deploy = new Date().toISOString();
       await saveRotation(record);
-      await runDeployCommand(record.deploy_cmd, secret, newKey.id ?? '', { secrets: context.secrets, output: context.deployOutput, signal: context.signal });
+      await runDeployCommand(record.deploy_cmd, secret, newKey.id ?? '', {
+        env: context.env,
+        secrets: context.secrets,
+        output: context.deployOutput,
+        signal: context.signal,
+      });
       return this.done('deploy', { at: new Date().toISOString(), by: 'command' }, 'the deploy command succeeded');
     }
     record.attempts.deploy = new Date().toISOString();
@@ -430,6 +437,7 @@ class RotationRun {
         command,
         { oldKeyId: record.old_key.id, newKeyId: this.newKey().id },
         {
+          env: context.env,
           secrets: context.secrets,
           output: context.deployOutput,
           signal: context.signal,

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import type { Key } from '../api/types.js';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import { listAllKeys } from '../services/keys.js';
 import type { RotationRecord } from './journal.js';
 

@@ -20,7 +20,7 @@
  * letters, or the applicant's own country), `unknown_destination` (not an ISO 3166-1 country),
  * `document_unreadable` (a document was rejected) and `documents_pending` (a document is still processing).
  */
-import { scoreBand } from '../api/enums.js';
+import { scoreBand } from '../spec/enums.js';
 import type { Criterion, RiskBand } from '../api/types.js';
 import { isCountryCode } from './countries.js';
 import { assessDestinationPolicy } from './criteria/destination-policy.js';

@@ -33,11 +33,16 @@ export interface Answer {
   body: string;
 }
 
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: RegExp;
+/** How the sandbox answers one operation of openapi.yaml: the scope it needs, and its handler. */
+export interface Handler {
   scope: Scope;
   handle(context: HandlerContext): Answer | Promise<Answer>;
+}
+
+/** An operation's handler on its method and the pattern of its path. */
+export interface Route extends Handler {
+  method: string;
+  path: RegExp;
 }
 
 export function ok(body: unknown, status = 200): Answer {

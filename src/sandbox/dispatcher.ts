@@ -1,4 +1,4 @@
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import { ANSWER_TIMEOUT_MS, isDelivered, sendEvent } from '../webhooks/send.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
 import type { Delivery, SandboxStore } from './store.js';

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { ownWorker } from '../package-files.js';
+import { ownWorker } from '../core/package-files.js';
 import { CHECK_STARTED, type DocumentCheck } from './document-check.js';
 
 /** What one document's check may take; a document whose check needs more is rejected. */

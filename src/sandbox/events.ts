@@ -1,5 +1,5 @@
 import type { EventType } from '../api/types.js';
-import { newId, nowIso } from '../ids.js';
+import { newId, nowIso } from '../core/ids.js';
 import type { SandboxStore } from './store.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Key } from '../api/types.js';
-import { KEY_PREFIXES, type KeyEnvironment, redactKey } from '../config/keys.js';
-import { newId, nowIso, randomToken } from '../ids.js';
+import { KEY_PREFIXES, type KeyEnvironment, redactKey } from '../core/redaction.js';
+import { newId, nowIso, randomToken } from '../core/ids.js';
 import { hashSecret, type KeyRole, type SandboxStore } from './store.js';
 
 const MAIN_WORKSPACE = 'ws_main';

@@ -3,7 +3,7 @@ import { analyseReport } from './analysis.js';
 import { analyseDocument, rejectionByStart, SIGNATURE_BYTES } from './document-check.js';
 import { type DocumentCheckBudget, DocumentChecker } from './document-checker.js';
 import type { EventLog } from './events.js';
-import { nowIso } from '../ids.js';
+import { nowIso } from '../core/ids.js';
 import type { SandboxStore } from './store.js';
 
 export interface ProcessingOptions {

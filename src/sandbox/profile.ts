@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { paths } from '../config/paths.js';
 import { DEFAULT_PROFILE, readConfig, writeConfig } from '../config/store.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { Sandbox } from './server.js';
 import { SandboxStore } from './store.js';
 

@@ -1,15 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Route, SandboxApp } from './app.js';
+import { OPERATIONS, type OperationId } from '../api/operations.js';
+import schemas from '../api/schemas.json' with { type: 'json' };
+import type { SchemaName } from '../api/validate.js';
+import type { Handler, Route, SandboxApp } from './app.js';
 import { type Authenticator, authorise, clientAddress } from './auth.js';
 import { errorBody, HttpError, sendJson } from './http.js';
 import type { KeyUseRecorder } from './key-uses.js';
 import { type AddressLimiter, type Plan, PLAN_LIMITS, type RateDecision, type RateLimiter } from './rate-limit.js';
-import { applicantRoutes } from './routes/applicants.js';
-import { documentRoutes } from './routes/documents.js';
-import { keyRoutes } from './routes/keys.js';
-import { reportRoutes } from './routes/reports.js';
+import { applicantHandlers } from './routes/applicants.js';
+import { documentHandlers } from './routes/documents.js';
+import { keyHandlers } from './routes/keys.js';
+import { reportHandlers } from './routes/reports.js';
 
-const ROUTES: Route[] = [...reportRoutes, ...applicantRoutes, ...documentRoutes, ...keyRoutes];
+/** A handler for every operation of openapi.yaml: one without is a compile error. */
+const HANDLERS: Record<OperationId, Handler> = { ...reportHandlers, ...applicantHandlers, ...documentHandlers, ...keyHandlers };
+
+/** A path parameter as its schema's pattern states it (`{id}` of getReport: rep_ and letters or digits), captured. */
+function parameterPattern(schema: SchemaName): string {
+  const { pattern } = schemas[schema] as { pattern?: string };
+  return `(${pattern?.replace(/^\^/, '').replace(/\$$/, '') ?? '[^/]+'})`;
+}
+
+const ROUTES: Route[] = OPERATIONS.map((operation) => {
+  const parameters: Record<string, SchemaName> = operation.parameters;
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => parameterPattern(parameters[name]!));
+  return { method: operation.method, path: new RegExp(`^${path}$`), ...HANDLERS[operation.id] };
+});
 
 /** The route for a request, or 404 for an unknown path and 405 for a known path with another method. */
 function findRoute(method: string, path: string): { route: Route; params: string[] } {

@@ -5,7 +5,7 @@ import { signatureEncodingSetting, WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
 import { type ConnectionDeadlines, DEFAULT_CONNECTION_DEADLINES, listenWithTlsFront } from './front.js';
 import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
-import { randomToken } from '../ids.js';
+import { randomToken } from '../core/ids.js';
 import { KeyUseRecorder } from './key-uses.js';
 import { ensureSandboxKeys } from './keys.js';
 import { Processing } from './processing.js';

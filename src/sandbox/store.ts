@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Applicant, Document, EventType, Key, Report } from '../api/types.js';
-import { inTransaction, openPrivateDatabase, StatementCache } from '../sqlite.js';
+import { inTransaction, openPrivateDatabase, StatementCache } from '../core/sqlite.js';
 
 export type KeyRole = 'test' | 'read_only' | 'ip_locked' | 'admin' | 'other_workspace' | 'other_workspace_admin';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ensureSelfSignedCertificate, type SelfSignedCertificate } from '../certificate.js';
+import { ensureSelfSignedCertificate, type SelfSignedCertificate } from '../core/certificate.js';
 
 export function certificatePath(dataDir: string): string {
   return join(dataDir, 'tls', 'cert.pem');

@@ -7,7 +7,7 @@ import type { FilePart } from '../api/multipart.js';
 import type { Identified, DocumentAnswer } from '../api/types.js';
 import { encodeUpload, SANDBOX_UPLOAD_SHAPE, type UploadShape } from '../api/upload-shape.js';
 import { detectFormat } from '../documents/format.js';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 
 /** The sandbox's upload limit (openapi.yaml's assumption; part 8 does not show the service's). */
 const SANDBOX_MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;

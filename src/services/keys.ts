@@ -4,7 +4,7 @@ import type { ApiResponse } from '../api/exchange.js';
 import { dataOf } from '../api/data.js';
 import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../api/paging.js';
 import type { Answered, Key, KeyCreate, KeyList, KeyRevocation, KeyWithSecret } from '../api/types.js';
-import { ApiError, SvcError } from '../errors.js';
+import { ApiError, SvcError } from '../core/errors.js';
 
 /** A key as the API saw it, with the API's own clock at that moment (from the answer's Date header). */
 export interface ObservedKey {

@@ -5,7 +5,7 @@ import { listItems, type NextPage, nextPage } from '../api/list-answer.js';
 import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../api/paging.js';
 import { reportOutcome } from '../api/report-outcome.js';
 import type { Answered, DeletionResult, Identified, ReportAnswer, ReportCreate } from '../api/types.js';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 
 /** Query parameters of GET /v1/reports: only those the user asked for are sent (the spec shows none). */
 export type ReportsQuery = Record<string, string | number | undefined>;

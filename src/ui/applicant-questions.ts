@@ -1,7 +1,7 @@
-import { EMPLOYMENT_STATUSES, RECENT_TRAVEL_YEARS } from '../api/enums.js';
-import { countryCode, currencyCode, trimmed } from '../api/normalise.js';
+import { EMPLOYMENT_STATUSES, RECENT_TRAVEL_YEARS } from '../spec/enums.js';
+import { countryCode, currencyCode, trimmed } from '../spec/normalise.js';
 import schemas from '../api/schemas.json' with { type: 'json' };
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { chooseOrType } from './ask.js';
 import type { AnswerCheck, Prompter } from './prompter.js';
 

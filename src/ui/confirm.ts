@@ -1,4 +1,4 @@
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import { canPrompt, type Io } from './io.js';
 import type { Prompter } from './prompter.js';
 

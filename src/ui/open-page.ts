@@ -3,8 +3,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { environmentWithoutSvc } from '../child-environment.js';
-import { SvcError } from '../errors.js';
+import { environmentWithoutSvc } from '../core/child-environment.js';
+import { SvcError } from '../core/errors.js';
 
 /**
  * Writes a page that holds personal data: to `output` when given, else into a new private directory
@@ -36,10 +36,10 @@ function opener(platform: NodeJS.Platform): [string, ...string[]] {
  * Hands a file to the system's opener (xdg-open, open, start), detached and silent, without svc's
  * variables; false when the system has none.
  */
-function openWithSystem(path: string): Promise<boolean> {
+function openWithSystem(path: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const [command, ...args] = opener(process.platform);
   return new Promise((resolve) => {
-    const child = spawn(command, [...args, path], { detached: true, stdio: 'ignore', env: environmentWithoutSvc() });
+    const child = spawn(command, [...args, path], { detached: true, stdio: 'ignore', env: environmentWithoutSvc(env) });
     child.once('error', () => resolve(false));
     child.once('spawn', () => {
       child.unref();
@@ -54,10 +54,10 @@ export interface ShownPage {
   opened: boolean;
 }
 
-/** Writes an HTML page (see writePage) and opens it. */
-export async function showPage(html: string, name: string, output?: string): Promise<ShownPage> {
-  const path = await writePage(html, name.replace(/[^\w.-]/g, '_'), output);
-  return { path, opened: await openWithSystem(path) };
+/** Writes an HTML page (see writePage) and opens it with the system's opener, started from `env` less svc's variables. */
+export async function showPage(html: string, name: string, options: { output: string | undefined; env: NodeJS.ProcessEnv }): Promise<ShownPage> {
+  const path = await writePage(html, name.replace(/[^\w.-]/g, '_'), options.output);
+  return { path, opened: await openWithSystem(path, options.env) };
 }
 
 /** What happened to a page, in a line for people. */

@@ -1,4 +1,4 @@
-import { RISK_BAND_LOWEST_SCORES } from '../api/enums.js';
+import { RISK_BAND_LOWEST_SCORES } from '../spec/enums.js';
 import type { ReportAnswer } from '../api/types.js';
 import { bandName, byContribution, contribution, criteriaOf, numberOr, percent, recommendationsOf, scaledScore } from './risk.js';
 

@@ -1,8 +1,9 @@
-import { RISK_BAND_LOWEST_SCORES } from '../api/enums.js';
+import { RISK_BAND_LOWEST_SCORES } from '../spec/enums.js';
 import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
 import { hangingLine, terminalWidth, useColor } from './table.js';
 import { terminalText } from './terminal-text.js';
 import { stringWidth } from './text-width.js';
+import { isJsonObject } from '../core/json-object.js';
 
 const BANDS = Object.keys(RISK_BAND_LOWEST_SCORES) as Array<keyof typeof RISK_BAND_LOWEST_SCORES>;
 const SCALE_TOP = 100;
@@ -32,9 +33,7 @@ export function percent(weight: number): string {
  * an answer that sends something else shows no criteria rather than failing to show the rest.
  */
 export function criteriaOf(report: ReportAnswer): Array<Answered<Criterion>> {
-  return Array.isArray(report.criteria)
-    ? report.criteria.filter((criterion) => typeof criterion === 'object' && criterion !== null && !Array.isArray(criterion))
-    : [];
+  return Array.isArray(report.criteria) ? report.criteria.filter(isJsonObject) : [];
 }
 
 /** The recommendations of an answer as text, however the answer sends them. */

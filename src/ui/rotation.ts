@@ -1,7 +1,7 @@
 import type { RotationRecord } from '../keys/journal.js';
 import { nextStep, stepNumber } from '../keys/journal.js';
 import type { DrainProgress, RotationEvent } from '../keys/rotation-events.js';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../core/duration.js';
 import { writeJsonLine } from './json-lines.js';
 import { liveLine } from './live-line.js';
 import { fittedLine, renderTable, terminalWidth } from './table.js';

@@ -1,4 +1,4 @@
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../core/duration.js';
 import { type Io, showsLiveProgress } from './io.js';
 import { liveLine } from './live-line.js';
 import { fittedLine } from './table.js';

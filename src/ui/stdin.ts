@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { buffer, text } from 'node:stream/consumers';
-import type { SvcError } from '../errors.js';
+import type { SvcError } from '../core/errors.js';
 import type { Io } from './io.js';
 
 /** All of stdin as text, without its final line break. */

@@ -1,4 +1,4 @@
-import { redactKey } from '../config/keys.js';
+import { redactKey } from '../core/redaction.js';
 import { EVENT_SCHEMAS, isListedEventType, readEnvelope, schemaNotes } from './envelope.js';
 import {
   decodeV1,

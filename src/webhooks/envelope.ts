@@ -1,16 +1,11 @@
+import { EVENT_SCHEMAS as STATED_EVENT_SCHEMAS } from '../api/operations.js';
 import type { EventType } from '../api/types.js';
 import { findProblems, type Problem, type SchemaName } from '../api/validate.js';
 import { prefixObject } from './prefix-json.js';
+import { isJsonObject } from '../core/json-object.js';
 
 /** The schema of openapi.yaml for each event kind it lists; a body that differs from it gets schema notes. */
-export const EVENT_SCHEMAS: Record<EventType, SchemaName> = {
-  'report.created': 'ReportCreatedEvent',
-  'report.completed': 'ReportCompletedEvent',
-  'report.failed': 'ReportFailedEvent',
-  'document.parsed': 'DocumentParsedEvent',
-  'document.processed': 'DocumentProcessedEvent',
-  'document.rejected': 'DocumentRejectedEvent',
-};
+export const EVENT_SCHEMAS: Record<EventType, SchemaName> = STATED_EVENT_SCHEMAS;
 
 /** The kinds openapi.yaml lists. Part 6 does not give a definitive list, so other kinds are received too. */
 export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
@@ -33,7 +28,6 @@ export type EnvelopeReading =
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /**
@@ -43,14 +37,14 @@ const text = (value: unknown) => (typeof value === 'string' && value !== '' ? va
  */
 function resourceIdOf(type: string | undefined, data: Record<string, unknown>): string | undefined {
   const resource = type?.split('.')[0];
-  return text(data.id) ?? (resource ? text(data[`${resource}_id`]) : undefined) ?? (isObject(data.object) ? text(data.object.id) : undefined);
+  return text(data.id) ?? (resource ? text(data[`${resource}_id`]) : undefined) ?? (isJsonObject(data.object) ? text(data.object.id) : undefined);
 }
 
 /** The fields a body claims, for showing what arrived; never trusted before the signature is. */
 function claimedBy(value: unknown): Partial<EventSummary> {
-  if (!isObject(value)) return {};
+  if (!isJsonObject(value)) return {};
   const type = text(value.type);
-  return { id: text(value.id), type, resourceId: resourceIdOf(type, isObject(value.data) ? value.data : {}) };
+  return { id: text(value.id), type, resourceId: resourceIdOf(type, isJsonObject(value.data) ? value.data : {}) };
 }
 
 /** Parses a body as UTF-8 JSON, or says why it is not. */
@@ -103,7 +97,7 @@ const shown = (value: unknown) => JSON.stringify(value)?.slice(0, 60) ?? String(
 
 /** What the body breaks of part 6's envelope: an object with an `evt_` id, a type and a data object. */
 function statedProblems(value: unknown): string[] {
-  if (!isObject(value))
+  if (!isJsonObject(value))
     return [
       `the body is ${Array.isArray(value) ? 'a JSON array' : `the JSON ${value === null ? 'null' : typeof value}`}, not an object with id, type and data (part 6)`,
     ];
@@ -115,7 +109,7 @@ function statedProblems(value: unknown): string[] {
   if (value.type === undefined) problems.push('type: is required, the event kind as a string (part 6)');
   else if (value.type === '') problems.push('type: is empty; it names the event kind (part 6)');
   else if (typeof value.type !== 'string') problems.push(`type: ${shown(value.type)} is not a string (part 6)`);
-  if (!isObject(value.data))
+  if (!isJsonObject(value.data))
     problems.push(value.data === undefined ? 'data: is required, an object (part 6)' : `data: ${shown(value.data)} is not an object (part 6)`);
   return problems;
 }

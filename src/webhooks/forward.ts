@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isLoopbackHost } from '../api/base-url.js';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import { DEFAULT_TOLERANCE_SECONDS, parseSignatureHeader, SIGNATURE_HEADERS, signatureHeader, signatureHeaderOf } from './signature.js';
 
 // Headers that belong to one connection (RFC 9110 §7.6.1) or that the new request recomputes.

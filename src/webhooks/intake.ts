@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Worker } from 'node:worker_threads';
-import { ownWorker } from '../package-files.js';
+import { ownWorker } from '../core/package-files.js';
 import type { EventSummary } from './envelope.js';
 import type { SignatureEncoding, SignedPayload } from './signature.js';
 import type { ForwardOutcome, RejectedLimits } from './store.js';

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { BodyTooLarge, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../inbound-http.js';
+import { BodyTooLarge, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../core/inbound-http.js';
 import { claimedEvent, type EventSummary } from './envelope.js';
 import { forwardedHeaders } from './forward.js';
 import { type AttemptResult, postRaw } from './send.js';

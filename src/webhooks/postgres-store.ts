@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import postgres, { type Sql, type TransactionSql } from 'postgres';
 import type { StoreLocation } from '../config/webhook-store.js';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import type { EventSummary } from './envelope.js';
 import {
   type EventFilter,

@@ -1,7 +1,7 @@
-import { scoreBand } from '../api/enums.js';
+import { scoreBand } from '../spec/enums.js';
 import { queuedReport } from '../api/resources.js';
 import type { DocumentType, EventType } from '../api/types.js';
-import { type IdPrefix, newId, randomToken } from '../ids.js';
+import { type IdPrefix, newId, randomToken } from '../core/ids.js';
 import { isListedEventType } from './envelope.js';
 
 export interface EventBody {

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { inTransaction, openPrivateDatabase, StatementCache } from '../sqlite.js';
+import { inTransaction, openPrivateDatabase, StatementCache } from '../core/sqlite.js';
 import { paths } from '../config/paths.js';
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 import type { EventSummary } from './envelope.js';
 import type { RejectionReason } from './verify.js';
 

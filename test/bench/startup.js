@@ -85,7 +85,7 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
   const viaFetch = `const tls = require('node:tls'); tls.setDefaultCACertificates([...tls.getCACertificates('default'), require('node:fs').readFileSync(process.env.BENCH_CA, 'utf8')]);
 fetch(process.env.BENCH_URL, { headers: { authorization: 'Bearer ' + process.env.BENCH_KEY } }).then(async (r) => { await r.text(); process.exit(r.ok ? 0 : 1); });`;
   const hasCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
-  const oclif = new URL('../../dist/run.js', import.meta.url).href;
+  const oclif = new URL('../../dist/cli/run.js', import.meta.url).href;
   const loadOclif = `import { enableCompileCache } from 'node:module'; enableCompileCache(); await import(${JSON.stringify(oclif)});`;
   const viaOclifAndHttps = `${loadOclif} const { get } = await import('node:https'); const { readFileSync } = await import('node:fs');
 get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { authorization: 'Bearer ' + process.env.BENCH_KEY } }, (r) => { r.resume(); r.on('end', () => process.exit(r.statusCode === 200 ? 0 : 1)); });`;

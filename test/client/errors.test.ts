@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { ApiError, ExitCode } from '../../src/errors.js';
+import { ApiError, ExitCode } from '../../src/core/errors.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'svc_test_errormapping00000000000001';

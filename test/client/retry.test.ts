@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'svc_test_retrypolicy0000000000000001';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseTimestamp } from '../../src/api/timestamp.js';
+import { parseTimestamp } from '../../src/spec/timestamp.js';
 
 const AT = Date.UTC(2026, 0, 5, 9, 30);
 const zone = process.env.TZ;

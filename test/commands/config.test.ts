@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RotationRecord } from '../../src/keys/journal.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { type Handler, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';

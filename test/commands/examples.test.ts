@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { buildMrz } from '../../src/sandbox/mrz.js';
 import { HANG_MS } from '../helpers/hang.js';
 import { type Choices, type OtherImplementation, startOtherImplementation } from '../helpers/other-implementation.js';

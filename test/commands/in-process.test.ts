@@ -47,7 +47,7 @@ import WebhooksReplay from '../../src/commands/webhooks/replay.js';
 import WebhooksSign from '../../src/commands/webhooks/sign.js';
 import WebhooksTrigger from '../../src/commands/webhooks/trigger.js';
 import WebhooksVerify from '../../src/commands/webhooks/verify.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 import { ranCommands, runInProcess } from '../helpers/in-process.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
@@ -145,6 +145,19 @@ describe('reports and documents', () => {
     expect(opened.code, opened.stderr).toBe(0);
     expect(readFileSync(output, 'utf8')).toContain(report.id);
     expect(statSync(output).mode & 0o777).toBe(0o600);
+  });
+
+  it("shows times relative to the run's clock", async () => {
+    const report = await json<{ id: string; created_at: string }>(ReportsCreate, ['--applicant', applicantId, ...REPORT]);
+    const created = Date.parse(report.created_at);
+    for (const [later, phrase] of [
+      [3 * 3_600_000 + 60_000, '3 hours ago'],
+      [2 * 86_400_000, '2 days ago'],
+    ] as const) {
+      const clock = { now: () => created + later, sleep: () => Promise.resolve() };
+      const shown = await run(ReportsGet, [report.id], { terminal: { columns: 80 }, clock });
+      expect(shown.stdout).toMatch(new RegExp(`created +${phrase}`, 'i'));
+    }
   });
 
   it('get refuses an id without its prefix before sending anything', async () => {

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { startListen } from '../helpers/listen.js';
 import { startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv } from '../helpers/svc.js';

@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
-import { DOCUMENT_TYPES, EMPLOYMENT_STATUSES } from '../../src/api/enums.js';
+import { ExitCode } from '../../src/core/errors.js';
+import { DOCUMENT_TYPES, EMPLOYMENT_STATUSES } from '../../src/spec/enums.js';
 import type { Applicant, Report } from '../../src/api/types.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { json, startServer } from '../helpers/server.js';

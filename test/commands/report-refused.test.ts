@@ -4,7 +4,7 @@
  * columns against an implementation that refuses the first report with 422, naming the field.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv } from '../helpers/svc.js';
 import { KEYS, startInTerminal } from '../helpers/terminal.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { apiError, type Handler, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 

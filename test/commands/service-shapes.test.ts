@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { type Choices, type OtherImplementation, startOtherImplementation } from '../helpers/other-implementation.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { terminalText } from '../../src/ui/terminal-text.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { stoppedAfterEachTest } from '../helpers/listen.js';

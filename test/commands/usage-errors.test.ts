@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 
 const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as {

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';

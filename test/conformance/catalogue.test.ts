@@ -1,21 +1,14 @@
 /**
  * The catalogue holds together: each check is implemented exactly once (a Pact interaction of
- * contracts/ or a probe), each stated clause names existing checks, and the tables the strict
- * checks use agree with openapi.yaml.
+ * contracts/ or a probe), and each stated clause names existing checks.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { CATALOGUE, CHECKS_BY_ID, CLAUSES, PART_TITLES, partOf, selectChecks } from '../../src/conformance/catalogue.js';
 import { checkOfInteraction } from '../../src/conformance/contract-terms.js';
 import { readContracts } from '../../src/conformance/pact-runner.js';
-import { ERROR_CODES, OPERATIONS } from '../../src/conformance/probes/strict.js';
-import { EVENT_SCHEMAS } from '../../src/webhooks/envelope.js';
 import { escapeXml, toJunit } from '../../src/conformance/report.js';
 import type { RunResult } from '../../src/conformance/run.js';
 import { FINAL, PROBES } from '../../src/conformance/run.js';
-
-const oas = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'));
 
 describe('the catalogue', () => {
   it('has unique ids of the form area.name, each with a part of the specification', () => {
@@ -60,69 +53,6 @@ describe('the catalogue', () => {
       CATALOGUE.filter((check) => check.id.startsWith('auth.') || check.id === 'reports.get').map((check) => check.id),
     );
     expect(selectChecks('spec', ['auth.nope']).unknown).toEqual(['auth.nope']);
-  });
-});
-
-describe("the strict checks' tables agree with openapi.yaml", () => {
-  const operations = new Map<
-    string,
-    {
-      method: string;
-      path: string;
-      operation: { responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: { $ref: string } } } }> };
-    }
-  >();
-  for (const [path, item] of Object.entries(oas.paths as Record<string, Record<string, { operationId: string; responses: never }>>)) {
-    for (const [method, operation] of Object.entries(item))
-      if (operation.operationId) operations.set(operation.operationId, { method: method.toUpperCase(), path, operation });
-  }
-
-  it('success status and schema of every operation the kit calls', () => {
-    expect(OPERATIONS.map((operation) => operation.id).sort()).toEqual([...operations.keys()].sort());
-    for (const operation of OPERATIONS) {
-      const documented = operations.get(operation.id)!;
-      expect(documented.method, operation.id).toBe(operation.method);
-      expect(operation.path.test(documented.path.replace('{id}', 'x_1')), operation.id).toBe(true);
-      const success = Object.keys(documented.operation.responses).filter((status) => status.startsWith('2'));
-      expect(success, operation.id).toContain(String(operation.success));
-      expect(documented.operation.responses[String(operation.success)]!.content!['application/json'].schema.$ref, operation.id).toBe(
-        `#/components/schemas/${operation.schema}`,
-      );
-    }
-  });
-
-  it('error codes of every error status', () => {
-    const codes: Record<number, string[]> = {};
-    for (const [name, response] of Object.entries(
-      oas.components.responses as Record<
-        string,
-        {
-          content?: {
-            'application/json': { schema: { allOf: Array<{ properties?: { error: { allOf: Array<{ properties?: { code: { enum: string[] } } }> } } }> } };
-          };
-        }
-      >,
-    )) {
-      const code = response.content?.['application/json'].schema.allOf[1]?.properties?.error.allOf[1]?.properties?.code.enum;
-      if (!code) continue;
-      const status = Number(
-        Object.values(oas.paths)
-          .flatMap((item) => Object.values(item as Record<string, { responses?: Record<string, { $ref?: string }> }>))
-          .flatMap((operation) => Object.entries(operation.responses ?? {}))
-          .find(([, value]) => value.$ref === `#/components/responses/${name}`)?.[0],
-      );
-      codes[status] = [...new Set([...(codes[status] ?? []), ...code])];
-    }
-    expect(ERROR_CODES).toEqual(codes);
-  });
-
-  it('the schema of every event', () => {
-    const schemas = Object.fromEntries(
-      Object.entries(oas.webhooks as Record<string, { post: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>).map(
-        ([type, item]) => [type, item.post.requestBody.content['application/json'].schema.$ref.split('/').at(-1)],
-      ),
-    );
-    expect(EVENT_SCHEMAS).toEqual(schemas);
   });
 });
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DOCUMENT_FILE_BYTES } from '../../src/conformance/fixtures.js';
 import { samplePassportPdf } from '../../src/conformance/samples.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { HANG_MS } from '../helpers/hang.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/server.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { ImplementationClient } from '../../src/conformance/http.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { makeCertificate } from '../helpers/tls.js';

@@ -7,7 +7,7 @@
  * where only evidence the kit collects to the end can show it.
  */
 import { createHmac } from 'node:crypto';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { keyRole, type ProxiedRequest, type ProxiedResponse, type ProxyState, retrying, type Variant } from '../helpers/mutating-implementation.js';
 import type { Json } from './variants.js';
 

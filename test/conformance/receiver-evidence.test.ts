@@ -10,7 +10,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KEPT_LIMITS } from '../../src/conformance/receiver.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { HANG_MS, stallGuard } from '../helpers/hang.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/server.js';

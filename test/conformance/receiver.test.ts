@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_BODY_LIMIT } from '../../src/inbound-http.js';
+import { DEFAULT_BODY_LIMIT } from '../../src/core/inbound-http.js';
 import { type ReceiverOptions, WebhookReceiver } from '../../src/conformance/receiver.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 

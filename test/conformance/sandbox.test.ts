@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../src/conformance/catalogue.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort, json, startServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';

@@ -5,7 +5,7 @@
  * so they are noise, as an invalid signature's are: the event checks are inconclusive, never passed.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';

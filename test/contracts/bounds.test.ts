@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, Document, Report } from '../../src/api/types.js';
 import { findProblems } from '../../src/api/validate.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { startOtherImplementation, type OtherImplementation } from '../helpers/other-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';

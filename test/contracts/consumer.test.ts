@@ -20,7 +20,7 @@ import { CHECKS_BY_ID } from '../../src/conformance/catalogue.js';
 import { checkOfInteraction, CONTRACT_KEYS, PACT_CONSUMER, PACT_PROVIDER, STATES } from '../../src/conformance/contract-terms.js';
 import { eventOf, type Delivery } from '../../src/conformance/receiver.js';
 import { SAMPLE_APPLICANT, samplePassportPdf, sampleReportRequest } from '../../src/conformance/samples.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { getApplicant, upsertApplicant } from '../../src/services/applicants.js';
 import { getDocument, uploadDocument } from '../../src/services/documents.js';
 import { createReport, deleteReport, getReport, listReports } from '../../src/services/reports.js';

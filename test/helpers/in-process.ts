@@ -6,15 +6,16 @@
 import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Config } from '@oclif/core';
-import type { SvcCommand } from '../../src/base-command.js';
+import type { SvcCommand } from '../../src/cli/base-command.js';
 import { createIo } from '../../src/ui/io.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let config: Promise<Config> | undefined;
 
 /** A command class, as src/commands exports it. */
-type CommandClass = (new (argv: string[], config: Config) => SvcCommand) & { id?: string };
+type CommandClass = (new (argv: string[], config: Config) => SvcCommand<unknown, unknown>) & { id?: string };
 
 /** The commands this process has run, for a test that every command is run. */
 export const ranCommands = new Set<CommandClass>();
@@ -55,6 +56,8 @@ export async function runInProcess(
     stdin?: string;
     terminal?: { columns: number };
     prompter?: Prompter;
+    /** The run's time (the system's when not given). */
+    clock?: Clock;
     /** For a command that serves until stopped: called while it runs, with what it printed so far and a Ctrl-C. */
     whileRunning?: (running: { stdout: () => string; interrupt: () => void }) => Promise<void>;
   },
@@ -75,6 +78,7 @@ export async function runInProcess(
     const command = new Command(argv, await config);
     command.io = createIo({ stdin, stdout: stdout.stream, stderr: stderr.stream, env: process.env });
     command.prompter = options.prompter ?? NOBODY;
+    if (options.clock) command.clock = options.clock;
     const done = command['_run']();
     if (options.whileRunning) {
       // The run fails the same way whether the test or the command gives up first.

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import type { RunningSandbox } from './sandbox.js';
 import { makeCertificate } from './tls.js';

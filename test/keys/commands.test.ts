@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Key, KeyList, KeyRevocation } from '../../src/api/types.js';
-import { redactKey } from '../../src/config/keys.js';
-import { ExitCode } from '../../src/errors.js';
+import { redactKey } from '../../src/core/redaction.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { type ProxyState, startMutatingImplementation } from '../helpers/mutating-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { runSvc } from '../helpers/svc.js';

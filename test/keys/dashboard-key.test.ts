@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { type RotationRecord, STEPS } from '../../src/keys/journal.js';
 import { type DashboardKey, type KeylessImplementation, startKeylessImplementation } from '../helpers/keyless-implementation.js';
 import { HANG_MS } from '../helpers/hang.js';

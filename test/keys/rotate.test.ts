@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactKey } from '../../src/config/keys.js';
-import { ExitCode } from '../../src/errors.js';
+import { redactKey } from '../../src/core/redaction.js';
+import { ExitCode } from '../../src/core/errors.js';
 import type { RotationRecord } from '../../src/keys/journal.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { runSvc } from '../helpers/svc.js';

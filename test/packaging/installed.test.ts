@@ -93,7 +93,7 @@ describe('the npm package', () => {
     expect(pjson.name).toBe('visa-report-svc');
     const listed = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
     expect(listed).toContain('package/bin/run.js');
-    expect(listed).toContain('package/dist/run.js');
+    expect(listed).toContain('package/dist/cli/run.js');
     expect(listed.filter((path) => path.endsWith('.map'))).toEqual([]);
     expect(existsSync(join(prefix, 'bin', 'svc'))).toBe(true);
     expect(existsSync(join(prefix, 'bin', pjson.name))).toBe(false);

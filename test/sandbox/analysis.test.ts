@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RISK_BAND_LOWEST_SCORES, scoreBand } from '../../src/api/enums.js';
+import { RISK_BAND_LOWEST_SCORES, scoreBand } from '../../src/spec/enums.js';
 import type { Applicant, DocumentType, RedFlag } from '../../src/api/types.js';
 import {
   analyseReport,

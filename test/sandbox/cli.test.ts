@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, Document, Report } from '../../src/api/types.js';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { buildMrz } from '../../src/sandbox/mrz.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';

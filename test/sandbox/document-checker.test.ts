@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/ids.js';
+import { newId } from '../../src/core/ids.js';
 import { DocumentChecker } from '../../src/sandbox/document-checker.js';
 import { SandboxStore } from '../../src/sandbox/store.js';
 import { pdfWithLines, pdfWithRepeatedContent, png } from './fixtures.js';

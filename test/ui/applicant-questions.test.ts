@@ -3,7 +3,7 @@
  * trip outside the last ten years are refused in plain words, whatever the real date.
  */
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import { askApplicant } from '../../src/ui/applicant-questions.js';
 import type { AnswerCheck, Prompter } from '../../src/ui/prompter.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { findProblems } from '../../src/api/validate.js';
 import { EVENT_SCHEMAS, EVENT_TYPES } from '../../src/webhooks/envelope.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';

@@ -4,7 +4,7 @@
  * connection string kept secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { HANG_MS } from '../helpers/hang.js';

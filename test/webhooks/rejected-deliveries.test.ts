@@ -10,7 +10,7 @@ import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { EventStore, REJECTED_BODY_BYTES } from '../../src/webhooks/store.js';

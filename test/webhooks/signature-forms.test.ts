@@ -6,7 +6,7 @@
  */
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { stoppedAfterEachTest } from '../helpers/listen.js';
 import { SIGNATURE_FORMS, signIn } from '../helpers/signature-forms.js';

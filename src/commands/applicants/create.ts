@@ -1,19 +1,18 @@
-import { ApiCommand } from '../../api-command.js';
+import { ApiCommand } from '../../cli/api-command.js';
 import type { ApplicantAnswer } from '../../api/types.js';
 import { rememberApplicant } from '../../config/recent-applicants.js';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { askApplicant, lacksRequired } from '../../ui/applicant-questions.js';
 import { renderApplicant } from '../../ui/applicants.js';
 import { canPrompt } from '../../ui/io.js';
-import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;
 
-export default class ApplicantsCreate extends ApiCommand {
+export default class ApplicantsCreate extends ApiCommand<JsonResult> {
   static override summary = 'Create an applicant profile';
   static override description = helpText`
     From flags, a JSON file (--file) or both; flags override the file's fields. The applicant's fields are the
@@ -42,7 +41,7 @@ export default class ApplicantsCreate extends ApiCommand {
     const { flags } = await this.parse(ApplicantsCreate);
     const { client, connection } = await this.connect(flags);
     let input = await applicantInputFrom(flags);
-    for (const warning of travelWarnings(flags.travel, Date.now())) this.warning(warning);
+    for (const warning of travelWarnings(flags.travel, this.clock.now())) this.warning(warning);
     if (input.id !== undefined) {
       throw new SvcError(
         'invalidInput',
@@ -55,7 +54,7 @@ export default class ApplicantsCreate extends ApiCommand {
     if (flags.file === undefined && lacksRequired(input) && canPrompt(this.io)) input = await askApplicant(this.prompter, input);
     const applicant = await upsertApplicant(client, input);
     if (typeof applicant.id === 'string') await rememberApplicant(connection.baseUrl.href, applicant.id);
-    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderApplicant(applicant, this.timeView(flags.utc), this.io.stdout));
     return applicant;
   }
 }

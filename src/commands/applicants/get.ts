@@ -1,15 +1,14 @@
 import { Args } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ApplicantAnswer } from '../../api/types.js';
 import { getApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<ApplicantAnswer>;
 
-export default class ApplicantsGet extends ApiCommand {
+export default class ApplicantsGet extends ApiCommand<JsonResult> {
   static override summary = 'Show an applicant profile';
   static override examples = ['<%= config.bin %> applicants get app_123', '<%= config.bin %> applicants get app_123 --json'];
 
@@ -22,7 +21,7 @@ export default class ApplicantsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.applicantId]]);
     const { client } = await this.connect(flags);
     const applicant = await getApplicant(client, args.id);
-    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderApplicant(applicant, this.timeView(flags.utc), this.io.stdout));
     return applicant;
   }
 }

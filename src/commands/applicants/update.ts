@@ -1,18 +1,17 @@
 import { Args } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { ApplicantAnswer } from '../../api/types.js';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/applicant.js';
 import { upsertApplicant } from '../../services/applicants.js';
 import { renderApplicant } from '../../ui/applicants.js';
-import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = ApplicantAnswer;
 
-export default class ApplicantsUpdate extends ApiCommand {
+export default class ApplicantsUpdate extends ApiCommand<JsonResult> {
   static override summary = 'Change fields of an applicant profile';
   static override description = helpText`
     Only the fields given change: from flags, a JSON file (--file) or both; flags override the file's fields. The
@@ -38,7 +37,7 @@ export default class ApplicantsUpdate extends ApiCommand {
     assertStated([['id', args.id, STATED.applicantId]]);
     const { client } = await this.connect(flags);
     const changes = await applicantInputFrom(flags);
-    for (const warning of travelWarnings(flags.travel, Date.now())) this.warning(warning);
+    for (const warning of travelWarnings(flags.travel, this.clock.now())) this.warning(warning);
     const input = { ...changes, id: args.id };
     if (Object.keys(input).length === 1) {
       throw new SvcError(
@@ -49,7 +48,7 @@ export default class ApplicantsUpdate extends ApiCommand {
       );
     }
     const applicant = await upsertApplicant(client, input);
-    this.log(renderApplicant(applicant, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderApplicant(applicant, this.timeView(flags.utc), this.io.stdout));
     return applicant;
   }
 }

@@ -1,13 +1,13 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { displaySetting } from '../../config/settings.js';
 import { currentProfileName, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; value: string };
 
-export default class ConfigGet extends BaseCommand {
+export default class ConfigGet extends BaseCommand<JsonResult> {
   static override summary = 'Print a setting of a profile (keys redacted)';
   static override examples = ['<%= config.bin %> config get base_url', '<%= config.bin %> config get api_key --profile sandbox --json'];
 
@@ -19,7 +19,7 @@ export default class ConfigGet extends BaseCommand {
     const { args, flags } = await this.parse(ConfigGet);
     const name = args.name as SettingName;
     const config = await readConfig();
-    const profile = currentProfileName(config, flags.profile);
+    const profile = currentProfileName(config, flags.profile, this.io.env);
     const value = config.profiles[profile]?.[name];
     if (value === undefined) {
       throw new ConfigError('setting_not_set', `${name} is not set in profile "${profile}"`, `set it with \`svc config set ${name}\``);

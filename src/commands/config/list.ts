@@ -1,4 +1,4 @@
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { paths } from '../../config/paths.js';
 import { displaySetting } from '../../config/settings.js';
 import { currentProfileName, type Profile, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
@@ -7,14 +7,14 @@ import { renderTable } from '../../ui/table.js';
 /** What `--json` prints. */
 export type JsonResult = { file: string; current_profile: string; profiles: Record<string, Profile> };
 
-export default class ConfigList extends BaseCommand {
+export default class ConfigList extends BaseCommand<JsonResult> {
   static override summary = 'List the profiles and their settings (keys redacted)';
   static override examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --json'];
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ConfigList);
     const config = await readConfig();
-    const current = currentProfileName(config, flags.profile);
+    const current = currentProfileName(config, flags.profile, this.io.env);
     // The upload settings only where a profile holds one: most services take the sandbox's shape.
     const names = (Object.keys(SETTINGS) as SettingName[]).filter(
       (name) => !name.startsWith('upload_') || Object.values(config.profiles).some((settings) => settings[name] !== undefined),

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { paths } from '../../config/paths.js';
 import { displaySetting, isSecretValue, normaliseSetting } from '../../config/settings.js';
 import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { secretOnCommandLine } from '../../flags/secret.js';
 import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
@@ -11,7 +11,7 @@ import { readStdin } from '../../ui/stdin.js';
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; value: string; file: string };
 
-export default class ConfigSet extends BaseCommand {
+export default class ConfigSet extends BaseCommand<JsonResult> {
   static override summary = 'Save a setting in a profile';
   static override description = `Settings: ${Object.entries(SETTINGS)
     .map(([name, { description }]) => `${name} (${description})`)
@@ -34,7 +34,7 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
     const { args, flags } = await this.parse(ConfigSet);
     const name = args.name as SettingName;
     const { profile, saved } = await updateConfig(async (config) => {
-      const profile = currentProfileName(config, flags.profile);
+      const profile = currentProfileName(config, flags.profile, this.io.env);
       const { value, source } = await this.readValue(name, args.value);
       this.secrets.push(value);
       const saved = normaliseSetting(name, value, source);

@@ -1,11 +1,11 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
 
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; removed: boolean };
 
-export default class ConfigUnset extends BaseCommand {
+export default class ConfigUnset extends BaseCommand<JsonResult> {
   static override summary = 'Remove a setting from a profile';
   static override examples = ['<%= config.bin %> config unset api_key --profile staging'];
 
@@ -17,7 +17,7 @@ export default class ConfigUnset extends BaseCommand {
     const { args, flags } = await this.parse(ConfigUnset);
     const name = args.name as SettingName;
     const { profile, removed } = await updateConfig((config) => {
-      const profile = currentProfileName(config, flags.profile);
+      const profile = currentProfileName(config, flags.profile, this.io.env);
       const settings = config.profiles[profile];
       const removed = settings?.[name] !== undefined;
       if (settings && removed) delete settings[name];

@@ -1,12 +1,12 @@
 import { Args } from '@oclif/core';
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { assertProfileName, updateConfig } from '../../config/store.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */
 export type JsonResult = { current_profile: string };
 
-export default class ConfigUse extends BaseCommand {
+export default class ConfigUse extends BaseCommand<JsonResult> {
   static override summary = 'Make a profile the current one';
   static override examples = ['<%= config.bin %> config use sandbox'];
 

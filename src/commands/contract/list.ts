@@ -1,12 +1,12 @@
-import { SvcCommand } from '../../base-command.js';
+import { SvcCommand } from '../../cli/base-command.js';
 import { CATALOGUE, type Check } from '../../conformance/catalogue.js';
 import { renderTable } from '../../ui/table.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = Check[];
 
-export default class ContractList extends SvcCommand {
+export default class ContractList extends SvcCommand<JsonResult> {
   static override summary = 'List the checks of svc contract verify';
   static override description = helpText`
     Each check has a stable id (for --only and CI history), a level (spec: stated by the specification; strict: an

@@ -1,15 +1,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
-import { assertStated, STATED } from '../../api/stated.js';
-import { SvcCommand } from '../../base-command.js';
-import { CATALOGUE, selectChecks } from '../../conformance/catalogue.js';
+import { assertStated, STATED } from '../../spec/stated.js';
+import { SvcCommand } from '../../cli/base-command.js';
+import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
 import { kitKeys } from '../../conformance/kit-keys.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
-import { ConfigError, ExitCode, SvcError } from '../../errors.js';
+import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
 import { type Profile, readConfig } from '../../config/store.js';
 import { SANDBOX_PROFILE } from '../../sandbox/profile.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
@@ -17,7 +17,7 @@ import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 const KEY_FLAGS = {
   'api-key': 'SVC_API_KEY',
@@ -36,7 +36,7 @@ const keyFlag = (name: keyof typeof KEY_FLAGS, description: string) =>
 /** What `--json` prints. */
 export type JsonResult = ConformanceJson;
 
-export default class ContractVerify extends SvcCommand {
+export default class ContractVerify extends SvcCommand<JsonResult> {
   static override summary = 'Check an implementation of the API against the specification, for CI';
 
   static override description = helpText`
@@ -167,13 +167,7 @@ export default class ContractVerify extends SvcCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ContractVerify);
-    for (const [name, variable] of Object.entries(KEY_FLAGS)) {
-      const value = flags[name as keyof typeof KEY_FLAGS];
-      if (value) this.secrets.push(value);
-      if (this.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))) {
-        this.warning(secretOnCommandLine(`a secret given with --${name}`, variable));
-      }
-    }
+    this.takeKeyFlags(flags);
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
     assertStated([['--revocable-key-id', flags['revocable-key-id'], STATED.keyId]]);
@@ -190,33 +184,10 @@ export default class ContractVerify extends SvcCommand {
       revocable: flags['revocable-key'],
     });
     const level = flags.level;
-    const only = flags.only
-      ?.split(',')
-      .map((item) => item.trim())
-      .filter(Boolean);
-    const { selected, unknown } = selectChecks(level, only);
-    if (unknown.length > 0)
-      throw new SvcError('usage', 'unknown_check', `--only names no check: ${unknown.join(', ')}`, 'list the checks with `svc contract list`');
-    if (only && selected.length === 0) {
-      throw new SvcError(
-        'usage',
-        'no_check_selected',
-        `--only selects no check at level ${level}`,
-        CATALOGUE.some((check) => check.level === 'strict' && only.some((item) => check.id.startsWith(item.replace(/\*$/, ''))))
-          ? 'strict checks need --level strict'
-          : 'list the checks with `svc contract list`',
-      );
-    }
-    if (flags['webhook-port'] === undefined) {
-      for (const name of ['webhook-secret', 'signature-encoding', 'webhook-tls', 'webhook-cert'] as const) {
-        if (flags[name]) this.warning(`--${name} without --webhook-port: the kit receives no webhook, so the event checks are skipped`);
-      }
-    }
+    const only = onlyChecks(level, flags.only);
     const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file'], flags['fixtures-allow-outside']);
     const webhookTls = await this.receiverCertificate(flags);
-    if (flags['webhook-port'] !== undefined && !webhookTls && !isLoopbackHost(flags['webhook-host'])) {
-      this.warning(`the receiver on ${flags['webhook-host']} takes deliveries in plain HTTP, readable on the network: --webhook-tls makes it HTTPS`);
-    }
+    this.warnOfWebhookFlags(flags, webhookTls);
 
     const { runConformance } = await import('../../conformance/run.js');
     const result = await runConformance({
@@ -233,11 +204,7 @@ export default class ContractVerify extends SvcCommand {
       fast: flags.fast,
       only,
       fixtures,
-      timeouts: {
-        ...(flags['answer-timeout'] !== undefined && { answerMs: flags['answer-timeout'] }),
-        ...(flags['report-timeout'] !== undefined && { completionMs: flags['report-timeout'] }),
-        ...(flags['event-timeout'] !== undefined && { eventMs: flags['event-timeout'] }),
-      },
+      timeouts: kitTimeouts(flags),
       pact: { providerName: flags['provider-name'] },
       log: (line) => this.note(line),
     });
@@ -249,6 +216,27 @@ export default class ContractVerify extends SvcCommand {
     if (result.failed > 0) process.exitCode = ExitCode.nonConformant;
     else if (result.inconclusive > 0) process.exitCode = ExitCode.inconclusive;
     return toJson(result);
+  }
+
+  /** Each key given is redacted from the run's output; one given in argv is warned of (it is in the shell's history). */
+  private takeKeyFlags(flags: Partial<Record<keyof typeof KEY_FLAGS, string>>): void {
+    for (const [name, variable] of Object.entries(KEY_FLAGS)) {
+      const value = flags[name as keyof typeof KEY_FLAGS];
+      if (value) this.secrets.push(value);
+      if (this.argv.some((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`))) {
+        this.warning(secretOnCommandLine(`a secret given with --${name}`, variable));
+      }
+    }
+  }
+
+  private warnOfWebhookFlags(flags: WebhookFlags, webhookTls: ReceiverCertificate | undefined): void {
+    if (flags['webhook-port'] === undefined) {
+      for (const name of ['webhook-secret', 'signature-encoding', 'webhook-tls', 'webhook-cert'] as const) {
+        if (flags[name]) this.warning(`--${name} without --webhook-port: the kit receives no webhook, so the event checks are skipped`);
+      }
+    } else if (!webhookTls && !isLoopbackHost(flags['webhook-host'])) {
+      this.warning(`the receiver on ${flags['webhook-host']} takes deliveries in plain HTTP, readable on the network: --webhook-tls makes it HTTPS`);
+    }
   }
 
   private async receiverCertificate(flags: {
@@ -267,6 +255,45 @@ export default class ContractVerify extends SvcCommand {
     const { kitReceiverCertificate } = await import('../../conformance/receiver.js');
     return kitReceiverCertificate();
   }
+}
+
+interface WebhookFlags {
+  'webhook-port'?: number | undefined;
+  'webhook-host': string;
+  'webhook-secret'?: string | undefined;
+  'signature-encoding'?: string | undefined;
+  'webhook-tls'?: boolean | undefined;
+  'webhook-cert'?: string | undefined;
+}
+
+/** The checks --only names (ids or prefixes ending in *), refused when it names none at `level`. */
+function onlyChecks(level: Level, flag: string | undefined): string[] | undefined {
+  const only = flag
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  const { selected, unknown } = selectChecks(level, only);
+  if (unknown.length > 0)
+    throw new SvcError('usage', 'unknown_check', `--only names no check: ${unknown.join(', ')}`, 'list the checks with `svc contract list`');
+  if (only && selected.length === 0) {
+    throw new SvcError(
+      'usage',
+      'no_check_selected',
+      `--only selects no check at level ${level}`,
+      CATALOGUE.some((check) => check.level === 'strict' && only.some((item) => check.id.startsWith(item.replace(/\*$/, ''))))
+        ? 'strict checks need --level strict'
+        : 'list the checks with `svc contract list`',
+    );
+  }
+  return only;
+}
+
+function kitTimeouts(flags: { 'answer-timeout'?: number | undefined; 'report-timeout'?: number | undefined; 'event-timeout'?: number | undefined }) {
+  return {
+    ...(flags['answer-timeout'] !== undefined && { answerMs: flags['answer-timeout'] }),
+    ...(flags['report-timeout'] !== undefined && { completionMs: flags['report-timeout'] }),
+    ...(flags['event-timeout'] !== undefined && { eventMs: flags['event-timeout'] }),
+  };
 }
 
 /** The sandbox profile when it points at `baseUrl`: its keys are the local sandbox's own test credentials, there for the taking. */

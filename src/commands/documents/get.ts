@@ -1,15 +1,14 @@
 import { Args } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, DocumentAnswer } from '../../api/types.js';
 import { getDocument } from '../../services/documents.js';
 import { renderDocument } from '../../ui/documents.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<DocumentAnswer>;
 
-export default class DocumentsGet extends ApiCommand {
+export default class DocumentsGet extends ApiCommand<JsonResult> {
   static override summary = 'Show a document: its status, red flags and the fields read from it';
   static override examples = ['<%= config.bin %> documents get doc_123', '<%= config.bin %> documents get doc_123 --json'];
 
@@ -22,7 +21,7 @@ export default class DocumentsGet extends ApiCommand {
     assertStated([['id', args.id, STATED.documentId]]);
     const { client } = await this.connect(flags);
     const document = await getDocument(client, args.id);
-    this.log(renderDocument(document, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderDocument(document, this.timeView(flags.utc), this.io.stdout));
     return document;
   }
 }

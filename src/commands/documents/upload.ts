@@ -1,23 +1,22 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { DOCUMENT_TYPES } from '../../api/enums.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { DOCUMENT_TYPES } from '../../spec/enums.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { DocumentAnswer } from '../../api/types.js';
 import { resolveUploadShape } from '../../config/upload-shape.js';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { uploadShapeFlags } from '../../flags/upload-shape.js';
 import { isReadableFile, readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
 import { canPrompt } from '../../ui/io.js';
-import { timeView } from '../../ui/time.js';
-import { chooseApplicant } from '../../applicant-choice.js';
+import { chooseApplicant } from '../../cli/applicant-choice.js';
 
 /** What `--json` prints. */
 export type JsonResult = DocumentAnswer;
 
-export default class DocumentsUpload extends ApiCommand {
+export default class DocumentsUpload extends ApiCommand<JsonResult> {
   static override summary = "Upload a supporting document: a multipart form, or the service's own shape";
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
 The file, --type and --applicant are asked for on a terminal when left out (the applicant picked as \`reports create\` picks it); anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.
@@ -91,7 +90,7 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
     } finally {
       progress?.stop(document !== undefined);
     }
-    this.log(renderDocument(document, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderDocument(document, this.timeView(flags.utc), this.io.stdout));
     return document;
   }
 

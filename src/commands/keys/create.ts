@@ -1,18 +1,17 @@
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Key } from '../../api/types.js';
-import { prepareNewSecretFile, writeSecretFile } from '../../config/secret-file.js';
-import { SvcError } from '../../errors.js';
+import { prepareNewSecretFile, writeSecretFile } from '../../core/secret-file.js';
+import { SvcError } from '../../core/errors.js';
 import { createKey, revokeKey } from '../../services/keys.js';
 import { renderKey } from '../../ui/keys.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Key & { secret_file: string };
 
-export default class KeysCreate extends AdminCommand {
+export default class KeysCreate extends AdminCommand<JsonResult> {
   static override summary = 'Create a key; its secret goes to --key-file (0600), never printed (admin key)';
   static override description =
     "The API shows a secret once, at creation: svc writes it to --key-file, atomically and readable by you only, and prints the key without it. Before the key is made, svc refuses a path that cannot be written, a directory that does not exist (it makes none) and a file that exists (it may hold another key's secret): --force replaces that file, keeping what it held in <file>.old (0600). Should the write fail all the same, the key is revoked, as nobody would hold its secret.";
@@ -55,7 +54,7 @@ export default class KeysCreate extends AdminCommand {
     } catch (error) {
       throw await this.revokeUnsaved(client, key.id, file, error as Error);
     }
-    this.log(renderKey(key, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderKey(key, this.timeView(flags.utc), this.io.stdout));
     this.note(`Secret written to ${file} (0600); it cannot be shown again.`);
     if (keptAside) this.note(`What ${file} held is kept in ${keptAside} (0600): delete it once nothing needs that secret.`);
     return { ...key, secret_file: file };

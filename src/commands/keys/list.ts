@@ -1,13 +1,12 @@
 import { Flags } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
 import type { PagingStop } from '../../api/paging.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Key } from '../../api/types.js';
 import { maxPagesFlag } from '../../flags/max-pages.js';
 import { listAllKeys, listKeys } from '../../services/keys.js';
 import { renderKeyRows } from '../../ui/keys.js';
 import { pagingStopWarning } from '../../ui/paging.js';
-import { timeView } from '../../ui/time.js';
 
 /** `--json`: the keys read, and whether more follow; with --all, null and `stopped` when paging stopped before the end. */
 interface KeyListing {
@@ -20,7 +19,7 @@ interface KeyListing {
 /** What `--json` prints. */
 export type JsonResult = KeyListing;
 
-export default class KeysList extends AdminCommand {
+export default class KeysList extends AdminCommand<JsonResult> {
   static override summary = 'List the keys of the workspace: last use, read-only, IP lock (admin key)';
   static override examples = ['<%= config.bin %> keys list', '<%= config.bin %> keys list --all --json'];
 
@@ -43,7 +42,7 @@ export default class KeysList extends AdminCommand {
       list = await listKeys(client, { limit: flags.limit, starting_after: flags['starting-after'] });
     }
     if (list.data.length === 0) this.note('No keys.');
-    else this.log(renderKeyRows(list.data, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    else this.log(renderKeyRows(list.data, this.timeView(flags.utc), this.io.stdout));
     if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
     if (list.stopped) this.warning(pagingStopWarning(list.stopped, 'keys'));
     return list;

@@ -1,14 +1,13 @@
 import { Args, Flags } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
 import type { ApiClient } from '../../api/client.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Answered, Key, KeyRevocation } from '../../api/types.js';
-import { redactKey } from '../../config/keys.js';
-import { ApiError, SvcError } from '../../errors.js';
+import { redactKey } from '../../core/redaction.js';
+import { ApiError, SvcError } from '../../core/errors.js';
 import { getKey, revokeKey } from '../../services/keys.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';
 import { lastUse } from '../../ui/keys.js';
-import { timeView } from '../../ui/time.js';
 
 /** Statuses of a GET /v1/keys/{id} that the service does not offer: key reads are not shown by the spec. */
 const NO_KEY_READS = new Set([404, 405, 501]);
@@ -16,7 +15,7 @@ const NO_KEY_READS = new Set([404, 405, 501]);
 /** What `--json` prints. */
 export type JsonResult = Answered<KeyRevocation>;
 
-export default class KeysRevoke extends AdminCommand {
+export default class KeysRevoke extends AdminCommand<JsonResult> {
   static override summary = 'Revoke a key, with immediate effect (admin key)';
   static override description = `Anything still using the key gets 401 invalid_key from then on; \`svc keys rotate\` replaces a key in use without downtime. The admin key doing the revoking cannot revoke itself.
 Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json, the answer as it came, with "id" and "revoked": true added where it leaves them out. A service that offers no GET /v1/keys/{id} (key reads are not in the specification) gets the revocation without the checks that need the key's details.`;
@@ -50,7 +49,7 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
       await confirmOrRefuse(`Revoke ${args.id}? Anything using it gets 401 at once.`, flags.yes, this.io, this.prompter);
     } else if (key.status === 'active') {
       this.markLive(key.environment, `revokes the production key ${key.id}`);
-      const use = key.last_used_at ? `last used ${lastUse(key, timeView(flags.utc, this.io.stderr))}` : 'never used';
+      const use = key.last_used_at ? `last used ${lastUse(key, this.timeView(flags.utc, this.io.stderr))}` : 'never used';
       await confirmOrRefuse(
         `Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`,
         flags.yes,

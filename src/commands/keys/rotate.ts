@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { Args, Flags, type Interfaces } from '@oclif/core';
-import { AdminCommand } from '../../admin-command.js';
-import type { ConnectionFlagValues } from '../../api-command.js';
+import { AdminCommand } from '../../cli/admin-command.js';
+import type { ConnectionFlagValues } from '../../cli/api-command.js';
 import type { ApiClient } from '../../api/client.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Connection } from '../../config/connection.js';
-import { assertSecretFileWritable, readSecretFile } from '../../config/secret-file.js';
-import { SvcError } from '../../errors.js';
+import { assertSecretFileWritable, readSecretFile } from '../../core/secret-file.js';
+import { SvcError } from '../../core/errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import {
   assertJournalUnchanged,
@@ -21,13 +21,12 @@ import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
 import { type RotationContext, runRotation } from '../../keys/rotation.js';
-import { formatDuration } from '../../duration.js';
-import { helpText } from '../../help-text.js';
+import { formatDuration } from '../../core/duration.js';
+import { helpText } from '../../cli/help-text.js';
 import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` writes: one line per event of the rotation. */
 export type JsonLine = RotationJsonLine;
@@ -65,7 +64,7 @@ function rotatedKeyId(id: string | undefined): string {
   return id;
 }
 
-export default class KeysRotate extends AdminCommand {
+export default class KeysRotate extends AdminCommand<JsonResult | undefined, JsonLine> {
   static override summary = 'Replace a key without downtime: new key (made or given), deploy, drain, revoke';
   static override description = helpText`
     Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope, or take a key
@@ -317,7 +316,7 @@ export default class KeysRotate extends AdminCommand {
       drainWaitMs: flags['drain-wait'] ?? null,
     });
     if (earlier && record.status === 'in_progress') {
-      this.note(`Continuing rotation ${record.id} of ${record.old_key.id}, started ${timeView(flags.utc, this.io.stderr).full(record.started_at)}.`);
+      this.note(`Continuing rotation ${record.id} of ${record.old_key.id}, started ${this.timeView(flags.utc, this.io.stderr).full(record.started_at)}.`);
     }
     // Checked before a journal names the file: a rotation keeps its key file to the end.
     if (!earlier && record.new_key_source === 'api' && record.new_key_file && !flags['dry-run'])
@@ -364,6 +363,7 @@ export default class KeysRotate extends AdminCommand {
         ask,
         emit: (event) => this.view.show(event),
         deployOutput: this.io.stderr,
+        env: this.io.env,
         signal,
         pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
         timeoutMs: flags.timeout ?? DEFAULT_TIMEOUT_MS,

@@ -1,12 +1,11 @@
-import { BaseCommand } from '../../base-command.js';
+import { BaseCommand } from '../../cli/base-command.js';
 import { listRotations, type RotationRecord } from '../../keys/journal.js';
 import { renderRotations } from '../../ui/rotation.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = RotationRecord[];
 
-export default class KeysRotations extends BaseCommand {
+export default class KeysRotations extends BaseCommand<JsonResult> {
   static override summary = 'List the key rotations started from this machine and where each stands';
   static override description =
     'Read from the rotation journals in $XDG_STATE_HOME/svc/rotations; an unfinished one continues with `svc keys rotate --resume <rotation-id>`.';
@@ -16,7 +15,7 @@ export default class KeysRotations extends BaseCommand {
     const { flags } = await this.parse(KeysRotations);
     const records = await listRotations();
     if (records.length === 0) this.note('No rotations.');
-    else this.log(renderRotations(records, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    else this.log(renderRotations(records, this.timeView(flags.utc), this.io.stdout));
     return records;
   }
 }

@@ -1,14 +1,14 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { chooseApplicant } from '../../applicant-choice.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { chooseApplicant } from '../../cli/applicant-choice.js';
 import { idOf } from '../../api/answer.js';
-import { VISA_TYPES } from '../../api/enums.js';
+import { VISA_TYPES } from '../../spec/enums.js';
 import { reportOutcome } from '../../api/report-outcome.js';
 import type { ApiClient } from '../../api/client.js';
-import { countryCode, trimmed } from '../../api/normalise.js';
-import { answerCheck, assertStated, STATED } from '../../api/stated.js';
+import { countryCode, trimmed } from '../../spec/normalise.js';
+import { answerCheck, assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ReportAnswer } from '../../api/types.js';
-import { ApiError, ExitCode } from '../../errors.js';
+import { ApiError, ExitCode } from '../../core/errors.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { canPrompt } from '../../ui/io.js';
@@ -16,8 +16,7 @@ import type { AnswerCheck } from '../../ui/prompter.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
 
@@ -52,7 +51,7 @@ function assertStatedFields(request: Partial<ReportRequest>): void {
   ]);
 }
 
-export default class ReportsCreate extends ApiCommand {
+export default class ReportsCreate extends ApiCommand<JsonResult> {
   static override summary = 'Create a report for an applicant, a destination, a visa type and a purpose';
   static override description = helpText`
     The report is analysed asynchronously; --wait waits until it is completed or failed (exit code 11 when it
@@ -102,7 +101,7 @@ export default class ReportsCreate extends ApiCommand {
         waitForReport(client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
       );
     }
-    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Answered, DeletionResult } from '../../api/types.js';
 import { deleteReport } from '../../services/reports.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';
@@ -8,7 +8,7 @@ import { confirmOrRefuse } from '../../ui/confirm.js';
 /** What `--json` prints. */
 export type JsonResult = Answered<DeletionResult>;
 
-export default class ReportsDelete extends ApiCommand {
+export default class ReportsDelete extends ApiCommand<JsonResult> {
   static override summary = 'Delete a report and its sources, permanently';
   static override description =
     'Any success status is taken (200, 202, 204). With --json, the answer as it came, with "id" and "deleted": true added where it leaves them out: an answer without a body prints {"id": "rep_…", "deleted": true}.';

@@ -1,16 +1,15 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
 import { renderReport } from '../../ui/reports.js';
-import { timeView } from '../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<ReportAnswer>;
 
-export default class ReportsGet extends ApiCommand {
+export default class ReportsGet extends ApiCommand<JsonResult> {
   static override summary = 'Show a report with its full risk breakdown';
   static override description = `On a terminal the risk is drawn: the score on a 0-100 scale with its band in colour (where the service's score and band fit that scale, the sandbox's), and each criterion's weighted contribution as a bar. --web writes the report as a self-contained HTML page (no script, nothing loaded from anywhere, mode 0600) and opens it in the browser, as \`svc reports open\` does.`;
   static override examples = [
@@ -35,8 +34,8 @@ export default class ReportsGet extends ApiCommand {
     const report = await getReport(client, args.id);
     if (flags.web) {
       const [{ showPage, shownPageLine }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
-      this.note(shownPageLine(await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output)));
-    } else this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
+      this.note(shownPageLine(await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, { output: flags.output, env: this.io.env })));
+    } else this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     return report;
   }
 }

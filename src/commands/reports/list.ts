@@ -1,15 +1,14 @@
 import { Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
+import { ApiCommand } from '../../cli/api-command.js';
 import type { PagingStop } from '../../api/paging.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { maxPagesFlag } from '../../flags/max-pages.js';
 import { type ListStart, listAllReports, listReportsFrom, type ReportPage } from '../../services/reports.js';
 import { pagingStopWarning } from '../../ui/paging.js';
 import { renderReportRows } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** The page after the one read: its URL, what in the answer gave it, and the arguments of `svc reports list` that read it. */
 interface NextPageOffered {
@@ -33,7 +32,7 @@ interface ReportListing {
 /** What `--json` prints. */
 export type JsonResult = ReportListing;
 
-export default class ReportsList extends ApiCommand {
+export default class ReportsList extends ApiCommand<JsonResult> {
   static override summary = 'List the reports of the workspace';
   static override description = helpText`
     The reports are read wherever the answer holds them (a bare array, "data", or its one array of resources), and
@@ -114,7 +113,7 @@ export default class ReportsList extends ApiCommand {
 
   private show(reports: ReportAnswer[], utc: boolean): void {
     if (reports.length === 0) this.note('No reports.');
-    else this.log(renderReportRows(reports, timeView(utc, this.io.stdout), this.io.stdout));
+    else this.log(renderReportRows(reports, this.timeView(utc), this.io.stdout));
   }
 }
 

@@ -1,17 +1,17 @@
 import { Args } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { ApiCommand } from '../../cli/api-command.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
 import { showPage, shownPageLine } from '../../ui/open-page.js';
 import { reportPage } from '../../ui/report-page.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints: the page written (its path, and whether the system's opener took it) and the report it shows. */
 export type JsonResult = { path: string; opened: boolean; report: ReportAnswer };
 
-export default class ReportsOpen extends ApiCommand {
+export default class ReportsOpen extends ApiCommand<JsonResult> {
   static override summary = 'Open a report as an HTML page in the browser (reports get --web)';
   static override description = helpText`
     The page is self-contained: the risk score on a 0-100 scale and each criterion's weighted contribution as
@@ -33,7 +33,7 @@ export default class ReportsOpen extends ApiCommand {
     assertStated([['id', args.id, STATED.reportId]]);
     const { client } = await this.connect(flags);
     const report = await getReport(client, args.id);
-    const page = await showPage(reportPage(report, new Date()), `${args.id}.html`, flags.output);
+    const page = await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, { output: flags.output, env: this.io.env });
     this.note(shownPageLine(page));
     return { ...page, report };
   }

@@ -1,19 +1,18 @@
 import { Args, Flags } from '@oclif/core';
-import { ApiCommand } from '../../api-command.js';
+import { ApiCommand } from '../../cli/api-command.js';
 import { reportOutcome } from '../../api/report-outcome.js';
-import { assertStated, STATED } from '../../api/stated.js';
+import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ReportAnswer } from '../../api/types.js';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { waitForReport } from '../../services/reports.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
-import { timeView } from '../../ui/time.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<ReportAnswer>;
 
-export default class ReportsWait extends ApiCommand {
+export default class ReportsWait extends ApiCommand<JsonResult> {
   static override summary = 'Wait until a report is completed or failed, then show it';
   static override description = helpText`
     Polls the report, 0.5 s apart at first and up to 5 s apart, until its status is completed or it has failed: a
@@ -40,7 +39,7 @@ export default class ReportsWait extends ApiCommand {
     const report = await waitWithSpinner(this.io, args.id, flags['wait-timeout'], (onPoll) =>
       waitForReport(client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
     );
-    this.log(renderReport(report, timeView(flags.utc, this.io.stdout), this.io.stdout));
+    this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
     return report;
   }

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { SandboxCommand } from '../../sandbox-command.js';
+import { SandboxCommand } from '../../cli/sandbox-command.js';
 import { certificatePath } from '../../sandbox/tls.js';
-import { ConfigError } from '../../errors.js';
+import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */
 export type JsonResult = { path: string };
 
-export default class SandboxCert extends SandboxCommand {
+export default class SandboxCert extends SandboxCommand<JsonResult> {
   static override summary = "Print the path of the sandbox's certificate, for clients to trust (--ca-cert)";
   static override examples = ['<%= config.bin %> sandbox cert', 'curl --cacert "$(<%= config.bin %> sandbox cert)" https://127.0.0.1:8443/v1/reports'];
 

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { redactKey } from '../../config/keys.js';
-import { SandboxCommand } from '../../sandbox-command.js';
+import { redactKey } from '../../core/redaction.js';
+import { SandboxCommand } from '../../cli/sandbox-command.js';
 import { openSandboxStore } from '../../sandbox/profile.js';
 import { renderTable } from '../../ui/table.js';
 
@@ -18,7 +18,7 @@ interface SandboxKey {
 /** What `--json` prints. */
 export type JsonResult = SandboxKey[];
 
-export default class SandboxKeys extends SandboxCommand {
+export default class SandboxKeys extends SandboxCommand<JsonResult> {
   static override summary = "List the sandbox's keys and webhook secret";
   static override description =
     "Secrets are redacted unless --reveal is given: they are the local sandbox's own test credentials, and --reveal is how scripts and tests pick them up (for example with --json and jq).";

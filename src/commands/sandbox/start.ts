@@ -1,14 +1,13 @@
 import { Flags } from '@oclif/core';
-import { redactKey } from '../../config/keys.js';
-import { SandboxCommand } from '../../sandbox-command.js';
+import { redactKey } from '../../core/redaction.js';
+import { SandboxCommand } from '../../cli/sandbox-command.js';
 import { SANDBOX_PROFILE, writeSandboxProfile } from '../../sandbox/profile.js';
 import type { Plan } from '../../sandbox/rate-limit.js';
 import { SIGNATURE_ENCODINGS } from '../../webhooks/signature.js';
 import { startSandbox } from '../../sandbox/server.js';
-import { writeJsonLine } from '../../ui/json-lines.js';
 import { renderTable } from '../../ui/table.js';
-import { helpText } from '../../help-text.js';
-import { SvcError } from '../../errors.js';
+import { helpText } from '../../cli/help-text.js';
+import { SvcError } from '../../core/errors.js';
 
 /** What `--json` writes: one line when the sandbox is ready. */
 export interface JsonLine {
@@ -23,7 +22,7 @@ export interface JsonLine {
   webhook_urls: string[];
 }
 
-export default class SandboxStart extends SandboxCommand {
+export default class SandboxStart extends SandboxCommand<void, JsonLine> {
   static override summary = 'Run the embedded sandbox: the whole API over HTTPS on 127.0.0.1, until Ctrl-C';
   static override description = helpText`
     State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due
@@ -134,7 +133,7 @@ export default class SandboxStart extends SandboxCommand {
     };
     // Ctrl-C and SIGTERM are handled before the sandbox says it is ready: whoever starts it may stop it at once.
     const stopped = this.untilInterrupted(() => this.note('Stopping the sandbox…'));
-    if (this.jsonEnabled()) writeJsonLine(this.io.stdout, ready);
+    if (this.jsonEnabled()) this.io.stdout.write(`${this.formatJsonLine(ready)}\n`);
     else this.describe(sandbox);
 
     await stopped;

@@ -1,14 +1,14 @@
 import { Args, Flags } from '@oclif/core';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { kindToSendFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { receiverCaCertFlag, webhookSecretFlag } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkSubscriber, type Verdict } from '../../webhooks/subscriber-check.js';
 
 /** What `--json` prints. */
 export type JsonResult = { url: string; passed: boolean; verdicts: Verdict[] };
 
-export default class WebhooksCheck extends WebhookCommand {
+export default class WebhooksCheck extends WebhookCommand<JsonResult> {
   static override summary = 'Grade a subscriber endpoint the way the service will treat it';
   static override description = `Sends real deliveries and checks that the endpoint answers a valid event with a 2xx within 10 s (also when the header carries several v1 values, as during a secret rotation; also report.completed in part 6's shorter variant and an event of a kind part 6 does not list: the service retries a refused event for 24 h, then the application never sees it), refuses with a 4xx an event signed with another secret, one without a signature, and ones signed 600 s in the past or the future, and acknowledges again a retry of an event it accepted. One line per verdict.
 --strict-schema leaves out the check of a kind openapi.yaml does not list, for an endpoint that refuses such events on purpose (such as \`svc webhooks listen --strict-schema\`).

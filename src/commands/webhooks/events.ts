@@ -2,17 +2,16 @@ import { Flags } from '@oclif/core';
 import { instantFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS } from '../../flags/event-kind.js';
 import { renderTable } from '../../ui/table.js';
-import { timeView } from '../../ui/time.js';
 import { forwardCell, statusCell, storedEventJson, type StoredEventJson } from '../../ui/webhooks.js';
 import { storeFlag } from '../../flags/webhook.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { REJECTED_BODY_BYTES, type StoredStatus } from '../../webhooks/store.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 
 /** What `--json` prints. */
 export type JsonResult = StoredEventJson[];
 
-export default class WebhooksEvents extends WebhookCommand {
+export default class WebhooksEvents extends WebhookCommand<JsonResult> {
   static override summary = 'List the events `svc webhooks listen` received, newest first';
   static override description = `Accepted events appear once per event id, with the number of repeated deliveries and the schema notes they were accepted with (how they differ from openapi.yaml's event schemas); rejected deliveries appear each with the reason they were refused. With --json, each entry carries the headers and the body as received, so a rejected delivery can be checked again with \`svc webhooks verify\`; of a rejected body longer than ${REJECTED_BODY_BYTES} bytes only the first ones are kept, as body_prefix (body_truncated: true), which cannot be verified.`;
 
@@ -52,7 +51,7 @@ export default class WebhooksEvents extends WebhookCommand {
       });
       if (events.length === 0) this.note('No events.');
       else {
-        const times = timeView(flags.utc, this.io.stdout);
+        const times = this.timeView(flags.utc);
         this.log(
           renderTable(
             [

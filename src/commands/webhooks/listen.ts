@@ -1,15 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { isLoopbackHost } from '../../api/base-url.js';
-import { redactKey, redactValue } from '../../config/keys.js';
-import { SvcError } from '../../errors.js';
+import { redactKey, redactValue } from '../../core/redaction.js';
+import { SvcError } from '../../core/errors.js';
 import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
-import { DEFAULT_BODY_LIMIT } from '../../inbound-http.js';
-import { jsonLine, writeJsonLine } from '../../ui/json-lines.js';
+import { DEFAULT_BODY_LIMIT } from '../../core/inbound-http.js';
+import { writeJsonLine } from '../../ui/json-lines.js';
 import { type DeliveryJson, deliveryJson, deliveryLine, type TakeoverJson, takeoverJson } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { type TimeView, timeView } from '../../ui/time.js';
+import type { TimeView } from '../../ui/time.js';
 import {
   receiverCaCertFlag,
   signatureEncodingFlag,
@@ -19,13 +19,13 @@ import {
   toleranceFlag,
   webhookSecretFlag,
 } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
 import { describeStore } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 const fraction = Flags.custom<number>({
   parse: async (input) => {
@@ -38,7 +38,7 @@ const fraction = Flags.custom<number>({
 /** What `--json` writes: one line when the listener is ready, then one per delivery. */
 export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport | TakeoverJson;
 
-export default class WebhooksListen extends WebhookCommand {
+export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   private readonly lines: string[] = [];
 
   static override summary = 'Receive, verify and store webhook deliveries; forward them to your application';
@@ -211,7 +211,7 @@ export default class WebhooksListen extends WebhookCommand {
       faults: { status: flags.respond, rate: flags['fail-rate'] ?? (flags.respond === undefined ? 0 : 1), delayMs: flags.delay ?? 0 },
     });
     const json = this.jsonEnabled();
-    const times = timeView(flags.utc, this.io.stdout);
+    const times = this.timeView(flags.utc);
     listener.on('report', (report) => this.render(report, json, times));
     let url: string;
     try {
@@ -228,7 +228,7 @@ export default class WebhooksListen extends WebhookCommand {
     // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
     const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
     if (this.jsonEnabled()) {
-      writeJsonLine(this.io.stdout, { kind: 'ready', url, store: describeStore(store), forward_to: flags['forward-to'] ?? null } satisfies JsonLine);
+      this.io.stdout.write(`${this.formatJsonLine({ kind: 'ready', url, store: describeStore(store), forward_to: flags['forward-to'] ?? null })}\n`);
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${describeStore(store)}`);
       if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
@@ -265,7 +265,7 @@ export default class WebhooksListen extends WebhookCommand {
           : terminalText(`The event store does not answer (${report.detail}): deliveries are answered 503, so that the service retries them`),
       );
     } else if (json) {
-      this.print(jsonLine(report.kind === 'delivery' ? deliveryJson(report) : report.kind === 'takeover' ? takeoverJson(report) : report));
+      this.print(this.formatJsonLine(report.kind === 'delivery' ? deliveryJson(report) : report.kind === 'takeover' ? takeoverJson(report) : report));
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report, times, this.io.stdout));
     } else if (report.kind === 'takeover') {

@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { instantFlag } from '../../flags/duration.js';
 import { storeFlag } from '../../flags/webhook.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 
 /**
  * The service retries a delivery for 24 hours (spec part 6); an event id pruned sooner would let a
@@ -14,7 +14,7 @@ const KEEP_AT_LEAST_MS = 25 * 3_600_000;
 /** What `--json` prints. */
 export type JsonResult = { before: string; deleted: number; kept_not_forwarded: number; dry_run: boolean };
 
-export default class WebhooksPrune extends WebhookCommand {
+export default class WebhooksPrune extends WebhookCommand<JsonResult> {
   static override summary = 'Delete stored events received before a time';
   static override description = `Keeps the store from growing without end. Accepted events whose forwarding got no 2xx answer are kept (see \`svc webhooks events --not-forwarded\`), unless --include-not-forwarded. Events of the last 25 hours cannot be pruned: the service retries a delivery for 24 hours, and a retry of a pruned event would be taken as new. Safe while \`svc webhooks listen\` runs: rows go in small transactions.`;
 
@@ -32,7 +32,7 @@ export default class WebhooksPrune extends WebhookCommand {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksPrune);
-    const latest = Date.now() - KEEP_AT_LEAST_MS;
+    const latest = this.clock.now() - KEEP_AT_LEAST_MS;
     if (flags.before > latest) {
       throw new SvcError(
         'usage',

@@ -1,19 +1,19 @@
 import { Args, Flags } from '@oclif/core';
-import { assertStated, STATED } from '../../api/stated.js';
-import { ExitCode, SvcError } from '../../errors.js';
+import { assertStated, STATED } from '../../spec/stated.js';
+import { ExitCode, SvcError } from '../../core/errors.js';
 import { receiverCaCertFlag, storeFlag, webhookSecretFlag } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl, replayHeaders } from '../../webhooks/forward.js';
 import { isDelivered, postRaw } from '../../webhooks/send.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../webhooks/signature.js';
 import { describeStore } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = { event_id: string; url: string; status: number | null; error: string | null; duration_ms: number; resigned: boolean };
 
-export default class WebhooksReplay extends WebhookCommand {
+export default class WebhooksReplay extends WebhookCommand<JsonResult> {
   static override summary = 'Send a stored event again to an application';
   static override description = helpText`
     Posts the event's body byte for byte with the headers it arrived with. With a webhook secret (--secret or
@@ -69,7 +69,7 @@ export default class WebhooksReplay extends WebhookCommand {
         );
       }
       const result = await postRaw(flags['forward-to'], headers, event.body);
-      await store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, Date.now());
+      await store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, this.clock.now());
       this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
       if (result.status === null) process.exitCode = ExitCode.network;
       else if (!isDelivered(result)) process.exitCode = ExitCode.verificationFailed;

@@ -1,14 +1,14 @@
 import { Flags } from '@oclif/core';
-import { SvcError } from '../../errors.js';
+import { SvcError } from '../../core/errors.js';
 import { signingEncodingFlag, signingPayloadFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { readPayload } from '../../ui/stdin.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { signatureHeader } from '../../webhooks/signature.js';
 
 /** What `--json` prints. */
 export type JsonResult = { header: string };
 
-export default class WebhooksSign extends WebhookCommand {
+export default class WebhooksSign extends WebhookCommand<JsonResult> {
   static override summary = 'Make the Service-Signature header for a payload, to test a receiver';
   static override description =
     'Signs the bytes of the payload with HMAC-SHA256 and prints the header value t=…,v1=…: over "<t>.<body>" in hex, openapi.yaml\'s choice, unless --signed-payload or --signature-encoding say otherwise. With several secrets, one v1 per secret, as during a rotation.';

@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { kindToSendArg, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { receiverCaCertFlag, signingEncodingFlag, signingPayloadFlag, webhookSecretFlag } from '../../flags/webhook.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { EVENT_TYPES } from '../../webhooks/envelope.js';
 import { type EventBody, sampleEvent } from '../../webhooks/samples.js';
 import { isDelivered, sendEvent } from '../../webhooks/send.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** One event sent, as `--json` prints it: snake_case like the API. */
 interface SentEvent {
@@ -20,7 +20,7 @@ interface SentEvent {
 /** What `--json` prints. */
 export type JsonResult = SentEvent[];
 
-export default class WebhooksTrigger extends WebhookCommand {
+export default class WebhooksTrigger extends WebhookCommand<JsonResult> {
   static override summary = 'Send a signed sample event to a receiver, as the service would';
   static override description = helpText`
     The sample is realistic and valid against openapi.yaml's schema for its kind, with fresh ids, signed now with

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
-import { ExitCode, SvcError } from '../../errors.js';
+import { ExitCode, SvcError } from '../../core/errors.js';
 import { signatureEncodingFlag, signedPayloadFlag, strictSchemaFlag, toleranceFlag, webhookSecretFlag } from '../../flags/webhook.js';
 import { readPayload } from '../../ui/stdin.js';
 import { terminalText } from '../../ui/terminal-text.js';
-import { WebhookCommand } from '../../webhook-command.js';
+import { WebhookCommand } from '../../cli/webhook-command.js';
 import { type Diagnosis, diagnoseDelivery } from '../../webhooks/diagnose.js';
-import { helpText } from '../../help-text.js';
+import { helpText } from '../../cli/help-text.js';
 
 /** The diagnosis as --json prints it. */
 type DiagnosisJson = Omit<Diagnosis, 'schemaNotes'> & { schema_notes: string[] };
@@ -19,7 +19,7 @@ function unixSeconds(text: string): number {
 /** What `--json` prints. */
 export type JsonResult = DiagnosisJson;
 
-export default class WebhooksVerify extends WebhookCommand {
+export default class WebhooksVerify extends WebhookCommand<JsonResult> {
   static override summary = 'Check a captured delivery offline and say exactly which step fails';
   static override description = helpText`
     Checks the signature header against the body's raw bytes as svc webhooks listen does (HMAC-SHA256 over

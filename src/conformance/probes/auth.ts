@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { KitContext } from '../context.js';
-import { call, field, idOf } from '../requests.js';
+import { sendWithKey, field, idOf } from '../requests.js';
 import { passportFile, reportBody } from '../fixtures.js';
 import { type Exchange, parseJson, type Purpose } from '../http.js';
 import { bodyNamesCode, CheckFailure, Findings, isSuccess, SetupError, shown } from '../outcome.js';
@@ -43,7 +43,7 @@ function revocation(context: KitContext): Promise<RevocationScenario> {
       const key = await context.setup.keyToRevoke('revocation');
       const use = () =>
         context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${key.secret}`, role: 'revocable', purpose: 'auth.revocation' });
-      const revoke = (role: 'api' | 'otherAdmin' | 'admin', purpose: Purpose) => call(context, 'DELETE', `/v1/keys/${key.id}`, { role, purpose });
+      const revoke = (role: 'api' | 'otherAdmin' | 'admin', purpose: Purpose) => sendWithKey(context, 'DELETE', `/v1/keys/${key.id}`, { role, purpose });
       const before = await use();
       const byNonAdmin = await revoke('api', 'auth.revocation-needs-admin');
       const afterNonAdmin = await use();
@@ -112,9 +112,9 @@ export const authProbes: ProbeSet = {
     'auth.read-only-can-read': async (context) => {
       const report = await context.setup.firstReport();
       const findings = new Findings();
-      const read = await call(context, 'GET', `/v1/reports/${report.id}`, { role: 'readOnly', purpose: 'auth.read-only-can-read' });
+      const read = await sendWithKey(context, 'GET', `/v1/reports/${report.id}`, { role: 'readOnly', purpose: 'auth.read-only-can-read' });
       findings.expect(isSuccess(read.status), 'a 2xx answer with the report', shown(read), read);
-      const list = await call(context, 'GET', '/v1/reports', { role: 'readOnly', purpose: 'auth.read-only-can-read' });
+      const list = await sendWithKey(context, 'GET', '/v1/reports', { role: 'readOnly', purpose: 'auth.read-only-can-read' });
       findings.expect(isSuccess(list.status), 'a 2xx answer with the list', shown(list), list);
       findings.done();
     },
@@ -123,7 +123,7 @@ export const authProbes: ProbeSet = {
       const applicant = await context.setup.applicant();
       const target = await context.setup.createReport('auth.read-only-cannot-write');
       const findings = new Findings();
-      const created = await call(context, 'POST', '/v1/reports', {
+      const created = await sendWithKey(context, 'POST', '/v1/reports', {
         role: 'readOnly',
         purpose: 'auth.read-only-cannot-write',
         json: JSON.parse(target.created.requestBody ?? '{}'),
@@ -132,15 +132,15 @@ export const authProbes: ProbeSet = {
       const createdId = idOf(created);
       if (isSuccess(created.status) && createdId) context.setup.reports.add(createdId);
       // The applicant the kit made, once more: a valid write, so only the key's limit can refuse it.
-      const applicantWrite = await call(context, 'POST', '/v1/applicants', {
+      const applicantWrite = await sendWithKey(context, 'POST', '/v1/applicants', {
         role: 'readOnly',
         purpose: 'auth.read-only-cannot-write',
         json: JSON.parse(applicant.created.requestBody ?? '{}'),
       });
       expectError(findings, applicantWrite, 403, 'forbidden');
-      const deleted = await call(context, 'DELETE', `/v1/reports/${target.id}`, { role: 'readOnly', purpose: 'auth.read-only-cannot-write' });
+      const deleted = await sendWithKey(context, 'DELETE', `/v1/reports/${target.id}`, { role: 'readOnly', purpose: 'auth.read-only-cannot-write' });
       expectError(findings, deleted, 403, 'forbidden');
-      const still = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'api', purpose: 'auth.read-only-cannot-write' });
+      const still = await sendWithKey(context, 'GET', `/v1/reports/${target.id}`, { role: 'api', purpose: 'auth.read-only-cannot-write' });
       findings.expect(isSuccess(still.status), `${target.id} still there after the read-only DELETE`, shown(still), still);
       if (!isSuccess(still.status)) context.setup.deleted.add(target.id);
       findings.done();
@@ -160,14 +160,14 @@ export const authProbes: ProbeSet = {
       const report = await context.setup.firstReport();
       const applicant = await context.setup.applicant();
       const findings = new Findings();
-      expectError(findings, await call(context, 'GET', '/v1/reports', { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }), 403, 'ip_not_allowed');
+      expectError(findings, await sendWithKey(context, 'GET', '/v1/reports', { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }), 403, 'ip_not_allowed');
       expectError(
         findings,
-        await call(context, 'GET', `/v1/reports/${report.id}`, { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }),
+        await sendWithKey(context, 'GET', `/v1/reports/${report.id}`, { role: 'ipLocked', purpose: 'auth.ip-not-allowed' }),
         403,
         'ip_not_allowed',
       );
-      const write = await call(context, 'POST', '/v1/reports', {
+      const write = await sendWithKey(context, 'POST', '/v1/reports', {
         role: 'ipLocked',
         purpose: 'auth.ip-not-allowed',
         json: reportBody(context.fixtures, applicant.id),
@@ -236,7 +236,7 @@ export const authProbes: ProbeSet = {
     'auth.workspace-isolation': async (context) => {
       const target = await context.setup.createReport('auth.workspace-isolation');
       const findings = new Findings();
-      const read = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
+      const read = await sendWithKey(context, 'GET', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
       findings.expect(!stillThere(read, target.id), `no access to ${target.id} from another workspace`, shown(read), read);
       const search = await searchList(context, target.id, 'other', 'auth.workspace-isolation');
       findings.expect(
@@ -246,8 +246,8 @@ export const authProbes: ProbeSet = {
         search.first,
       );
       // What a DELETE of another workspace's report answers is not shown; that the report survives it is stated.
-      await call(context, 'DELETE', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
-      const still = await call(context, 'GET', `/v1/reports/${target.id}`, { role: 'api', purpose: 'auth.workspace-isolation' });
+      await sendWithKey(context, 'DELETE', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
+      const still = await sendWithKey(context, 'GET', `/v1/reports/${target.id}`, { role: 'api', purpose: 'auth.workspace-isolation' });
       findings.expect(isSuccess(still.status), `${target.id} still there for its own workspace`, shown(still), still);
       if (!isSuccess(still.status)) context.setup.deleted.add(target.id);
       findings.done();
@@ -257,11 +257,15 @@ export const authProbes: ProbeSet = {
     },
 
     'auth.workspace-applicant': async (context) => {
-      const theirs = await call(context, 'POST', '/v1/applicants', { role: 'other', purpose: 'auth.workspace-applicant', json: context.fixtures.applicant });
+      const theirs = await sendWithKey(context, 'POST', '/v1/applicants', {
+        role: 'other',
+        purpose: 'auth.workspace-applicant',
+        json: context.fixtures.applicant,
+      });
       const applicantId = idOf(theirs);
       if (!isSuccess(theirs.status) || !applicantId)
         throw new SetupError(`the other workspace's key could not create an applicant: POST /v1/applicants answered ${shown(theirs)}`);
-      const created = await call(context, 'POST', '/v1/reports', {
+      const created = await sendWithKey(context, 'POST', '/v1/reports', {
         role: 'api',
         purpose: 'auth.workspace-applicant',
         json: reportBody(context.fixtures, applicantId),

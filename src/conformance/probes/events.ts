@@ -5,6 +5,7 @@ import { field } from '../requests.js';
 import { CheckSkipped, Findings, isSuccess, requestLine, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
 import { type Answer, type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
 import type { Probe, ProbeSet } from './types.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 function receiverOf(context: KitContext): WebhookReceiver {
   if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
@@ -33,14 +34,10 @@ function everyDelivery(context: KitContext): Delivery[] {
   return receiver.deliveries;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Canonical JSON: keys sorted, so the same event is recognised whatever the key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value))
+  if (isJsonObject(value))
     return `{${Object.keys(value)
       .sort()
       .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
@@ -178,7 +175,7 @@ export const eventProbes: ProbeSet = {
         body.created_at,
       );
       const data = eventOf(delivery).data;
-      if (!isObject(data)) {
+      if (!isJsonObject(data)) {
         add(false, 'data as an object', data);
       } else if ('id' in data) {
         add(data.id === report.id, `data.id ${report.id}`, data.id);
@@ -224,7 +221,7 @@ export const eventProbes: ProbeSet = {
       const data = eventOf(processed).data;
       const where = deliveryLine(processed);
       const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: where });
-      if (!isObject(data)) add(false, 'data as an object', data);
+      if (!isJsonObject(data)) add(false, 'data as an object', data);
       else {
         add(data.id === document.id, `data.id ${document.id}`, data.id);
         add(typeof data.type === 'string', 'data.type as a string', data.type);
@@ -251,10 +248,10 @@ export const eventProbes: ProbeSet = {
       const findings = new Findings();
       for (const delivery of failed) {
         const data = eventOf(delivery).data;
-        const error = isObject(data) && isObject(data.error) ? data.error : undefined;
+        const error = isJsonObject(data) && isJsonObject(data.error) ? data.error : undefined;
         const add = (ok: boolean, expected: string, got: unknown) => ok || findings.add({ expected, got: shownValue(got), request: deliveryLine(delivery) });
-        add(isObject(data) && typeof data.id === 'string' && data.id !== '', 'data.id, the report id', isObject(data) ? data.id : data);
-        if (add(error !== undefined, 'data.error as an object', isObject(data) ? data.error : data)) {
+        add(isJsonObject(data) && typeof data.id === 'string' && data.id !== '', 'data.id, the report id', isJsonObject(data) ? data.id : data);
+        if (add(error !== undefined, 'data.error as an object', isJsonObject(data) ? data.error : data)) {
           add(typeof error!.code === 'string', 'data.error.code as a string', error!.code);
           add(typeof error!.message === 'string', 'data.error.message as a string', error!.message);
         }
@@ -308,10 +305,10 @@ export const eventProbes: ProbeSet = {
           'Content-Type: application/json',
           header(delivery, 'content-type') ?? 'no Content-Type',
         );
-        if (!add(isObject(delivery.json), 'a JSON object', delivery.text.slice(0, 120))) continue;
+        if (!add(isJsonObject(delivery.json), 'a JSON object', delivery.text.slice(0, 120))) continue;
         add(typeof event.id === 'string' && /^evt_./.test(event.id), 'an id with the prefix evt_', event.id);
         add(typeof event.type === 'string' && event.type !== '', 'a type', event.type);
-        add(isObject(event.data), 'data as an object', event.data);
+        add(isJsonObject(event.data), 'data as an object', event.data);
       }
       findings.done();
       return `${deliveries.length} deliveries`;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseRetryAfter } from '../../api/errors.js';
-import { systemClock } from '../../clock.js';
+import { systemClock } from '../../core/clock.js';
 import type { KitContext } from '../context.js';
-import { call } from '../requests.js';
+import { sendWithKey } from '../requests.js';
 import type { Exchange } from '../http.js';
 import { CheckSkipped, Findings, isSuccess, shown } from '../outcome.js';
 import { plainHttpAnswer } from './plain-http.js';
@@ -23,9 +23,9 @@ function expectRemaining(findings: Findings, answers: readonly Exchange[]): void
 async function provokeErrors(context: KitContext): Promise<void> {
   const purpose = 'limits.remaining-header-errors';
   const unknown = randomBytes(8).toString('hex');
-  await call(context, 'GET', `/v1/reports/rep_svckit${unknown}`, { role: 'api', purpose });
-  await call(context, 'GET', `/v1/svc-kit-no-such-path-${unknown}`, { role: 'api', purpose });
-  await call(context, 'PATCH', '/v1/reports', { role: 'api', purpose, json: {} });
+  await sendWithKey(context, 'GET', `/v1/reports/rep_svckit${unknown}`, { role: 'api', purpose });
+  await sendWithKey(context, 'GET', `/v1/svc-kit-no-such-path-${unknown}`, { role: 'api', purpose });
+  await sendWithKey(context, 'PATCH', '/v1/reports', { role: 'api', purpose, json: {} });
 }
 
 /** The most requests the kit spends provoking a 429: twice the Pro plan's 120 a minute (part 8). */

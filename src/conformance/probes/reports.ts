@@ -1,9 +1,10 @@
 import { listItems, nextPage } from '../../api/list-answer.js';
 import { type KitContext, ReportUnfinished } from '../context.js';
-import { call, field } from '../requests.js';
+import { sendWithKey, field } from '../requests.js';
 import type { Exchange, Purpose } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, SetupError, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import type { ProbeSet } from './types.js';
+import { isJsonObject } from '../../core/json-object.js';
 
 const memo = new WeakMap<KitContext, Promise<{ id: string; deleted: Exchange }>>();
 
@@ -13,7 +14,7 @@ function deletedReport(context: KitContext): Promise<{ id: string; deleted: Exch
   if (!promise) {
     promise = (async () => {
       const report = await context.setup.createReport('reports.delete');
-      const deleted = await call(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'reports.delete' });
+      const deleted = await sendWithKey(context, 'DELETE', `/v1/reports/${report.id}`, { role: 'api', purpose: 'reports.delete' });
       if (isSuccess(deleted.status)) context.setup.deleted.add(report.id);
       return { id: report.id, deleted };
     })();
@@ -72,9 +73,9 @@ function withoutLinks(body: unknown, origin: string): unknown {
     return out;
   };
   const stripped = strip(body);
-  if (typeof stripped === 'object' && stripped !== null && !Array.isArray(stripped)) {
-    delete (stripped as Record<string, unknown>).links;
-    delete (stripped as Record<string, unknown>)._links;
+  if (isJsonObject(stripped)) {
+    delete stripped.links;
+    delete stripped._links;
   }
   return stripped;
 }
@@ -135,7 +136,7 @@ export interface ListSearch {
  * after MAX_LIST_PAGES pages, and where it cannot follow the paging: the search is then `unknown`.
  */
 export async function searchList(context: KitContext, id: string, role: 'api' | 'readOnly' | 'other', purpose: Purpose): Promise<ListSearch> {
-  const first = await call(context, 'GET', '/v1/reports', { role, purpose });
+  const first = await sendWithKey(context, 'GET', '/v1/reports', { role, purpose });
   let page = first;
   const ids = new Set<string>();
   let seen = 0;
@@ -162,7 +163,7 @@ export async function searchList(context: KitContext, id: string, role: 'api' | 
       return { state: 'unknown', first, seen, paging: `${paged(count)}, the most the kit reads of one list, and more follow`, bounded: true };
     hows.add(step.how);
     visited.add(step.path);
-    page = await call(context, 'GET', step.path, { role, purpose });
+    page = await sendWithKey(context, 'GET', step.path, { role, purpose });
   }
 }
 
@@ -259,13 +260,13 @@ export const reportProbes: ProbeSet = {
       const { id, deleted } = await deletedReport(context);
       const findings = new Findings();
       if (!findings.expect(isSuccess(deleted.status), 'the DELETE to succeed first', shown(deleted), deleted)) return findings.done();
-      const read = await call(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose: 'reports.delete-permanent' });
+      const read = await sendWithKey(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose: 'reports.delete-permanent' });
       findings.expect(!stillThere(read, id), 'the report gone: an error answer (or one without the report)', shown(read), read);
       const search = await searchList(context, id, 'api', 'reports.delete-permanent');
       findings.expect(search.state !== 'found', `the list without ${id}`, `the deleted report in the list (${search.paging})`, search.first);
       // A deletion that an analysis finishing later undoes is not permanent: read it once more after one has had time to finish.
       await context.setup.twinReport().catch(() => undefined);
-      const later = await call(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose: 'reports.delete-permanent' });
+      const later = await sendWithKey(context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose: 'reports.delete-permanent' });
       findings.expect(!stillThere(later, id), 'the report still gone later in the run', shown(later), later);
       findings.done();
       // Gone from the pages read is no evidence that it is gone from the rest.

@@ -1,8 +1,9 @@
+import { ERROR_CODES as STATED_ERROR_CODES, OPERATIONS as STATED_OPERATIONS } from '../../api/operations.js';
 import { findProblems, type SchemaName } from '../../api/validate.js';
 import { EVENT_SCHEMAS } from '../../webhooks/envelope.js';
 import { describeScheme, verifySignature } from '../../webhooks/signature.js';
 import type { KitContext } from '../context.js';
-import { call } from '../requests.js';
+import { sendWithKey } from '../requests.js';
 import type { Exchange } from '../http.js';
 import { CheckFailure, CheckSkipped, Findings, isSuccess, requestLine, shown, shownValue } from '../outcome.js';
 import { type Delivery, eventOf } from '../receiver.js';
@@ -12,50 +13,37 @@ import { plainHttpAnswer } from './plain-http.js';
 import { specLevelSignature } from './signatures.js';
 import type { ProbeSet } from './types.js';
 
-/** The operations of openapi.yaml the kit calls, with their success status and schema (test/conformance checks this table against openapi.yaml). */
-export const OPERATIONS = [
-  { id: 'createReport', method: 'POST', path: /^\/v1\/reports$/, success: 201, schema: 'Report', resource: 'report' },
-  { id: 'listReports', method: 'GET', path: /^\/v1\/reports$/, success: 200, schema: 'ReportList', resource: 'report' },
-  { id: 'getReport', method: 'GET', path: /^\/v1\/reports\/[^/]+$/, success: 200, schema: 'Report', resource: 'report' },
-  { id: 'deleteReport', method: 'DELETE', path: /^\/v1\/reports\/[^/]+$/, success: 200, schema: 'DeletionResult', resource: 'report' },
-  { id: 'upsertApplicant', method: 'POST', path: /^\/v1\/applicants$/, success: 201, schema: 'Applicant', resource: 'applicant' },
-  { id: 'getApplicant', method: 'GET', path: /^\/v1\/applicants\/[^/]+$/, success: 200, schema: 'Applicant', resource: 'applicant' },
-  { id: 'uploadDocument', method: 'POST', path: /^\/v1\/documents$/, success: 201, schema: 'Document', resource: 'document' },
-  { id: 'getDocument', method: 'GET', path: /^\/v1\/documents\/[^/]+$/, success: 200, schema: 'Document', resource: 'document' },
-  { id: 'createKey', method: 'POST', path: /^\/v1\/keys$/, success: 201, schema: 'KeyWithSecret', resource: 'key' },
-  { id: 'listKeys', method: 'GET', path: /^\/v1\/keys$/, success: 200, schema: 'KeyList', resource: 'key' },
-  { id: 'getKey', method: 'GET', path: /^\/v1\/keys\/[^/]+$/, success: 200, schema: 'Key', resource: 'key' },
-  { id: 'revokeKey', method: 'DELETE', path: /^\/v1\/keys\/[^/]+$/, success: 200, schema: 'KeyRevocation', resource: 'key' },
-] as const satisfies ReadonlyArray<{ id: string; method: string; path: RegExp; success: number; schema: SchemaName; resource: string }>;
+/** Each operation of openapi.yaml with the pattern of its paths and the resource its path names (`/v1/keys/{id}`: key). */
+const OPERATIONS = STATED_OPERATIONS.map((operation) => ({
+  ...operation,
+  pattern: new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  resource: operation.path.split('/')[2]!.replace(/s$/, ''),
+}));
 
 type Operation = (typeof OPERATIONS)[number];
 
-/** Error codes openapi.yaml gives each error status (components.responses). */
-export const ERROR_CODES: Record<number, string[]> = {
-  400: ['invalid_json'],
-  401: ['unauthorized', 'invalid_key'],
-  403: ['forbidden', 'ip_not_allowed'],
-  404: ['not_found'],
-  413: ['file_too_large', 'payload_too_large'],
-  415: ['unsupported_media_type'],
-  422: ['invalid_request'],
-  429: ['rate_limited', 'quota_exceeded'],
-  500: ['internal_error'],
-};
+const ERROR_CODES: Partial<Record<number, readonly string[]>> = STATED_ERROR_CODES;
 
 function operationOf(exchange: Pick<Exchange, 'method' | 'path'>): Operation | undefined {
   const path = exchange.path.split('?')[0]!;
-  return OPERATIONS.find((operation) => operation.method === exchange.method && operation.path.test(path));
+  return OPERATIONS.find((operation) => operation.method === exchange.method && operation.pattern.test(path));
 }
 
-/** An update of an applicant (a body with an id) succeeds with 200, a creation with 201. */
+/** The success status the request should get: the one its operation states; of a 200 and a 201 (the applicant's upsert), 200 for an update (a body with an id). */
 function expectedSuccess(exchange: Exchange, operation: Operation): number {
-  if (operation.id !== 'upsertApplicant') return operation.success;
+  const statuses = Object.keys(operation.successes).map(Number);
+  if (statuses.length === 1) return statuses[0]!;
   try {
     return (JSON.parse(exchange.requestBody ?? '{}') as { id?: unknown }).id === undefined ? 201 : 200;
   } catch {
     return 201;
   }
+}
+
+/** The schema of a success answer: its status's, else that of the success the request should have had. */
+function schemaOf(exchange: Exchange, operation: Operation): SchemaName {
+  const successes: Partial<Record<number, SchemaName>> = operation.successes;
+  return successes[exchange.status] ?? successes[expectedSuccess(exchange, operation)]!;
 }
 
 function problemsOf(schema: SchemaName, value: unknown): string {
@@ -79,8 +67,9 @@ function resourceCheck(resource: string): (context: KitContext) => Promise<strin
     const answers = successesOf(context, resource);
     if (answers.length === 0) throw new CheckSkipped(`no ${resource} was answered during the run`);
     for (const { exchange, operation } of answers) {
-      const problems = problemsOf(operation.schema, exchange.json);
-      if (problems) findings.add({ expected: `openapi.yaml's ${operation.schema}`, got: problems, request: requestLine(exchange) });
+      const schema = schemaOf(exchange, operation);
+      const problems = problemsOf(schema, exchange.json);
+      if (problems) findings.add({ expected: `openapi.yaml's ${schema}`, got: problems, request: requestLine(exchange) });
     }
     findings.done();
     return `${answers.length} answers`;
@@ -134,7 +123,7 @@ export const strictProbes: ProbeSet = {
         shown(notJson),
         notJson,
       );
-      const invalid = await call(context, 'POST', '/v1/reports', {
+      const invalid = await sendWithKey(context, 'POST', '/v1/reports', {
         role: 'api',
         purpose: 'strict.validation-errors',
         json: { ...reportBody(context.fixtures, applicant.id), destination: 'Germany' },

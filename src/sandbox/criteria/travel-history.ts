@@ -1,4 +1,4 @@
-import { RECENT_TRAVEL_YEARS } from '../../api/enums.js';
+import { RECENT_TRAVEL_YEARS } from '../../spec/enums.js';
 import { yearOf } from '../dates.js';
 import { listed } from '../wording.js';
 import { STRICT_DESTINATIONS } from './destinations.js';

@@ -1,7 +1,8 @@
+import type { OperationId } from '../../api/operations.js';
 import type { Applicant, ApplicantInput } from '../../api/types.js';
-import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
+import { type Answer, type HandlerContext, ok, type Handler } from '../app.js';
 import { HttpError, readJson } from '../http.js';
-import { newId, nowIso } from '../../ids.js';
+import { newId, nowIso } from '../../core/ids.js';
 import { validBody } from '../validation.js';
 
 const OPTIONAL_FIELDS = ['passport_number', 'passport_expiry', 'occupation', 'employment_status', 'monthly_income', 'savings', 'currency'] as const;
@@ -40,7 +41,7 @@ function getApplicant({ app, params, workspaceId }: HandlerContext): Answer {
   return ok(applicant);
 }
 
-export const applicantRoutes: Route[] = [
-  { method: 'POST', path: /^\/v1\/applicants$/, scope: 'write', handle: upsertApplicant },
-  { method: 'GET', path: /^\/v1\/applicants\/(app_[A-Za-z0-9]+)$/, scope: 'read', handle: getApplicant },
-];
+export const applicantHandlers = {
+  upsertApplicant: { scope: 'write', handle: upsertApplicant },
+  getApplicant: { scope: 'read', handle: getApplicant },
+} satisfies Partial<Record<OperationId, Handler>>;

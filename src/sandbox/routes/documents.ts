@@ -1,10 +1,11 @@
+import type { OperationId } from '../../api/operations.js';
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import schemas from '../../api/schemas.json' with { type: 'json' };
 import type { Document, DocumentType } from '../../api/types.js';
-import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
+import { type Answer, type HandlerContext, ok, type Handler } from '../app.js';
 import { HttpError } from '../http.js';
-import { newId, nowIso } from '../../ids.js';
+import { newId, nowIso } from '../../core/ids.js';
 
 const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
 const MAX_FILENAME_LENGTH = schemas.Document.properties.filename.maxLength;
@@ -86,7 +87,7 @@ function getDocument({ app, params, workspaceId }: HandlerContext): Answer {
   return ok(document);
 }
 
-export const documentRoutes: Route[] = [
-  { method: 'POST', path: /^\/v1\/documents$/, scope: 'write', handle: upload },
-  { method: 'GET', path: /^\/v1\/documents\/(doc_[A-Za-z0-9]+)$/, scope: 'read', handle: getDocument },
-];
+export const documentHandlers = {
+  uploadDocument: { scope: 'write', handle: upload },
+  getDocument: { scope: 'read', handle: getDocument },
+} satisfies Partial<Record<OperationId, Handler>>;

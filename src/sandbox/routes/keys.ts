@@ -1,11 +1,10 @@
+import type { OperationId } from '../../api/operations.js';
 import type { KeyCreate } from '../../api/types.js';
-import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
+import { type Answer, type HandlerContext, ok, type Handler } from '../app.js';
 import { HttpError, readJson } from '../http.js';
-import { nowIso } from '../../ids.js';
+import { nowIso } from '../../core/ids.js';
 import { createKey } from '../keys.js';
 import { validBody } from '../validation.js';
-
-const KEY_ID = '(key_[A-Za-z0-9]+)';
 
 function stored({ app, params, workspaceId }: HandlerContext) {
   const found = app.store.keyById(workspaceId, params[0]!);
@@ -51,9 +50,9 @@ function revoke(context: HandlerContext): Answer {
   return ok({ id: key.id, object: 'key', revoked: true, revoked_at: revoked.revoked_at });
 }
 
-export const keyRoutes: Route[] = [
-  { method: 'POST', path: /^\/v1\/keys$/, scope: 'admin', handle: create },
-  { method: 'GET', path: /^\/v1\/keys$/, scope: 'admin', handle: list },
-  { method: 'GET', path: new RegExp(`^/v1/keys/${KEY_ID}$`), scope: 'admin', handle: get },
-  { method: 'DELETE', path: new RegExp(`^/v1/keys/${KEY_ID}$`), scope: 'admin', handle: revoke },
-];
+export const keyHandlers = {
+  createKey: { scope: 'admin', handle: create },
+  listKeys: { scope: 'admin', handle: list },
+  getKey: { scope: 'admin', handle: get },
+  revokeKey: { scope: 'admin', handle: revoke },
+} satisfies Partial<Record<OperationId, Handler>>;

@@ -1,11 +1,11 @@
+import type { OperationId } from '../../api/operations.js';
 import { queuedReport } from '../../api/resources.js';
 import type { ReportCreate } from '../../api/types.js';
-import { type Answer, type HandlerContext, ok, type Route } from '../app.js';
+import { type Answer, type HandlerContext, ok, type Handler } from '../app.js';
 import { HttpError, readJson } from '../http.js';
-import { newId, nowIso } from '../../ids.js';
+import { newId, nowIso } from '../../core/ids.js';
 import { assertValidParam, validBody } from '../validation.js';
 
-const REPORT_ID = '(rep_[A-Za-z0-9]+)';
 const STATUSES = new Set(['queued', 'processing', 'completed', 'failed']);
 
 function notFound(id: string): HttpError {
@@ -73,9 +73,9 @@ function deleteReport({ app, params, workspaceId }: HandlerContext): Answer {
   return ok({ id, object: 'report', deleted: true });
 }
 
-export const reportRoutes: Route[] = [
-  { method: 'POST', path: /^\/v1\/reports$/, scope: 'write', handle: createReport },
-  { method: 'GET', path: /^\/v1\/reports$/, scope: 'read', handle: listReports },
-  { method: 'GET', path: new RegExp(`^/v1/reports/${REPORT_ID}$`), scope: 'read', handle: getReport },
-  { method: 'DELETE', path: new RegExp(`^/v1/reports/${REPORT_ID}$`), scope: 'write', handle: deleteReport },
-];
+export const reportHandlers = {
+  createReport: { scope: 'write', handle: createReport },
+  listReports: { scope: 'read', handle: listReports },
+  getReport: { scope: 'read', handle: getReport },
+  deleteReport: { scope: 'write', handle: deleteReport },
+} satisfies Partial<Record<OperationId, Handler>>;

@@ -1,15 +1,14 @@
 import { Flags } from '@oclif/core';
-import { assertStated, STATED } from '../../../api/stated.js';
-import { SandboxCommand } from '../../../sandbox-command.js';
+import { assertStated, STATED } from '../../../spec/stated.js';
+import { SandboxCommand } from '../../../cli/sandbox-command.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery, DeliveryAttempt } from '../../../sandbox/store.js';
 import { renderTable } from '../../../ui/table.js';
-import { timeView } from '../../../ui/time.js';
 
 /** What `--json` prints. */
 export type JsonResult = Array<Delivery & { attempt_log: DeliveryAttempt[] }>;
 
-export default class SandboxDeliveries extends SandboxCommand {
+export default class SandboxDeliveries extends SandboxCommand<JsonResult> {
   static override summary = "List the sandbox's webhook deliveries, dead letters included";
   static override examples = [
     '<%= config.bin %> sandbox deliveries',
@@ -31,7 +30,7 @@ export default class SandboxDeliveries extends SandboxCommand {
       const deliveries = store.deliveries({ status: flags.status as Delivery['status'] | undefined, eventId: flags.event, limit: flags.limit });
       if (deliveries.length === 0) this.note('No deliveries.');
       else {
-        const times = timeView(flags.utc, this.io.stdout);
+        const times = this.timeView(flags.utc);
         this.log(
           renderTable(
             [

@@ -1,14 +1,14 @@
 import { Args, Flags } from '@oclif/core';
-import { SandboxCommand } from '../../../sandbox-command.js';
+import { SandboxCommand } from '../../../cli/sandbox-command.js';
 import { replayEvent } from '../../../sandbox/dispatcher.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery } from '../../../sandbox/store.js';
-import { assertStated, STATED } from '../../../api/stated.js';
+import { assertStated, STATED } from '../../../spec/stated.js';
 
 /** What `--json` prints. */
 export type JsonResult = Delivery[];
 
-export default class SandboxDeliveriesReplay extends SandboxCommand {
+export default class SandboxDeliveriesReplay extends SandboxCommand<JsonResult> {
   static override summary = 'Send a stored event again, as the dashboard replays a dead letter (part 6)';
   static override description =
     'Makes a new delivery of the event to each URL it was delivered to (or to --to) and attempts it at once. If that attempt fails, the running sandbox retries it on the schedule of part 6.';

@@ -1,6 +1,6 @@
 import { lstat, open, readFile, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ConfigError, SvcError } from '../errors.js';
+import { ConfigError, SvcError } from './errors.js';
 import { makeDirectory } from './directory.js';
 
 /**

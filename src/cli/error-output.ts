@@ -1,8 +1,8 @@
 import { stripVTControlCharacters } from 'node:util';
-import { redactValue } from './config/keys.js';
-import { SvcError } from './errors.js';
-import { hangingLine } from './ui/table.js';
-import { terminalText } from './ui/terminal-text.js';
+import { redactValue } from '../core/redaction.js';
+import { SvcError } from '../core/errors.js';
+import { hangingLine } from '../ui/table.js';
+import { terminalText } from '../ui/terminal-text.js';
 
 /** oclif's errors carry the exit code they ask for (2 for a usage error, 127 for an unknown command). */
 type OclifError = Error & { oclif?: { exit?: number } };

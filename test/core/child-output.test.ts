@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { copyRedacted } from '../src/child-output.js';
-import { redactKey } from '../src/config/keys.js';
+import { copyRedacted } from '../../src/core/child-output.js';
+import { redactKey } from '../../src/core/redaction.js';
 
 /** A real shell child whose stdout is copied, redacted, to a sink the test reads. */
 function copiedChild(script: string, secrets: string[] = []) {

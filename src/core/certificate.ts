@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { writeSecretFile } from './config/secret-file.js';
+import { writeSecretFile } from './secret-file.js';
 
 export interface SelfSignedCertificate {
   certPath: string;

@@ -20,7 +20,7 @@ export async function execute(loadOptions: Interfaces.LoadOptions): Promise<void
   } catch (error) {
     // A command of svc's printed its error and asks for its exit code.
     if (error instanceof Errors.ExitError) process.exit(error.oclif.exit);
-    const [{ asSvcError, writeError }, { environmentSecrets }] = await Promise.all([import('./error-output.js'), import('./config/keys.js')]);
+    const [{ asSvcError, writeError }, { environmentSecrets }] = await Promise.all([import('./error-output.js'), import('../config/keys.js')]);
     const failure = asSvcError(error as Error);
     const end = argv.indexOf('--');
     const json = argv.slice(0, end < 0 ? undefined : end).includes('--json');

@@ -1,11 +1,15 @@
 import { format, inspect } from 'node:util';
 import { Command, Flags, type Interfaces } from '@oclif/core';
-import { environmentSecrets, redactText } from './config/keys.js';
+import { environmentSecrets } from '../config/keys.js';
+import { redactText } from '../core/redaction.js';
 import { asSvcError, usageError, writeError } from './error-output.js';
-import { ExitCode } from './errors.js';
-import { type Io, processIo } from './ui/io.js';
-import { inquirerPrompter, type Prompter } from './ui/prompter.js';
-import { fittedText, hangingLine } from './ui/table.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import { ExitCode } from '../core/errors.js';
+import { type TimeView, timeView } from '../ui/time.js';
+import { type Io, processIo } from '../ui/io.js';
+import { jsonLine } from '../ui/json-lines.js';
+import { inquirerPrompter, type Prompter } from '../ui/prompter.js';
+import { fittedText, hangingLine } from '../ui/table.js';
 
 /** oclif's output of parsing flags or arguments: values by name. */
 type Flagged = Record<string, unknown>;
@@ -16,7 +20,7 @@ type Flagged = Record<string, unknown>;
  * code. It has no other flag: the contract kit's commands, whose flags are exactly those the kit
  * documents, extend it; every other command extends BaseCommand.
  */
-export abstract class SvcCommand extends Command {
+export abstract class SvcCommand<Result, Line = never> extends Command {
   static override enableJsonFlag = true;
 
   /** Secrets this run knows of (the environment's from the start); they are redacted from anything it prints. */
@@ -25,8 +29,19 @@ export abstract class SvcCommand extends Command {
   /** The streams of this run: the process's own, or an in-process test's. */
   io: Io = processIo();
 
+  /** The time of this run: the system's, or an in-process test's. */
+  clock: Clock = systemClock;
+
   /** Asks a person (inquirer on `io`'s terminal); an in-process test answers with a stub. */
   prompter: Prompter = inquirerPrompter(this.io);
+
+  /** What `--json` prints: the compiler holds run() to the command's JsonResult, the type its schema is generated from. */
+  public abstract override run(): Promise<Result>;
+
+  /** One line of `--json` output, of the command's JsonLine type (a command that reports as it goes). */
+  protected formatJsonLine(line: Line): string {
+    return jsonLine(line);
+  }
 
   protected override async init(): Promise<void> {
     await super.init();
@@ -125,7 +140,7 @@ export abstract class SvcCommand extends Command {
 }
 
 /** A command of the operator CLI: `--profile` and `--utc` besides what every command shares. */
-export abstract class BaseCommand extends SvcCommand {
+export abstract class BaseCommand<Result, Line = never> extends SvcCommand<Result, Line> {
   static override baseFlags = {
     profile: Flags.string({
       description: 'Profile of the config file to use (default: SVC_PROFILE, then the current profile)',
@@ -136,4 +151,9 @@ export abstract class BaseCommand extends SvcCommand {
       helpGroup: 'GLOBAL',
     }),
   };
+
+  /** How times are shown on `stream`: exact with --utc or off a terminal, else relative to this run's clock. */
+  protected timeView(utc: boolean, stream: NodeJS.WriteStream = this.io.stdout): TimeView {
+    return timeView(utc, stream, this.clock.now());
+  }
 }

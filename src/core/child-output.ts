@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { type Readable, Transform, type TransformCallback, type Writable } from 'node:stream';
-import { redactText, unfinishedSecretStart } from './config/keys.js';
+import { redactText, unfinishedSecretStart } from './redaction.js';
 
 /** How long the start of a line (a prompt, a row of progress dots) waits for its end before it is shown. */
 const PARTIAL_LINE_WAIT_MS = 100;

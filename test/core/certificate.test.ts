@@ -10,13 +10,13 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSelfSignedCertificate } from '../src/certificate.js';
-import { kitReceiverCertificate } from '../src/conformance/receiver.js';
-import { ExitCode } from '../src/errors.js';
-import { type RunningSandbox, startSandboxProcess } from './helpers/sandbox.js';
-import { json, startServer } from './helpers/server.js';
-import { runSvc } from './helpers/svc.js';
-import { makeCertificate } from './helpers/tls.js';
+import { ensureSelfSignedCertificate } from '../../src/core/certificate.js';
+import { kitReceiverCertificate } from '../../src/conformance/receiver.js';
+import { ExitCode } from '../../src/core/errors.js';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { json, startServer } from '../helpers/server.js';
+import { runSvc } from '../helpers/svc.js';
+import { makeCertificate } from '../helpers/tls.js';
 
 const hasCurl = spawnSync('curl', ['--version']).status === 0;
 

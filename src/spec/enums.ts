@@ -1,5 +1,5 @@
-import type { ApplicantInput, DocumentType, RiskBand, VisaType } from './types.js';
-import schemas from './schemas.json' with { type: 'json' };
+import type { ApplicantInput, DocumentType, RiskBand, VisaType } from '../api/types.js';
+import schemas from '../api/schemas.json' with { type: 'json' };
 
 // The allowed values of openapi.yaml's enums, for flag options and prompts. schemas.json and the
 // types are generated from the same document, so the casts only restore what JSON typing loses.

@@ -1,16 +1,16 @@
-import { trustOnly } from './api/transport.js';
+import { trustOnly } from '../api/transport.js';
 import { BaseCommand } from './base-command.js';
-import { currentProfileName, readConfig } from './config/store.js';
-import { parseStoreLocation, type StoreLocation, storeSecrets } from './config/webhook-store.js';
-import { ConfigError } from './errors.js';
-import { secretOnCommandLine } from './flags/secret.js';
-import { defaultStorePath } from './webhooks/store.js';
+import { currentProfileName, readConfig } from '../config/store.js';
+import { parseStoreLocation, type StoreLocation, storeSecrets } from '../config/webhook-store.js';
+import { ConfigError } from '../core/errors.js';
+import { secretOnCommandLine } from '../flags/secret.js';
+import { defaultStorePath } from '../webhooks/store.js';
 
 /**
  * A `svc webhooks …` command: takes the webhook secret from --secret or SVC_WEBHOOK_SECRET, and the
  * event store from --store, SVC_WEBHOOK_STORE or the profile.
  */
-export abstract class WebhookCommand extends BaseCommand {
+export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<Result, Line> {
   /**
    * The event store: --store, else SVC_WEBHOOK_STORE, else the profile's webhook_store, else the
    * default SQLite file. A connection string is redacted from everything this run prints.
@@ -26,7 +26,7 @@ export abstract class WebhookCommand extends BaseCommand {
       [value, source] = [this.io.env.SVC_WEBHOOK_STORE, 'SVC_WEBHOOK_STORE'];
     } else {
       const config = await readConfig();
-      const name = currentProfileName(config, profile);
+      const name = currentProfileName(config, profile, this.io.env);
       [value, source] = [config.profiles[name]?.webhook_store ?? defaultStorePath(), `profile "${name}"`];
     }
     this.secrets.push(...storeSecrets(value));
@@ -39,9 +39,9 @@ export abstract class WebhookCommand extends BaseCommand {
     if (fromFlag?.length) {
       this.warning(secretOnCommandLine('a secret given with --secret', 'SVC_WEBHOOK_SECRET'));
       secrets = fromFlag;
-    } else if (process.env.SVC_WEBHOOK_SECRET) {
+    } else if (this.io.env.SVC_WEBHOOK_SECRET) {
       // Spaces next to a comma are separators; those around the whole value are kept, so they can be reported.
-      secrets = process.env.SVC_WEBHOOK_SECRET.split(/ *, */).filter((secret) => secret !== '');
+      secrets = this.io.env.SVC_WEBHOOK_SECRET.split(/ *, */).filter((secret) => secret !== '');
     } else if (!required) {
       return [];
     } else {

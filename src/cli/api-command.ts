@@ -1,16 +1,16 @@
 import type { Interfaces } from '@oclif/core';
-import type { ApiClient } from './api/client.js';
+import type { ApiClient } from '../api/client.js';
 import { BaseCommand } from './base-command.js';
-import { type Connection, missingKeyError, resolveConnection } from './config/connection.js';
-import { redactKey } from './config/keys.js';
-import { connectionFlags } from './flags/connection.js';
-import { secretOnCommandLine } from './flags/secret.js';
-import { retryWaitLine } from './ui/retry-wait.js';
+import { type Connection, missingKeyError, resolveConnection } from '../config/connection.js';
+import { redactKey } from '../core/redaction.js';
+import { connectionFlags } from '../flags/connection.js';
+import { secretOnCommandLine } from '../flags/secret.js';
+import { retryWaitLine } from '../ui/retry-wait.js';
 
 export type ConnectionFlagValues = Interfaces.InferredFlags<typeof ApiCommand.baseFlags> & { 'admin-key'?: string | undefined };
 
 /** A command that talks to the API: resolves the connection and builds the typed client. */
-export abstract class ApiCommand extends BaseCommand {
+export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Result, Line> {
   static override baseFlags = { ...BaseCommand.baseFlags, ...connectionFlags };
 
   /** Commands that change something set this: a live key then gets a LIVE mark on stderr. */
@@ -22,13 +22,16 @@ export abstract class ApiCommand extends BaseCommand {
         this.warning(secretOnCommandLine(`a key given with --${name}`, `SVC_${name.replace('-', '_').toUpperCase()} or the profile`));
       }
     }
-    const connection = await resolveConnection({
-      profile: flags.profile,
-      baseUrl: flags['base-url'],
-      caCert: flags['ca-cert'],
-      apiKey: flags['api-key'],
-      adminKey: flags['admin-key'],
-    });
+    const connection = await resolveConnection(
+      {
+        profile: flags.profile,
+        baseUrl: flags['base-url'],
+        caCert: flags['ca-cert'],
+        apiKey: flags['api-key'],
+        adminKey: flags['admin-key'],
+      },
+      this.io.env,
+    );
     for (const key of [connection.apiKey, connection.adminKey]) if (key) this.secrets.push(key.value);
     const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
     if (!key) throw missingKeyError(role);
@@ -40,7 +43,7 @@ export abstract class ApiCommand extends BaseCommand {
 
   /** A client on the same connection with another key (rotation verifies the new key and probes the old one). */
   protected async openClient(flags: ConnectionFlagValues, connection: Connection, key: string): Promise<ApiClient> {
-    const { createApiClient } = await import('./api/client.js');
+    const { createApiClient } = await import('../api/client.js');
     return createApiClient({
       baseUrl: connection.baseUrl,
       key,

@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { makeDirectory } from './config/directory.js';
+import { makeDirectory } from './directory.js';
 
 /**
  * Opens a SQLite file that holds private data (keys, secrets, event bodies): the file is created

@@ -1,9 +1,9 @@
 import { ApiCommand, type ConnectionFlagValues } from './api-command.js';
-import type { Key } from './api/types.js';
-import { adminKeyFlag } from './flags/connection.js';
+import type { Key } from '../api/types.js';
+import { adminKeyFlag } from '../flags/connection.js';
 
 /** A `svc keys …` command: key management authenticates with the admin key (spec part 5). */
-export abstract class AdminCommand extends ApiCommand {
+export abstract class AdminCommand<Result, Line = never> extends ApiCommand<Result, Line> {
   static override baseFlags = {
     ...ApiCommand.baseFlags,
     'admin-key': adminKeyFlag,

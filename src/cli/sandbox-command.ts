@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from './base-command.js';
-import { defaultSandboxDir } from './sandbox/profile.js';
+import { defaultSandboxDir } from '../sandbox/profile.js';
 
 /** A `svc sandbox …` command: works on the sandbox's data directory. */
-export abstract class SandboxCommand extends BaseCommand {
+export abstract class SandboxCommand<Result, Line = never> extends BaseCommand<Result, Line> {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
     'data-dir': Flags.string({

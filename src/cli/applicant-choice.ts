@@ -1,12 +1,12 @@
-import { idOf } from './api/answer.js';
-import type { ApiClient } from './api/client.js';
-import { trimmed } from './api/normalise.js';
-import { STATED } from './api/stated.js';
-import { recentApplicants, rememberApplicant } from './config/recent-applicants.js';
-import { knownApplicants, upsertApplicant } from './services/applicants.js';
-import { askApplicant } from './ui/applicant-questions.js';
-import type { Prompter } from './ui/prompter.js';
-import { terminalText } from './ui/terminal-text.js';
+import { idOf } from '../api/answer.js';
+import type { ApiClient } from '../api/client.js';
+import { trimmed } from '../spec/normalise.js';
+import { STATED } from '../spec/stated.js';
+import { recentApplicants, rememberApplicant } from '../config/recent-applicants.js';
+import { knownApplicants, upsertApplicant } from '../services/applicants.js';
+import { askApplicant } from '../ui/applicant-questions.js';
+import type { Prompter } from '../ui/prompter.js';
+import { terminalText } from '../ui/terminal-text.js';
 
 const CREATE_APPLICANT = 'Create a new applicant now';
 const TYPE_APPLICANT_ID = 'Type an applicant id';

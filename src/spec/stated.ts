@@ -1,4 +1,4 @@
-import { SvcError } from '../errors.js';
+import { SvcError } from '../core/errors.js';
 
 /**
  * What the specification states about values svc sends (part 2): identifier prefixes, a

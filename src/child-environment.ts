@@ -1,4 +1,0 @@
-/** The environment for a program svc starts: svc's own variables (its keys, the webhook secret, the profile) stay with svc. */
-export function environmentWithoutSvc(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toUpperCase().startsWith('SVC_')));
-}
