@@ -14,10 +14,16 @@ const TYPE_APPLICANT_ID = 'Type an applicant id';
 /**
  * The applicant picker of `reports create` and `documents upload` at a terminal: one the workspace
  * is known to have (those svc created lately, those of the latest reports), a new one made now, or
- * an id typed in. `note` tells the person of an applicant made on the spot.
+ * an id typed in. `note` tells the person of an applicant made on the spot; `service` is the client's
+ * base URL and the state directory where svc remembers the applicants it created there.
  */
-export async function chooseApplicant(prompter: Prompter, note: (line: string) => void, client: ApiClient, baseUrl: string): Promise<string> {
-  const known = await knownApplicants(client, await recentApplicants(baseUrl));
+export async function chooseApplicant(
+  prompter: Prompter,
+  note: (line: string) => void,
+  client: ApiClient,
+  service: { baseUrl: string; stateDir: string },
+): Promise<string> {
+  const known = await knownApplicants(client, await recentApplicants(service.stateDir, service.baseUrl));
   const labels = known.map(({ id, name }) => terminalText(name ? `${name} (${id})` : id));
   const choice = await prompter.select('Applicant:', [...labels, CREATE_APPLICANT, TYPE_APPLICANT_ID]);
   if (choice === TYPE_APPLICANT_ID)
@@ -29,7 +35,7 @@ export async function chooseApplicant(prompter: Prompter, note: (line: string) =
   if (choice !== CREATE_APPLICANT) return known[labels.indexOf(choice)]!.id;
   const applicant = await upsertApplicant(client, await askApplicant(prompter, {}));
   const id = idOf(applicant, 'POST /v1/applicants');
-  await rememberApplicant(baseUrl, id);
+  await rememberApplicant(service.stateDir, service.baseUrl, id);
   note(`Created applicant ${terminalText(id)}.`);
   return id;
 }

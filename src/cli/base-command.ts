@@ -1,12 +1,13 @@
 import { format, inspect } from 'node:util';
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import { environmentSecrets } from '../config/keys.js';
+import { type Paths, pathsOf } from '../config/paths.js';
 import { redactText } from '../core/redaction.js';
 import { asSvcError, usageError, writeError } from './error-output.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ExitCode } from '../core/errors.js';
 import { type TimeView, timeView } from '../ui/time.js';
-import { type Io, processIo } from '../ui/io.js';
+import { type Io, type Output, processIo } from '../ui/io.js';
 import { jsonLine } from '../ui/json-lines.js';
 import { inquirerPrompter, type Prompter } from '../ui/prompter.js';
 import { fittedText, hangingLine } from '../ui/table.js';
@@ -31,6 +32,11 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
 
   /** The time of this run: the system's, or an in-process test's. */
   clock: Clock = systemClock;
+
+  /** Where this run keeps its files: under the XDG directories of its environment. */
+  protected get paths(): Paths {
+    return pathsOf(this.io.env);
+  }
 
   /** Asks a person (inquirer on `io`'s terminal); an in-process test answers with a stub. */
   prompter: Prompter = inquirerPrompter(this.io);
@@ -152,8 +158,8 @@ export abstract class BaseCommand<Result, Line = never> extends SvcCommand<Resul
     }),
   };
 
-  /** How times are shown on `stream`: exact with --utc or off a terminal, else relative to this run's clock. */
-  protected timeView(utc: boolean, stream: NodeJS.WriteStream = this.io.stdout): TimeView {
-    return timeView(utc, stream, this.clock.now());
+  /** How times are shown on `out`: exact with --utc or off a terminal, else relative to this run's clock. */
+  protected timeView(utc: boolean, out: Output = this.io.stdout): TimeView {
+    return timeView(utc, out, this.clock.now());
   }
 }

@@ -1,6 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { redactValue } from '../core/redaction.js';
 import { SvcError } from '../core/errors.js';
+import type { Output } from '../ui/io.js';
 import { hangingLine } from '../ui/table.js';
 import { terminalText } from '../ui/terminal-text.js';
 
@@ -51,11 +52,7 @@ export function asSvcError(error: Error): SvcError {
  * exit_code}}` through `logJson`; for people, the message and its hint on stderr. Secrets redacted
  * in both.
  */
-export function writeError(
-  error: SvcError,
-  output: { logJson: ((json: unknown) => void) | undefined; stderr: NodeJS.WriteStream },
-  secrets: readonly string[],
-): void {
+export function writeError(error: SvcError, output: { logJson: ((json: unknown) => void) | undefined; stderr: Output }, secrets: readonly string[]): void {
   const redacted = redactValue(error.toJSON(), secrets) as { message: string; hint?: string };
   output.logJson?.({ error: redacted });
   // Messages carry what an API or a sender said; --json has them exact, people see them escaped.

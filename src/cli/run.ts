@@ -20,12 +20,17 @@ export async function execute(loadOptions: Interfaces.LoadOptions): Promise<void
   } catch (error) {
     // A command of svc's printed its error and asks for its exit code.
     if (error instanceof Errors.ExitError) process.exit(error.oclif.exit);
-    const [{ asSvcError, writeError }, { environmentSecrets }] = await Promise.all([import('./error-output.js'), import('../config/keys.js')]);
+    const [{ asSvcError, writeError }, { environmentSecrets }, { processIo }] = await Promise.all([
+      import('./error-output.js'),
+      import('../config/keys.js'),
+      import('../ui/io.js'),
+    ]);
     const failure = asSvcError(error as Error);
     const end = argv.indexOf('--');
     const json = argv.slice(0, end < 0 ? undefined : end).includes('--json');
-    const logJson = json ? (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`) : undefined;
-    writeError(failure, { logJson, stderr: process.stderr }, environmentSecrets(process.env));
+    const io = processIo();
+    const logJson = json ? (value: unknown) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`) : undefined;
+    writeError(failure, { logJson, stderr: io.stderr }, environmentSecrets(io.env));
     process.exit(failure.exitCode);
   }
 }

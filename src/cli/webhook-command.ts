@@ -25,9 +25,9 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
     } else if (this.io.env.SVC_WEBHOOK_STORE) {
       [value, source] = [this.io.env.SVC_WEBHOOK_STORE, 'SVC_WEBHOOK_STORE'];
     } else {
-      const config = await readConfig();
+      const config = await readConfig(this.paths.configFile);
       const name = currentProfileName(config, profile, this.io.env);
-      [value, source] = [config.profiles[name]?.webhook_store ?? defaultStorePath(), `profile "${name}"`];
+      [value, source] = [config.profiles[name]?.webhook_store ?? defaultStorePath(this.paths.dataDir), `profile "${name}"`];
     }
     this.secrets.push(...storeSecrets(value));
     return parseStoreLocation(value, source);

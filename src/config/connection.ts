@@ -2,6 +2,7 @@ import { ConfigError } from '../core/errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
 import type { KeyEnvironment } from '../core/redaction.js';
 import { assertKey } from './keys.js';
+import { pathsOf } from './paths.js';
 import { currentProfileName, readConfig, type Profile } from './store.js';
 
 export interface ConnectionInput {
@@ -48,7 +49,7 @@ const FLAGS: Record<ConnectionSetting, string> = {
 };
 
 export async function resolveConnection(input: ConnectionInput, env: NodeJS.ProcessEnv): Promise<Connection> {
-  const config = await readConfig();
+  const config = await readConfig(pathsOf(env).configFile);
   const profileName = currentProfileName(config, input.profile, env);
   const profile: Profile = config.profiles[profileName] ?? {};
   if (input.profile !== undefined && !config.profiles[profileName]) {

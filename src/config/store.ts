@@ -1,5 +1,4 @@
 import { ConfigError } from '../core/errors.js';
-import { paths } from './paths.js';
 import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 
 /** The settings a profile may hold. Secret ones are never printed in full. */
@@ -44,7 +43,7 @@ export function assertProfileName(name: string): void {
   }
 }
 
-export async function readConfig(file = paths.configFile): Promise<ConfigFile> {
+export async function readConfig(file: string): Promise<ConfigFile> {
   const text = await readSecretFile(file);
   if (text === undefined) return { profiles: {} };
   let parsed: unknown;
@@ -67,18 +66,21 @@ export async function readConfig(file = paths.configFile): Promise<ConfigFile> {
   return parsed;
 }
 
-export async function writeConfig(config: ConfigFile, file = paths.configFile): Promise<void> {
+export async function writeConfig(config: ConfigFile, file: string): Promise<void> {
   await writeSecretFile(file, `${JSON.stringify(config, null, 2)}\n`);
 }
 
 /**
- * Reads the config file, lets `change` alter it, and writes it back (0600, atomically) when
+ * Reads the config `file`, lets `change` alter it, and writes it back (0600, atomically) when
  * `change` says it changed something: the one read-modify-write of `config set`, `unset` and `use`.
  */
-export async function updateConfig<T>(change: (config: ConfigFile) => { changed: boolean; result: T } | Promise<{ changed: boolean; result: T }>): Promise<T> {
-  const config = await readConfig();
+export async function updateConfig<T>(
+  file: string,
+  change: (config: ConfigFile) => { changed: boolean; result: T } | Promise<{ changed: boolean; result: T }>,
+): Promise<T> {
+  const config = await readConfig(file);
   const { changed, result } = await change(config);
-  if (changed) await writeConfig(config);
+  if (changed) await writeConfig(config, file);
   return result;
 }
 

@@ -38,6 +38,8 @@ interface InteractionResult {
 }
 
 export interface PactRunOptions {
+  /** The environment the verifier's process starts from (the command's): only what a Node process needs goes through. */
+  env: NodeJS.ProcessEnv;
   /** Where the contracts are: contracts/ of the package. */
   contractsDir?: string;
   /** The provider's name for the verifier (`--provider-name`). */
@@ -72,9 +74,9 @@ export const CONTRACTS_DIR = packageFile('contracts');
  */
 const CHILD_ENVIRONMENT = ['PATH', 'HOME', 'USERPROFILE', 'TMPDIR', 'TMP', 'TEMP', 'SystemRoot', 'LANG', 'LC_ALL', 'TZ'];
 
-function childEnvironment(): NodeJS.ProcessEnv {
+function childEnvironment(from: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PACT_DO_NOT_TRACK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' };
-  for (const name of CHILD_ENVIRONMENT) if (process.env[name] !== undefined) env[name] = process.env[name];
+  for (const name of CHILD_ENVIRONMENT) if (from[name] !== undefined) env[name] = from[name];
   return env;
 }
 
@@ -207,6 +209,7 @@ interface VerifierSession {
   stateErrors: Map<string, Error>;
   messageErrors: Map<string, string>;
   start: { pactFile: string; provider: string; providerBaseUrl: string; token: string; timeoutMs: number };
+  env: NodeJS.ProcessEnv;
 }
 
 type Reply = (body: Record<string, unknown>) => unknown;
@@ -259,7 +262,7 @@ async function runVerifierChild(session: VerifierSession): Promise<{ verdict: { 
   const messages = interactions.filter((interaction) => !interaction.request).map((interaction) => interaction.description);
   let output = '';
   let verdict: { ok: boolean; json: string } | undefined;
-  const child = fork(ownScript('conformance/pact-child'), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnvironment() });
+  const child = fork(ownScript('conformance/pact-child'), [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: childEnvironment(session.env) });
   const keep = (chunk: string) => (output = (output + chunk).slice(-OUTPUT_KEPT));
   child.stdout?.setEncoding('utf8').on('data', keep);
   child.stderr?.setEncoding('utf8').on('data', keep);
@@ -373,7 +376,7 @@ function findingOf(interaction: PactInteraction, results: InteractionResult[] | 
  * - message providers run in-process and do not receive the states' return values: the states keep
  *   the delivery they found, and the message source looks it up by the interaction's state.
  */
-export async function runPactVerification(context: KitContext, checks: readonly Check[], options: PactRunOptions = {}): Promise<PactRunResult> {
+export async function runPactVerification(context: KitContext, checks: readonly Check[], options: PactRunOptions): Promise<PactRunResult> {
   const stateErrors = new Map<string, Error>();
   const wanted = new Set<string>(checks.map((entry) => entry.id));
   const contracts = await readContracts(options.contractsDir);
@@ -409,6 +412,7 @@ export async function runPactVerification(context: KitContext, checks: readonly 
       stateErrors,
       messageErrors,
       start: { pactFile, provider, providerBaseUrl, token: forwarder.token, timeoutMs: options.timeoutMs ?? 180_000 },
+      env: options.env,
     });
   } finally {
     await forwarder.close();

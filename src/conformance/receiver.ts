@@ -5,7 +5,6 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSelfSignedCertificate } from '../core/certificate.js';
-import { paths } from '../config/paths.js';
 import { SvcError } from '../core/errors.js';
 import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../core/inbound-http.js';
 import {
@@ -105,8 +104,8 @@ export interface ReceiverCertificate {
  * The certificate of `--webhook-tls`: made by the kit for this machine's names and kept in the
  * data directory, so that an implementation trusts it once for every later run.
  */
-export async function kitReceiverCertificate(): Promise<ReceiverCertificate> {
-  const made = await ensureSelfSignedCertificate(join(paths.dataDir, 'contract', 'webhook-tls'), 'svc contract verify webhook receiver', [
+export async function kitReceiverCertificate(dataDir: string): Promise<ReceiverCertificate> {
+  const made = await ensureSelfSignedCertificate(join(dataDir, 'contract', 'webhook-tls'), 'svc contract verify webhook receiver', [
     'localhost',
     '127.0.0.1',
     '::1',

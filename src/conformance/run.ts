@@ -43,7 +43,9 @@ export interface KitOptions {
   /** Lines for people, on stderr. */
   log?: (line: string) => void;
   timeouts?: Partial<KitTimeouts>;
-  pact?: PactRunOptions;
+  /** The environment of the run (the command's): the Pact verifier's process starts from what it allows of it. */
+  env: NodeJS.ProcessEnv;
+  pact?: Omit<PactRunOptions, 'env'>;
   /** The time the kit paces its requests, waits out rate-limit windows and times its checks by (tests share one with their implementation). */
   clock?: Clock | undefined;
   /** Called with the receiver's port once it listens (tests that start the implementation afterwards). */
@@ -178,13 +180,7 @@ async function startReceiver(options: KitOptions, runnable: readonly Check[], lo
  * Decides the runnable checks: the Pact verification and the probes side by side, then the cleanup
  * of what the run made, then the probes that look at what the cleanup left.
  */
-async function decideChecks(
-  context: KitContext,
-  runnable: readonly Check[],
-  pact: PactRunOptions | undefined,
-  times: CheckTimes,
-  outcomes: Map<string, Outcome>,
-) {
+async function decideChecks(context: KitContext, runnable: readonly Check[], pact: PactRunOptions, times: CheckTimes, outcomes: Map<string, Outcome>) {
   const pending: Array<Promise<unknown>> = [];
   const pactChecks = runnable.filter((check) => verifierOf(check, context.keys) === 'pact');
   if (pactChecks.length > 0) {
@@ -292,7 +288,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   try {
     await preflight(context);
     log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
-    await decideChecks(context, runnable, options.pact, times, outcomes);
+    await decideChecks(context, runnable, { ...options.pact, env: options.env }, times, outcomes);
   } finally {
     await receiver?.close();
   }

@@ -3,7 +3,6 @@ import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Key } from '../api/types.js';
 import { makeDirectory } from '../core/directory.js';
-import { paths } from '../config/paths.js';
 import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 import { ConfigError, SvcError } from '../core/errors.js';
 import { openPrivateDatabase } from '../core/sqlite.js';
@@ -81,14 +80,6 @@ export interface RotationRecord {
   aborted?: { at: string; new_key_revoked: boolean };
 }
 
-function rotationsDir(): string {
-  return join(paths.stateDir, 'rotations');
-}
-
-function journalPath(id: string): string {
-  return join(rotationsDir(), `${id}.json`);
-}
-
 export function newRotationId(): string {
   return `rot_${randomBytes(10).toString('hex')}`;
 }
@@ -101,114 +92,129 @@ export function stepNumber(step: StepName): number {
   return STEPS.indexOf(step) + 1;
 }
 
-/** Records the rotation as it now stands; the file is replaced whole, so a crash leaves the previous state or this one. */
-export async function saveRotation(record: RotationRecord): Promise<void> {
-  record.updated_at = new Date().toISOString();
-  await writeSecretFile(journalPath(record.id), `${JSON.stringify(record, null, 2)}\n`);
-}
-
-async function loadRotation(id: string): Promise<RotationRecord> {
-  if (!/^rot_[0-9a-f]+$/.test(id)) throw new SvcError('usage', 'invalid_rotation_id', `${id} is not a rotation id (rot_…)`, '`svc keys rotations` lists them');
-  const text = await readSecretFile(journalPath(id));
-  if (text === undefined)
-    throw new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${rotationsDir()}`, '`svc keys rotations` lists them');
-  return JSON.parse(text) as RotationRecord;
-}
-
-/** Every rotation journal of this user, newest first. */
-export async function listRotations(): Promise<RotationRecord[]> {
-  let names: string[];
-  try {
-    names = await readdir(rotationsDir());
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  const ids = names.filter((name) => /^rot_[0-9a-f]+\.json$/.test(name)).map((name) => name.slice(0, -'.json'.length));
-  const records = await Promise.all(ids.map((id) => loadRotation(id)));
-  return records.sort((a, b) => b.started_at.localeCompare(a.started_at));
-}
-
 /** SQLite's result code for a lock held by another connection. */
 const SQLITE_BUSY = 5;
 
 /** How long taking a rotation's lock waits for a racing process before concluding it is held. */
 const LOCK_WAIT_MS = 250;
 
-/**
- * Makes this process the only one rotating `keyId`: taken before anything is planned, so that two
- * runs started together never both create, deploy or revoke. The lock is SQLite's exclusive lock on
- * a file named after the key, an advisory lock of the system (fcntl; LockFileEx on Windows) that ends
- * with the process that holds it, however it ends. A run killed with SIGKILL, a zombie nobody reaps,
- * a PID now used by another program: none holds it, and no run ever judges whether a lock is stale
- * or takes one over. A `.pid` file beside it names the holder for a refusal. The lock file is never
- * removed: were it, a process that had opened it just before could lock a file that the next
- * process would not see.
- */
-export async function lockRotation(keyId: string): Promise<() => Promise<void>> {
-  const name = `key-${createHash('sha256').update(keyId).digest('hex').slice(0, 32)}`;
-  const lockFile = join(rotationsDir(), `${name}.lock`);
-  const pidFile = join(rotationsDir(), `${name}.pid`);
-  makeDirectory(rotationsDir(), 0o700);
-  // Not 0: when several processes race for a free lock, SQLite's escalation can refuse every one of them
-  // at once (each holds a shared lock the others need gone); a short wait lets exactly one win, and a
-  // lock that is held stays refused.
-  const lock = openPrivateDatabase(lockFile, `PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
-  try {
-    // MEMORY: no journal file beside the lock, which never holds data.
-    lock.exec('PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE');
-  } catch (error) {
-    lock.close();
-    if ((error as { errcode?: number }).errcode !== SQLITE_BUSY) throw error;
-    const holder = (await readFile(pidFile, 'utf8').catch(() => '')).trim();
+/** The rotation journals of one user: a file per rotation, and a lock per rotated key, in one directory. */
+export class RotationJournal {
+  constructor(readonly dir: string) {}
+
+  /** The journals under a state directory (`$XDG_STATE_HOME/svc` of the command's environment). */
+  static under(stateDir: string): RotationJournal {
+    return new RotationJournal(join(stateDir, 'rotations'));
+  }
+
+  private file(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  /** Records the rotation as it now stands; the file is replaced whole, so a crash leaves the previous state or this one. */
+  async save(record: RotationRecord): Promise<void> {
+    record.updated_at = new Date().toISOString();
+    await writeSecretFile(this.file(record.id), `${JSON.stringify(record, null, 2)}\n`);
+  }
+
+  private async load(id: string): Promise<RotationRecord> {
+    if (!/^rot_[0-9a-f]+$/.test(id))
+      throw new SvcError('usage', 'invalid_rotation_id', `${id} is not a rotation id (rot_…)`, '`svc keys rotations` lists them');
+    const text = await readSecretFile(this.file(id));
+    if (text === undefined)
+      throw new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${this.dir}`, '`svc keys rotations` lists them');
+    return JSON.parse(text) as RotationRecord;
+  }
+
+  /** Every rotation of this journal, newest first. */
+  async list(): Promise<RotationRecord[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const ids = names.filter((name) => /^rot_[0-9a-f]+\.json$/.test(name)).map((name) => name.slice(0, -'.json'.length));
+    const records = await Promise.all(ids.map((id) => this.load(id)));
+    return records.sort((a, b) => b.started_at.localeCompare(a.started_at));
+  }
+
+  /**
+   * Makes this process the only one rotating `keyId`: taken before anything is planned, so that two
+   * runs started together never both create, deploy or revoke. The lock is SQLite's exclusive lock on
+   * a file named after the key, an advisory lock of the system (fcntl; LockFileEx on Windows) that ends
+   * with the process that holds it, however it ends. A run killed with SIGKILL, a zombie nobody reaps,
+   * a PID now used by another program: none holds it, and no run ever judges whether a lock is stale
+   * or takes one over. A `.pid` file beside it names the holder for a refusal. The lock file is never
+   * removed: were it, a process that had opened it just before could lock a file that the next
+   * process would not see.
+   */
+  async lock(keyId: string): Promise<() => Promise<void>> {
+    const name = `key-${createHash('sha256').update(keyId).digest('hex').slice(0, 32)}`;
+    const lockFile = join(this.dir, `${name}.lock`);
+    const pidFile = join(this.dir, `${name}.pid`);
+    makeDirectory(this.dir, 0o700);
+    // Not 0: when several processes race for a free lock, SQLite's escalation can refuse every one of them
+    // at once (each holds a shared lock the others need gone); a short wait lets exactly one win, and a
+    // lock that is held stays refused.
+    const lock = openPrivateDatabase(lockFile, `PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
+    try {
+      // MEMORY: no journal file beside the lock, which never holds data.
+      lock.exec('PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE');
+    } catch (error) {
+      lock.close();
+      if ((error as { errcode?: number }).errcode !== SQLITE_BUSY) throw error;
+      const holder = (await readFile(pidFile, 'utf8').catch(() => '')).trim();
+      throw new SvcError(
+        'refused',
+        'rotation_in_progress',
+        `a rotation of ${keyId} is being run by ${holder ? `process ${holder}` : 'another svc process'}`,
+        'wait for it to finish, or stop it (Ctrl-C) and resume with --resume',
+      );
+    }
+    await writeSecretFile(pidFile, `${process.pid}\n`);
+    return async () => {
+      await unlink(pidFile).catch(() => undefined);
+      lock.close();
+    };
+  }
+
+  /**
+   * Refuses to go on with `record` when its journal changed after it was read: another run worked on
+   * the rotation in between, and this one would repeat what that one did. Called with the lock held.
+   */
+  async assertUnchanged(record: RotationRecord): Promise<void> {
+    const saved = await readSecretFile(this.file(record.id));
+    if (saved === undefined || (JSON.parse(saved) as RotationRecord).updated_at === record.updated_at) return;
     throw new SvcError(
       'refused',
-      'rotation_in_progress',
-      `a rotation of ${keyId} is being run by ${holder ? `process ${holder}` : 'another svc process'}`,
-      'wait for it to finish, or stop it (Ctrl-C) and resume with --resume',
+      'rotation_moved_on',
+      `rotation ${record.id} was moved on by another run while this one was starting`,
+      'run the command again: it continues from where that run stopped',
     );
   }
-  await writeSecretFile(pidFile, `${process.pid}\n`);
-  return async () => {
-    await unlink(pidFile).catch(() => undefined);
-    lock.close();
-  };
-}
 
-/**
- * Refuses to go on with `record` when its journal changed after it was read: another run worked on
- * the rotation in between, and this one would repeat what that one did. Called with the lock held.
- */
-export async function assertJournalUnchanged(record: RotationRecord): Promise<void> {
-  const saved = await readSecretFile(journalPath(record.id));
-  if (saved === undefined || (JSON.parse(saved) as RotationRecord).updated_at === record.updated_at) return;
-  throw new SvcError(
-    'refused',
-    'rotation_moved_on',
-    `rotation ${record.id} was moved on by another run while this one was starting`,
-    'run the command again: it continues from where that run stopped',
-  );
-}
-
-/** The rotation `id` names (a rotation id, or the rotated key's id), or without one the one unfinished rotation. */
-export async function findRotation(id: string | undefined): Promise<RotationRecord> {
-  if (id?.startsWith('rot_')) return loadRotation(id);
-  const unfinished = (await listRotations()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
-  if (unfinished.length === 1) return unfinished[0]!;
-  if (unfinished.length === 0) {
+  /** The rotation `id` names (a rotation id, or the rotated key's id), or without one the one unfinished rotation. */
+  async find(id: string | undefined): Promise<RotationRecord> {
+    if (id?.startsWith('rot_')) return this.load(id);
+    const unfinished = (await this.list()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
+    if (unfinished.length === 1) return unfinished[0]!;
+    if (unfinished.length === 0) {
+      throw new SvcError(
+        'notFound',
+        'no_unfinished_rotation',
+        `there is no unfinished rotation${id ? ` of ${id}` : ''}`,
+        '`svc keys rotations` lists the rotations and their state',
+      );
+    }
     throw new SvcError(
-      'notFound',
-      'no_unfinished_rotation',
-      `there is no unfinished rotation${id ? ` of ${id}` : ''}`,
-      '`svc keys rotations` lists the rotations and their state',
+      'usage',
+      'several_rotations',
+      `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`,
+      'name one: svc keys rotate --resume rot_…',
     );
   }
-  throw new SvcError(
-    'usage',
-    'several_rotations',
-    `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`,
-    'name one: svc keys rotate --resume rot_…',
-  );
 }
 
 /** A rotation continues against the API it was started against. */

@@ -4,7 +4,7 @@ import { redactKey } from '../core/redaction.js';
 import { readSecretFile } from '../core/secret-file.js';
 import { SvcError } from '../core/errors.js';
 import { revokeKey } from '../services/keys.js';
-import { type RotationRecord, saveRotation } from './journal.js';
+import type { RotationJournal, RotationRecord } from './journal.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
 
 import type { RotationEvent } from './rotation-events.js';
@@ -15,6 +15,7 @@ import type { RotationEvent } from './rotation-events.js';
  */
 export async function abortRotation(
   record: RotationRecord,
+  journal: RotationJournal,
   admin: ApiClient,
   emit: (event: RotationEvent) => void,
 ): Promise<{ newKeyRevoked: string[]; newKeyLeft: string | undefined }> {
@@ -48,7 +49,7 @@ export async function abortRotation(
   }
   record.status = 'aborted';
   record.aborted = { at: new Date().toISOString(), new_key_revoked: revoked.length > 0 };
-  await saveRotation(record);
+  await journal.save(record);
   return { newKeyRevoked: revoked, newKeyLeft: left };
 }
 

@@ -5,7 +5,16 @@ import { readSecretFile } from '../core/secret-file.js';
 import { SvcError } from '../core/errors.js';
 import { formatDuration } from '../core/duration.js';
 import { findKeyIfOffered } from '../services/keys.js';
-import { type DrainEvidence, listRotations, type NewKeySource, newRotationId, type RotationRecord, type StepName, STEPS, stepNumber } from './journal.js';
+import {
+  type DrainEvidence,
+  type NewKeySource,
+  newRotationId,
+  type RotationJournal,
+  type RotationRecord,
+  type StepName,
+  STEPS,
+  stepNumber,
+} from './journal.js';
 
 /** The old key as the service shows it, or, where it offers no key reads, as its secret shows it. */
 type OldKey = RotationRecord['old_key'];
@@ -239,6 +248,8 @@ export interface PlanInput {
   admin: ApiClient;
   adminKeySecret: string;
   baseUrl: string;
+  /** Where an earlier rotation of the key would be recorded. */
+  journal: RotationJournal;
   /** Resolved path, or '-' for the new key on stdin. */
   newKeyFile: string | null;
   newKeyId: string | null;
@@ -257,7 +268,7 @@ export interface PlanInput {
  * destination for its secret (a file or a deploy command).
  */
 export async function findOrPlanRotation(keyId: string, plan: PlanInput): Promise<{ record: RotationRecord; earlier: boolean }> {
-  const earlier = (await listRotations()).find(
+  const earlier = (await plan.journal.list()).find(
     (rotation) => rotation.old_key.id === keyId && rotation.base_url === plan.baseUrl && rotation.status !== 'aborted',
   );
   if (earlier) return { record: earlier, earlier: true };

@@ -10,11 +10,22 @@ import { listReports } from '../services/reports.js';
 import { createKey, getKey, observeKey, probeKey, revokeKey } from '../services/keys.js';
 import { runDeployCommand, runDrainCheck } from './deploy.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
-import { type DrainEvidence, type KeyRef, nextStep, type RotationRecord, saveRotation, type StepName, type StepRecords, stepNumber } from './journal.js';
+import {
+  type DrainEvidence,
+  type KeyRef,
+  nextStep,
+  type RotationJournal,
+  type RotationRecord,
+  type StepName,
+  type StepRecords,
+  stepNumber,
+} from './journal.js';
 
 import type { DrainProgress, RotationEvent, RotationQuestion } from './rotation-events.js';
 
 export interface RotationContext {
+  /** Where the rotation is recorded, step by step. */
+  journal: RotationJournal;
   /** Authenticated with the admin key. */
   admin: ApiClient;
   /** A client on the same connection that authenticates with `secret`. */
@@ -95,13 +106,13 @@ class RotationRun {
       await this[step]();
     }
     record.status = 'completed';
-    await saveRotation(record);
+    await context.journal.save(record);
     context.emit({ event: 'completed', rotation: record.id, old_key: record.old_key.id, new_key: this.newKey().id, new_key_file: record.new_key_file });
   }
 
   private async done<S extends StepName>(step: S, result: StepRecords[S], message: string): Promise<void> {
     this.record.steps[step] = result;
-    await saveRotation(this.record);
+    await this.context.journal.save(this.record);
     const evidence = step === 'drain' ? (result as StepRecords['drain']).evidence : undefined;
     this.context.emit({ event: 'step_done', rotation: this.record.id, step, number: stepNumber(step), message, ...(evidence && { evidence }) });
   }
@@ -141,7 +152,7 @@ class RotationRun {
       if (record.steps.create) return;
     }
     record.attempts.create = new Date().toISOString();
-    await saveRotation(record);
+    await context.journal.save(record);
     const created = await createKey(context.admin, {
       name: record.new_key_name,
       environment: record.old_key.environment,
@@ -271,7 +282,7 @@ class RotationRun {
     }
     if (!record.steps.create) {
       delete record.attempts.create;
-      await saveRotation(record);
+      await context.journal.save(record);
     }
   }
 
@@ -284,7 +295,7 @@ class RotationRun {
     delete record.steps.create;
     delete record.steps.save;
     delete record.attempts.create;
-    await saveRotation(record);
+    await context.journal.save(record);
     context.emit({ event: 'new_key_replaced', rotation: record.id, revoked_key: lost.id, reason });
   }
 
@@ -324,7 +335,7 @@ class RotationRun {
         if (!again) throw cancelled(record);
       }
       record.attempts.deploy = new Date().toISOString();
-      await saveRotation(record);
+      await context.journal.save(record);
       await runDeployCommand(record.deploy_cmd, secret, newKey.id ?? '', {
         env: context.env,
         secrets: context.secrets,
@@ -334,7 +345,7 @@ class RotationRun {
       return this.done('deploy', { at: new Date().toISOString(), by: 'command' }, 'the deploy command succeeded');
     }
     record.attempts.deploy = new Date().toISOString();
-    await saveRotation(record);
+    await context.journal.save(record);
     const where = record.new_key_file ? ` (its secret is in ${record.new_key_file})` : '';
     const deployed = await context.ask({ kind: 'deployed', message: `Deploy the new key ${newKey.prefix_hint}${where} next to the old one. Is it deployed?` });
     if (!deployed) throw cancelled(record);
@@ -596,7 +607,7 @@ class RotationRun {
       if (!(refusal instanceof ApiError && refusal.code === 'invalid_key')) {
         if (refusal === undefined) {
           delete record.steps.revoke;
-          await saveRotation(record);
+          await context.journal.save(record);
           throw stillWorks();
         }
         throw refusal;
@@ -612,7 +623,7 @@ class RotationRun {
     }
     if ((await getKey(context.admin, oldId)).status !== 'revoked') {
       delete record.steps.revoke;
-      await saveRotation(record);
+      await context.journal.save(record);
       throw stillWorks();
     }
     return this.done('confirm', { at: new Date().toISOString(), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { paths } from '../config/paths.js';
+import type { Paths } from '../config/paths.js';
 import { DEFAULT_PROFILE, readConfig, writeConfig } from '../config/store.js';
 import { ConfigError } from '../core/errors.js';
 import type { Sandbox } from './server.js';
@@ -8,7 +8,7 @@ import { SandboxStore } from './store.js';
 
 export const SANDBOX_PROFILE = 'sandbox';
 
-export function defaultSandboxDir(): string {
+export function defaultSandboxDir(paths: Paths): string {
   return join(paths.dataDir, 'sandbox');
 }
 
@@ -16,10 +16,10 @@ export function defaultSandboxDir(): string {
  * Writes the `sandbox` profile (base URL, test key, admin key, CA certificate), so any command works
  * against the sandbox with no set-up; it becomes the current profile when the user has none.
  */
-export async function writeSandboxProfile(sandbox: Sandbox): Promise<void> {
+export async function writeSandboxProfile(sandbox: Sandbox, configFile: string): Promise<void> {
   const keys = sandbox.store.sandboxKeys();
   const secretOf = (role: string) => keys.find((key) => key.role === role)?.secret ?? undefined;
-  const config = await readConfig();
+  const config = await readConfig(configFile);
   config.profiles[SANDBOX_PROFILE] = {
     base_url: sandbox.url,
     api_key: secretOf('test'),
@@ -27,7 +27,7 @@ export async function writeSandboxProfile(sandbox: Sandbox): Promise<void> {
     ca_cert: sandbox.certPath,
   };
   if (!config.current_profile && !config.profiles[DEFAULT_PROFILE]) config.current_profile = SANDBOX_PROFILE;
-  await writeConfig(config);
+  await writeConfig(config, configFile);
 }
 
 /** Opens the store of a sandbox that has been started before in `dataDir`. */

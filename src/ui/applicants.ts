@@ -1,4 +1,5 @@
 import type { ApplicantAnswer } from '../api/types.js';
+import type { Output } from './io.js';
 import { presentFields, renderTable } from './table.js';
 import type { TimeView } from './time.js';
 
@@ -10,7 +11,7 @@ function amount(value: number | null | undefined, currency: string | null | unde
  * One applicant profile, as `svc applicants get` shows it to people: the sandbox's fields that the
  * answer carries; the fields of another service's own are left to --json.
  */
-export function renderApplicant(applicant: ApplicantAnswer, times: TimeView, stream: NodeJS.WriteStream): string {
+export function renderApplicant(applicant: ApplicantAnswer, times: TimeView, out: Output): string {
   const parts = [
     presentFields(
       [
@@ -29,7 +30,7 @@ export function renderApplicant(applicant: ApplicantAnswer, times: TimeView, str
         ['created', times.full(applicant.created_at)],
         ['updated', times.full(applicant.updated_at)],
       ],
-      stream,
+      out,
     ),
   ];
   const trips = Array.isArray(applicant.travel_history) ? applicant.travel_history : [];
@@ -39,7 +40,7 @@ export function renderApplicant(applicant: ApplicantAnswer, times: TimeView, str
       renderTable(
         ['country', 'year', 'overstayed'],
         trips.map((trip) => [trip.country, trip.year, trip.overstayed ? 'yes' : 'no']),
-        stream,
+        out,
       ),
     );
   }

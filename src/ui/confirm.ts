@@ -1,5 +1,5 @@
 import { SvcError } from '../core/errors.js';
-import { canPrompt, type Io } from './io.js';
+import type { Io } from './io.js';
 import type { Prompter } from './prompter.js';
 
 /**
@@ -8,7 +8,7 @@ import type { Prompter } from './prompter.js';
  */
 export async function confirmOrRefuse(question: string, yes: boolean, io: Io, prompter: Prompter): Promise<void> {
   if (yes) return;
-  if (!canPrompt(io)) {
+  if (!io.canPrompt) {
     throw new SvcError(
       'usage',
       'confirmation_required',

@@ -1,6 +1,7 @@
 import { partsOf, partTitle, verdictOf } from '../conformance/report.js';
 import type { CheckResult, RunResult } from '../conformance/run.js';
-import { hangingLine, renderTable, useColor } from './table.js';
+import type { Output } from './io.js';
+import { hangingLine, renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
 
 const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', inconclusive: 'INCONCLUSIVE' };
@@ -27,31 +28,29 @@ function receiverLine(receiver: NonNullable<RunResult['run']['webhook_receiver']
  * got, and the request that showed it), then the coverage by clause, what the event verdicts rest
  * on, and the totals.
  */
-export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream): string {
+export function renderForPeople(result: RunResult, out: Output): string {
   const blocks: string[] = [];
-  const color = useColor(stream);
+  const color = out.color;
   const paint = (code: number, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const markColumn = { title: '', style: (mark: string) => paint(MARK_COLOUR[mark] ?? 0, mark) };
   for (const part of partsOf(result)) {
     const checks = result.checks.filter((check) => check.spec === part);
-    if (!stream.isTTY) {
+    if (!out.isTTY) {
       blocks.push([partTitle(part), ...checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)].join('\t'))].join('\n'));
       continue;
     }
     const rows = checks.map((check) => [MARK[check.status], check.id, check.level, resultText(check)]);
-    blocks.push(
-      `${partTitle(part)}\n${renderTable([markColumn, 'check', { title: 'level', leaveOut: 1 }, { title: 'result', freeText: true }], rows, stream)}`,
-    );
+    blocks.push(`${partTitle(part)}\n${renderTable([markColumn, 'check', { title: 'level', leaveOut: 1 }, { title: 'result', freeText: true }], rows, out)}`);
   }
   const coverageLines = result.run.coverage.map((part) =>
     hangingLine(
       `  part ${part.part} `,
       `${part.title}: ${part.with_checks}/${part.stated_rules} stated rules have checks at level ${result.level}, ${part.checked} checked in this run`,
-      stream,
+      out,
     ),
   );
   blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
-  if (result.run.webhook_receiver) blocks.push(hangingLine('', receiverLine(result.run.webhook_receiver), stream));
+  if (result.run.webhook_receiver) blocks.push(hangingLine('', receiverLine(result.run.webhook_receiver), out));
   const verdict = verdictOf(result);
   const painted = paint({ conforms: 32, 'does not conform': 31, inconclusive: 35 }[verdict], verdict === 'inconclusive' ? 'is not judged in full' : verdict);
   const counts = `${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped${result.inconclusive > 0 ? `, ${result.inconclusive} inconclusive (the kit's own setup could not be done; see each for what to supply)` : ''}`;
@@ -59,7 +58,7 @@ export function renderForPeople(result: RunResult, stream: NodeJS.WriteStream): 
     hangingLine(
       '',
       `${result.run.base_url} ${painted} at level ${result.level}: ${counts} (${(result.run.duration_ms / 1000).toFixed(1)} s, kit ${result.run.kit_version}, openapi.yaml ${result.run.openapi_sha256.slice(0, 12)})`,
-      stream,
+      out,
     ),
   );
   return blocks.join('\n\n');

@@ -1,4 +1,5 @@
 import type { DocumentAnswer } from '../api/types.js';
+import type { Output } from './io.js';
 import { presentFields, renderTable } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -22,7 +23,7 @@ function contentType(document: DocumentAnswer): string | undefined {
  * One document with its analysis, as `svc documents get` shows it to people: the fields the answer
  * carries; those it lacks get no row, those svc does not know are left to --json.
  */
-export function renderDocument(document: DocumentAnswer, times: TimeView, stream: NodeJS.WriteStream): string {
+export function renderDocument(document: DocumentAnswer, times: TimeView, out: Output): string {
   const rejection = document.rejection ? [document.rejection.code, document.rejection.message].filter(Boolean).join(': ') : undefined;
   const parts = [
     presentFields(
@@ -36,7 +37,7 @@ export function renderDocument(document: DocumentAnswer, times: TimeView, stream
         ['created', times.full(document.created_at)],
         ['rejected', rejection],
       ],
-      stream,
+      out,
     ),
   ];
   const redFlags = Array.isArray(document.red_flags) ? document.red_flags : [];
@@ -46,7 +47,7 @@ export function renderDocument(document: DocumentAnswer, times: TimeView, stream
       renderTable(
         ['code', 'message'],
         redFlags.map((flag) => [flag.code, flag.message]),
-        stream,
+        out,
       ),
     );
   } else if (document.status === 'analysed') {
@@ -67,7 +68,7 @@ export function renderDocument(document: DocumentAnswer, times: TimeView, stream
           ['sex', passport.sex],
           ['check digits', typeof passport.check_digits_valid === 'boolean' ? (passport.check_digits_valid ? 'valid' : 'INVALID') : undefined],
         ],
-        stream,
+        out,
       ),
     );
   }

@@ -1,42 +1,64 @@
 import type { Readable } from 'node:stream';
 
 /**
- * What a command talks through: its three streams and the environment that says how to use them.
- * A command's `io` is the process's own; an in-process test gives streams of its own.
+ * A stream svc writes to, and what text for people is laid out for on it: a terminal or not, its
+ * width, whether it shows colour. Everything that renders takes one, never the bare stream.
  */
-export interface Io {
-  readonly stdin: Readable & { isTTY?: boolean };
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
-  readonly env: NodeJS.ProcessEnv;
+export class Output {
+  constructor(
+    readonly stream: NodeJS.WriteStream,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Whether a terminal is at the other end. */
+  get isTTY(): boolean {
+    return Boolean(this.stream.isTTY);
+  }
+
+  /** The terminal's width now (it may be resized), 80 when it does not say. */
+  get columns(): number {
+    return this.stream.columns || 80;
+  }
+
+  /** Colour is shown on a terminal, unless NO_COLOR is set or the terminal is dumb. */
+  get color(): boolean {
+    return this.isTTY && !this.env.NO_COLOR && this.env.TERM !== 'dumb';
+  }
+
+  write(text: string): void {
+    this.stream.write(text);
+  }
 }
 
-// The environment each output stream is written under (NO_COLOR, TERM), so that what renders to a
-// stream can tell how without reading the process's.
-const environments = new WeakMap<object, NodeJS.ProcessEnv>();
+/**
+ * What a command talks through: stdin, its two outputs, and the environment that says how to use
+ * them. A command's `io` is the process's own; an in-process test gives one of its own streams.
+ */
+export class Io {
+  readonly stdout: Output;
+  readonly stderr: Output;
 
-/** An io of these streams and environment. */
-export function createIo(io: Io): Io {
-  environments.set(io.stdout, io.env);
-  environments.set(io.stderr, io.env);
-  return io;
+  constructor(
+    readonly stdin: Readable & { isTTY?: boolean },
+    stdout: NodeJS.WriteStream,
+    stderr: NodeJS.WriteStream,
+    readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.stdout = new Output(stdout, env);
+    this.stderr = new Output(stderr, env);
+  }
+
+  /** Whether a person can be asked: stdin is a terminal, and this is not CI. */
+  get canPrompt(): boolean {
+    return Boolean(this.stdin.isTTY) && this.env.CI !== 'true';
+  }
+
+  /** Where a live display is wanted: both outputs a terminal (so it is a person watching), not CI, not a dumb terminal. */
+  get showsLiveProgress(): boolean {
+    return this.stdout.isTTY && this.stderr.isTTY && this.env.CI !== 'true' && this.env.TERM !== 'dumb';
+  }
 }
 
 export function processIo(): Io {
-  return createIo({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
-}
-
-/** The environment `stream` is written under: its io's. */
-export function environmentOf(stream: object): NodeJS.ProcessEnv {
-  return environments.get(stream) ?? {};
-}
-
-/** Whether a person can be asked: stdin is a terminal, and this is not CI. */
-export function canPrompt(io: Io): boolean {
-  return Boolean(io.stdin.isTTY) && io.env.CI !== 'true';
-}
-
-/** Where a live display is wanted: both streams a terminal (so it is a person watching), not CI, not a dumb terminal. */
-export function showsLiveProgress(io: Io): boolean {
-  return Boolean(io.stdout.isTTY && io.stderr.isTTY) && io.env.CI !== 'true' && io.env.TERM !== 'dumb';
+  return new Io(process.stdin, process.stdout, process.stderr, process.env);
 }

@@ -1,4 +1,5 @@
 import type { Key } from '../api/types.js';
+import type { Output } from './io.js';
 import { type Cell, renderFields, renderTable } from './table.js';
 import type { TimeView } from './time.js';
 
@@ -10,7 +11,7 @@ export function lastUse(key: Key, times: TimeView): string {
   return key.last_used_at ? `${times.full(key.last_used_at)}${key.last_used_ip ? ` from ${key.last_used_ip}` : ''}` : 'never';
 }
 
-export function renderKeyRows(keys: Key[], times: TimeView, stream: NodeJS.WriteStream): string {
+export function renderKeyRows(keys: Key[], times: TimeView, out: Output): string {
   return renderTable(
     [
       'id',
@@ -37,11 +38,11 @@ export function renderKeyRows(keys: Key[], times: TimeView, stream: NodeJS.Write
       key.last_used_ip,
       times.short(key.created_at),
     ]),
-    stream,
+    out,
   );
 }
 
-export function renderKey(key: Key, times: TimeView, stream: NodeJS.WriteStream): string {
+export function renderKey(key: Key, times: TimeView, out: Output): string {
   const fields: Array<[string, Cell]> = [
     ['id', key.id],
     ['key', key.prefix_hint],
@@ -54,5 +55,5 @@ export function renderKey(key: Key, times: TimeView, stream: NodeJS.WriteStream)
     ['created', times.full(key.created_at)],
   ];
   if (key.revoked_at) fields.push(['revoked', times.full(key.revoked_at)]);
-  return renderFields(fields, stream);
+  return renderFields(fields, out);
 }

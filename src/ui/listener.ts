@@ -1,4 +1,5 @@
 import type { DeliveryReport, TakeoverReport } from '../webhooks/listener.js';
+import type { Output } from './io.js';
 import { hangingLine } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -52,8 +53,8 @@ export function takeoverJson({ at, event, forward }: TakeoverReport): TakeoverJs
 }
 
 /** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */
-export function deliveryLine(report: DeliveryReport, times: TimeView, stream: NodeJS.WriteStream): string {
-  return hangingLine(`${times.clock(report.at)}  `, terminalText(describeDelivery(report)), stream);
+export function deliveryLine(report: DeliveryReport, times: TimeView, out: Output): string {
+  return hangingLine(`${times.clock(report.at)}  `, terminalText(describeDelivery(report)), out);
 }
 
 function describeDelivery(report: DeliveryReport): string {

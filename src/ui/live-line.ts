@@ -1,5 +1,5 @@
 import { stringWidth } from './text-width.js';
-import { terminalWidth } from './table.js';
+import type { Output } from './io.js';
 
 /** A line redrawn in place on a terminal: a spinner's, a countdown's. */
 export interface LiveLine {
@@ -27,13 +27,13 @@ function cutToWidth(text: string, columns: number): string {
 }
 
 /**
- * A live line on `stream`. It never wraps: a wrapped line could not be erased by returning to its
+ * A live line on `out`. It never wraps: a wrapped line could not be erased by returning to its
  * start, and every redraw would leave a line behind. It is cut to one cell less than the terminal's
  * width, so that the cursor never waits at the edge for a wrap.
  */
-export function liveLine(stream: NodeJS.WriteStream): LiveLine {
+export function liveLine(out: Output): LiveLine {
   return {
-    draw: (text) => stream.write(`\r\u001b[2K${cutToWidth(text, terminalWidth(stream) - 1)}`),
-    clear: () => stream.write('\r\u001b[2K'),
+    draw: (text) => out.write(`\r\u001b[2K${cutToWidth(text, out.columns - 1)}`),
+    clear: () => out.write('\r\u001b[2K'),
   };
 }

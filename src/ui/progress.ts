@@ -1,5 +1,5 @@
 import { formatDuration } from '../core/duration.js';
-import { type Io, showsLiveProgress } from './io.js';
+import type { Io } from './io.js';
 import { terminalText } from './terminal-text.js';
 
 const KIB = 1024;
@@ -22,13 +22,13 @@ function bytes(count: number): string {
  * correct the total (a file's size becomes that of the request that carries it).
  */
 export async function uploadProgress(io: Io, filename: string, total: number): Promise<Progress | undefined> {
-  if (!showsLiveProgress(io) || total <= MIB) return undefined;
+  if (!io.showsLiveProgress || total <= MIB) return undefined;
   const { SingleBar, Presets } = (await import('cli-progress')).default;
   const started = performance.now();
   const rate = (done: number) => `${bytes(done / Math.max(0.001, (performance.now() - started) / 1000))}/s`;
   const bar = new SingleBar(
     {
-      stream: io.stderr,
+      stream: io.stderr.stream,
       format: 'Uploading {file} [{bar}] {sent} of {size} · {rate}',
       barsize: 20,
       clearOnComplete: true,

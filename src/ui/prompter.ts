@@ -14,7 +14,7 @@ export interface Prompter {
 
 /** Asks with inquirer on the command's terminal: questions on stderr, answers from stdin. */
 export function inquirerPrompter(io: Io): Prompter {
-  const context = { input: io.stdin, output: io.stderr };
+  const context = { input: io.stdin, output: io.stderr.stream };
   return {
     async input(message, options = {}) {
       const { input } = await import('@inquirer/prompts');

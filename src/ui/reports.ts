@@ -13,6 +13,7 @@ import {
   scaledScore,
   scoreScale,
 } from './risk.js';
+import type { Output } from './io.js';
 import { type Cell, hangingLine, presentFields, renderTable, Styled } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -23,7 +24,7 @@ function failure(error: ReportAnswer['error']): string | undefined {
 }
 
 /** The criteria as tab-separated lines, for scripts reading a pipe. */
-function criteriaLines(report: ReportAnswer, stream: NodeJS.WriteStream): string {
+function criteriaLines(report: ReportAnswer, out: Output): string {
   const rows: Cell[][] = byContribution(criteriaOf(report)).map((criterion) => {
     const weight = numberOr(criterion.weight);
     return [
@@ -34,7 +35,7 @@ function criteriaLines(report: ReportAnswer, stream: NodeJS.WriteStream): string
       criterion.detail,
     ];
   });
-  return renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows, stream);
+  return renderTable(['criterion', 'score', 'weight', 'weighted', 'detail'], rows, out);
 }
 
 /**
@@ -43,8 +44,8 @@ function criteriaLines(report: ReportAnswer, stream: NodeJS.WriteStream): string
  * --json). On a terminal the risk is a picture: the score on svc's 0–100 scale with its band in
  * colour, where the answer fits that scale, and each criterion's contribution as a bar.
  */
-export function renderReport(report: ReportAnswer, times: TimeView, stream: NodeJS.WriteStream): string {
-  const picture = stream.isTTY ? riskPicture(stream) : undefined;
+export function renderReport(report: ReportAnswer, times: TimeView, out: Output): string {
+  const picture = out.isTTY ? riskPicture(out) : undefined;
   const scaled = picture && scaledScore(report);
   const band = picture && typeof report.score_band === 'string' ? new Styled(paintedBand(report.score_band, picture)) : report.score_band;
   const parts = [
@@ -66,7 +67,7 @@ export function renderReport(report: ReportAnswer, times: TimeView, stream: Node
             ] as Array<[string, Cell]>)),
         ['error', failure(report.error)],
       ],
-      stream,
+      out,
     ),
   ];
   if (scaled) parts.push(scoreScale(scaled.score, scaled.band, picture));
@@ -74,18 +75,18 @@ export function renderReport(report: ReportAnswer, times: TimeView, stream: Node
   if (criteria.length) {
     parts.push(
       picture ? 'Criteria, by weighted contribution to the risk score' : 'Criteria (highest weighted risk first)',
-      picture ? criteriaBars(criteria, picture, stream) : criteriaLines(report, stream),
+      picture ? criteriaBars(criteria, picture, out) : criteriaLines(report, out),
     );
   }
   const recommendations = recommendationsOf(report);
-  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(line), stream)).join('\n'));
+  if (recommendations.length) parts.push('Recommendations', recommendations.map((line) => hangingLine('  • ', terminalText(line), out)).join('\n'));
   if (reportOutcome(report) === 'unfinished' && report.id) {
     parts.push(`The analysis is not finished yet: \`svc reports wait ${terminalText(String(report.id))}\` waits for it.`);
   }
   return parts.filter(Boolean).join('\n\n');
 }
 
-export function renderReportRows(reports: ReportAnswer[], times: TimeView, stream: NodeJS.WriteStream): string {
+export function renderReportRows(reports: ReportAnswer[], times: TimeView, out: Output): string {
   return renderTable(
     [
       'id',
@@ -107,6 +108,6 @@ export function renderReportRows(reports: ReportAnswer[], times: TimeView, strea
       report.score_band,
       times.short(report.created_at),
     ]),
-    stream,
+    out,
   );
 }

@@ -1,6 +1,7 @@
 import { RISK_BAND_LOWEST_SCORES } from '../spec/enums.js';
 import type { Answered, Criterion, ReportAnswer } from '../api/types.js';
-import { hangingLine, terminalWidth, useColor } from './table.js';
+import type { Output } from './io.js';
+import { hangingLine } from './table.js';
 import { terminalText } from './terminal-text.js';
 import { stringWidth } from './text-width.js';
 import { isJsonObject } from '../core/json-object.js';
@@ -91,9 +92,9 @@ export interface RiskPicture {
   width: number;
 }
 
-export function riskPicture(stream: NodeJS.WriteStream): RiskPicture {
-  const color = useColor(stream);
-  return { paint: (code, text) => (color ? `\u001b[${code}m${text}\u001b[39m` : text), width: terminalWidth(stream) };
+export function riskPicture(out: Output): RiskPicture {
+  const color = out.color;
+  return { paint: (code, text) => (color ? `\u001b[${code}m${text}\u001b[39m` : text), width: out.columns };
 }
 
 /** The band in its colour, where the terminal shows colour; a band svc does not know is left plain. */
@@ -128,7 +129,7 @@ export function scoreScale(score: number, band: string, picture: RiskPicture): s
  * Each criterion's weighted contribution as a bar, the largest first, scaled to the largest (so any
  * range of scores draws), with its score and weight beside it and its detail under it.
  */
-export function criteriaBars(criteria: Array<Answered<Criterion>>, picture: RiskPicture, stream: NodeJS.WriteStream): string {
+export function criteriaBars(criteria: Array<Answered<Criterion>>, picture: RiskPicture, out: Output): string {
   const sorted = byContribution(criteria);
   const labels = sorted.map((criterion) => terminalText(String(criterion.label ?? criterion.key ?? '?')));
   const labelWidth = Math.min(24, Math.max(...labels.map((label) => stringWidth(label))));
@@ -149,7 +150,7 @@ export function criteriaBars(criteria: Array<Answered<Criterion>>, picture: Risk
     const line = `${head}  ${picture.paint(36, bar)}${' '.repeat(barWidth - stringWidth(bar))}  ${figures[index]}`;
     const detail =
       typeof criterion.detail === 'string' && criterion.detail !== ''
-        ? hangingLine(' '.repeat(labelWidth + 2), picture.paint(90, terminalText(criterion.detail)), stream)
+        ? hangingLine(' '.repeat(labelWidth + 2), picture.paint(90, terminalText(criterion.detail)), out)
         : undefined;
     return detail ? `${line}\n${detail}` : line;
   });

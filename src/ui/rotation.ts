@@ -4,7 +4,8 @@ import type { DrainProgress, RotationEvent } from '../keys/rotation-events.js';
 import { formatDuration } from '../core/duration.js';
 import { writeJsonLine } from './json-lines.js';
 import { liveLine } from './live-line.js';
-import { fittedLine, renderTable, terminalWidth } from './table.js';
+import type { Output } from './io.js';
+import { fittedLine, renderTable } from './table.js';
 import { stringWidth } from './text-width.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
@@ -21,9 +22,9 @@ export interface RotationView {
 export type RotationJsonLine = RotationEvent & { at: string };
 
 /** `--json`: one JSON object per line on stdout, each with the time it happened. */
-export function jsonLinesView(stream: NodeJS.WriteStream): RotationView {
+export function jsonLinesView(out: Output): RotationView {
   return {
-    show: (event) => writeJsonLine(stream, { ...event, at: new Date().toISOString() } satisfies RotationJsonLine),
+    show: (event) => writeJsonLine(out, { ...event, at: new Date().toISOString() } satisfies RotationJsonLine),
     pause: () => undefined,
     stop: () => undefined,
   };
@@ -60,27 +61,27 @@ const PROGRESS_LINE_EVERY_MS = 10_000;
  * For people, on stderr: a line per step; during the drain a countdown rewritten every second on a
  * terminal, and a progress line at most every 10 s elsewhere.
  */
-export function humanView(stream: NodeJS.WriteStream): RotationView {
+export function humanView(out: Output): RotationView {
   let live: { progress: DrainProgress; since: number } | undefined;
   let lastLineAt = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
   // Lines carry what the API answered (key ids, last-use addresses): escaped.
-  const write = (line: string) => stream.write(`${fittedLine(terminalText(line), stream)}\n`);
-  const line = liveLine(stream);
+  const write = (line: string) => out.write(`${fittedLine(terminalText(line), out)}\n`);
+  const line = liveLine(out);
   const clearLive = () => {
     if (timer) clearInterval(timer);
     timer = undefined;
-    if (live && stream.isTTY) line.clear();
+    if (live && out.isTTY) line.clear();
     live = undefined;
   };
   const drawLive = () => {
-    if (live) line.draw(drainLine(live.progress, performance.now() - live.since, terminalWidth(stream) - 1));
+    if (live) line.draw(drainLine(live.progress, performance.now() - live.since, out.columns - 1));
   };
 
   return {
     show(event) {
       if (event.event === 'drain_progress') {
-        if (stream.isTTY) {
+        if (out.isTTY) {
           live = { progress: event, since: performance.now() };
           drawLive();
           timer ??= setInterval(drawLive, 1000).unref();
@@ -126,7 +127,7 @@ function rotationState(record: RotationRecord): string {
   return step ? `at step ${stepNumber(step)}/7 (${step})` : 'finishing';
 }
 
-export function renderRotations(records: RotationRecord[], times: TimeView, stream: NodeJS.WriteStream): string {
+export function renderRotations(records: RotationRecord[], times: TimeView, out: Output): string {
   return renderTable(
     [
       'rotation',
@@ -145,6 +146,6 @@ export function renderRotations(records: RotationRecord[], times: TimeView, stre
       times.short(record.started_at),
       times.short(record.updated_at),
     ]),
-    stream,
+    out,
   );
 }

@@ -1,5 +1,5 @@
 import { formatDuration } from '../core/duration.js';
-import { type Io, showsLiveProgress } from './io.js';
+import type { Io } from './io.js';
 import { liveLine } from './live-line.js';
 import { fittedLine } from './table.js';
 
@@ -20,7 +20,7 @@ const FRAME_MS = 100;
  */
 export async function withSpinner<T>(io: Io, message: string, task: (control: SpinnerControl) => Promise<T>, outcome: (result: T) => string): Promise<T> {
   const write = (line: string) => io.stderr.write(`${fittedLine(line, io.stderr)}\n`);
-  if (!showsLiveProgress(io)) return task({ status: () => undefined, note: write });
+  if (!io.showsLiveProgress) return task({ status: () => undefined, note: write });
   const line = liveLine(io.stderr);
   const started = performance.now();
   const elapsed = () => formatDuration(performance.now() - started);

@@ -1,6 +1,6 @@
 import { stringWidth, wrapAnsi } from './text-width.js';
 import { terminalText } from './terminal-text.js';
-import { environmentOf } from './io.js';
+import type { Output } from './io.js';
 
 /** Text made for the terminal by svc itself (escaped, then coloured): shown as it is. */
 export class Styled {
@@ -30,24 +30,14 @@ function text(cell: Cell): string {
   return cell === null || cell === undefined ? '' : terminalText(String(cell));
 }
 
-export function useColor(stream: NodeJS.WriteStream): boolean {
-  const env = environmentOf(stream);
-  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
-}
-
-/** The terminal's width, 80 when it does not say. */
-export function terminalWidth(stream: NodeJS.WriteStream): number {
-  return stream.columns || 80;
-}
-
 /**
  * A line for people, wrapped to the terminal's width with its continuation lines indented under
  * the text that follows `prefix` (a bullet, a label); left whole when not on a terminal.
  */
-export function hangingLine(prefix: string, value: string, stream: NodeJS.WriteStream): string {
-  if (!stream.isTTY) return `${prefix}${value}`;
+export function hangingLine(prefix: string, value: string, out: Output): string {
+  if (!out.isTTY) return `${prefix}${value}`;
   const indent = stringWidth(prefix);
-  const lines = wrapAnsi(value, Math.max(20, terminalWidth(stream) - indent), { hard: true }).split('\n');
+  const lines = wrapAnsi(value, Math.max(20, out.columns - indent), { hard: true }).split('\n');
   return [`${prefix}${lines[0] ?? ''}`, ...lines.slice(1).map((line) => `${' '.repeat(indent)}${line}`)].join('\n');
 }
 
@@ -57,20 +47,20 @@ export function hangingLine(prefix: string, value: string, stream: NodeJS.WriteS
  * follows the line's last column gap (two spaces or more) in its first half, or under its own
  * indentation: `PASS  check_name  a long detail` goes on under `a long detail`.
  */
-export function fittedLine(line: string, stream: NodeJS.WriteStream): string {
-  if (!stream.isTTY) return line;
-  const width = terminalWidth(stream);
+export function fittedLine(line: string, out: Output): string {
+  if (!out.isTTY) return line;
+  const width = out.columns;
   if (stringWidth(line) <= width) return line;
   const gaps = [...line.matchAll(/^ +| {2,}(?=\S)/g)].map((gap) => gap.index + gap[0].length).filter((end) => stringWidth(line.slice(0, end)) <= width / 2);
   const split = gaps.at(-1) ?? 0;
-  return hangingLine(line.slice(0, split), line.slice(split), stream);
+  return hangingLine(line.slice(0, split), line.slice(split), out);
 }
 
 /** Lines for people, each as `fittedLine` fits it. */
-export function fittedText(text: string, stream: NodeJS.WriteStream): string {
+export function fittedText(text: string, out: Output): string {
   return text
     .split('\n')
-    .map((line) => fittedLine(line, stream))
+    .map((line) => fittedLine(line, out))
     .join('\n');
 }
 
@@ -133,10 +123,10 @@ function shownColumns(columns: Column[], room: number[], width: number): number[
  * ranked with `leaveOut` are left out, with a note, where the terminal is too narrow for them).
  * Tab-separated lines, every column, when stdout is piped, so that `cut` and `awk` can take it apart.
  */
-export function renderTable(head: Array<string | Column>, rows: Cell[][], stream: NodeJS.WriteStream): string {
+export function renderTable(head: Array<string | Column>, rows: Cell[][], out: Output): string {
   const columns = head.map((column) => (typeof column === 'string' ? { title: column } : column));
   const tableCells = rows.map((row) => columns.map((_, index) => text(row[index])));
-  if (!stream.isTTY) return [columns.map((column) => column.title), ...tableCells].map((row) => row.join('\t')).join('\n');
+  if (!out.isTTY) return [columns.map((column) => column.title), ...tableCells].map((row) => row.join('\t')).join('\n');
   // On a terminal, a column no row has a value for says nothing: it gives its room to the others.
   const filled = columns.map((_, index) => tableCells.length === 0 || tableCells.some((row) => row[index] !== ''));
   if (filled.includes(false)) {
@@ -144,7 +134,7 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
     return renderTable(
       keep(head),
       rows.map((row) => keep(columns.map((_, index) => row[index]))),
-      stream,
+      out,
     );
   }
   const cells = tableCells;
@@ -156,7 +146,7 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
     if (column.unbroken) return natural[index]!;
     return Math.min(natural[index]!, Math.max(longestWord(titles[index]!), column.freeText ? Math.min(words, FREE_TEXT_WORD) : words));
   });
-  const width = terminalWidth(stream);
+  const width = out.columns;
   const room = columns.map((column, index) => (column.freeText ? Math.max(floors[index]!, Math.min(natural[index]!, FREE_TEXT_ROOM)) : floors[index]!));
   const shown = shownColumns(columns, room, width);
   const available = width - GAP.length * (shown.length - 1);
@@ -173,7 +163,7 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
           pick(columns).map((column) => Boolean(column.freeText)),
           available,
         );
-  const color = useColor(stream);
+  const color = out.color;
   const styles = pick(columns).map((column) => (color && column.style) || ((part: string) => part));
   const lay = (row: string[], styled: boolean) => {
     const wrapped = row.map((cell, column) => wrapAnsi(cell, Math.max(1, widths[column]!), { hard: true }).split('\n'));
@@ -196,7 +186,7 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
   const left = columns.filter((_, index) => !shown.includes(index)).map((column) => column.title);
   if (left.length) {
     const note = `(${left.join(', ')} left out at ${width} columns: a wider terminal or --json shows ${left.length === 1 ? 'it' : 'them'})`;
-    lines.push(hangingLine('', color ? `\u001b[2m${note}\u001b[22m` : note, stream));
+    lines.push(hangingLine('', color ? `\u001b[2m${note}\u001b[22m` : note, out));
   }
   return lines.join('\n');
 }
@@ -205,14 +195,14 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], stream
  * Named values of one resource: `name  value` lines with the values aligned, each value wrapped to
  * the terminal's width under itself (as `gh issue view` shows a resource); `name<TAB>value` when piped.
  */
-export function renderFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream): string {
-  if (!stream.isTTY) return fields.map(([name, value]) => `${name}\t${text(value)}`).join('\n');
-  const color = useColor(stream);
+export function renderFields(fields: Array<[string, Cell]>, out: Output): string {
+  if (!out.isTTY) return fields.map(([name, value]) => `${name}\t${text(value)}`).join('\n');
+  const color = out.color;
   const nameWidth = Math.max(...fields.map(([name]) => stringWidth(name)));
   return fields
     .map(([name, value]) => {
       const label = name.padEnd(nameWidth + 2);
-      const line = hangingLine(label, text(value), stream);
+      const line = hangingLine(label, text(value), out);
       return color ? `\u001b[2m${label}\u001b[22m${line.slice(label.length)}` : line;
     })
     .join('\n');
@@ -222,7 +212,7 @@ export function renderFields(fields: Array<[string, Cell]>, stream: NodeJS.Write
  * The named values an answer carries, as `renderFields` shows them: a value that is missing, null
  * or empty gets no row, so that a field an implementation does not have is simply not shown.
  */
-export function presentFields(fields: Array<[string, Cell]>, stream: NodeJS.WriteStream): string {
+export function presentFields(fields: Array<[string, Cell]>, out: Output): string {
   const present = fields.filter(([, value]) => value !== null && value !== undefined && value !== '');
-  return present.length ? renderFields(present, stream) : '';
+  return present.length ? renderFields(present, out) : '';
 }

@@ -1,3 +1,5 @@
+import type { Output } from './io.js';
+
 /** How a time from an answer is shown to people. */
 export interface TimeView {
   /** In a resource's fields: "3 minutes ago (2026-11-23 17:20 CET)". */
@@ -80,8 +82,8 @@ const exact: TimeView = { full: (value) => value ?? undefined, short: (value) =>
  * stdout is piped (and always in --json, which shows answers as they are). A value that is not a
  * time is shown as it is.
  */
-export function timeView(utc: boolean, stream: NodeJS.WriteStream, now: number = Date.now()): TimeView {
-  if (utc || !stream.isTTY) return exact;
+export function timeView(utc: boolean, out: Output, now: number = Date.now()): TimeView {
+  if (utc || !out.isTTY) return exact;
   return {
     full(value) {
       const date = parsed(value);

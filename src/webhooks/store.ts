@@ -2,13 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { inTransaction, openPrivateDatabase, StatementCache } from '../core/sqlite.js';
-import { paths } from '../config/paths.js';
 import { SvcError } from '../core/errors.js';
 import type { EventSummary } from './envelope.js';
 import type { RejectionReason } from './verify.js';
 
-export function defaultStorePath(): string {
-  return join(paths.dataDir, 'webhooks', 'events.db');
+/** The event store's SQLite file when none is configured, under svc's data directory. */
+export function defaultStorePath(dataDir: string): string {
+  return join(dataDir, 'webhooks', 'events.db');
 }
 
 export type StoredStatus = 'accepted' | 'rejected';

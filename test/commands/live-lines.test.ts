@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { DrainProgress } from '../../src/keys/rotation-events.js';
-import { createIo } from '../../src/ui/io.js';
+import { Io, Output } from '../../src/ui/io.js';
 import { humanView } from '../../src/ui/rotation.js';
 import { withSpinner } from '../../src/ui/spinner.js';
 import { finalScreen, widerThan } from '../helpers/terminal.js';
@@ -39,7 +39,7 @@ const drain = (quietForMs: number): DrainProgress => ({
 describe(`live lines at a ${COLUMNS}-column terminal`, () => {
   it("keys rotate's drain countdown is laid out to the width and leaves no line behind its redraws", async () => {
     const { stream, raw } = terminalStream();
-    const view = humanView(stream);
+    const view = humanView(new Output(stream, {}));
     for (const quietFor of [1_000, 2_000, 3_000, 4_000, 5_000]) view.show(drain(quietFor));
     const live = await finalScreen(raw(), COLUMNS);
     view.stop();
@@ -51,7 +51,7 @@ describe(`live lines at a ${COLUMNS}-column terminal`, () => {
 
   it("a spinner's line is cut to the width, however long its status, and one line is left when done", async () => {
     const { stream, raw } = terminalStream();
-    const io = createIo({ stdin: new PassThrough(), stdout: stream, stderr: stream, env: { TERM: 'xterm-256color' } });
+    const io = new Io(new PassThrough(), stream, stream, { TERM: 'xterm-256color' });
     const long = 'processing the applicant, the documents and the history of earlier trips across every destination';
     await withSpinner(
       io,

@@ -173,6 +173,7 @@ async function verifyInProcess(
       webhookPort: inputs.port,
       webhookTls,
       level: 'spec',
+      env: process.env,
       fast: !variant.slow,
       only: inputs.only,
       timeouts: { completionMs: 60_000, eventMs: 30_000 },

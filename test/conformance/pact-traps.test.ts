@@ -77,6 +77,7 @@ describe('trap 1: an exception in a state handler does not fail verification by 
   it('the verifier passes the interaction with the example values; the kit reports the check inconclusive with the state error, never passed', async () => {
     const { server, context } = await implementation();
     const result = await runPactVerification(context, [check('reports.get')], {
+      env: process.env,
       states: { [STATES.completedReport]: () => Promise.reject(new Error('creating the report failed: 503')) },
     });
     // The trap: Pact ran "GET /v1/reports/<example id>" and the implementation answered a report for it.
@@ -91,6 +92,7 @@ describe('trap 1: an exception in a state handler does not fail verification by 
   it('a state the implementation cannot offer (an operation the specification does not show) skips the check instead', async () => {
     const { context } = await implementation();
     const result = await runPactVerification(context, [check('keys.revoke')], {
+      env: process.env,
       states: { [STATES.revocableKey]: () => Promise.reject(new CheckSkipped('needs a key made through POST /v1/keys, which answered 404')) },
     });
     expect(result.outcomes.get('keys.revoke')).toEqual({ status: 'skipped', detail: 'needs a key made through POST /v1/keys, which answered 404' });
@@ -129,6 +131,7 @@ describe("trap 2: a request filter also sees the verifier's own state-setup call
   it('the kit uses no request filter: its forwarder puts the real key in, and only the interactions reach it', async () => {
     const { server, context } = await implementation();
     const result = await runPactVerification(context, [check('applicants.create'), check('reports.get')], {
+      env: process.env,
       states: { [STATES.completedReport]: async () => ({ reportId: 'rep_real1' }) },
     });
     expect(result.outcomes.get('applicants.create')?.status).toBe('passed');
@@ -145,6 +148,7 @@ describe("trap 3: message providers run in-process and do not receive the states
     const { context } = await implementation();
     const event = { id: 'evt_1', type: 'report.completed', created_at: '2026-01-05T09:30:42Z', data: { id: 'rep_real1', risk_score: 27 } };
     const result = await runPactVerification({ ...context, receiver: undefined }, [check('events.report-completed')], {
+      env: process.env,
       states: { [STATES.reportCompleted]: async () => ({ reportId: 'rep_real1', event: JSON.stringify(event) }) },
     });
     expect(result.outcomes.get('events.report-completed')?.status).toBe('inconclusive');

@@ -152,9 +152,8 @@ describe("the sandbox's certificate", () => {
 
 describe("the contract kit's webhook receiver certificate", () => {
   it("is a leaf for this machine's names, whose key signs no certificate `openssl verify -CAfile` accepts", async () => {
-    // The kit keeps its certificate in svc's data directory, read from the environment when used.
-    process.env.XDG_DATA_HOME = join(mkdtempSync(join(tmpdir(), 'svc-kit-')), 'data');
-    const made = await kitReceiverCertificate();
+    // The kit keeps its certificate in svc's data directory, which the command gives it.
+    const made = await kitReceiverCertificate(join(mkdtempSync(join(tmpdir(), 'svc-kit-')), 'data'));
     const certificate = new X509Certificate(made.cert);
     expect(certificate.ca).toBe(false);
     for (const name of ['DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1', `DNS:${hostname()}`])

@@ -7,7 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Config } from '@oclif/core';
 import type { SvcCommand } from '../../src/cli/base-command.js';
-import { createIo } from '../../src/ui/io.js';
+import { Io } from '../../src/ui/io.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 
@@ -15,7 +15,21 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 let config: Promise<Config> | undefined;
 
 /** A command class, as src/commands exports it. */
-type CommandClass = (new (argv: string[], config: Config) => SvcCommand<unknown, unknown>) & { id?: string };
+type CommandClass = (new (argv: string[], config: Config) => SvcCommand<unknown, unknown>) & {
+  id?: string;
+  flags?: Record<string, { env?: string }>;
+  baseFlags?: Record<string, { env?: string }>;
+};
+
+/**
+ * The part of `env` that oclif's parser reads from the process's environment: the variables of the
+ * command's flags (`env:` of a flag). Everything else svc reads from the command's `io.env`, so the
+ * process is given nothing more: a read of the process's environment by svc's own code finds nothing.
+ */
+function flagVariables(Command: CommandClass, env: Record<string, string>): NodeJS.ProcessEnv {
+  const names = Object.values({ ...Command.baseFlags, ...Command.flags }).flatMap((flag) => (flag.env ? [flag.env] : []));
+  return Object.fromEntries(names.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+}
 
 /** The commands this process has run, for a test that every command is run. */
 export const ranCommands = new Set<CommandClass>();
@@ -44,8 +58,9 @@ const NOBODY: Prompter = {
 };
 
 /**
- * Runs `Command` with `argv` in this process. `env` replaces the process's environment for the
- * run (svc reads its configuration and keys from it); `stdin` is what is piped in; `terminal`
+ * Runs `Command` with `argv` in this process. `env` is the command's environment (its `io.env`:
+ * svc reads its configuration, directories and keys from it), and the process's holds only the
+ * flags' variables of it for the run (see flagVariables); `stdin` is what is piped in; `terminal`
  * makes stdin, stdout and stderr a terminal of that width; `prompter` answers the questions.
  */
 export async function runInProcess(
@@ -67,16 +82,17 @@ export async function runInProcess(
   const stdout = capture(options.terminal);
   const stderr = capture(options.terminal);
   const stdin = Object.assign(Readable.from(options.stdin === undefined ? [] : [options.stdin]), { isTTY: options.terminal !== undefined });
+  const env: NodeJS.ProcessEnv = { ...options.env };
+  // A person at a terminal is not a CI job, even when these tests run in one.
+  if (options.terminal) delete env.CI;
   const savedEnv = process.env;
   const savedExitCode = process.exitCode;
-  process.env = { ...options.env };
-  // A person at a terminal is not a CI job, even when these tests run in one.
-  if (options.terminal) delete process.env.CI;
+  process.env = flagVariables(Command, options.env);
   process.exitCode = undefined;
   let code: number;
   try {
     const command = new Command(argv, await config);
-    command.io = createIo({ stdin, stdout: stdout.stream, stderr: stderr.stream, env: process.env });
+    command.io = new Io(stdin, stdout.stream, stderr.stream, env);
     command.prompter = options.prompter ?? NOBODY;
     if (options.clock) command.clock = options.clock;
     const done = command['_run']();

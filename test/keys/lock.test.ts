@@ -15,14 +15,15 @@ const JOURNAL = fileURLToPath(new URL('../../dist/keys/journal.js', import.meta.
 /** Takes or releases the lock of the rotation named on each line of its stdin, and answers on stdout. */
 const RACER = `
 import { createInterface } from 'node:readline';
-const { lockRotation } = await import(${JSON.stringify(JOURNAL)});
+const { RotationJournal } = await import(${JSON.stringify(JOURNAL)});
+const journal = new RotationJournal(process.env.ROTATIONS_DIR);
 let release;
 process.stdout.write('ready\\n');
 for await (const line of createInterface({ input: process.stdin })) {
   const [command, id] = line.split(' ');
   if (command === 'lock') {
     try {
-      release = await lockRotation(id);
+      release = await journal.lock(id);
       process.stdout.write('won\\n');
     } catch (error) {
       process.stdout.write(error.code === 'rotation_in_progress' ? 'refused\\n' : \`failed \${error.message}\\n\`);
@@ -56,7 +57,7 @@ let racers: Racer[];
 
 beforeAll(async () => {
   const home = mkdtempSync(join(tmpdir(), 'svc-lock-'));
-  env = { ...(process.env as Record<string, string>), XDG_STATE_HOME: join(home, 'state') };
+  env = { ...(process.env as Record<string, string>), ROTATIONS_DIR: join(home, 'rotations') };
   racers = Array.from({ length: RACERS }, () => startRacer(env));
   expect(await Promise.all(racers.map((racer) => racer.answer()))).toEqual(Array(RACERS).fill('ready'));
 });

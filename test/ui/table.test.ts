@@ -4,17 +4,15 @@
  * colour is off (NO_COLOR) except where the test is about it.
  */
 import { describe, expect, it } from 'vitest';
-import { createIo } from '../../src/ui/io.js';
+import { Output } from '../../src/ui/io.js';
 import { fittedLine, fittedText, renderFields, renderTable, Styled } from '../../src/ui/table.js';
 
-function stream(options: { isTTY: boolean; columns?: number; env?: NodeJS.ProcessEnv }): NodeJS.WriteStream {
-  const output = { isTTY: options.isTTY, columns: options.columns } as NodeJS.WriteStream;
-  createIo({ stdin: process.stdin, stdout: output, stderr: output, env: options.env ?? { NO_COLOR: '1' } });
-  return output;
+function output(options: { isTTY: boolean; columns?: number; env?: NodeJS.ProcessEnv }): Output {
+  return new Output({ isTTY: options.isTTY, columns: options.columns } as NodeJS.WriteStream, options.env ?? { NO_COLOR: '1' });
 }
 
-const terminal = (columns: number) => stream({ isTTY: true, columns });
-const piped = stream({ isTTY: false });
+const terminal = (columns: number) => output({ isTTY: true, columns });
+const piped = output({ isTTY: false });
 
 describe('renderTable', () => {
   it('pipes tab-separated lines with every column and the titles as given', () => {
@@ -35,7 +33,7 @@ describe('renderTable', () => {
   });
 
   it('takes 80 columns for a terminal that does not say its width', () => {
-    const table = renderTable(['id', 'detail'], [['rep_1', `${'word '.repeat(20)}end`]], stream({ isTTY: true }));
+    const table = renderTable(['id', 'detail'], [['rep_1', `${'word '.repeat(20)}end`]], output({ isTTY: true }));
     expect(table.split('\n').every((line) => line.length <= 80)).toBe(true);
     expect(table.split('\n')).toHaveLength(3);
   });
@@ -117,7 +115,7 @@ describe('renderTable', () => {
   });
 
   it('styles cells and bolds the titles where colour is shown', () => {
-    const coloured = stream({ isTTY: true, columns: 80, env: {} });
+    const coloured = output({ isTTY: true, columns: 80, env: {} });
     const table = renderTable([{ title: 'status', style: (text) => `<${text}>` }], [['queued']], coloured);
     expect(table).toBe('\u001b[1mSTATUS\u001b[22m\n<queued>');
   });

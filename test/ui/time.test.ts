@@ -3,11 +3,12 @@
  * answers worked out by hand; piped output and --utc show the answer's own text.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Output } from '../../src/ui/io.js';
 import { timeView } from '../../src/ui/time.js';
 
 const NOW = Date.parse('2026-11-23T16:20:00Z');
-const terminal = { isTTY: true } as NodeJS.WriteStream;
-const piped = { isTTY: false } as NodeJS.WriteStream;
+const terminal = new Output({ isTTY: true } as NodeJS.WriteStream, {});
+const piped = new Output({ isTTY: false } as NodeJS.WriteStream, {});
 
 beforeAll(() => {
   // Node reads TZ again when it is assigned: 16:20 UTC is 17:20 in Paris in November (CET, UTC+1).

@@ -6,7 +6,6 @@ import { applicantFlags, applicantInputFrom, travelWarnings } from '../../flags/
 import { upsertApplicant } from '../../services/applicants.js';
 import { askApplicant, lacksRequired } from '../../ui/applicant-questions.js';
 import { renderApplicant } from '../../ui/applicants.js';
-import { canPrompt } from '../../ui/io.js';
 import { helpText } from '../../cli/help-text.js';
 
 /** What `--json` prints. */
@@ -51,9 +50,9 @@ export default class ApplicantsCreate extends ApiCommand<JsonResult> {
       );
     }
     // A --file is another service's profile as much as the sandbox's: it is sent as it is.
-    if (flags.file === undefined && lacksRequired(input) && canPrompt(this.io)) input = await askApplicant(this.prompter, input);
+    if (flags.file === undefined && lacksRequired(input) && this.io.canPrompt) input = await askApplicant(this.prompter, input);
     const applicant = await upsertApplicant(client, input);
-    if (typeof applicant.id === 'string') await rememberApplicant(connection.baseUrl.href, applicant.id);
+    if (typeof applicant.id === 'string') await rememberApplicant(this.paths.stateDir, connection.baseUrl.href, applicant.id);
     this.log(renderApplicant(applicant, this.timeView(flags.utc), this.io.stdout));
     return applicant;
   }

@@ -18,7 +18,7 @@ export default class ConfigGet extends BaseCommand<JsonResult> {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigGet);
     const name = args.name as SettingName;
-    const config = await readConfig();
+    const config = await readConfig(this.paths.configFile);
     const profile = currentProfileName(config, flags.profile, this.io.env);
     const value = config.profiles[profile]?.[name];
     if (value === undefined) {

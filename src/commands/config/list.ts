@@ -1,5 +1,4 @@
 import { BaseCommand } from '../../cli/base-command.js';
-import { paths } from '../../config/paths.js';
 import { displaySetting } from '../../config/settings.js';
 import { currentProfileName, type Profile, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
 import { renderTable } from '../../ui/table.js';
@@ -13,7 +12,7 @@ export default class ConfigList extends BaseCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ConfigList);
-    const config = await readConfig();
+    const config = await readConfig(this.paths.configFile);
     const current = currentProfileName(config, flags.profile, this.io.env);
     // The upload settings only where a profile holds one: most services take the sandbox's shape.
     const names = (Object.keys(SETTINGS) as SettingName[]).filter(
@@ -26,7 +25,7 @@ export default class ConfigList extends BaseCommand<JsonResult> {
       ]),
     );
     if (Object.keys(profiles).length === 0) {
-      this.note(`No profiles yet (${paths.configFile}); start with \`svc config set base_url <url>\`.`);
+      this.note(`No profiles yet (${this.paths.configFile}); start with \`svc config set base_url <url>\`.`);
     } else {
       const rows = Object.entries(profiles).map(([profile, settings]) => [
         profile === current ? `* ${profile}` : profile,
@@ -43,6 +42,6 @@ export default class ConfigList extends BaseCommand<JsonResult> {
         ),
       );
     }
-    return { file: paths.configFile, current_profile: current, profiles };
+    return { file: this.paths.configFile, current_profile: current, profiles };
   }
 }

@@ -1,11 +1,9 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { paths } from '../../config/paths.js';
 import { displaySetting, isSecretValue, normaliseSetting } from '../../config/settings.js';
 import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
 import { ConfigError } from '../../core/errors.js';
 import { secretOnCommandLine } from '../../flags/secret.js';
-import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
 
 /** What `--json` prints. */
@@ -33,7 +31,7 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigSet);
     const name = args.name as SettingName;
-    const { profile, saved } = await updateConfig(async (config) => {
+    const { profile, saved } = await updateConfig(this.paths.configFile, async (config) => {
       const profile = currentProfileName(config, flags.profile, this.io.env);
       const { value, source } = await this.readValue(name, args.value);
       this.secrets.push(value);
@@ -42,8 +40,8 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
       return { changed: true, result: { profile, saved } };
     });
     const shown = displaySetting(name, saved);
-    this.log(`Saved ${name} = ${shown} in profile "${profile}" (${paths.configFile})`);
-    return { profile, name, value: shown, file: paths.configFile };
+    this.log(`Saved ${name} = ${shown} in profile "${profile}" (${this.paths.configFile})`);
+    return { profile, name, value: shown, file: this.paths.configFile };
   }
 
   private async readValue(name: SettingName, argument: string | undefined): Promise<{ value: string; source: string }> {
@@ -54,7 +52,7 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
       }
       return { value: argument, source: 'the command line' };
     }
-    const interactive = canPrompt(this.io);
+    const interactive = this.io.canPrompt;
     const ask = SETTINGS[name].secret ? this.prompter.secret : this.prompter.input;
     const value = interactive ? await ask(`${name}:`) : await readStdin(this.io);
     if (!value) {

@@ -16,7 +16,7 @@ export default class ConfigUnset extends BaseCommand<JsonResult> {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigUnset);
     const name = args.name as SettingName;
-    const { profile, removed } = await updateConfig((config) => {
+    const { profile, removed } = await updateConfig(this.paths.configFile, (config) => {
       const profile = currentProfileName(config, flags.profile, this.io.env);
       const settings = config.profiles[profile];
       const removed = settings?.[name] !== undefined;

@@ -17,7 +17,7 @@ export default class ConfigUse extends BaseCommand<JsonResult> {
   public async run(): Promise<JsonResult> {
     const { args } = await this.parse(ConfigUse);
     assertProfileName(args.profile);
-    await updateConfig((config) => {
+    await updateConfig(this.paths.configFile, (config) => {
       if (!config.profiles[args.profile]) {
         throw new ConfigError('unknown_profile', `there is no profile named "${args.profile}"`, 'list profiles with `svc config list`');
       }

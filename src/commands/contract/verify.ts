@@ -171,7 +171,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
     assertStated([['--revocable-key-id', flags['revocable-key-id'], STATED.keyId]]);
-    const sandbox = await sandboxProfileAt(baseUrl);
+    const sandbox = await sandboxProfileAt(baseUrl, this.paths.configFile);
     if (sandbox && !flags['api-key']) this.note(`The keys of the "${SANDBOX_PROFILE}" profile, whose base URL this is`);
     const keys = kitKeys({
       api: flags['api-key'] ?? sandbox?.api_key,
@@ -205,6 +205,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       only,
       fixtures,
       timeouts: kitTimeouts(flags),
+      env: this.io.env,
       pact: { providerName: flags['provider-name'] },
       log: (line) => this.note(line),
     });
@@ -253,7 +254,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     }
     if (!flags['webhook-tls']) return undefined;
     const { kitReceiverCertificate } = await import('../../conformance/receiver.js');
-    return kitReceiverCertificate();
+    return kitReceiverCertificate(this.paths.dataDir);
   }
 }
 
@@ -297,8 +298,8 @@ function kitTimeouts(flags: { 'answer-timeout'?: number | undefined; 'report-tim
 }
 
 /** The sandbox profile when it points at `baseUrl`: its keys are the local sandbox's own test credentials, there for the taking. */
-async function sandboxProfileAt(baseUrl: URL): Promise<Profile | undefined> {
-  const profile = (await readConfig()).profiles[SANDBOX_PROFILE];
+async function sandboxProfileAt(baseUrl: URL, configFile: string): Promise<Profile | undefined> {
+  const profile = (await readConfig(configFile)).profiles[SANDBOX_PROFILE];
   if (!profile?.base_url) return undefined;
   return parseBaseUrl(profile.base_url, `the "${SANDBOX_PROFILE}" profile's base_url`).href === baseUrl.href ? profile : undefined;
 }

@@ -10,7 +10,6 @@ import { isReadableFile, readDocumentFile, uploadDocument, uploadNotes } from '.
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
 import { renderDocument } from '../../ui/documents.js';
 import { uploadProgress } from '../../ui/progress.js';
-import { canPrompt } from '../../ui/io.js';
 import { chooseApplicant } from '../../cli/applicant-choice.js';
 
 /** What `--json` prints. */
@@ -79,9 +78,11 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
     // The applicant the document supports, picked as reports create picks it.
     const applicantId =
       flags.applicant ??
-      (canPrompt(this.io) && !raw ? await chooseApplicant(this.prompter, (line) => this.note(line), client, connection.baseUrl.href) : undefined);
+      (this.io.canPrompt && !raw
+        ? await chooseApplicant(this.prompter, (line) => this.note(line), client, { baseUrl: connection.baseUrl.href, stateDir: this.paths.stateDir })
+        : undefined);
     let type = flags.type;
-    if (type === undefined && !raw && canPrompt(this.io)) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
+    if (type === undefined && !raw && this.io.canPrompt) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
     for (const note of [leftOutWarning(type === undefined && !raw ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
     const progress = await uploadProgress(this.io, file.filename, file.bytes.length);
     let document: DocumentAnswer | undefined;
@@ -95,7 +96,7 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
   }
 
   private async askForFile(): Promise<string> {
-    if (!canPrompt(this.io)) throw new SvcError('usage', 'missing_file', 'name the file to upload', 'svc documents upload <file> --type <type>');
+    if (!this.io.canPrompt) throw new SvcError('usage', 'missing_file', 'name the file to upload', 'svc documents upload <file> --type <type>');
     const answer = await this.prompter.input('File to upload:', {
       validate: (path) => isReadableFile(path.trim()) || 'a file that exists and can be read, like ./passport.pdf',
     });

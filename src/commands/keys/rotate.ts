@@ -8,22 +8,13 @@ import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable, readSecretFile } from '../../core/secret-file.js';
 import { SvcError } from '../../core/errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import {
-  assertJournalUnchanged,
-  assertSameBaseUrl,
-  type DrainEvidence,
-  findRotation,
-  lockRotation,
-  type RotationRecord,
-  saveRotation,
-} from '../../keys/journal.js';
+import { assertSameBaseUrl, type DrainEvidence, RotationJournal, type RotationRecord } from '../../keys/journal.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
 import { type RotationContext, runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../core/duration.js';
 import { helpText } from '../../cli/help-text.js';
-import { canPrompt } from '../../ui/io.js';
 import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
@@ -166,6 +157,11 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
 
   private shownBy: RotationView | undefined;
 
+  /** This user's rotation journals, in the state directory of the command's environment. */
+  private get journal(): RotationJournal {
+    return RotationJournal.under(this.paths.stateDir);
+  }
+
   /** How the rotation is shown: JSON lines on stdout with --json, else progress for people on stderr. */
   private get view(): RotationView {
     this.shownBy ??= this.jsonEnabled() ? jsonLinesView(this.io.stdout) : humanView(this.io.stderr);
@@ -183,13 +179,13 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     const connectionFlags = { ...flags, timeout: ANSWER_TIMEOUT_S };
     const { client: admin, connection } = await this.connectAdmin(connectionFlags);
     const baseUrl = connection.baseUrl.href;
-    const found = flags.resume || flags.abort ? await findRotation(args.id) : undefined;
+    const found = flags.resume || flags.abort ? await this.journal.find(args.id) : undefined;
     const keyId = found?.old_key.id ?? rotatedKeyId(args.id);
     if (flags['new-key-id'] !== undefined) assertStated([['--new-key-id', flags['new-key-id'], STATED.keyId]]);
     // Taken before anything is planned: two runs for one key never both go on.
-    const release = await lockRotation(keyId);
+    const release = await this.journal.lock(keyId);
     try {
-      if (found) await assertJournalUnchanged(found);
+      if (found) await this.journal.assertUnchanged(found);
       const oldKeySecret = await this.oldKeySecret(flags, connection);
       const givenSecret = flags['new-key-file'] === '-' ? await this.newKeyFromStdin() : undefined;
       const record = found ?? (await this.rotationOf(keyId, flags, admin, connection, oldKeySecret));
@@ -234,10 +230,10 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       drainCheckCmd: flags['drain-check-cmd'],
       drainWaitMs: flags['drain-wait'],
     });
-    const personCanConfirm = !flags.yes && canPrompt(this.io);
+    const personCanConfirm = !flags.yes && this.io.canPrompt;
     if (flags['dry-run']) return this.showPlan(record, drainEvidence(record, personCanConfirm));
     const evidence = record.steps.drain ? (record.steps.drain.evidence ?? 'last_use') : assertDrainEvidence(record, personCanConfirm);
-    if (!record.steps.deploy && !record.deploy_cmd && !flags.yes && !canPrompt(this.io)) {
+    if (!record.steps.deploy && !record.deploy_cmd && !flags.yes && !this.io.canPrompt) {
       throw new SvcError(
         'usage',
         'confirmation_required',
@@ -307,6 +303,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       admin,
       adminKeySecret: connection.adminKey!.value,
       baseUrl: connection.baseUrl.href,
+      journal: this.journal,
       newKeyFile,
       newKeyId: flags['new-key-id'] ?? null,
       oldKeySecret,
@@ -337,7 +334,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     const ask = async (question: RotationQuestion): Promise<boolean> => {
       // A person's look at the dashboard is evidence only when a person answers.
       if (flags.yes && question.kind !== 'drained') return true;
-      if (!canPrompt(this.io)) {
+      if (!this.io.canPrompt) {
         // Without a terminal, --force is the operator's decision already.
         if (question.kind === 'force_revoke') return true;
         throw new SvcError(
@@ -357,12 +354,13 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     };
 
     try {
-      await saveRotation(record);
+      await this.journal.save(record);
       await runRotation(record, {
         ...clients,
+        journal: this.journal,
         ask,
         emit: (event) => this.view.show(event),
-        deployOutput: this.io.stderr,
+        deployOutput: this.io.stderr.stream,
         env: this.io.env,
         signal,
         pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
@@ -398,7 +396,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       return undefined;
     }
     assertSameBaseUrl(record, baseUrl);
-    const outcome = await abortRotation(record, admin, (event) => this.view.show(event));
+    const outcome = await abortRotation(record, this.journal, admin, (event) => this.view.show(event));
     this.view.show({ event: 'aborted', rotation: record.id, new_key_revoked: outcome.newKeyRevoked, new_key_left: outcome.newKeyLeft ?? null });
     const left = outcome.newKeyLeft
       ? `; the new key ${outcome.newKeyLeft} may be deployed, so it stays active: \`svc keys revoke ${outcome.newKeyLeft}\` once nothing uses it`

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../cli/base-command.js';
-import { listRotations, type RotationRecord } from '../../keys/journal.js';
+import { RotationJournal, type RotationRecord } from '../../keys/journal.js';
 import { renderRotations } from '../../ui/rotation.js';
 
 /** What `--json` prints. */
@@ -13,7 +13,7 @@ export default class KeysRotations extends BaseCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(KeysRotations);
-    const records = await listRotations();
+    const records = await RotationJournal.under(this.paths.stateDir).list();
     if (records.length === 0) this.note('No rotations.');
     else this.log(renderRotations(records, this.timeView(flags.utc), this.io.stdout));
     return records;

@@ -11,7 +11,6 @@ import type { Identified, ReportAnswer } from '../../api/types.js';
 import { ApiError, ExitCode } from '../../core/errors.js';
 import { createReport, type ReportRequest, waitForReport } from '../../services/reports.js';
 import { chooseOrType, leftOutWarning } from '../../ui/ask.js';
-import { canPrompt } from '../../ui/io.js';
 import type { AnswerCheck } from '../../ui/prompter.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
@@ -94,7 +93,7 @@ export default class ReportsCreate extends ApiCommand<JsonResult> {
     const input = await this.requestFrom(given, client, connection.baseUrl.href);
     assertStatedFields(input);
     const asked = Object.keys(FIELDS).some((name) => flags[name as keyof typeof FIELDS] === undefined);
-    let report = await this.sendUntilAccepted(client, input, asked && canPrompt(this.io));
+    let report = await this.sendUntilAccepted(client, input, asked && this.io.canPrompt);
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
       report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
@@ -143,14 +142,14 @@ export default class ReportsCreate extends ApiCommand<JsonResult> {
   /** The request from the flags; on a terminal, the flags left out are asked for. */
   private async requestFrom(flags: Partial<Record<keyof typeof FIELDS, string>>, client: ApiClient, baseUrl: string): Promise<ReportRequest> {
     const missing = (Object.keys(FIELDS) as Array<keyof typeof FIELDS>).filter((name) => flags[name] === undefined);
-    if (!canPrompt(this.io)) {
+    if (!this.io.canPrompt) {
       const warning = leftOutWarning(missing);
       if (warning) this.warning(warning);
       return Object.fromEntries(Object.entries(FIELDS).map(([flag, field]) => [field, flags[flag as keyof typeof FIELDS]]));
     }
     const ask = this.prompter;
     return {
-      applicant_id: flags.applicant ?? (await chooseApplicant(this.prompter, (line) => this.note(line), client, baseUrl)),
+      applicant_id: flags.applicant ?? (await chooseApplicant(this.prompter, (line) => this.note(line), client, { baseUrl, stateDir: this.paths.stateDir })),
       destination: flags.destination ?? countryCode(await ask.input(QUESTIONS.destination.label, { validate: QUESTIONS.destination.validate })),
       visa_type: flags['visa-type'] ?? (await chooseOrType(ask, QUESTIONS.visa_type.label, VISA_TYPES, QUESTIONS.visa_type.validate)),
       purpose: flags.purpose ?? trimmed(await ask.input(QUESTIONS.purpose.label, { validate: QUESTIONS.purpose.validate })),

@@ -12,11 +12,12 @@ export default class SandboxCert extends SandboxCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(SandboxCert);
-    const path = certificatePath(flags['data-dir']);
+    const dir = this.sandboxDir(flags['data-dir']);
+    const path = certificatePath(dir);
     if (!existsSync(path)) {
       throw new ConfigError(
         'sandbox_not_started',
-        `no sandbox certificate in ${flags['data-dir']}`,
+        `no sandbox certificate in ${dir}`,
         'start the sandbox once with `svc sandbox start`; it makes its certificate on first start',
       );
     }

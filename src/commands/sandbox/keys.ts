@@ -37,7 +37,7 @@ export default class SandboxKeys extends SandboxCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(SandboxKeys);
-    const store = openSandboxStore(flags['data-dir']);
+    const store = openSandboxStore(this.sandboxDir(flags['data-dir']));
     try {
       const shown = (secret: string) => (flags.reveal ? secret : redactKey(secret));
       const keys: SandboxKey[] = store.sandboxKeys().map(({ key, role, workspaceId, secret }) => ({

@@ -100,7 +100,7 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
     if (flags['webhook-secret'] !== undefined) this.secrets.push(flags['webhook-secret']);
     const sandbox = await this.started(flags.port, () =>
       startSandbox({
-        dataDir: flags['data-dir'],
+        dataDir: this.sandboxDir(flags['data-dir']),
         port: flags.port,
         webhookUrls: flags['webhook-url'],
         webhookSecret: flags['webhook-secret'],
@@ -119,7 +119,7 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
         log: flags.quiet ? undefined : (line) => this.note(line),
       }),
     );
-    await writeSandboxProfile(sandbox);
+    await writeSandboxProfile(sandbox, this.paths.configFile);
     const ready: JsonLine = {
       event: 'ready',
       url: sandbox.url,

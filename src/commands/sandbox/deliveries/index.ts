@@ -25,7 +25,7 @@ export default class SandboxDeliveries extends SandboxCommand<JsonResult> {
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(SandboxDeliveries);
     assertStated([['--event', flags.event, STATED.eventId]]);
-    const store = openSandboxStore(flags['data-dir']);
+    const store = openSandboxStore(this.sandboxDir(flags['data-dir']));
     try {
       const deliveries = store.deliveries({ status: flags.status as Delivery['status'] | undefined, eventId: flags.event, limit: flags.limit });
       if (deliveries.length === 0) this.note('No deliveries.');

@@ -29,7 +29,7 @@ export default class SandboxDeliveriesReplay extends SandboxCommand<JsonResult> 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(SandboxDeliveriesReplay);
     assertStated([['event', args.event, STATED.eventId]]);
-    const store = openSandboxStore(flags['data-dir']);
+    const store = openSandboxStore(this.sandboxDir(flags['data-dir']));
     try {
       const deliveries = await replayEvent(store, args.event, flags.to);
       for (const delivery of deliveries) {
