@@ -4,6 +4,7 @@ import { throwApiErrors } from './middleware/errors.js';
 import { httpsOnly } from './middleware/https-only.js';
 import { trace } from './middleware/trace.js';
 import { DEFAULT_RETRY_POLICY, type RetryNotice, type RetryPolicy, type RetryTiming, withRetries } from './retry.js';
+import type { Network } from './network.js';
 import type { paths } from './schema.js';
 import { createTransport } from './transport.js';
 
@@ -46,7 +47,8 @@ export interface ApiClient {
 export interface ApiClientOptions {
   baseUrl: URL;
   key: string;
-  caCertPath?: string | undefined;
+  /** The proxies, trust and client certificate of the command's environment. */
+  network: Network;
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   /** Receives one line per exchange and per retry (for --verbose). */
@@ -94,8 +96,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       `retrying ${event.request.method} ${event.request.url} in ${(event.delayMs / 1000).toFixed(1)} s (${event.reason}), attempt ${event.attempt}`,
     );
   };
-  const send = withRetries(createTransport({ caCertPath: options.caCertPath, timeoutMs }), policy, notice, options.retryTiming);
-  const middlewares = [throwApiErrors(timeoutMs), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
+  const send = withRetries(createTransport({ network: options.network, timeoutMs }), policy, notice, options.retryTiming);
+  const middlewares = [throwApiErrors(timeoutMs, options.network), ...(options.log ? [trace(options.log)] : []), httpsOnly, bearerAuth(options.key)];
   const baseUrl = options.baseUrl.href.replace(/\/$/, '');
 
   const requestWith =

@@ -1,6 +1,9 @@
 import { ApiError, type ErrorKind } from '../core/errors.js';
 import type { AnswerHeaders, ApiRequest, ApiResponse } from './exchange.js';
 import { isJsonObject } from '../core/json-object.js';
+import { isLoopbackHost } from './base-url.js';
+import type { Network } from './network.js';
+import { displayProxy, ProxyFailure } from './proxy.js';
 
 const HINTS: Record<string, string> = {
   unauthorized: 'the Authorization header was missing or malformed — set SVC_API_KEY or `svc config set api_key`',
@@ -181,9 +184,46 @@ export function isConnectionFailure(error: unknown): boolean {
   return !isUntrustedCertificate(causeCode(error));
 }
 
-export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs: number): ApiError {
+function proxyError(request: ApiRequest, failure: ProxyFailure): ApiError {
+  const proxy = `${displayProxy(failure.route.url)} (${failure.route.variable})`;
+  const base = { kind: 'network' as const, method: request.method, url: request.url, cause: failure };
+  const target = failure.target.host;
+  const noProxy = `to reach ${failure.target.hostname} directly, add it to NO_PROXY`;
+  if (failure.code === 'ERR_PROXY_TUNNEL') {
+    const status = failure.status;
+    return new ApiError({
+      ...base,
+      code: 'proxy_refused',
+      message:
+        status === undefined
+          ? `the proxy ${proxy} closed the connection before opening a tunnel to ${target}`
+          : `the proxy ${proxy} refused a tunnel to ${target}: it answered ${status}`,
+      hint:
+        status === 407
+          ? `the proxy asks for credentials: give them in ${failure.route.variable} as http://user:password@host:port (percent-encoded)`
+          : `check that the proxy allows HTTPS (CONNECT) to ${target}; ${noProxy}`,
+    });
+  }
+  const reason = failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN' ? 'its host does not resolve' : `it cannot be reached (${failure.code})`;
+  return new ApiError({
+    ...base,
+    code: 'proxy_unreachable',
+    message: `the proxy ${proxy} did not take the request to ${target}: ${reason}`,
+    hint: `check ${failure.route.variable}, or unset it if this network needs no proxy; ${noProxy}`,
+  });
+}
+
+function untrustedHint(url: URL): string {
+  return isLoopbackHost(url.hostname)
+    ? "give the server's CA certificate with --ca-cert or SVC_CA_CERT (`svc sandbox cert` prints the embedded sandbox's)"
+    : 'a corporate gateway or proxy that re-signs TLS needs its CA: install it in the system store (on Debian, copy it to /usr/local/share/ca-certificates/ and run update-ca-certificates), set NODE_EXTRA_CA_CERTS, or give it with --ca-cert or SVC_CA_CERT';
+}
+
+export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs: number, network?: Network): ApiError {
   if (error instanceof ApiError) return error;
-  const origin = new URL(request.url).origin;
+  if (error instanceof ProxyFailure) return proxyError(request, error);
+  const url = new URL(request.url);
+  const origin = url.origin;
   const code = causeCode(error);
   const base = { kind: 'network' as const, method: request.method, url: request.url, cause: error };
   if ((error as Error)?.name === 'TimeoutError') {
@@ -195,11 +235,12 @@ export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs:
     });
   }
   if (isUntrustedCertificate(code)) {
+    const trusted = network ? `; svc trusted ${network.trust.describe()}` : '';
     return new ApiError({
       ...base,
       code: 'tls_untrusted',
-      message: `the TLS certificate of ${origin} is not trusted (${code})`,
-      hint: "pass the server's CA certificate with --ca-cert or SVC_CA_CERT (`svc sandbox cert` prints the sandbox's)",
+      message: `the TLS certificate of ${origin} is not trusted (${code})${trusted}`,
+      hint: untrustedHint(url),
     });
   }
   if (code === 'ECONNREFUSED') {
@@ -207,7 +248,7 @@ export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs:
       ...base,
       code: 'connection_refused',
       message: `nothing is listening at ${origin}`,
-      hint: 'check --base-url / SVC_BASE_URL, or start the sandbox with `svc sandbox start`',
+      hint: isLoopbackHost(url.hostname) ? 'check --base-url / SVC_BASE_URL, or start the sandbox with `svc sandbox start`' : 'check --base-url / SVC_BASE_URL',
     });
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
@@ -215,7 +256,21 @@ export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs:
       ...base,
       code: 'dns_failure',
       message: `the host of ${origin} does not resolve`,
-      hint: 'check the host name in --base-url / SVC_BASE_URL',
+      hint: 'check the host name in --base-url / SVC_BASE_URL; on a network whose way out is a proxy, set HTTPS_PROXY',
+    });
+  }
+  if (
+    code === 'EPROTO' ||
+    code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+    code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' ||
+    code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE'
+  ) {
+    const asked = network?.trust.presentsClientCertificate ? 'the client certificate svc presented was refused' : 'the server may require a client certificate';
+    return new ApiError({
+      ...base,
+      code: 'tls_handshake_failed',
+      message: `the TLS handshake with ${origin} failed (${code})`,
+      hint: `${asked}: give one with --client-cert and --client-key (or SVC_CLIENT_CERT and SVC_CLIENT_KEY, or the profile's client_cert and client_key)`,
     });
   }
   const detail = code ?? innermostMessage(error);

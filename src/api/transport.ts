@@ -1,14 +1,14 @@
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import { setDefaultCACertificates } from 'node:tls';
-import { ApiError, ConfigError } from '../core/errors.js';
+import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+import { ApiError } from '../core/errors.js';
 import { AnswerHeaders, type ApiResponse, type Send, type StreamedBody } from './exchange.js';
+import type { Network } from './network.js';
+import { ProxyFailure, type ProxyRoute } from './proxy.js';
 
 // An ES module import of node:http reads all its exports, and one of them starts Node's fetch (undici),
 // the very cost this transport avoids: both modules are taken as CommonJS.
-const { request: httpRequest } = process.getBuiltinModule('node:http');
-const { request: httpsRequest } = process.getBuiltinModule('node:https');
+const { request: httpRequest, Agent: HttpAgent } = process.getBuiltinModule('node:http');
+const { request: httpsRequest, Agent: HttpsAgent } = process.getBuiltinModule('node:https');
 
 /** The most of an answer svc reads: far above any JSON answer of the API, far below what could exhaust memory. */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -24,38 +24,47 @@ export interface OutgoingRequest {
   readonly body?: string | Uint8Array | StreamedBody | undefined;
 }
 
-/** Whom an HTTPS exchange trusts, where not the process's default CA certificates. */
-export interface Trust {
-  /** PEM certificates trusted instead of the defaults. */
-  ca?: string[] | undefined;
-  /** false: any certificate (the kit's --insecure). */
-  rejectUnauthorized?: boolean | undefined;
+function tooLarge(request: OutgoingRequest, what: string): ApiError {
+  return new ApiError({
+    kind: 'server',
+    code: 'answer_too_large',
+    message: `${new URL(request.url).origin} sent ${what} to ${request.method} ${new URL(request.url).pathname} of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`,
+    hint: 'check that --base-url points at the API itself',
+    method: request.method,
+    url: request.url,
+  });
 }
 
-/** The PEM text of a CA certificate file, or an error that says what is wrong with the file. */
-export function readCaCertificate(path: string): string {
-  let pem: string;
+const DECODERS = { gzip: 'gunzip', 'x-gzip': 'gunzip', deflate: 'inflate', br: 'brotliDecompress' } as const;
+
+/** The encodings svc asks for and decodes (Accept-Encoding). */
+const ACCEPTED_ENCODINGS = 'gzip, deflate, br';
+
+/** An answer's body as its Content-Encoding says, decoded within the bound: a compression bomb stops there. */
+async function decode(request: OutgoingRequest, encoding: string | undefined, body: Buffer): Promise<Buffer> {
+  const name = encoding?.trim().toLowerCase() ?? 'identity';
+  if (name === 'identity' || name === '' || body.length === 0) return body;
+  const decoder = Object.hasOwn(DECODERS, name) ? DECODERS[name as keyof typeof DECODERS] : undefined;
+  const undecodable = (why: string) =>
+    new ApiError({
+      kind: 'server',
+      code: 'answer_undecodable',
+      message: `${new URL(request.url).origin} answered ${request.method} ${new URL(request.url).pathname} with a body svc cannot decode (${why})`,
+      hint: `svc asks for ${ACCEPTED_ENCODINGS}; check what the server or a gateway in front of it sends`,
+      method: request.method,
+      url: request.url,
+    });
+  if (!decoder) throw undecodable(`Content-Encoding ${name.slice(0, 40)}`);
+  const zlib = process.getBuiltinModule('node:zlib');
   try {
-    pem = readFileSync(path, 'utf8');
+    return await new Promise<Buffer>((resolve, reject) => {
+      const inflate = zlib[decoder] as (input: Buffer, options: { maxOutputLength: number }, done: (error: Error | null, result: Buffer) => void) => void;
+      inflate(body, { maxOutputLength: MAX_ANSWER_BYTES }, (error, result) => (error ? reject(error) : resolve(result)));
+    });
   } catch (error) {
-    throw new ConfigError(
-      'ca_cert_unreadable',
-      `cannot read the CA certificate ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-      'check the path given by --ca-cert (or SVC_CA_CERT, or the profile)',
-    );
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(request, `an answer that decodes`);
+    throw undecodable(`${name}: ${(error as Error).message}`);
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigError('ca_cert_invalid', `${path} holds no PEM certificate`, 'give a PEM file (-----BEGIN CERTIFICATE-----)');
-  }
-  return pem;
-}
-
-/**
- * Makes the CA certificate in this PEM file the one root this process trusts, as `curl --cacert`
- * does. Set process-wide, it serves svc's client, Node's fetch and every other client alike.
- */
-export function trustOnly(caCertPath: string): void {
-  setDefaultCACertificates([readCaCertificate(caCertPath)]);
 }
 
 function readAnswer(request: OutgoingRequest, answer: IncomingMessage): Promise<ApiResponse> {
@@ -65,17 +74,7 @@ function readAnswer(request: OutgoingRequest, answer: IncomingMessage): Promise<
     answer.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_ANSWER_BYTES) {
-        const origin = new URL(request.url).origin;
-        answer.destroy(
-          new ApiError({
-            kind: 'server',
-            code: 'answer_too_large',
-            message: `${origin} sent an answer to ${request.method} ${new URL(request.url).pathname} of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`,
-            hint: 'check that --base-url points at the API itself',
-            method: request.method,
-            url: request.url,
-          }),
-        );
+        answer.destroy(tooLarge(request, 'an answer'));
         return;
       }
       chunks.push(chunk);
@@ -83,14 +82,18 @@ function readAnswer(request: OutgoingRequest, answer: IncomingMessage): Promise<
     answer.once('error', reject);
     answer.once('end', () => {
       const status = answer.statusCode ?? 0;
-      resolve({
-        status,
-        statusText: answer.statusMessage ?? '',
-        ok: status >= 200 && status < 300,
-        url: request.url,
-        headers: new AnswerHeaders(answer.headers),
-        text: new TextDecoder().decode(Buffer.concat(chunks)),
-      });
+      decode(request, answer.headers['content-encoding'], Buffer.concat(chunks)).then(
+        (body) =>
+          resolve({
+            status,
+            statusText: answer.statusMessage ?? '',
+            ok: status >= 200 && status < 300,
+            url: request.url,
+            headers: new AnswerHeaders(answer.headers),
+            text: new TextDecoder().decode(body),
+          }),
+        reject,
+      );
     });
   });
 }
@@ -111,15 +114,31 @@ async function sendBody(outgoing: ClientRequest, body: OutgoingRequest['body']):
   outgoing.end();
 }
 
+/** Failures of the connection itself: with a proxy, that connection is the proxy's. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ERR_PROXY_TUNNEL']);
+
+/** The agent of a request through `route`: Node's own proxy support, a CONNECT tunnel for HTTPS; none (a connection of its own) without one. */
+function agentFor(url: URL, route: ProxyRoute | undefined): Agent | false {
+  if (!route) return false;
+  const https = url.protocol === 'https:';
+  const proxyEnv = { [https ? 'HTTPS_PROXY' : 'HTTP_PROXY']: route.url.href };
+  return https ? new HttpsAgent({ proxyEnv }) : new HttpAgent({ proxyEnv });
+}
+
 /**
  * One exchange over Node's http or https module, on a connection of its own (none is reused, so none
- * can be one the server is closing), read whole up to 64 MiB. The signal bounds all of it, connecting
- * to the last byte of the answer; aborted, it rejects with the signal's reason (a TimeoutError for a
+ * can be one the server is closing), through the network's proxy for that URL, trusting whom the
+ * network trusts, read whole up to 64 MiB (decoded). The signal bounds all of it, connecting to the
+ * last byte of the answer; aborted, it rejects with the signal's reason (a TimeoutError for a
  * timeout), as fetch does. svc's client, the kit and webhook deliveries all go through it.
  */
-export function exchange(request: OutgoingRequest, signal: AbortSignal, trust: Trust = {}): Promise<ApiResponse> {
+export function exchange(request: OutgoingRequest, signal: AbortSignal, network: Network): Promise<ApiResponse> {
   const url = new URL(request.url);
-  const headers: Record<string, string | readonly string[] | number> = { ...request.headers };
+  const headers: Record<string, string | readonly string[] | number> = {
+    'user-agent': network.userAgent,
+    'accept-encoding': ACCEPTED_ENCODINGS,
+    ...request.headers,
+  };
   const { body } = request;
   if (typeof body === 'string') headers['content-length'] = Buffer.byteLength(body);
   else if (body instanceof Uint8Array) headers['content-length'] = body.byteLength;
@@ -127,13 +146,19 @@ export function exchange(request: OutgoingRequest, signal: AbortSignal, trust: T
     headers['content-type'] ??= body.contentType;
     headers['content-length'] = body.length;
   }
+  const route = network.proxies.routeFor(url);
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason as Error);
       return;
     }
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing = send(url, { method: request.method, headers: headers as Record<string, string | string[] | number>, agent: false, ...trust });
+    const https = url.protocol === 'https:';
+    const outgoing = (https ? httpsRequest : httpRequest)(url, {
+      method: request.method,
+      headers: headers as Record<string, string | string[] | number>,
+      agent: agentFor(url, route),
+      ...(https && { secureContext: network.trust.secureContext, rejectUnauthorized: network.trust.rejectUnauthorized }),
+    });
     const abort = () => outgoing.destroy(signal.reason as Error);
     signal.addEventListener('abort', abort, { once: true });
     const settle =
@@ -142,15 +167,23 @@ export function exchange(request: OutgoingRequest, signal: AbortSignal, trust: T
         signal.removeEventListener('abort', abort);
         then(value);
       };
-    outgoing.once('error', settle(reject));
-    outgoing.once('response', (answer) => void readAnswer(request, answer).then(settle(resolve), settle(reject)));
+    let answered = false;
+    outgoing.once(
+      'error',
+      settle((error: NodeJS.ErrnoException) =>
+        reject(route && !answered && CONNECTION_CODES.has(error.code ?? '') ? new ProxyFailure(route, url, error) : error),
+      ),
+    );
+    outgoing.once('response', (answer) => {
+      answered = true;
+      void readAnswer(request, answer).then(settle(resolve), settle(reject));
+    });
     // What fails here is the body's source (a file that cannot be read): the request cannot be completed.
     sendBody(outgoing, body).catch((error: unknown) => outgoing.destroy(error as Error));
   });
 }
 
-/** svc's transport: one exchange per attempt, each bounded by the timeout, trusting the operator's CA when one is given. */
-export function createTransport(options: { caCertPath?: string | undefined; timeoutMs: number }): Send {
-  if (options.caCertPath) trustOnly(options.caCertPath);
-  return (request) => exchange(request, AbortSignal.timeout(options.timeoutMs));
+/** svc's transport: one exchange per attempt, each bounded by the timeout. */
+export function createTransport(options: { network: Network; timeoutMs: number }): Send {
+  return (request) => exchange(request, AbortSignal.timeout(options.timeoutMs), options.network);
 }

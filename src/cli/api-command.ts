@@ -27,6 +27,9 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
         profile: flags.profile,
         baseUrl: flags['base-url'],
         caCert: flags['ca-cert'],
+        caCertOnly: flags['ca-cert-only'],
+        clientCert: flags['client-cert'],
+        clientKey: flags['client-key'],
         apiKey: flags['api-key'],
         adminKey: flags['admin-key'],
       },
@@ -34,7 +37,7 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
     );
     for (const key of [connection.apiKey, connection.adminKey]) if (key) this.secrets.push(key.value);
     const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
-    if (!key) throw missingKeyError(role);
+    if (!key) throw missingKeyError(role, connection);
     if ((this.ctor as typeof ApiCommand).mutating && key.environment === 'live') {
       this.note(`LIVE  ${this.commandWords} acts on production with ${redactKey(key.value)}: real data, and it consumes credits`);
     }
@@ -47,7 +50,12 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
     return createApiClient({
       baseUrl: connection.baseUrl,
       key,
-      caCertPath: connection.caCertPath,
+      network: await this.network({
+        caCert: connection.caCert,
+        caCertOnly: connection.caCertOnly,
+        clientCert: connection.clientCert,
+        clientKey: connection.clientKey,
+      }),
       timeoutMs: flags.timeout * 1000,
       retry: { retries: flags.retries },
       log: flags.verbose ? (line) => this.note(line) : undefined,

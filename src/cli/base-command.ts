@@ -1,5 +1,7 @@
 import { format, inspect } from 'node:util';
 import { Command, Flags, type Interfaces } from '@oclif/core';
+import type { Network } from '../api/network.js';
+import type { TrustOptions } from '../api/trust.js';
 import { environmentSecrets } from '../config/keys.js';
 import { type Paths, pathsOf } from '../config/paths.js';
 import { redactText } from '../core/redaction.js';
@@ -52,6 +54,17 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
   protected override async init(): Promise<void> {
     await super.init();
     this.secrets.push(...environmentSecrets(this.io.env));
+  }
+
+  /**
+   * The network of this run: the proxies of its environment, and the trust and client certificate
+   * it was given. From then on, the proxies' passwords are redacted from everything it prints.
+   */
+  protected async network(trust: Omit<TrustOptions, 'env'> = {}): Promise<Network> {
+    const { networkOf } = await import('../api/network.js');
+    const network = networkOf(this.io.env, trust);
+    this.secrets.push(...network.proxies.secrets);
+    return network;
   }
 
   /** The command's words as a person types them (`reports create`), not oclif's id (`reports:create`). */

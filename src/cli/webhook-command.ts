@@ -1,4 +1,4 @@
-import { trustOnly } from '../api/transport.js';
+import type { Network } from '../api/network.js';
 import { BaseCommand } from './base-command.js';
 import { currentProfileName, readConfig } from '../config/store.js';
 import { parseStoreLocation, type StoreLocation, storeSecrets } from '../config/webhook-store.js';
@@ -55,9 +55,9 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
     return secrets;
   }
 
-  /** With --ca-cert, the receivers this command sends to are trusted by that CA alone. */
-  protected trustReceiverCa(caCertPath: string | undefined): void {
-    if (caCertPath) trustOnly(caCertPath);
+  /** The network deliveries go through: the environment's proxies, and the receivers' CA (--ca-cert) trusted beside the system's. */
+  protected receiverNetwork(caCertPath: string | undefined): Promise<Network> {
+    return this.network({ caCert: caCertPath === undefined ? undefined : { path: caCertPath, source: '--ca-cert' } });
   }
 
   /** Warns of a secret with white space around it: the sender's copy almost certainly has none. */

@@ -1,16 +1,20 @@
 import { ConfigError } from '../core/errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
+import type { GivenFile } from '../api/trust.js';
 import type { KeyEnvironment } from '../core/redaction.js';
 import { assertKey } from './keys.js';
 import { pathsOf } from './paths.js';
-import { currentProfileName, readConfig, type Profile } from './store.js';
+import { type ConfigFile, currentProfileName, readConfig, type Profile } from './store.js';
 
 export interface ConnectionInput {
-  profile?: string;
-  baseUrl?: string;
-  caCert?: string;
-  apiKey?: string;
-  adminKey?: string;
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  caCert?: string | undefined;
+  caCertOnly?: boolean | undefined;
+  clientCert?: string | undefined;
+  clientKey?: string | undefined;
+  apiKey?: string | undefined;
+  adminKey?: string | undefined;
 }
 
 interface ResolvedKey {
@@ -23,21 +27,30 @@ interface ResolvedKey {
 export interface Connection {
   profile: string;
   baseUrl: URL;
-  caCertPath: string | undefined;
+  caCert: GivenFile | undefined;
+  caCertOnly: boolean;
+  clientCert: GivenFile | undefined;
+  clientKey: GivenFile | undefined;
   apiKey: ResolvedKey | undefined;
   adminKey: ResolvedKey | undefined;
-  /** The profile's own settings, for those a command reads itself (the upload shape). */
+  /** The profile's own settings, for those a command reads itself (the upload shape): those of the profile bound to the base URL. */
   settings: Profile;
+  /** A profile whose credentials were not used because its base URL is not this one. */
+  withheld: { profile: string; baseUrl: string } | undefined;
 }
 
-type ConnectionSetting = 'base_url' | 'api_key' | 'admin_key' | 'ca_cert' | 'webhook_store';
+/** The settings that belong to a base URL: sent only to it. */
+type BoundSetting = 'api_key' | 'admin_key' | 'ca_cert' | 'ca_cert_only' | 'client_cert' | 'client_key';
+type ConnectionSetting = 'base_url' | BoundSetting;
 
 const ENVIRONMENT_VARIABLES: Record<ConnectionSetting, string> = {
   base_url: 'SVC_BASE_URL',
   api_key: 'SVC_API_KEY',
   admin_key: 'SVC_ADMIN_KEY',
   ca_cert: 'SVC_CA_CERT',
-  webhook_store: 'SVC_WEBHOOK_STORE',
+  ca_cert_only: 'SVC_CA_CERT_ONLY',
+  client_cert: 'SVC_CLIENT_CERT',
+  client_key: 'SVC_CLIENT_KEY',
 };
 
 const FLAGS: Record<ConnectionSetting, string> = {
@@ -45,13 +58,43 @@ const FLAGS: Record<ConnectionSetting, string> = {
   api_key: '--api-key',
   admin_key: '--admin-key',
   ca_cert: '--ca-cert',
-  webhook_store: '--store',
+  ca_cert_only: '--ca-cert-only',
+  client_cert: '--client-cert',
+  client_key: '--client-key',
 };
 
+function sameBaseUrl(value: string | undefined, url: URL): boolean {
+  if (!value) return false;
+  try {
+    return parseBaseUrl(value, 'a profile').href.replace(/\/$/, '') === url.href.replace(/\/$/, '');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The profile whose credentials go with a base URL given by flag or environment: the selected
+ * profile if its base URL is that one, else the first profile that has it, else none.
+ */
+function profileOfBaseUrl(config: ConfigFile, selected: string, url: URL): string | undefined {
+  if (sameBaseUrl(config.profiles[selected]?.base_url, url)) return selected;
+  return Object.keys(config.profiles).find((name) => sameBaseUrl(config.profiles[name]?.base_url, url));
+}
+
+function isTrue(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
+}
+
+/**
+ * Resolves the connection: each setting from its flag, else its SVC_ variable, else the profile.
+ * A key, CA or client certificate of a profile belongs to that profile's base URL: with a base URL
+ * given by flag or environment, only a profile of that same URL lends them (as gh binds a token to
+ * its host), so a key is never sent to a host it was not configured for.
+ */
 export async function resolveConnection(input: ConnectionInput, env: NodeJS.ProcessEnv): Promise<Connection> {
   const config = await readConfig(pathsOf(env).configFile);
   const profileName = currentProfileName(config, input.profile, env);
-  const profile: Profile = config.profiles[profileName] ?? {};
+  const selected: Profile = config.profiles[profileName] ?? {};
   if (input.profile !== undefined && !config.profiles[profileName]) {
     throw new ConfigError(
       'unknown_profile',
@@ -60,39 +103,67 @@ export async function resolveConnection(input: ConnectionInput, env: NodeJS.Proc
     );
   }
 
-  const pick = (name: ConnectionSetting, flagValue: string | undefined) => {
+  const given = (name: ConnectionSetting, flagValue: string | undefined) => {
     if (flagValue !== undefined) return { value: flagValue, source: FLAGS[name] };
     const fromEnv = env[ENVIRONMENT_VARIABLES[name]];
     if (fromEnv) return { value: fromEnv, source: ENVIRONMENT_VARIABLES[name] };
-    const fromProfile = profile[name];
-    if (fromProfile) return { value: fromProfile, source: `profile "${profileName}"` };
     return undefined;
   };
 
-  const baseUrl = pick('base_url', input.baseUrl);
-  if (!baseUrl) {
+  const baseUrlGiven = given('base_url', input.baseUrl);
+  const baseUrlSetting = baseUrlGiven ?? (selected.base_url ? { value: selected.base_url, source: `profile "${profileName}"` } : undefined);
+  if (!baseUrlSetting) {
     throw new ConfigError(
       'no_base_url',
       'no base URL is configured',
       'start the embedded sandbox with `svc sandbox start` (it writes the "sandbox" profile), or pass --base-url, set SVC_BASE_URL, or save one with `svc config set base_url <url>`',
     );
   }
+  const baseUrl = parseBaseUrl(baseUrlSetting.value, baseUrlSetting.source);
+  const boundName = baseUrlGiven ? profileOfBaseUrl(config, profileName, baseUrl) : profileName;
+  const bound: Profile = boundName === undefined ? {} : (config.profiles[boundName] ?? {});
+
+  const pick = (name: BoundSetting, flagValue: string | undefined) => {
+    const fromFlagOrEnv = given(name, flagValue);
+    if (fromFlagOrEnv) return fromFlagOrEnv;
+    const fromProfile = bound[name];
+    return fromProfile ? { value: fromProfile, source: `profile "${boundName}"` } : undefined;
+  };
   const key = (name: 'api_key' | 'admin_key', flagValue: string | undefined): ResolvedKey | undefined => {
     const picked = pick(name, flagValue);
     return picked && { ...picked, environment: assertKey(picked.value, name, picked.source) };
   };
+  const file = (name: 'ca_cert' | 'client_cert' | 'client_key', flagValue: string | undefined): GivenFile | undefined => {
+    const picked = pick(name, flagValue);
+    return picked && { path: picked.value, source: picked.source };
+  };
+  const lends = Object.keys(selected).some((name) => name !== 'base_url');
+  const withheld = boundName !== profileName && lends && selected.base_url ? { profile: profileName, baseUrl: selected.base_url } : undefined;
 
   return {
     profile: profileName,
-    baseUrl: parseBaseUrl(baseUrl.value, baseUrl.source),
-    caCertPath: pick('ca_cert', input.caCert)?.value,
+    baseUrl,
+    caCert: file('ca_cert', input.caCert),
+    caCertOnly: input.caCertOnly === true || isTrue(pick('ca_cert_only', undefined)?.value),
+    clientCert: file('client_cert', input.clientCert),
+    clientKey: file('client_key', input.clientKey),
     apiKey: key('api_key', input.apiKey),
     adminKey: key('admin_key', input.adminKey),
-    settings: profile,
+    settings: bound,
+    withheld,
   };
 }
 
-export function missingKeyError(role: 'api_key' | 'admin_key'): ConfigError {
+export function missingKeyError(role: 'api_key' | 'admin_key', connection: Connection): ConfigError {
+  const variable = role === 'api_key' ? 'SVC_API_KEY' : 'SVC_ADMIN_KEY';
+  if (connection.withheld) {
+    const { profile, baseUrl } = connection.withheld;
+    return new ConfigError(
+      role === 'api_key' ? 'no_api_key' : 'no_admin_key',
+      `no ${role === 'api_key' ? 'API' : 'admin'} key for ${connection.baseUrl.href}: the keys of profile "${profile}" belong to ${baseUrl}, and svc sends a key only to the base URL it was configured for`,
+      `set ${variable} beside the base URL, or save a profile for it: \`svc config set base_url ${connection.baseUrl.href} --profile <name>\`, then \`svc config set ${role} --profile <name>\` (it reads the key from stdin)`,
+    );
+  }
   return role === 'api_key'
     ? new ConfigError('no_api_key', 'no API key is configured', 'set SVC_API_KEY, or save one with `svc config set api_key` (it reads the key from stdin)')
     : new ConfigError(

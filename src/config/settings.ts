@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseBaseUrl } from '../api/base-url.js';
+import { ConfigError } from '../core/errors.js';
 import { redactKey } from '../core/redaction.js';
 import { assertKey } from './keys.js';
 import { SETTINGS, type SettingName } from './store.js';
@@ -16,7 +17,12 @@ export function normaliseSetting(name: SettingName, value: string, source: strin
       assertKey(value, name, source);
       return value;
     case 'ca_cert':
+    case 'client_cert':
+    case 'client_key':
       return resolve(value);
+    case 'ca_cert_only':
+      if (!/^(true|false)$/.test(value)) throw new ConfigError('invalid_setting', `ca_cert_only from ${source} is "${value}"`, 'give true or false');
+      return value;
     case 'upload_encoding':
       return parseEncoding(value, source);
     case 'upload_file_field':

@@ -6,7 +6,10 @@ export const SETTINGS = {
   base_url: { secret: false, description: 'Base URL of the API, e.g. https://api.example.com' },
   api_key: { secret: true, description: 'API key (svc_live_… or svc_test_…)' },
   admin_key: { secret: true, description: 'Admin key for key management (svc_admin_…)' },
-  ca_cert: { secret: false, description: 'Path of a PEM CA certificate to trust (private deployments, the sandbox)' },
+  ca_cert: { secret: false, description: "Path of a PEM CA certificate to trust beside the system's (private deployments, the sandbox)" },
+  ca_cert_only: { secret: false, description: 'true to trust ca_cert alone, not the system store' },
+  client_cert: { secret: false, description: 'Path of a PEM client certificate, for a gateway that asks for one (mutual TLS)' },
+  client_key: { secret: false, description: 'Path of the PEM private key of client_cert (mode 0600)' },
   upload_encoding: {
     secret: false,
     description: 'How `documents upload` sends the file: multipart, json (base64 in a JSON body) or raw (the file as the body); default multipart',

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
-import { rootCertificates } from 'node:tls';
 import { causeCode, parseRetryAfter } from '../api/errors.js';
-import { exchange, readCaCertificate, type Trust } from '../api/transport.js';
+import type { Network } from '../api/network.js';
+import { exchange } from '../api/transport.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { redactText } from '../core/redaction.js';
 import type { CheckId } from './catalogue.js';
@@ -44,8 +44,8 @@ export interface SendOptions {
 
 export interface ImplementationClientOptions {
   baseUrl: URL;
-  caCertPath?: string | undefined;
-  insecure?: boolean;
+  /** The proxies of the run's environment, and whom it trusts (the operator's CA, or anyone with `--insecure`). */
+  network: Network;
   timeoutMs?: number;
   /** Lines for people (waits for the rate limit), on stderr. */
   log?: (line: string) => void;
@@ -92,22 +92,21 @@ export type PlainAnswer = { status: number; headers: Record<string, string>; bod
  */
 export class ImplementationClient {
   readonly exchanges: Exchange[] = [];
-  private readonly trust: Trust;
   private readonly buckets = new Map<string, Bucket>();
   private readonly prefix: string;
   private readonly clock: Clock;
 
   constructor(private readonly options: ImplementationClientOptions) {
-    this.trust = {
-      ca: options.caCertPath ? [...rootCertificates, readCaCertificate(options.caCertPath)] : undefined,
-      rejectUnauthorized: !options.insecure,
-    };
     this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
     this.clock = options.clock ?? systemClock;
   }
 
   get baseUrl(): URL {
     return this.options.baseUrl;
+  }
+
+  get network(): Network {
+    return this.options.network;
   }
 
   private bucket(authorization: string | null): Bucket {
@@ -187,7 +186,7 @@ export class ImplementationClient {
     const answer = await exchange(
       { method: options.method, url: url.href, headers, body: options.body },
       AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
-      this.trust,
+      this.options.network,
     );
     const sent: Exchange = {
       method: options.method,
@@ -216,7 +215,11 @@ export class ImplementationClient {
     const port = Number(base.port || (onHttpsPort ? 443 : 80));
     const url = `http://${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${port}${this.prefix}${path}`;
     try {
-      const answer = await exchange({ method: 'GET', url, headers: { authorization, accept: 'application/json' } }, AbortSignal.timeout(PLAIN_HTTP_TIMEOUT_MS));
+      const answer = await exchange(
+        { method: 'GET', url, headers: { authorization, accept: 'application/json' } },
+        AbortSignal.timeout(PLAIN_HTTP_TIMEOUT_MS),
+        this.options.network,
+      );
       return { status: answer.status, headers: answer.headers.all(), body: answer.text, url };
     } catch (error) {
       const refused =

@@ -14,7 +14,9 @@ import { strictProbes } from './probes/strict.js';
 import type { Probe } from './probes/types.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
-import { causeCode, isUntrustedCertificate } from '../api/errors.js';
+import { causeCode, errorFromFailure, isUntrustedCertificate } from '../api/errors.js';
+import type { Network } from '../api/network.js';
+import { ProxyFailure } from '../api/proxy.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { redactText } from '../core/redaction.js';
 import { ApiError, SvcError } from '../core/errors.js';
@@ -31,8 +33,8 @@ export interface KitOptions {
   /** The address the receiver listens on: loopback unless the implementation delivers from another machine. */
   webhookHost?: string | undefined;
   level: Level;
-  caCertPath?: string | undefined;
-  insecure?: boolean;
+  /** The proxies of the run's environment, and whom the kit trusts: the operator's CA, or anyone with `--insecure`. */
+  network: Network;
   /** Skips the checks that wait out the specification's own delays (the 30 s redelivery). */
   fast?: boolean;
   only?: string[] | undefined;
@@ -263,8 +265,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const secrets = kitSecrets(keys, options.webhookSecret);
   const client = new ImplementationClient({
     baseUrl: options.baseUrl,
-    caCertPath: options.caCertPath,
-    insecure: options.insecure,
+    network: options.network,
     timeoutMs: timeouts.answerMs,
     log,
     secrets,
@@ -336,10 +337,13 @@ async function preflight(context: KitContext): Promise<void> {
       purpose: 'preflight',
     });
   } catch (error) {
+    const url = `${context.client.baseUrl.origin}/v1/reports`;
+    if (error instanceof ProxyFailure) throw errorFromFailure({ method: 'GET', url, headers: {} }, error, context.timeouts.answerMs);
     const code = causeCode(error) ?? '';
     const tls = isUntrustedCertificate(code);
     const timedOut = (error as Error).name === 'TimeoutError';
-    const why = timedOut ? `no whole answer within ${context.timeouts.answerMs / 1000} s` : `${(error as Error).message}${code ? ` (${code})` : ''}`;
+    const trusted = tls ? `; svc trusted ${context.client.network.trust.describe()}` : '';
+    const why = timedOut ? `no whole answer within ${context.timeouts.answerMs / 1000} s` : `${(error as Error).message}${code ? ` (${code})` : ''}${trusted}`;
     throw new ApiError({
       kind: 'network',
       code: tls ? 'tls_untrusted' : 'network_error',
@@ -350,7 +354,7 @@ async function preflight(context: KitContext): Promise<void> {
           ? 'check that the implementation answers, or give it longer with --answer-timeout'
           : 'check --base-url and that the implementation is running',
       method: 'GET',
-      url: `${context.client.baseUrl.origin}/v1/reports`,
+      url,
     });
   }
   if (exchange.status === 401) {

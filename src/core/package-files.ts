@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
@@ -24,6 +24,14 @@ function packageRoot(): string {
 /** A file of the svc package, by its path from the package's root (`openapi.yaml`, `contracts/`). */
 export function packageFile(path: string): string {
   return join(packageRoot(), path);
+}
+
+let version: string | undefined;
+
+/** svc's version, as its package.json gives it. */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;
+  return version;
 }
 
 /** A script svc starts by path (a worker, a child process), by its path under src/ without extension: its built module, or its source when svc runs from its sources. */

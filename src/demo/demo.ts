@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from '../api/client.js';
 import { idOf } from '../api/answer.js';
+import { networkOf } from '../api/network.js';
 import type { ApplicantInput, ReportAnswer } from '../api/types.js';
 import { SvcError } from '../core/errors.js';
 import { randomToken } from '../core/ids.js';
@@ -98,10 +99,15 @@ export async function runDemo(onStep: (step: DemoStep) => void): Promise<ReportA
   const subscriber = await startSubscriber(secret);
   let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
-    sandbox = await startSandbox({ dataDir, port: 0, webhookUrls: [subscriber.url], webhookSecret: secret, analysisDelayMs: 300 });
+    // Every request of the demo goes between its own processes on loopback, where no proxy could reach: none is used.
+    sandbox = await startSandbox({ dataDir, port: 0, webhookUrls: [subscriber.url], webhookSecret: secret, analysisDelayMs: 300, network: networkOf({}) });
     onStep({ step: 'sandbox', detail: `started on ${sandbox.url}, events to ${subscriber.url}` });
     const key = sandbox.store.sandboxKeys().find((stored) => stored.role === 'test')!.secret!;
-    const client = createApiClient({ baseUrl: new URL(sandbox.url), key, caCertPath: sandbox.certPath });
+    const client = createApiClient({
+      baseUrl: new URL(sandbox.url),
+      key,
+      network: networkOf({}, { caCert: { path: sandbox.certPath, source: "the demo's sandbox" }, caCertOnly: true }),
+    });
 
     const applicant = await upsertApplicant(client, APPLICANT);
     const applicantId = idOf(applicant, 'POST /v1/applicants');

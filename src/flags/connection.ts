@@ -6,6 +6,18 @@ import { secretFlag } from './secret.js';
 export const connectionFlags = {
   'base-url': Flags.string({ description: 'Base URL of the API (default: SVC_BASE_URL, then the profile)', helpGroup: 'CONNECTION' }),
   'ca-cert': caCertFlag({ to: 'for the API (default: SVC_CA_CERT, then the profile)', helpGroup: 'CONNECTION' }),
+  'ca-cert-only': Flags.boolean({
+    description: "Trust --ca-cert alone, not the system's CA store (default: SVC_CA_CERT_ONLY, then the profile's ca_cert_only)",
+    helpGroup: 'CONNECTION',
+  }),
+  'client-cert': Flags.string({
+    description: 'PEM client certificate for a gateway that asks for one (default: SVC_CLIENT_CERT, then the profile)',
+    helpGroup: 'CONNECTION',
+  }),
+  'client-key': Flags.string({
+    description: 'PEM private key of --client-cert, mode 0600 (default: SVC_CLIENT_KEY, then the profile)',
+    helpGroup: 'CONNECTION',
+  }),
   'api-key': secretFlag({ description: 'API key', instead: 'SVC_API_KEY or the profile', helpGroup: 'CONNECTION' }),
   timeout: Flags.integer({ description: 'Seconds to wait for each answer', default: 30, min: 1, helpGroup: 'CONNECTION' }),
   retries: Flags.integer({

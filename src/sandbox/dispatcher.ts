@@ -1,3 +1,4 @@
+import type { Network } from '../api/network.js';
 import { SvcError } from '../core/errors.js';
 import { ANSWER_TIMEOUT_MS, isDelivered, sendEvent } from '../webhooks/send.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -25,6 +26,8 @@ export interface DispatcherOptions {
   signatureEncoding: SignatureEncoding;
   /** Divides every retry delay, so a test can run the 24 h schedule in seconds. */
   timeScale: number;
+  /** The proxies and trust its deliveries go through. */
+  network: Network;
   log?: ((line: string) => void) | undefined;
 }
 
@@ -75,7 +78,9 @@ export class WebhookDispatcher {
   private async attempt(delivery: Delivery): Promise<void> {
     const event = this.store.event(delivery.eventId);
     if (!event) return;
-    const result = await sendEvent(delivery.url, event.type, event.body, this.options.secret, { encoding: this.options.signatureEncoding });
+    const result = await sendEvent(delivery.url, event.type, event.body, this.options.secret, this.options.network, {
+      encoding: this.options.signatureEncoding,
+    });
     const attempt = delivery.attempts + 1;
     const endedAt = Date.now();
     const next = afterAttempt(attempt, isDelivered(result), endedAt, this.options.timeScale);
@@ -102,7 +107,7 @@ export function signatureEncodingSetting(store: SandboxStore): SignatureEncoding
  * Replays a stored event: a new delivery per original subscriber (or to `url`), attempted at once;
  * a failed attempt stays pending, for the running sandbox to retry on the part 6 schedule.
  */
-export async function replayEvent(store: SandboxStore, eventId: string, url?: string): Promise<Delivery[]> {
+export async function replayEvent(store: SandboxStore, eventId: string, network: Network, url?: string): Promise<Delivery[]> {
   const event = store.event(eventId);
   const secret = store.setting('webhook_secret');
   if (!event || !secret) throw new SvcError('notFound', 'not_found', `the sandbox has no event ${eventId}`, 'list events with `svc sandbox deliveries`');
@@ -114,7 +119,7 @@ export async function replayEvent(store: SandboxStore, eventId: string, url?: st
   for (const target of urls) {
     // Due only later, so the running sandbox does not attempt it too while this attempt is under way.
     const delivery = store.delivery(store.addDelivery(eventId, target, Date.now() + ANSWER_TIMEOUT_MS * 6))!;
-    const result = await sendEvent(target, event.type, event.body, secret, { encoding });
+    const result = await sendEvent(target, event.type, event.body, secret, network, { encoding });
     const endedAt = Date.now();
     store.recordAttempt(
       delivery,

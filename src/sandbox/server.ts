@@ -1,3 +1,4 @@
+import type { Network } from '../api/network.js';
 import type { SandboxApp } from './app.js';
 import { Authenticator, clientAddress } from './auth.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -32,6 +33,8 @@ export interface SandboxOptions {
   documentCheckBudget?: Partial<DocumentCheckBudget> | undefined;
   /** One line per request and per webhook attempt. */
   log?: ((line: string) => void) | undefined;
+  /** The proxies and trust webhook deliveries go through. */
+  network: Network;
   /** Deadlines of slow and idle connections (defaults: DEFAULT_CONNECTION_DEADLINES). */
   connectionDeadlines?: Partial<ConnectionDeadlines> | undefined;
 }
@@ -82,7 +85,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const signatureEncoding = options.signatureEncoding ?? signatureEncodingSetting(store);
   store.setSetting('signature_encoding', signatureEncoding);
 
-  const dispatcher = new WebhookDispatcher(store, { secret: webhookSecret, signatureEncoding, timeScale: options.timeScale ?? 1, log: options.log });
+  const dispatcher = new WebhookDispatcher(store, {
+    secret: webhookSecret,
+    signatureEncoding,
+    timeScale: options.timeScale ?? 1,
+    network: options.network,
+    log: options.log,
+  });
   const events = new EventLog(store, webhookUrls);
   const documentCheckBudget = { ...DEFAULT_DOCUMENT_CHECK_BUDGET, ...definedOnly(options.documentCheckBudget) };
   const processing = new Processing(store, events, {

@@ -1,3 +1,4 @@
+import type { Network } from '../api/network.js';
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -37,6 +38,8 @@ export interface ListenerOptions {
   /** With PostgreSQL: how long a claim on an event's forwarding holds unless renewed (what a replica that died leaves behind). */
   forwardLeaseMs: number;
   forwardTo?: string | undefined;
+  /** The proxies and trust forwards go through. */
+  network: Network;
   /** Only verified events of these kinds are forwarded and reported; the others are still stored and acknowledged. */
   eventTypes?: readonly string[] | undefined;
   /** Refuse bodies that differ from openapi.yaml's event schemas, instead of noting it. */
@@ -335,7 +338,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       claims = await intake.claimAbandoned(TAKEOVER_BATCH);
       await Promise.all(
         claims.map(async (claim) => {
-          const result = await postRaw(claim.forwardUrl, forwardedHeaders(claim.headers), claim.body);
+          const result = await postRaw(claim.forwardUrl, forwardedHeaders(claim.headers), claim.body, this.options.network);
           const event = { id: claim.eventId, type: claim.type ?? undefined, resourceId: claim.resourceId ?? undefined };
           this.emit('report', { kind: 'takeover', at: new Date().toISOString(), event, forward: { url: claim.forwardUrl, ...result } });
           await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
@@ -346,7 +349,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   /** Passes a new event on to the application, after it is stored, and records the answer. */
   private forward(report: DeliveryReport, seq: number, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<void> {
-    const done = postRaw(url, forwardedHeaders(headers), body)
+    const done = postRaw(url, forwardedHeaders(headers), body, this.options.network)
       .then(async (result) => {
         report.forward = { url, ...result };
         await this.intake!.recordForward(seq, { url, status: result.status, error: result.error }, Date.now()).catch(() => undefined);

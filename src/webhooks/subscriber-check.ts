@@ -1,3 +1,4 @@
+import type { Network } from '../api/network.js';
 import { randomBytes } from 'node:crypto';
 import { type EventBody, sampleEvent, shortCompletedEvent } from './samples.js';
 import { type AttemptResult, deliveryHeaders, isDelivered, postRaw } from './send.js';
@@ -12,6 +13,8 @@ export interface Verdict {
 
 export interface SubscriberCheckOptions {
   secrets: readonly string[];
+  /** The proxies and trust the deliveries go through. */
+  network: Network;
   eventType: string;
   /** Leave out the check that the endpoint accepts an event of a kind openapi.yaml does not list. */
   strictSchema?: boolean;
@@ -44,7 +47,7 @@ export async function checkSubscriber(url: string, options: SubscriberCheckOptio
   };
   const send = (event: EventBody, signature: (body: string) => string | undefined) => {
     const body = JSON.stringify(event);
-    return postRaw(url, deliveryHeaders(event.type, signature(body)), Buffer.from(body));
+    return postRaw(url, deliveryHeaders(event.type, signature(body)), Buffer.from(body), options.network);
   };
   const signedNow = (body: string) => signatureHeader(options.secrets, body);
   const now = () => Math.floor(Date.now() / 1000);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError, ExitCode } from '../../src/core/errors.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
+import { networkOf } from '../../src/api/network.js';
 
 const KEY = 'svc_test_errormapping00000000000001';
 let server: TestServer | undefined;
@@ -12,7 +13,7 @@ afterEach(async () => {
 
 async function errorFor(status: number, body: unknown, headers: Record<string, string> = {}): Promise<ApiError> {
   server = await startServer((_request, response) => json(response, status, body, headers));
-  const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } });
+  const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, network: networkOf({}), retry: { retries: 0 } });
   return client.GET('/v1/reports').then(
     () => {
       throw new Error('expected a failure');
@@ -92,7 +93,7 @@ describe('error mapping', () => {
 
   it('follows no redirect, and names where it led', async () => {
     server = await startServer((_request, response) => response.writeHead(302, { location: 'https://elsewhere.example/login' }).end());
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } });
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, network: networkOf({}), retry: { retries: 0 } });
     const error = (await client.GET('/v1/reports').catch((caught: unknown) => caught)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 302, code: 'http_302' });
@@ -111,7 +112,7 @@ describe('error mapping', () => {
       };
       send();
     });
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { retries: 0 } });
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, network: networkOf({}), retry: { retries: 0 } });
     const error = (await client.GET('/v1/reports').catch((caught: unknown) => caught)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ kind: 'server', code: 'answer_too_large' });
@@ -123,7 +124,7 @@ describe('error mapping', () => {
     const url = server.url;
     await server.close();
     server = undefined;
-    const client = createApiClient({ baseUrl: new URL(url), key: KEY, retry: { retries: 0 } });
+    const client = createApiClient({ baseUrl: new URL(url), key: KEY, network: networkOf({}), retry: { retries: 0 } });
     const error = await client.GET('/v1/reports').catch((caught: ApiError) => caught);
     expect(error).toMatchObject({ kind: 'network', code: 'connection_refused' });
   });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/core/errors.js';
 import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
+import { networkOf } from '../../src/api/network.js';
 
 const KEY = 'svc_test_retrypolicy0000000000000001';
 const FAST = { retries: 3, baseDelayMs: 20, maxDelayMs: 80, maxRetryAfterMs: 5_000 };
@@ -14,7 +15,7 @@ afterEach(async () => {
 });
 
 function clientFor(url: string, retry = FAST) {
-  return createApiClient({ baseUrl: new URL(url), key: KEY, retry, timeoutMs: 2_000 });
+  return createApiClient({ baseUrl: new URL(url), key: KEY, network: networkOf({}), retry, timeoutMs: 2_000 });
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<ApiError> {
@@ -113,6 +114,7 @@ describe('retry policy', () => {
     const client = createApiClient({
       baseUrl: new URL(server.url),
       key: KEY,
+      network: networkOf({}),
       retry: { retries: 3, baseDelayMs: 100, maxDelayMs: 300, maxRetryAfterMs: 0 },
       retryTiming: { clock, random: () => draws.shift()! },
     });
@@ -124,7 +126,7 @@ describe('retry policy', () => {
 
   it('gives up on an unanswered request after the timeout', async () => {
     server = await startServer(() => undefined);
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: { ...FAST, retries: 1 }, timeoutMs: 300 });
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, network: networkOf({}), retry: { ...FAST, retries: 1 }, timeoutMs: 300 });
     const error = await failureOf(client.GET('/v1/reports'));
     expect(error.code).toBe('timeout');
     expect(error.kind).toBe('network');
@@ -136,7 +138,7 @@ describe('what every request carries', () => {
   it('sends the bearer key and reports X-RateLimit-Remaining (--verbose)', async () => {
     server = await startServer((_request, response) => json(response, 200, list, { 'x-ratelimit-remaining': '7' }));
     const lines: string[] = [];
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST, log: (line) => lines.push(line) });
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, network: networkOf({}), retry: FAST, log: (line) => lines.push(line) });
     await client.GET('/v1/reports');
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(lines.at(-1)).toMatch(/^GET .*\/v1\/reports → 200 in \d+ ms · X-RateLimit-Remaining: 7$/);
@@ -145,7 +147,7 @@ describe('what every request carries', () => {
   it('reports X-RateLimit-Remaining of error answers too', async () => {
     server = await startServer((_request, response) => apiError(response, 404, 'not_found', 'no such report', { 'x-ratelimit-remaining': '3' }));
     const lines: string[] = [];
-    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, retry: FAST, log: (line) => lines.push(line) });
+    const client = createApiClient({ baseUrl: new URL(server.url), key: KEY, network: networkOf({}), retry: FAST, log: (line) => lines.push(line) });
     await failureOf(client.GET('/v1/reports/{id}', { path: { id: REPORT_ID } }));
     expect(lines.at(-1)).toMatch(/→ 404 in \d+ ms · X-RateLimit-Remaining: 3$/);
   });

@@ -29,6 +29,7 @@ import { makeCertificate } from '../helpers/tls.js';
 import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
 import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
 import { BROKEN as STATED_RULES } from './variants.js';
+import { networkOf } from '../../src/api/network.js';
 
 const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS];
 
@@ -158,7 +159,7 @@ async function verifyInProcess(
     };
     const result = await runConformance({
       baseUrl: new URL(implementation.baseUrl),
-      caCertPath: implementation.caCertPath,
+      network: networkOf({}, { caCert: { path: implementation.caCertPath, source: 'the test' } }),
       keys: {
         api: sandbox.keys.test,
         admin: sandbox.keys.admin,

@@ -12,6 +12,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { ImplementationClient } from '../../src/conformance/http.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { networkOf } from '../../src/api/network.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -42,7 +43,13 @@ async function client(
   const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-pacing-')), 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
   const lines: string[] = [];
-  const made = new ImplementationClient({ baseUrl: new URL(server.url), caCertPath, windowMs, clock, log: (line) => lines.push(line) });
+  const made = new ImplementationClient({
+    baseUrl: new URL(server.url),
+    network: networkOf({}, { caCert: { path: caCertPath, source: 'the test' } }),
+    windowMs,
+    clock,
+    log: (line) => lines.push(line),
+  });
   closers.push(() => server.close());
   return { client: made, lines };
 }

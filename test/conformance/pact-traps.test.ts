@@ -20,6 +20,7 @@ import { CheckSkipped } from '../../src/conformance/outcome.js';
 import { CONTRACTS_DIR, runPactVerification } from '../../src/conformance/pact-runner.js';
 import { type RecordedRequest, startServer, type TestServer } from '../helpers/server.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { networkOf } from '../../src/api/network.js';
 
 const KEY = 'svc_test_trapsrealkey0123456789abcdefghij';
 
@@ -57,7 +58,7 @@ async function implementation(): Promise<{ server: TestServer; context: KitConte
   const server = await startServer(answer, certificate);
   const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-traps-')), 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
-  const client = new ImplementationClient({ baseUrl: new URL(server.url), caCertPath });
+  const client = new ImplementationClient({ baseUrl: new URL(server.url), network: networkOf({}, { caCert: { path: caCertPath, source: 'the test' } }) });
   const base = {
     level: 'spec' as const,
     client,

@@ -24,6 +24,7 @@ import { ApiError } from '../../src/core/errors.js';
 import { getApplicant, upsertApplicant } from '../../src/services/applicants.js';
 import { getDocument, uploadDocument } from '../../src/services/documents.js';
 import { createReport, deleteReport, getReport, listReports } from '../../src/services/reports.js';
+import { networkOf } from '../../src/api/network.js';
 
 const CONTRACTS = fileURLToPath(new URL('../../contracts/', import.meta.url));
 const WRITE = process.env.SVC_WRITE_CONTRACTS === '1';
@@ -70,7 +71,7 @@ const completedReport = {
 };
 
 function client(key: string, url: string) {
-  return createApiClient({ baseUrl: new URL(url), key, retry: { retries: 0 } });
+  return createApiClient({ baseUrl: new URL(url), key, network: networkOf({}), retry: { retries: 0 } });
 }
 
 function delivery(body: unknown): Delivery {

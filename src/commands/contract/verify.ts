@@ -143,6 +143,18 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       helpGroup: 'TARGET',
     }),
     'ca-cert': caCertFlag({ to: 'for the implementation', env: 'SVC_CA_CERT', exclusive: ['insecure'], helpGroup: 'TARGET' }),
+    'client-cert': Flags.string({
+      description: 'PEM client certificate, for an implementation behind a gateway that asks for one',
+      env: 'SVC_CLIENT_CERT',
+      dependsOn: ['client-key'],
+      helpGroup: 'TARGET',
+    }),
+    'client-key': Flags.string({
+      description: 'PEM private key of --client-cert (mode 0600)',
+      env: 'SVC_CLIENT_KEY',
+      dependsOn: ['client-cert'],
+      helpGroup: 'TARGET',
+    }),
     fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redeliveries)" }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
     fixtures: Flags.string({
@@ -189,6 +201,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     const webhookTls = await this.receiverCertificate(flags);
     this.warnOfWebhookFlags(flags, webhookTls);
 
+    const caCertPath = flags['ca-cert'] ?? (flags.insecure ? undefined : sandbox?.ca_cert);
     const { runConformance } = await import('../../conformance/run.js');
     const result = await runConformance({
       baseUrl,
@@ -199,8 +212,12 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       webhookHost: flags['webhook-host'],
       webhookTls,
       level,
-      caCertPath: flags['ca-cert'] ?? (flags.insecure ? undefined : sandbox?.ca_cert),
-      insecure: flags.insecure,
+      network: await this.network({
+        caCert: caCertPath === undefined ? undefined : { path: caCertPath, source: flags['ca-cert'] ? '--ca-cert' : `profile "${SANDBOX_PROFILE}"` },
+        insecure: flags.insecure,
+        clientCert: flags['client-cert'] === undefined ? undefined : { path: flags['client-cert'], source: '--client-cert' },
+        clientKey: flags['client-key'] === undefined ? undefined : { path: flags['client-key'], source: '--client-key' },
+      }),
       fast: flags.fast,
       only,
       fixtures,

@@ -98,6 +98,7 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
   public async run(): Promise<void> {
     const { flags } = await this.parse(SandboxStart);
     if (flags['webhook-secret'] !== undefined) this.secrets.push(flags['webhook-secret']);
+    const network = await this.network();
     const sandbox = await this.started(flags.port, () =>
       startSandbox({
         dataDir: this.sandboxDir(flags['data-dir']),
@@ -116,6 +117,7 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
           requestMs: flags['request-timeout'],
           keepAliveMs: flags['keep-alive-timeout'],
         },
+        network,
         log: flags.quiet ? undefined : (line) => this.note(line),
       }),
     );

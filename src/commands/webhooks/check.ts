@@ -38,11 +38,12 @@ Exit code 0 when every check passes, 16 otherwise.`;
     const { args, flags } = await this.parse(WebhooksCheck);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
-    this.trustReceiverCa(flags['ca-cert']);
+    const network = await this.receiverNetwork(flags['ca-cert']);
     for (const line of unlistedKindNotes([flags['event-type']], 'the samples are the least part 6 describes, {id, type, created_at, data: {id}}'))
       this.note(line);
     const verdicts = await checkSubscriber(args.url, {
       secrets,
+      network,
       eventType: flags['event-type'],
       strictSchema: flags['strict-schema'],
       onVerdict: (verdict) => this.log(`${verdict.passed === null ? 'SKIP' : verdict.passed ? 'PASS' : 'FAIL'}  ${verdict.check.padEnd(26)} ${verdict.detail}`),

@@ -170,7 +170,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
         "--signed-payload body: a signature of the body alone does not bind t, so a captured delivery verifies again with a fresh t; only the store's duplicate-id check keeps its replay from being taken as new, and an event pruned from the store is new again",
       );
     }
-    this.trustReceiverCa(flags['ca-cert']);
+    const network = await this.receiverNetwork(flags['ca-cert']);
     const tls = flags.cert && flags.key ? { cert: await readFile(flags.cert, 'utf8'), key: await readFile(flags.key, 'utf8') } : undefined;
     if (!tls && !isLoopbackHost(flags.host)) {
       throw new SvcError(
@@ -204,6 +204,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
       store,
       forwardLeaseMs: flags['forward-lease'],
       forwardTo: flags['forward-to'],
+      network,
       eventTypes: flags.events,
       strictSchema: flags['strict-schema'],
       bodyLimitBytes: flags['max-body'],

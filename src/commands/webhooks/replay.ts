@@ -47,7 +47,7 @@ export default class WebhooksReplay extends WebhookCommand<JsonResult> {
     const { args, flags } = await this.parse(WebhooksReplay);
     checkForwardUrl(flags['forward-to'], '--forward-to');
     const secrets = this.webhookSecrets(flags.secret, false);
-    this.trustReceiverCa(flags['ca-cert']);
+    const network = await this.receiverNetwork(flags['ca-cert']);
     const location = await this.webhookStore(flags.store, flags.profile);
     const store = await openEventRecords(location);
     try {
@@ -68,7 +68,7 @@ export default class WebhooksReplay extends WebhookCommand<JsonResult> {
           'the original signature is older than 300 s; an application that checks the timestamp will refuse it (give the webhook secret to sign the replay afresh)',
         );
       }
-      const result = await postRaw(flags['forward-to'], headers, event.body);
+      const result = await postRaw(flags['forward-to'], headers, event.body, network);
       await store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, this.clock.now());
       this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
       if (result.status === null) process.exitCode = ExitCode.network;

@@ -59,13 +59,13 @@ export default class WebhooksTrigger extends WebhookCommand<JsonResult> {
     const { args, flags } = await this.parse(WebhooksTrigger);
     const secrets = this.webhookSecrets(flags.secret);
     this.warnOfWhitespace(secrets);
-    this.trustReceiverCa(flags['ca-cert']);
+    const network = await this.receiverNetwork(flags['ca-cert']);
     const types = args['event-type'] === 'all' ? EVENT_TYPES : [args['event-type']];
     for (const line of unlistedKindNotes(types, 'sending the minimal sample {id, type, created_at, data: {id}}')) this.note(line);
     const sent: SentEvent[] = [];
     for (const type of types) {
       const event = sampleEvent(type);
-      const result = await sendEvent(flags.to, type, JSON.stringify(event), secrets, {
+      const result = await sendEvent(flags.to, type, JSON.stringify(event), secrets, network, {
         encoding: flags['signature-encoding'],
         signedPayload: flags['signed-payload'],
       });

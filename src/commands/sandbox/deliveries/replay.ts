@@ -31,7 +31,7 @@ export default class SandboxDeliveriesReplay extends SandboxCommand<JsonResult> 
     assertStated([['event', args.event, STATED.eventId]]);
     const store = openSandboxStore(this.sandboxDir(flags['data-dir']));
     try {
-      const deliveries = await replayEvent(store, args.event, flags.to);
+      const deliveries = await replayEvent(store, args.event, await this.network(), flags.to);
       for (const delivery of deliveries) {
         this.note(
           `${delivery.eventId} → ${delivery.url}: ${delivery.status === 'delivered' ? `delivered (${delivery.lastStatus})` : `failed (${delivery.lastStatus ?? delivery.lastError}); the sandbox retries it`}`,
