@@ -181,6 +181,8 @@ function innermostMessage(error: unknown): string {
 /** True for failures where no answer came: worth another attempt for an idempotent request. */
 export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof ApiError) return false;
+  // A proxy that answered its refusal (407, 403) will answer it again.
+  if (error instanceof ProxyFailure && error.status !== undefined) return false;
   return !isUntrustedCertificate(causeCode(error));
 }
 

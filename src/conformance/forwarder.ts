@@ -144,7 +144,8 @@ export class Forwarder {
             this.note(method, path, exchange.status, exchange.json);
             this.noteRefusedInput(method, path, exchange);
             const out: Record<string, string> = {};
-            for (const [name, value] of Object.entries(exchange.headers)) if (!HOP_BY_HOP.has(name)) out[name] = value;
+            // The body is the decoded one: a Content-Encoding of the implementation's would have the verifier decode it again.
+            for (const [name, value] of Object.entries(exchange.headers)) if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') out[name] = value;
             response.writeHead(exchange.status, out).end(exchange.body);
           })
           .catch((error: Error) => {

@@ -12,10 +12,16 @@ export interface SvcResult {
   stderr: string;
 }
 
-/** A home of its own (config, data, state) and no SVC_* variable from the developer's shell. */
+/** A proxy setting of the developer's shell: tests talk to loopback only, through a proxy only where one of theirs is set. */
+const PROXY_VARIABLE = /^(https?|no|all)_proxy$/i;
+
+/** A home of its own (config, data, state) and no SVC_* variable nor proxy from the developer's shell. */
 export function isolatedEnv(extra: Record<string, string> = {}): Record<string, string> {
   const home = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_'))) as Record<string, string>;
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && !PROXY_VARIABLE.test(name))) as Record<
+    string,
+    string
+  >;
   return {
     ...inherited,
     HOME: home,
