@@ -215,8 +215,8 @@ function proxyError(request: ApiRequest, failure: ProxyFailure): ApiError {
   });
 }
 
-function untrustedHint(url: URL): string {
-  return isLoopbackHost(url.hostname)
+function untrustedHint(network: Network | undefined): string {
+  return network?.trust.forSandbox
     ? "give the server's CA certificate with --ca-cert or SVC_CA_CERT (`svc sandbox cert` prints the embedded sandbox's)"
     : 'a corporate gateway or proxy that re-signs TLS needs its CA: install it in the system store (on Debian, copy it to /usr/local/share/ca-certificates/ and run update-ca-certificates), set NODE_EXTRA_CA_CERTS, or give it with --ca-cert or SVC_CA_CERT';
 }
@@ -242,7 +242,7 @@ export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs:
       ...base,
       code: 'tls_untrusted',
       message: `the TLS certificate of ${origin} is not trusted (${code})${trusted}`,
-      hint: untrustedHint(url),
+      hint: untrustedHint(network),
     });
   }
   if (code === 'ECONNREFUSED') {

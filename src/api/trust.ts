@@ -12,6 +12,8 @@ export interface TrustOptions {
   /** A PEM CA certificate trusted beside the system's, or alone with `caCertOnly`. */
   caCert?: GivenFile | undefined;
   caCertOnly?: boolean | undefined;
+  /** The server is svc's embedded sandbox, whose certificate `svc sandbox cert` prints. */
+  sandbox?: boolean | undefined;
   /** Any certificate accepted (the kit's --insecure). */
   insecure?: boolean | undefined;
   /** The certificate and key svc presents to a server that asks for one (mutual TLS). */
@@ -123,6 +125,11 @@ export class Trust {
     if (extra) sources.push(`NODE_EXTRA_CA_CERTS (${extra})`);
     if (caCert) sources.push(caCert);
     return sources.length > 2 ? `${sources.slice(0, -1).join(', ')} and ${sources.at(-1)}` : sources.join(' and ');
+  }
+
+  /** Whether the server is svc's embedded sandbox. */
+  get forSandbox(): boolean {
+    return this.options.sandbox === true;
   }
 
   /** Whether a client certificate is presented. */

@@ -2,6 +2,7 @@ import type { Interfaces } from '@oclif/core';
 import type { ApiClient } from '../api/client.js';
 import { BaseCommand } from './base-command.js';
 import { type Connection, missingKeyError, resolveConnection } from '../config/connection.js';
+import { SANDBOX_PROFILE } from '../config/store.js';
 import { redactKey } from '../core/redaction.js';
 import { connectionFlags } from '../flags/connection.js';
 import { secretOnCommandLine } from '../flags/secret.js';
@@ -51,6 +52,7 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
       baseUrl: connection.baseUrl,
       key,
       network: await this.network({
+        sandbox: connection.boundProfile === SANDBOX_PROFILE,
         caCert: connection.caCert,
         caCertOnly: connection.caCertOnly,
         clientCert: connection.clientCert,

@@ -35,6 +35,8 @@ export interface Connection {
   adminKey: ResolvedKey | undefined;
   /** The profile's own settings, for those a command reads itself (the upload shape): those of the profile bound to the base URL. */
   settings: Profile;
+  /** The profile whose base URL this is, whose credentials are used; none for a base URL no profile has. */
+  boundProfile: string | undefined;
   /** A profile whose credentials were not used because its base URL is not this one. */
   withheld: { profile: string; baseUrl: string } | undefined;
 }
@@ -150,6 +152,7 @@ export async function resolveConnection(input: ConnectionInput, env: NodeJS.Proc
     apiKey: key('api_key', input.apiKey),
     adminKey: key('admin_key', input.adminKey),
     settings: bound,
+    boundProfile: boundName,
     withheld,
   };
 }

@@ -30,6 +30,8 @@ export interface ConfigFile {
 }
 
 export const DEFAULT_PROFILE = 'default';
+/** The profile `svc sandbox start` writes: the embedded sandbox's base URL, keys and certificate. */
+export const SANDBOX_PROFILE = 'sandbox';
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 function isSettingName(name: string): name is SettingName {

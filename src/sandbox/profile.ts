@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Paths } from '../config/paths.js';
-import { DEFAULT_PROFILE, readConfig, writeConfig } from '../config/store.js';
+import { DEFAULT_PROFILE, readConfig, SANDBOX_PROFILE, writeConfig } from '../config/store.js';
 import { ConfigError } from '../core/errors.js';
 import type { Sandbox } from './server.js';
 import { SandboxStore } from './store.js';
-
-export const SANDBOX_PROFILE = 'sandbox';
 
 export function defaultSandboxDir(paths: Paths): string {
   return join(paths.dataDir, 'sandbox');

@@ -37,10 +37,10 @@ export async function issue(ca: Pem, use: 'server' | 'client', name = use === 's
       ...(use === 'server'
         ? [
             {
-              name: 'subjectAltName',
+              name: 'subjectAltName' as const,
               altNames: [
-                { type: 2, value: 'localhost' },
-                { type: 7, ip: '127.0.0.1' },
+                { type: 2 as const, value: 'localhost' },
+                { type: 7 as const, ip: '127.0.0.1' },
               ],
             },
           ]
@@ -185,7 +185,7 @@ export async function startGateway(options: { upstream: string; upstreamCa: stri
         userAgent: request.headers['user-agent'],
         acceptEncoding: request.headers['accept-encoding'],
         remotePort: socket.remotePort ?? 0,
-        clientCertificate: peer.subject?.CN,
+        clientCertificate: peer.subject?.CN as string | undefined,
       });
       if (!request.url?.startsWith(`${prefix}/`)) {
         response.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>');
@@ -227,7 +227,11 @@ export async function startGateway(options: { upstream: string; upstreamCa: stri
 }
 
 /** A webhook receiver on plain HTTP that answers 200 and records the port each delivery's connection came from. */
-export async function startRecordingReceiver(): Promise<{ url: string; deliveries: Array<{ path: string; remotePort: number; event: string | undefined }>; close(): Promise<void> }> {
+export async function startRecordingReceiver(): Promise<{
+  url: string;
+  deliveries: Array<{ path: string; remotePort: number; event: string | undefined }>;
+  close(): Promise<void>;
+}> {
   const deliveries: Array<{ path: string; remotePort: number; event: string | undefined }> = [];
   const server = createHttpServer((request, response) => {
     deliveries.push({ path: request.url ?? '', remotePort: request.socket.remotePort ?? 0, event: request.headers['service-event'] as string | undefined });

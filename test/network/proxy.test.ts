@@ -51,43 +51,47 @@ describe('behind a corporate proxy that is the only way out', () => {
     return result;
   };
 
-  it('sends every kind of request through it, none directly: the CLI, the kit, webhook sending, forwarding and replay', async () => {
-    const runEnv = env();
-    const list = await svc(['reports', 'list', '--json'], runEnv);
-    expect(list.code, list.stderr).toBe(0);
+  it(
+    'sends every kind of request through it, none directly: the CLI, the kit, webhook sending, forwarding and replay',
+    async () => {
+      const runEnv = env();
+      const list = await svc(['reports', 'list', '--json'], runEnv);
+      expect(list.code, list.stderr).toBe(0);
 
-    const kit = await svc(['contract', 'verify', '--base-url', gateway.baseUrl, '--ca-cert', caFile, '--only', 'reports.*', '--fast', '--json'], runEnv);
-    expect(kit.code, kit.stdout).toBe(0);
-    expect(JSON.parse(kit.stdout).passed).toBeGreaterThan(0);
+      const kit = await svc(['contract', 'verify', '--base-url', gateway.baseUrl, '--ca-cert', caFile, '--only', 'reports.*', '--fast', '--json'], runEnv);
+      expect(kit.code, kit.stdout).toBe(0);
+      expect(JSON.parse(kit.stdout).passed).toBeGreaterThan(0);
 
-    const trigger = await svc(['webhooks', 'trigger', 'report.completed', '--to', `${receiver.url}/triggered`, '--json'], runEnv);
-    expect(trigger.code, trigger.stderr).toBe(0);
+      const trigger = await svc(['webhooks', 'trigger', 'report.completed', '--to', `${receiver.url}/triggered`, '--json'], runEnv);
+      expect(trigger.code, trigger.stderr).toBe(0);
 
-    const listen = await startListen(['--forward-to', `${receiver.url}/forwarded`], runEnv);
-    const body = JSON.stringify({ id: 'evt_proxy_1', type: 'report.completed', created_at: new Date().toISOString(), data: { id: 'rep_proxy_1' } });
-    const delivered = await fetch(listen.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'service-event': 'report.completed', 'service-signature': signatureHeader(WEBHOOK_SECRET, body) },
-      body,
-    });
-    expect(delivered.status).toBe(200);
-    await listen.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
-    await listen.stop();
+      const listen = await startListen(['--forward-to', `${receiver.url}/forwarded`], runEnv);
+      const body = JSON.stringify({ id: 'evt_proxy_1', type: 'report.completed', created_at: new Date().toISOString(), data: { id: 'rep_proxy_1' } });
+      const delivered = await fetch(listen.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-event': 'report.completed', 'service-signature': signatureHeader(WEBHOOK_SECRET, body) },
+        body,
+      });
+      expect(delivered.status).toBe(200);
+      await listen.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
+      await listen.stop();
 
-    const replay = await svc(['webhooks', 'replay', 'evt_proxy_1', '--forward-to', `${receiver.url}/replayed`, '--store', listen.store, '--json'], runEnv);
-    expect(replay.code, replay.stderr).toBe(0);
+      const replay = await svc(['webhooks', 'replay', 'evt_proxy_1', '--forward-to', `${receiver.url}/replayed`, '--store', listen.store, '--json'], runEnv);
+      expect(replay.code, replay.stderr).toBe(0);
 
-    // A server tells a proxied connection by its source port: one the proxy opened.
-    expect(gateway.requests.length).toBeGreaterThan(5);
-    for (const request of gateway.requests) expect(proxy.upstreamPorts, `${request.method} ${request.path}`).toContain(request.remotePort);
-    expect(receiver.deliveries.map((delivery) => delivery.path)).toEqual(['/triggered', '/forwarded', '/replayed']);
-    for (const delivery of receiver.deliveries) expect(proxy.upstreamPorts, delivery.path).toContain(delivery.remotePort);
-    expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(gateway.baseUrl).host]));
-    expect(proxy.forwarded).toEqual([`${receiver.url}/triggered`, `${receiver.url}/forwarded`, `${receiver.url}/replayed`]);
-    // Through a CONNECT tunnel the proxy carries TLS records: the key never crosses it in clear.
-    expect(proxy.carried().includes(sandbox.keys.test)).toBe(false);
-    expect(proxy.carried().includes(Buffer.from('/v1/reports'))).toBe(false);
-  }, 4 * HANG_MS);
+      // A server tells a proxied connection by its source port: one the proxy opened.
+      expect(gateway.requests.length).toBeGreaterThan(5);
+      for (const request of gateway.requests) expect(proxy.upstreamPorts, `${request.method} ${request.path}`).toContain(request.remotePort);
+      expect(receiver.deliveries.map((delivery) => delivery.path)).toEqual(['/triggered', '/forwarded', '/replayed']);
+      for (const delivery of receiver.deliveries) expect(proxy.upstreamPorts, delivery.path).toContain(delivery.remotePort);
+      expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(gateway.baseUrl).host]));
+      expect(proxy.forwarded).toEqual([`${receiver.url}/triggered`, `${receiver.url}/forwarded`, `${receiver.url}/replayed`]);
+      // Through a CONNECT tunnel the proxy carries TLS records: the key never crosses it in clear.
+      expect(proxy.carried().includes(sandbox.keys.test)).toBe(false);
+      expect(proxy.carried().includes(Buffer.from('/v1/reports'))).toBe(false);
+    },
+    4 * HANG_MS,
+  );
 
   it('goes directly to the hosts NO_PROXY names', async () => {
     const before = proxy.tunnels.length;
@@ -112,7 +116,9 @@ describe('behind a corporate proxy that is the only way out', () => {
     expect(unreachable.code).toBe(ExitCode.network);
     const error = JSON.parse(unreachable.stdout).error;
     expect(error.code).toBe('proxy_unreachable');
-    expect(error.message).toMatch(/^the proxy http:\/\/127\.0\.0\.1:\d+ \(HTTPS_PROXY\) did not take the request to 127\.0\.0\.1:\d+: it cannot be reached \(ECONNREFUSED\)$/);
+    expect(error.message).toMatch(
+      /^the proxy http:\/\/127\.0\.0\.1:\d+ \(HTTPS_PROXY\) did not take the request to 127\.0\.0\.1:\d+: it cannot be reached \(ECONNREFUSED\)$/,
+    );
     expect(error.hint).toMatch(/add it to NO_PROXY/);
 
     const socks = await svc(['reports', 'list', '--json'], env({ HTTPS_PROXY: 'socks5://127.0.0.1:1080' }));

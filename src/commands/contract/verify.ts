@@ -10,8 +10,7 @@ import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
 import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
-import { type Profile, readConfig } from '../../config/store.js';
-import { SANDBOX_PROFILE } from '../../sandbox/profile.js';
+import { type Profile, readConfig, SANDBOX_PROFILE } from '../../config/store.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
@@ -215,6 +214,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       network: await this.network({
         caCert: caCertPath === undefined ? undefined : { path: caCertPath, source: flags['ca-cert'] ? '--ca-cert' : `profile "${SANDBOX_PROFILE}"` },
         insecure: flags.insecure,
+        sandbox: sandbox !== undefined,
         clientCert: flags['client-cert'] === undefined ? undefined : { path: flags['client-cert'], source: '--client-cert' },
         clientKey: flags['client-key'] === undefined ? undefined : { path: flags['client-key'], source: '--client-key' },
       }),

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { redactKey } from '../../core/redaction.js';
 import { SandboxCommand } from '../../cli/sandbox-command.js';
-import { SANDBOX_PROFILE, writeSandboxProfile } from '../../sandbox/profile.js';
+import { SANDBOX_PROFILE } from '../../config/store.js';
+import { writeSandboxProfile } from '../../sandbox/profile.js';
 import type { Plan } from '../../sandbox/rate-limit.js';
 import { SIGNATURE_ENCODINGS } from '../../webhooks/signature.js';
 import { startSandbox } from '../../sandbox/server.js';
