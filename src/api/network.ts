@@ -1,6 +1,6 @@
 import { arch, platform } from 'node:os';
 import { packageVersion } from '../core/package-files.js';
-import { ProxySettings, type ProxyRoute } from './proxy.js';
+import { ProxySettings } from './proxy.js';
 import { Trust, type TrustOptions } from './trust.js';
 
 /** How svc's requests reach their servers: through which proxy, trusting whom, presenting what, under which name. */
@@ -11,7 +11,7 @@ export interface Network {
 }
 
 /** `svc/<version> (<platform>; node <version>)`, as servers and gateways log it. */
-export function userAgent(): string {
+function userAgent(): string {
   return `svc/${packageVersion()} (${platform()}-${arch()}; node ${process.version})`;
 }
 
@@ -19,5 +19,3 @@ export function userAgent(): string {
 export function networkOf(env: NodeJS.ProcessEnv, trust: Omit<TrustOptions, 'env'> = {}): Network {
   return { proxies: new ProxySettings(env), trust: new Trust({ ...trust, env }), userAgent: userAgent() };
 }
-
-export type { ProxyRoute };

@@ -36,10 +36,14 @@ function readFile(file: GivenFile, what: string, hint: string): string {
 }
 
 /** The PEM text of a CA certificate file, or an error that says what is wrong with it and who named it. */
-export function readCaCertificate(file: GivenFile): string {
+function readCaCertificate(file: GivenFile): string {
   const pem = readFile(file, 'CA certificate', 'give a PEM file');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigError('ca_cert_invalid', `${file.path} (${file.source}) holds no PEM certificate`, 'give a PEM file (-----BEGIN CERTIFICATE-----)');
+    throw new ConfigError(
+      'ca_cert_invalid',
+      `${file.path} holds no PEM certificate (given by ${file.source})`,
+      'give a PEM file (-----BEGIN CERTIFICATE-----)',
+    );
   }
   return pem;
 }

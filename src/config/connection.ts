@@ -76,10 +76,12 @@ function sameBaseUrl(value: string | undefined, url: URL): boolean {
 
 /**
  * The profile whose credentials go with a base URL given by flag or environment: the selected
- * profile if its base URL is that one, else the first profile that has it, else none.
+ * profile if its base URL is that one or it has none (its settings are bound to no host), else the
+ * first profile that has it, else none.
  */
 function profileOfBaseUrl(config: ConfigFile, selected: string, url: URL): string | undefined {
-  if (sameBaseUrl(config.profiles[selected]?.base_url, url)) return selected;
+  const own = config.profiles[selected]?.base_url;
+  if (own === undefined || sameBaseUrl(own, url)) return selected;
   return Object.keys(config.profiles).find((name) => sameBaseUrl(config.profiles[name]?.base_url, url));
 }
 

@@ -42,7 +42,9 @@ describe('proxy settings, as curl and Go read them', () => {
   });
 
   it('refuses a proxy it cannot speak to, naming the variable', () => {
-    expect(() => new ProxySettings({ HTTPS_PROXY: 'socks5://127.0.0.1:1080' })).toThrow('HTTPS_PROXY names a socks5 proxy; svc speaks to HTTP and HTTPS proxies only');
+    expect(() => new ProxySettings({ HTTPS_PROXY: 'socks5://127.0.0.1:1080' })).toThrow(
+      'HTTPS_PROXY names a socks5 proxy; svc speaks to HTTP and HTTPS proxies only',
+    );
     expect(() => new ProxySettings({ https_proxy: 'http://' })).toThrow('https_proxy is not a proxy URL');
   });
 

@@ -134,7 +134,10 @@ describe("the sandbox's certificate", () => {
     // Served on 127.0.0.1 in the sandbox's place, the forged certificate is refused by svc and curl trusting the sandbox's.
     const impostor = await startServer((_request, response) => json(response, 200, { object: 'list', data: [], has_more: false }), forged);
     try {
-      const result = await runSvc(['reports', 'list', '--base-url', impostor.url], { env: { ...sandbox.env, SVC_RETRIES: '0' } });
+      // The sandbox's key and CA go to the impostor's URL only when given for it: a profile's stay with its own base URL.
+      const result = await runSvc(['reports', 'list', '--base-url', impostor.url], {
+        env: { ...sandbox.env, SVC_API_KEY: sandbox.keys.test, SVC_CA_CERT: sandbox.caCert, SVC_RETRIES: '0' },
+      });
       expect(result.code, result.stderr).toBe(ExitCode.network);
       expect(result.stderr).toContain(`the TLS certificate of ${impostor.url} is not trusted`);
       if (hasCurl) {

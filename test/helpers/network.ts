@@ -146,7 +146,7 @@ export async function startConnectProxy(options: { credentials?: { user: string;
   };
 }
 
-export interface GatewayRequest {
+interface GatewayRequest {
   method: string;
   path: string;
   authorization: string | undefined;

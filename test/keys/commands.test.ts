@@ -254,7 +254,7 @@ describe('a key file that cannot be written', () => {
     );
     try {
       const before = await keyStatuses();
-      const env = { ...sandbox.env, SVC_BASE_URL: api.baseUrl, SVC_CA_CERT: api.caCertPath };
+      const env = { ...sandbox.env, SVC_BASE_URL: api.baseUrl, SVC_CA_CERT: api.caCertPath, SVC_ADMIN_KEY: sandbox.keys.admin };
       const result = await runSvc(['keys', 'create', '--name', 'unsaved', '--key-file', file, '--json'], { env, killAfterMs: HANG_MS });
       expect(result.code, result.stderr).toBe(ExitCode.failure);
       const [created, secret] = [...state.created][0]!;

@@ -48,7 +48,7 @@ describe('two rotations of one key started together against a key API answering 
     const old = await createKeyWithAdmin(sandbox, { name: 'rotated twice at once' });
     const file = join(sandbox.env.HOME!, 'twice.key');
     writeFileSync(file, `${old.secret}\n`, { mode: 0o600 });
-    const env = { ...sandbox.env, SVC_BASE_URL: slow.url, SVC_API_KEY: old.secret };
+    const env = { ...sandbox.env, SVC_BASE_URL: slow.url, SVC_API_KEY: old.secret, SVC_ADMIN_KEY: sandbox.keys.admin };
     const args = ['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'true', ...FAST, '--yes', '--json'];
     // The application reads its key from the file that the rotation writes the new key to.
     const app = startBackgroundClient(sandbox, file);

@@ -50,7 +50,8 @@ afterAll(async () => {
 });
 
 function svc(args: string[], extra: Record<string, string> = {}) {
-  return runSvc(args, { env: { ...sandbox.env, SVC_BASE_URL: implementation.baseUrl, SVC_CA_CERT: implementation.caCertPath, ...extra } });
+  const keys = { SVC_API_KEY: sandbox.keys.test, SVC_ADMIN_KEY: sandbox.keys.admin };
+  return runSvc(args, { env: { ...sandbox.env, ...keys, SVC_BASE_URL: implementation.baseUrl, SVC_CA_CERT: implementation.caCertPath, ...extra } });
 }
 
 describe('against DELETE /v1/keys/{id} answering 204 without a body, and +00:00 timestamps', () => {

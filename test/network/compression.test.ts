@@ -5,7 +5,15 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { HANG_MS } from '../helpers/hang.js';
 
-const REPORT = { id: 'rep_compressed0001', applicant_id: 'app_1', destination: 'US', visa_type: 'tourist', purpose: 'A visit', status: 'queued', created_at: '2026-11-28T10:00:00Z' };
+const REPORT = {
+  id: 'rep_compressed0001',
+  applicant_id: 'app_1',
+  destination: 'US',
+  visa_type: 'tourist',
+  purpose: 'A visit',
+  status: 'queued',
+  created_at: '2026-11-28T10:00:00Z',
+};
 const ENCODERS: Record<string, (body: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
 
 describe('compressed answers', () => {
