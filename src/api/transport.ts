@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+import type { SecureContext } from 'node:tls';
 import { ApiError } from '../core/errors.js';
+import { causeCode } from './errors.js';
 import { AnswerHeaders, type ApiResponse, type Send, type StreamedBody } from './exchange.js';
 import type { Network } from './network.js';
 import { ProxyFailure, type ProxyRoute } from './proxy.js';
@@ -125,14 +127,38 @@ function agentFor(url: URL, route: ProxyRoute | undefined): Agent | false {
   return https ? new HttpsAgent({ proxyEnv }) : new HttpAgent({ proxyEnv });
 }
 
+/** Verification failures that more roots may cure: an issuer the first context did not know. */
+const UNKNOWN_ISSUER = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+]);
+
 /**
  * One exchange over Node's http or https module, on a connection of its own (none is reused, so none
- * can be one the server is closing), through the network's proxy for that URL, trusting whom the
- * network trusts, read whole up to 64 MiB (decoded). The signal bounds all of it, connecting to the
- * last byte of the answer; aborted, it rejects with the signal's reason (a TimeoutError for a
- * timeout), as fetch does. svc's client, the kit and webhook deliveries all go through it.
+ * can be one the server is closing), through the network's proxy for that URL, read whole up to
+ * 64 MiB (decoded). An HTTPS server whose issuer the first roots do not know is connected to again
+ * trusting every root (see Trust): its handshake failed, so nothing of the request was sent. The
+ * signal bounds all of it, connecting to the last byte of the answer; aborted, it rejects with the
+ * signal's reason (a TimeoutError for a timeout), as fetch does. svc's client, the kit and webhook
+ * deliveries all go through it.
  */
-export function exchange(request: OutgoingRequest, signal: AbortSignal, network: Network): Promise<ApiResponse> {
+export async function exchange(request: OutgoingRequest, signal: AbortSignal, network: Network): Promise<ApiResponse> {
+  const { trust } = network;
+  if (!request.url.startsWith('https:')) return exchangeOnce(request, signal, network, undefined);
+  try {
+    return await exchangeOnce(request, signal, network, trust.first);
+  } catch (error) {
+    const wider = UNKNOWN_ISSUER.has(causeCode(error) ?? '') ? trust.wider : undefined;
+    if (!wider) throw error;
+    return exchangeOnce(request, signal, network, wider);
+  }
+}
+
+function exchangeOnce(request: OutgoingRequest, signal: AbortSignal, network: Network, context: SecureContext | undefined): Promise<ApiResponse> {
   const url = new URL(request.url);
   const headers: Record<string, string | readonly string[] | number> = {
     'user-agent': network.userAgent,
@@ -157,7 +183,7 @@ export function exchange(request: OutgoingRequest, signal: AbortSignal, network:
       method: request.method,
       headers: headers as Record<string, string | string[] | number>,
       agent: agentFor(url, route),
-      ...(https && { secureContext: network.trust.secureContext, rejectUnauthorized: network.trust.rejectUnauthorized }),
+      ...(context && { secureContext: context, rejectUnauthorized: network.trust.rejectUnauthorized }),
     });
     const abort = () => outgoing.destroy(signal.reason as Error);
     signal.addEventListener('abort', abort, { once: true });

@@ -84,11 +84,17 @@ function readClientIdentity(cert: GivenFile | undefined, key: GivenFile | undefi
 /**
  * Whom svc's TLS connections trust, and what they present: by default the roots Node carries, the
  * system's store and NODE_EXTRA_CA_CERTS, with --ca-cert added (as curl, gh and git trust the
- * system's); with `caCertOnly`, --ca-cert alone (as `curl --cacert` does). Built once, when the
- * first connection needs it: reading the system's store costs tens of milliseconds.
+ * system's); with `caCertOnly`, --ca-cert alone (as `curl --cacert` does).
+ *
+ * Reading the system's store and building a context of all of them costs some 60 ms, a third of a
+ * one-shot command, for a certificate that Node's roots or --ca-cert almost always vouch for: a
+ * connection first trusts those (`first`), and only one whose issuer they do not know is made again
+ * trusting them all (`wider`). Trust only grows from one to the other, so the outcome is the one
+ * trusting all of them at once would have; nothing is sent before a handshake succeeds.
  */
 export class Trust {
-  private context: SecureContext | undefined;
+  private firstContext: SecureContext | undefined;
+  private widerContext: SecureContext | undefined;
   private readonly caCert: string | undefined;
   private readonly identity: { cert: string; key: string } | undefined;
 
@@ -108,13 +114,20 @@ export class Trust {
     return !this.options.insecure;
   }
 
-  get secureContext(): SecureContext {
-    this.context ??= createSecureContext({ ca: this.certificates(), ...this.identity });
-    return this.context;
+  /** --ca-cert alone when given, else Node's own roots and NODE_EXTRA_CA_CERTS (the default context, built once per process). */
+  get first(): SecureContext {
+    this.firstContext ??= createSecureContext({ ...(this.caCert && { ca: [this.caCert] }), ...this.identity });
+    return this.firstContext;
   }
 
-  private certificates(): string[] {
-    if (this.options.caCertOnly && this.caCert) return [this.caCert];
+  /** Every root svc trusts, for a connection the first context could not verify; none with caCertOnly. */
+  get wider(): SecureContext | undefined {
+    if (this.options.caCertOnly) return undefined;
+    this.widerContext ??= createSecureContext({ ca: this.everyRoot(), ...this.identity });
+    return this.widerContext;
+  }
+
+  private everyRoot(): string[] {
     const all = new Set([...getCACertificates('bundled'), ...getCACertificates('system'), ...getCACertificates('extra')]);
     if (this.caCert) all.add(this.caCert);
     return [...all];
