@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer as createHttpServer, type IncomingMessage, request as httpRequest, type Server } from 'node:http';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import { type AddressInfo, connect, type Socket } from 'node:net';
@@ -230,11 +230,15 @@ export async function startGateway(options: { upstream: string; upstreamCa: stri
 export async function startRecordingReceiver(): Promise<{
   url: string;
   deliveries: Array<{ path: string; remotePort: number; event: string | undefined }>;
+  /** Resolves at the first delivery to `path`, come or to come. */
+  delivery(path: string): Promise<void>;
   close(): Promise<void>;
 }> {
   const deliveries: Array<{ path: string; remotePort: number; event: string | undefined }> = [];
+  const arrivals = new EventEmitter();
   const server = createHttpServer((request, response) => {
     deliveries.push({ path: request.url ?? '', remotePort: request.socket.remotePort ?? 0, event: request.headers['service-event'] as string | undefined });
+    arrivals.emit(request.url ?? '');
     request.resume();
     request.on('end', () => response.writeHead(200).end('ok'));
   });
@@ -243,6 +247,7 @@ export async function startRecordingReceiver(): Promise<{
   return {
     url: `http://127.0.0.1:${portOf(server)}`,
     deliveries,
+    delivery: (path) => (deliveries.some((delivery) => delivery.path === path) ? Promise.resolve() : once(arrivals, path).then(() => undefined)),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -78,11 +78,12 @@ describe('through an enterprise gateway', () => {
         '--hooksdir',
         join(store, 'hooks'),
       ]);
-      const result = await list(
-        ['--base-url', gateway.baseUrl],
-        env({ SSL_CERT_FILE: join(store, 'certs', 'ca-certificates.crt'), SSL_CERT_DIR: join(store, 'certs') }),
-      );
+      const systemStore = env({ SSL_CERT_FILE: join(store, 'certs', 'ca-certificates.crt'), SSL_CERT_DIR: join(store, 'certs') });
+      const result = await list(['--base-url', gateway.baseUrl], systemStore);
       expect(result.code, result.stderr).toBe(0);
+      // --ca-cert is trusted beside the system's store, not instead of it.
+      const beside = await list(['--base-url', gateway.baseUrl, '--ca-cert', sandbox.caCert], systemStore);
+      expect(beside.code, beside.stderr).toBe(0);
     });
 
     it('trusts NODE_EXTRA_CA_CERTS, and --ca-cert beside the rest', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE_APPLICANT } from '../../src/conformance/samples.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { startListen } from '../helpers/listen.js';
@@ -92,6 +93,22 @@ describe('behind a corporate proxy that is the only way out', () => {
     },
     4 * HANG_MS,
   );
+
+  it("sends the sandbox's deliveries through it", async () => {
+    const proxied = await startSandboxProcess(['--webhook-url', `${receiver.url}/sandbox`], isolatedEnv({ HTTP_PROXY: proxy.url }));
+    try {
+      const post = (path: string, body: unknown) =>
+        proxied.fetch(path, { method: 'POST', key: proxied.keys.test, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const applicant = (await (await post('/v1/applicants', SAMPLE_APPLICANT)).json()) as { id: string };
+      expect((await post('/v1/reports', { applicant_id: applicant.id, destination: 'US', visa_type: 'tourist', purpose: 'A visit' })).ok).toBe(true);
+      await receiver.delivery('/sandbox');
+      const delivery = receiver.deliveries.find((each) => each.path === '/sandbox')!;
+      expect(proxy.upstreamPorts).toContain(delivery.remotePort);
+      expect(proxy.forwarded).toContain(`${receiver.url}/sandbox`);
+    } finally {
+      await proxied.stop();
+    }
+  });
 
   it('goes directly to the hosts NO_PROXY names', async () => {
     const before = proxy.tunnels.length;
