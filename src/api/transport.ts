@@ -26,11 +26,13 @@ export interface OutgoingRequest {
   readonly body?: string | Uint8Array | StreamedBody | undefined;
 }
 
-function tooLarge(request: OutgoingRequest, what: string): ApiError {
+/** `what`: the answer as sent, or as decoded. */
+function tooLarge(request: OutgoingRequest, what: 'an answer of' | 'a compressed answer that decodes to'): ApiError {
+  const url = new URL(request.url);
   return new ApiError({
     kind: 'server',
     code: 'answer_too_large',
-    message: `${new URL(request.url).origin} sent ${what} to ${request.method} ${new URL(request.url).pathname} of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`,
+    message: `${url.origin} sent ${what} more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB, to ${request.method} ${url.pathname}`,
     hint: 'check that --base-url points at the API itself',
     method: request.method,
     url: request.url,
@@ -64,7 +66,7 @@ async function decode(request: OutgoingRequest, encoding: string | undefined, bo
       inflate(body, { maxOutputLength: MAX_ANSWER_BYTES }, (error, result) => (error ? reject(error) : resolve(result)));
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(request, `an answer that decodes`);
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(request, 'a compressed answer that decodes to');
     throw undecodable(`${name}: ${(error as Error).message}`);
   }
 }
@@ -76,7 +78,7 @@ function readAnswer(request: OutgoingRequest, answer: IncomingMessage): Promise<
     answer.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_ANSWER_BYTES) {
-        answer.destroy(tooLarge(request, 'an answer'));
+        answer.destroy(tooLarge(request, 'an answer of'));
         return;
       }
       chunks.push(chunk);

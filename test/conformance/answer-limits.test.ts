@@ -70,7 +70,7 @@ it('stops reading an answer past 64 MiB and closes the connection', async () => 
   const result = await runSvc(['contract', 'verify', '--base-url', server.url, '--ca-cert', caCert, '--only', 'reports.list', '--json'], { env });
   expect(result.code, result.stderr).toBe(ExitCode.network);
   const { error } = JSON.parse(result.stdout) as { error: { message: string } };
-  expect(error.message).toContain('of more than 64 MiB');
+  expect(error.message).toContain('sent an answer of more than 64 MiB');
   // What was written before the kit closed: 64 MiB read, and what the sockets' buffers held.
   expect(closedAt).toBeDefined();
   expect(closedAt!).toBeLessThan(100 * MIB);

@@ -56,7 +56,7 @@ describe('compressed answers', () => {
     const result = await get('rep_bomb');
     expect(result.code).toBe(ExitCode.server);
     expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'answer_too_large' });
-    expect(JSON.parse(result.stdout).error.message).toMatch(/sent an answer that decodes to GET \/v1\/reports\/rep_bomb of more than 64 MiB/);
+    expect(JSON.parse(result.stdout).error.message).toMatch(/sent a compressed answer that decodes to more than 64 MiB, to GET \/v1\/reports\/rep_bomb$/);
   });
 
   it('says so when an answer is not in the encoding it claims', async () => {
