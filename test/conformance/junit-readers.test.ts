@@ -80,7 +80,6 @@ describe("contract verify's JUnit report", () => {
   });
 
   it('holds no character XML cannot carry', () => {
-    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
   });
 
@@ -108,7 +107,6 @@ describe("contract verify's JUnit report", () => {
       byName.set(xpath(`string(${testcase}/@name)`).split(': ')[0]!, xpath(`string(${testcase}/system-out)`));
     }
     for (const check of checks) {
-      // eslint-disable-next-line no-control-regex -- what XML cannot carry becomes U+FFFD
       const evidence = (check.findings?.join('\n') ?? check.detail).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd');
       expect(byName.get(check.id), check.id).toBe(evidence);
     }
