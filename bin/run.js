@@ -4,15 +4,15 @@ const version = process.versions.node.split('.').map(Number);
 if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
   // What works depends on where svc is: a checkout carries the Node the project pins (the `node`
   // devDependency), which npm scripts and npx put first on PATH; an installed package does not.
-  const { existsSync, readFileSync } = await import('node:fs');
+  const { existsSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
   const root = new URL('..', import.meta.url);
   const advice = existsSync(new URL('node_modules/node/bin/node', root))
     ? 'In this checkout, run svc through npm, which uses the Node 24 the project pins: cd ' + fileURLToPath(root) + ' && npx svc'
     : 'Install Node.js 22.19 or newer (https://nodejs.org), or the self-contained build of svc, which carries its own Node: ' +
-      'the linux-x64 tarball or the Debian package (' +
-      JSON.parse(readFileSync(new URL('package.json', root), 'utf8')).homepage +
-      ', "Installing").';
+      'the linux-x64 tarball or the Debian package ("Installing" in ' +
+      fileURLToPath(new URL('README.md', root)) +
+      ').';
   process.stderr.write('svc needs Node.js 22.19 or newer; this is Node ' + process.versions.node + '.\n' + advice + '\n');
   process.exit(1);
 }

@@ -1,16 +1,19 @@
 // Builds svc's self-contained packages with oclif's packaging: a tarball for linux-x64 and a Debian
 // package, each carrying the Node the project pins. That Node is the binary of the installed `node`
 // devDependency, put where oclif looks before it would download one (tmp/cache/node-v<version>-linux-x64/),
-// and oclif runs on it, so that the version it packs is that one. The package is svc's npm package
-// as `npm pack` makes it from the dist/ already built; oclif writes into dist/, and what it made is moved
-// to the output directory (packages/ by default), so that nothing of it ships in the npm package. The .deb
-// leaves oclif uncompressed: it is compressed once, when its metadata is completed.
+// and oclif runs on it, so that the version it packs is that one. The package is svc's npm package as
+// scripts/npm-package.js makes it from the dist/ already built (oclif's npm install follows its shrinkwrap);
+// oclif writes into dist/, and what it made is moved to the output directory (packages/ by default), so
+// that nothing of it ships in the npm package. The .deb leaves oclif uncompressed: it is compressed once,
+// when its metadata is completed. Both are named by a version that sorts by the commit's time
+// (scripts/package-version.js), where oclif names the commit alone.
 // Usage: node scripts/pack.js tarball|deb [--out DIR]   (npm run pack:tarball, npm run pack:deb build first)
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildVersion } from './package-version.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const [kind, ...rest] = process.argv.slice(2);
@@ -52,16 +55,17 @@ if (!existsSync(join(cache, 'node'))) {
   }
 }
 
+const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const [commitTime, commit] = execFileSync('git', ['log', '-1', '--format=%ct%n%h'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
+const version = buildVersion(pjson.version, new Date(Number(commitTime) * 1000), commit);
+
 const work = mkdtempSync(join(tmpdir(), 'svc-pack-'));
-const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' })
-  .trim()
-  .split('\n')
-  .at(-1);
+const packed = execFileSync(process.execPath, [join(root, 'scripts', 'npm-package.js'), work], { encoding: 'utf8' }).trim();
 const oclif = join(root, 'node_modules', 'oclif', 'bin', 'run.js');
 const args =
   kind === 'tarball'
-    ? ['pack', 'tarballs', '--targets', 'linux-x64', '--no-xz', '--tarball', join(work, packed)]
-    : ['pack', 'deb', '--compression', 'none', '--tarball', join(work, packed)];
+    ? ['pack', 'tarballs', '--targets', 'linux-x64', '--no-xz', '--tarball', packed]
+    : ['pack', 'deb', '--compression', 'none', '--tarball', packed];
 // oclif installs the package's dependencies with npm, which would run the package's own prepare (a build,
 // with no sources in the package): scripts stay off, as they do for a user's install.
 const env = { ...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true', npm_config_ignore_scripts: 'true', npm_config_prefer_offline: 'true' };
@@ -71,14 +75,15 @@ mkdirSync(out, { recursive: true });
 const dist = join(root, 'dist');
 if (kind === 'tarball') {
   for (const file of readdirSync(dist).filter((name) => /^svc-v.*-linux-x64\.tar\.gz$/.test(name))) {
-    renameSync(join(dist, file), join(out, file));
-    console.log(join(out, file));
+    const target = join(out, `svc-v${version}-linux-x64.tar.gz`);
+    renameSync(join(dist, file), target);
+    console.log(target);
   }
 } else {
-  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   for (const file of readdirSync(join(dist, 'deb')).filter((name) => name.endsWith('.deb'))) {
-    completeMetadata(join(dist, 'deb', file), join(out, file), pjson);
-    console.log(join(out, file));
+    const target = join(out, `svc_${version}-1_amd64.deb`);
+    completeMetadata(join(dist, 'deb', file), target);
+    console.log(target);
   }
   rmSync(join(dist, 'deb'), { recursive: true, force: true });
 }
@@ -86,23 +91,19 @@ rmSync(work, { recursive: true, force: true });
 for (const workspace of ['svc', 'linux-x64', 'apt']) rmSync(join(root, 'tmp', workspace), { recursive: true, force: true });
 
 /**
- * oclif's control file names the maintainer and describes the package, no more: add the homepage
- * and the licence (Debian's copyright file), and drop the empty Aliases field it writes.
+ * oclif's control file names the maintainer and describes the package, no more: give it the version
+ * that sorts and a section, add the licence (Debian's copyright file), and drop the empty Aliases field
+ * it writes. svc has no public home page to name.
  */
-function completeMetadata(deb, target, pjson) {
+function completeMetadata(deb, target) {
   const tree = mkdtempSync(join(tmpdir(), 'svc-deb-'));
   execFileSync('dpkg-deb', ['--raw-extract', deb, tree]);
   const controlPath = join(tree, 'DEBIAN', 'control');
   const control = readFileSync(controlPath, 'utf8')
     .split('\n')
-    .filter((line) => line && !/^Aliases: (undefined)?$/.test(line));
-  control.splice(
-    control.findIndex((line) => line.startsWith('Description:')),
-    0,
-    `Homepage: ${pjson.homepage}`,
-    'Section: utils',
-  );
-  writeFileSync(controlPath, `${control.filter((line) => line !== 'Section: main').join('\n')}\n`);
+    .filter((line) => line && !/^Aliases: (undefined)?$/.test(line))
+    .map((line) => (line.startsWith('Version: ') ? `Version: ${version}-1` : line === 'Section: main' ? 'Section: utils' : line));
+  writeFileSync(controlPath, `${control.join('\n')}\n`);
   const doc = join(tree, 'usr', 'share', 'doc', 'svc');
   mkdirSync(doc, { recursive: true });
   writeFileSync(
@@ -111,7 +112,6 @@ function completeMetadata(deb, target, pjson) {
       'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
       'Upstream-Name: svc',
       `Upstream-Contact: ${pjson.author}`,
-      `Source: ${pjson.homepage}`,
       '',
       'Files: *',
       `Copyright: ${pjson.author}`,

@@ -1,7 +1,8 @@
 // What `npm test` needs beyond npm packages: a headless Chromium, to render the HTML report
 // (test/commands/report-view.test.ts), and PostgreSQL's server binaries, for the tests of a listener
-// fleet's store (test/helpers/postgres.ts starts a throwaway cluster from them), and what oclif's Debian
-// packing runs besides dpkg-deb (test/packaging/self-contained.test.ts). Installs Debian's
+// fleet's store (test/helpers/postgres.ts starts a throwaway cluster from them), what oclif's Debian
+// packing runs besides dpkg-deb (test/packaging/self-contained.test.ts), and xmllint, which validates the
+// kit's JUnit reports against Jenkins' schema (test/conformance/junit-readers.test.ts). Installs Debian's
 // packages where the machine can (root, apt-get), as on CI's fresh machine; otherwise says what to
 // install. SVC_CHROMIUM names another browser, SVC_POSTGRES_BIN another folder of PostgreSQL binaries.
 import { existsSync, readdirSync } from 'node:fs';
@@ -35,6 +36,14 @@ if (!postgresFound()) {
   });
 }
 const commandFound = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+if (!commandFound('xmllint')) {
+  missing.push({
+    name: 'libxml2-utils',
+    what: 'xmllint, to validate JUnit reports against a schema',
+    instead: "install Debian's libxml2-utils package (apt-get install libxml2-utils)",
+    installable: true,
+  });
+}
 for (const [command, name] of [
   ['apt-ftparchive', 'apt-utils'],
   ['sudo', 'sudo'],

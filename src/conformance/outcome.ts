@@ -6,6 +6,8 @@ export type Status = 'passed' | 'failed' | 'skipped' | 'inconclusive';
 export interface Outcome {
   status: Status;
   detail: string;
+  /** A failure's every finding, where `detail` shows the first few. */
+  findings?: string[] | undefined;
 }
 
 /** One thing a check found wrong: what the specification expects, what came back, and the request that showed it. */
@@ -15,7 +17,7 @@ export interface Finding {
   request?: string | undefined;
 }
 
-function describeFinding(finding: Finding): string {
+export function describeFinding(finding: Finding): string {
   return `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}`;
 }
 
@@ -25,7 +27,7 @@ const MAX_FINDINGS = 5;
 export class CheckFailure extends Error {
   constructor(readonly findings: Finding[]) {
     const shownFindings = findings.slice(0, MAX_FINDINGS).map(describeFinding);
-    if (findings.length > MAX_FINDINGS) shownFindings.push(`and ${findings.length - MAX_FINDINGS} more`);
+    if (findings.length > MAX_FINDINGS) shownFindings.push(`and ${findings.length - MAX_FINDINGS} more (--json and --junit give every one)`);
     super(shownFindings.join('; '));
     this.name = 'CheckFailure';
   }

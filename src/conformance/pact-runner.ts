@@ -330,9 +330,9 @@ function judge(
   }
   for (const id of wanted) {
     const found = findings.get(id) ?? [];
-    const lines = (kind: Finding['kind']) => found.filter((finding) => finding.kind === kind).map((finding) => finding.line);
+    const lines = (kind: Finding['kind']) => found.flatMap((finding) => (finding.kind === kind && finding.line !== undefined ? [finding.line] : []));
     const [failed, unsure, skipped] = [lines('failed'), lines('inconclusive'), lines('skipped')];
-    if (failed.length > 0) outcomes.set(id, { status: 'failed', detail: failed.join('; ') });
+    if (failed.length > 0) outcomes.set(id, { status: 'failed', detail: failed.join('; '), findings: failed });
     else if (unsure.length > 0) outcomes.set(id, { status: 'inconclusive', detail: unsure.join('; ') });
     else if (skipped.length > 0) outcomes.set(id, { status: 'skipped', detail: skipped.join('; ') });
     else if (found.some((finding) => finding.kind === 'verified'))

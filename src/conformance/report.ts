@@ -37,7 +37,16 @@ export function toJson(result: RunResult): ConformanceJson {
     skipped: result.skipped,
     inconclusive: result.inconclusive,
     verdict: verdictOf(result),
-    checks: result.checks.map(({ id, title, spec, level, verified_by, status, detail }) => ({ id, title, spec, level, status, detail, verified_by })),
+    checks: result.checks.map(({ id, title, spec, level, verified_by, status, detail, findings }) => ({
+      id,
+      title,
+      spec,
+      level,
+      status,
+      detail,
+      ...(findings ? { findings } : {}),
+      verified_by,
+    })),
     run: result.run,
   };
 }
@@ -46,8 +55,22 @@ export function toJson(result: RunResult): ConformanceJson {
 // eslint-disable-next-line no-control-regex -- control characters are what it matches
 const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
+/**
+ * Text made safe for an element or an attribute: a character XML cannot carry becomes U+FFFD, and a
+ * carriage return, tab or line feed is written as a reference, which a parser keeps as it is (it
+ * turns a bare one into a line feed in text, a space in an attribute).
+ */
 export function escapeXml(text: string): string {
-  return text.replace(NOT_XML, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text
+    .replace(NOT_XML, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;');
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -65,7 +88,7 @@ function attributes(values: Record<string, string | number>): string {
     .join('');
 }
 
-/** The properties every testsuite carries: the run record. */
+/** The run record, as properties of the first testsuite: the root element of JUnit has none. */
 function recordProperties(record: RunRecord): Array<[string, string]> {
   const properties: Array<[string, string]> = [
     ['kit_version', record.kit_version],
@@ -101,23 +124,30 @@ function coverageProperties(coverage: RunRecord['coverage'][number] | undefined)
   ];
 }
 
+/** A case's whole evidence, for its system-out: a failure's every finding, one a line; otherwise the detail. */
+function evidenceOf(check: TimedCheckResult): string {
+  return check.findings?.join('\n') ?? check.detail;
+}
+
 function testcase(check: TimedCheckResult, part: string): string[] {
-  const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: seconds(check.time?.duration_ms ?? 0) })}`;
-  if (check.status === 'passed') return [`${open}/>`];
-  if (check.status === 'skipped') return [`${open}>`, `      <skipped${attributes({ message: check.detail })}/>`, '    </testcase>'];
+  const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: seconds(check.time?.duration_ms ?? 0) })}>`;
+  const systemOut = `      <system-out>${escapeXml(evidenceOf(check))}</system-out>`;
+  if (check.status === 'passed') return [open, systemOut, '    </testcase>'];
+  if (check.status === 'skipped') return [open, `      <skipped${attributes({ message: check.detail })}/>`, systemOut, '    </testcase>'];
   // Inconclusive: an error of the test run, not a failure of the implementation (JUnit's own distinction).
   const [element, type] = check.status === 'inconclusive' ? ['error', 'inconclusive'] : ['failure', 'nonconformant'];
   return [
-    `${open}>`,
+    open,
     `      <${element}${attributes({ message: check.detail.slice(0, 500), type })}>${escapeXml(check.detail)}</${element}>`,
+    systemOut,
     '    </testcase>',
   ];
 }
 
-function testsuite(result: RunResult, part: string): string[] {
+function testsuite(result: RunResult, part: string, first: boolean): string[] {
   const record = result.run;
   const checks = result.checks.filter((check) => check.spec === part);
-  const properties = [...recordProperties(record), ...coverageProperties(record.coverage.find((item) => item.part === part))];
+  const properties = [...(first ? recordProperties(record) : []), ...coverageProperties(record.coverage.find((item) => item.part === part))];
   return [
     `  <testsuite${attributes({
       name: partTitle(part),
@@ -128,26 +158,27 @@ function testsuite(result: RunResult, part: string): string[] {
       time: seconds(spanMs(checks)),
       timestamp: record.started_at,
     })}>`,
-    '    <properties>',
-    ...properties.map(([name, value]) => `      <property${attributes({ name, value })}/>`),
-    '    </properties>',
+    ...(properties.length > 0
+      ? ['    <properties>', ...properties.map(([name, value]) => `      <property${attributes({ name, value })}/>`), '    </properties>']
+      : []),
     ...checks.flatMap((check) => testcase(check, part)),
     '  </testsuite>',
   ];
 }
 
 /**
- * A JUnit XML report: one testsuite per part of the specification, one testcase per check; each
- * testsuite carries the run record (kit version, base URL, time, hashes of openapi.yaml and the
- * contracts, whether webhook deliveries were authenticated and how many were noise) and the part's
- * coverage by clause as properties.
+ * A JUnit XML report as Jenkins (the xunit plugin's JUnit schema) and GitLab read it: one testsuite
+ * per part of the specification, one testcase per check, with the check's whole evidence in its
+ * system-out. The first testsuite carries the run record (kit version, base URL, time, hashes of
+ * openapi.yaml and the contracts, whether webhook deliveries were authenticated and how many were
+ * noise) as properties, and each its part's coverage by clause.
  */
 export function toJunit(result: RunResult): string {
   const record = result.run;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: result.inconclusive, skipped: result.skipped, time: seconds(record.duration_ms), timestamp: record.started_at })}>`,
-    ...partsOf(result).flatMap((part) => testsuite(result, part)),
+    `<testsuites${attributes({ name: 'svc contract verify', tests: result.checks.length, failures: result.failed, errors: result.inconclusive, time: seconds(record.duration_ms) })}>`,
+    ...partsOf(result).flatMap((part, index) => testsuite(result, part, index === 0)),
     '</testsuites>',
     '',
   ].join('\n');

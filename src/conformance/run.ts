@@ -3,7 +3,7 @@ import { type KitContext, SharedSetup } from './context.js';
 import { DEFAULT_TIMEOUTS, type KitKeys, type KitTimeouts } from './kit-keys.js';
 import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
 import { ImplementationClient } from './http.js';
-import { CheckFailure, CheckSkipped, type Outcome, SetupError, type Status } from './outcome.js';
+import { CheckFailure, CheckSkipped, describeFinding, type Outcome, SetupError, type Status } from './outcome.js';
 import { type PactRunOptions, runPactVerification } from './pact-runner.js';
 import { authProbes } from './probes/auth.js';
 import { eventProbes } from './probes/events.js';
@@ -68,6 +68,8 @@ export interface CheckResult {
   verified_by: Check['verifiedBy'];
   status: Status;
   detail: string;
+  /** A failed check's every finding, one line each; `detail` shows the first five. */
+  findings?: string[] | undefined;
 }
 
 /** The JUnit report's: absent for a check that did not run. */
@@ -113,7 +115,7 @@ async function outcomeOf(probe: Probe, context: KitContext): Promise<Outcome> {
     return { status: 'passed', detail: note || 'as the specification states' };
   } catch (error) {
     if (error instanceof CheckSkipped) return { status: 'skipped', detail: error.message };
-    if (error instanceof CheckFailure) return { status: 'failed', detail: error.message };
+    if (error instanceof CheckFailure) return { status: 'failed', detail: error.message, findings: error.findings.map(describeFinding) };
     if (error instanceof SetupError) return { status: 'inconclusive', detail: error.message };
     const cause = (error as Error & { cause?: Error }).cause;
     return { status: 'inconclusive', detail: `the check could not complete: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}` };
@@ -229,6 +231,7 @@ function checkResults(selected: readonly Check[], outcomes: Map<string, Outcome>
       verified_by: verifierOf(check, keys),
       status: outcome.status,
       detail: redactText(outcome.detail, secrets),
+      ...(outcome.findings ? { findings: outcome.findings.map((finding) => redactText(finding, secrets)) } : {}),
       time: times.times.get(check.id),
     };
   });

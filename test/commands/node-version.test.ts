@@ -32,11 +32,13 @@ describe('bin/run.js on an old Node', () => {
     mkdirSync(join(installed, 'bin'));
     copyFileSync(SVC_BIN, join(installed, 'bin', 'run.js'));
     copyFileSync(join(checkout, 'package.json'), join(installed, 'package.json'));
+    copyFileSync(join(checkout, 'README.md'), join(installed, 'README.md'));
     const result = spawnSync(node!, [join(installed, 'bin', 'run.js'), 'demo'], { encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('svc needs Node.js 22.19 or newer');
     expect(result.stderr).toContain('Install Node.js 22.19 or newer (https://nodejs.org), or the self-contained build of svc, which carries its own Node');
-    expect(result.stderr).toContain('the linux-x64 tarball or the Debian package (https://github.com/your-org/svc#readme, "Installing")');
+    // No web page of svc's is public: the README the package carries says how.
+    expect(result.stderr).toContain(`the linux-x64 tarball or the Debian package ("Installing" in ${join(installed, 'README.md')}).`);
     expect(result.stderr).not.toContain('npx');
   });
 

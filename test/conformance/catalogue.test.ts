@@ -58,7 +58,7 @@ describe('the catalogue', () => {
 
 describe('the JUnit report', () => {
   it('escapes what XML cannot hold as it is, and drops what it cannot hold at all', () => {
-    expect(escapeXml(`a<b>&"c"'d'\u0001\u0008\ufffe`)).toBe('a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;\ufffd\ufffd\ufffd');
+    expect(escapeXml(`a<b>&"c"'d'\u0001\u0008\ufffe\r\n\t`)).toBe('a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;\ufffd\ufffd\ufffd&#13;&#10;&#9;');
     const result: RunResult = {
       level: 'spec',
       passed: 0,
@@ -107,6 +107,6 @@ describe('the JUnit report', () => {
     expect(xml).not.toMatch(/[\u0000-\u0008]/);
     // Inconclusive is a JUnit error: the test run could not judge, which is not a failure of the implementation.
     expect(xml).toContain('<error message="the kit could not create an applicant" type="inconclusive">the kit could not create an applicant</error>');
-    expect(xml).toContain('<testsuites name="svc contract verify" tests="2" failures="1" errors="1" skipped="0" time="1.500"');
+    expect(xml).toContain('<testsuites name="svc contract verify" tests="2" failures="1" errors="1" time="1.500">');
   });
 });

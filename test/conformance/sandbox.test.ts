@@ -94,7 +94,7 @@ describe('svc contract verify against the sandbox', () => {
     expect(part4).toMatchObject({ stated_rules: part4.clauses.length, checked: part4.with_checks });
 
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="svc contract verify" tests="\d+" failures="0" errors="0" skipped="0"/);
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="svc contract verify" tests="\d+" failures="0" errors="0" time="/);
     expect(xml.match(/<testcase /g)).toHaveLength(CATALOGUE.length);
     expect(xml).toContain(`<property name="openapi_sha256" value="${sha256('openapi.yaml')}"/>`);
     expect(xml).toContain('<property name="coverage.clause.5.2" value="checked: transport.https-only, strict.plain-http-answer"/>');
@@ -202,6 +202,7 @@ describe('svc contract verify: usage', () => {
         level: 'spec',
         status: 'failed',
         detail: 'expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)',
+        findings: ['expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)'],
         verified_by: 'probe',
       });
       const xml = readFileSync(join(dir, 'report.xml'), 'utf8');

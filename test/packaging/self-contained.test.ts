@@ -8,14 +8,14 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANG_MS } from '../helpers/hang.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv } from '../helpers/svc.js';
 
 const root = new URL('../../', import.meta.url);
-const pjson = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string; homepage: string; author: string; license: string };
+const pjson = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string; author: string; license: string };
 const pinned = (JSON.parse(readFileSync(new URL('node_modules/node/package.json', root), 'utf8')) as { version: string }).version;
 
 /** A Node older than 22 on this machine (the machines here carry Node 20). */
@@ -116,9 +116,13 @@ describe.skipIf(!node || !canPack)('the self-contained builds, on a machine whos
     await usedAsShipped(join(system, 'usr', 'bin', 'svc'));
   });
 
-  it('the .deb names its maintainer, homepage and licence', () => {
-    const fields = execFileSync('dpkg-deb', ['--field', deb, 'Package', 'Maintainer', 'Homepage', 'Architecture'], { encoding: 'utf8' });
-    expect(fields).toBe(`Package: svc\nMaintainer: ${pjson.author}\nHomepage: ${pjson.homepage}\nArchitecture: amd64\n`);
+  it('the .deb names its version as its file does, a version that sorts by the commit’s time; its maintainer and licence', () => {
+    const version = execFileSync('dpkg-deb', ['--field', deb, 'Version'], { encoding: 'utf8' }).trim();
+    expect(version).toMatch(new RegExp(`^${pjson.version.replace(/\./g, '\\.')}\\+git\\d{14}\\.[0-9a-f]{7,}-1$`));
+    expect(basename(deb)).toBe(`svc_${version}_amd64.deb`);
+    expect(basename(tarball)).toBe(`svc-v${version.replace(/-1$/, '')}-linux-x64.tar.gz`);
+    const fields = execFileSync('dpkg-deb', ['--field', deb, 'Package', 'Maintainer', 'Architecture', 'Homepage'], { encoding: 'utf8' });
+    expect(fields).toBe(`Package: svc\nMaintainer: ${pjson.author}\nArchitecture: amd64\n`);
     const copyright = execFileSync('dpkg-deb', ['--fsys-tarfile', deb], { maxBuffer: 1 << 30 });
     const listing = spawnSync('tar', ['-xO', './usr/share/doc/svc/copyright'], { input: copyright, encoding: 'utf8', maxBuffer: 1 << 30 });
     expect(listing.stdout).toContain(`Files: *\nCopyright: ${pjson.author}\nLicense: ${pjson.license}\n`);

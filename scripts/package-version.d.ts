@@ -1,0 +1,1 @@
+export function buildVersion(version: string, commitDate: Date, commit: string): string;
