@@ -1,42 +1,38 @@
 /**
  * svc's GitHub Action (action.yml) run as a runner runs it (test/helpers/github-runner.ts), on a
- * machine where no registry has svc: from a fresh copy of the repository at GITHUB_ACTION_PATH, without
- * node_modules or dist/, as the runner downloads an action. The job's environment is a runner's: the
- * machine's Node 20 first on PATH, a home of its own, nothing of this checkout's tools.
+ * machine where no registry has svc (test/helpers/ci-machine.ts: npm offline, the dependencies from
+ * npm's cache), from a fresh copy of the repository at GITHUB_ACTION_PATH, without node_modules or
+ * dist/, as the runner downloads an action.
  *
  * Two steps run code of other repositories and cannot run here. actions/setup-node is stood in for as
- * it sets Node up: the pinned Node (node_modules/node/bin/node, the version .node-version names, which
- * the step is asked for) put in a tool cache's bin/ and that directory added to PATH, so that npm's
+ * it sets Node up: the Node it is asked for, which must be the pinned one (node_modules/node/bin/node,
+ * the version .node-version names), put in a tool cache and its bin/ added to PATH, so that npm's
  * global prefix is that Node's, as on a runner. actions/cache is skipped: what it would restore, npm's
- * cache, is the machine's, which this checkout's npm ci filled. npm runs offline (npm_config_offline in
- * the job's environment): the install asks no registry for anything, svc least of all, and takes the
- * dependencies from that cache.
+ * cache, is the machine's.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { markdownText } from '../../src/ui/markdown-text.js';
 import { checkoutCopy } from '../helpers/checkout.js';
+import { ciMachineEnv, installPinnedNode, PINNED_NODE_VERSION } from '../helpers/ci-machine.js';
 import { type ActionRun, type Job, newJob, readAction, runCompositeAction, type RunnerFiles } from '../helpers/github-runner.js';
 import { HANG_MS } from '../helpers/hang.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { startServer } from '../helpers/server.js';
-import { isolatedEnv } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const PINNED_NODE = join(ROOT, 'node_modules', 'node', 'bin', 'node');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const PINNED_VERSION = (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node', 'package.json'), 'utf8')) as { version: string }).version;
 const SCHEMA = join(ROOT, 'test', 'fixtures', 'junit', 'junit-10.xsd');
 const VERIFY_STEP = 'svc contract verify';
 
 const work = mkdtempSync(join(tmpdir(), 'svc-github-action-'));
 const toolCache = join(work, 'tool-cache');
-const nodeHome = join(toolCache, 'node', PINNED_VERSION, 'x64');
+const nodeHome = join(toolCache, 'node', PINNED_NODE_VERSION, 'x64');
 let actionPath: string;
 let files: RunnerFiles;
 let job: Job;
@@ -45,38 +41,11 @@ let first: ActionRun;
 
 /** What setup-node does with `node-version`: that Node in the tool cache, its bin/ on PATH. */
 function setupNode(inputs: Record<string, string>): string[] {
-  expect(inputs).toEqual({ 'node-version': PINNED_VERSION });
-  mkdirSync(join(nodeHome, 'bin'), { recursive: true });
-  const node = join(nodeHome, 'bin', 'node');
-  if (!existsSync(node)) {
-    // A link of its own, not a symbolic one: npm finds its global prefix from the path of the node it runs on.
-    try {
-      linkSync(PINNED_NODE, node);
-    } catch {
-      copyFileSync(PINNED_NODE, node);
-    }
-  }
-  return [join(nodeHome, 'bin')];
+  expect(inputs).toEqual({ 'node-version': PINNED_NODE_VERSION });
+  return [installPinnedNode(nodeHome)];
 }
 
 const USES = { 'actions/setup-node@v4': setupNode, 'actions/cache@v4': () => [] };
-
-/** A runner's environment: the developer's shell without this checkout's tools, npm's settings from npm scripts, SVC_* or proxies. */
-function runnerEnv(): Record<string, string> {
-  const npmCache = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
-  const env = Object.fromEntries(Object.entries(isolatedEnv()).filter(([name]) => !/^npm_/i.test(name)));
-  return {
-    ...env,
-    PATH: env
-      .PATH!.split(':')
-      .filter((directory) => !directory.includes('node_modules'))
-      .join(':'),
-    npm_config_cache: npmCache,
-    npm_config_offline: 'true',
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-  };
-}
 
 function freshFiles(name: string): RunnerFiles {
   const workspace = join(work, name, 'workspace');
@@ -98,7 +67,7 @@ const everything = (run: ActionRun) =>
 beforeAll(async () => {
   actionPath = checkoutCopy(join(work, 'action'));
   files = freshFiles('first');
-  job = newJob(runnerEnv());
+  job = newJob(ciMachineEnv({ GITHUB_ACTIONS: 'true' }));
   sandbox = await startSandboxProcess(['--quiet']);
   first = await runCompositeAction({
     job,
@@ -124,7 +93,7 @@ describe('the GitHub Action, as a runner runs it', () => {
     ]);
     expect(existsSync(join(nodeHome, 'bin', 'svc'))).toBe(true);
     expect(existsSync(join(nodeHome, 'lib', 'node_modules', 'visa-report-svc', 'dist', 'ci', 'github-action.js'))).toBe(true);
-    expect(first.log).toContain(`svc/${VERSION} linux-x64 node-v${PINNED_VERSION} `);
+    expect(first.log).toContain(`svc/${VERSION} linux-x64 node-v${PINNED_NODE_VERSION} `);
   });
 
   it('leaves its outputs: the verdict, the counts and the JUnit report, which agree', () => {
