@@ -20,6 +20,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceJson } from '../conformance/report.js';
 import { runErrorJunit } from '../conformance/run-error-report.js';
+import { ExitCode } from '../core/errors.js';
 import { redactText } from '../core/redaction.js';
 import { markdownText } from '../ui/markdown-text.js';
 import { terminalText } from '../ui/terminal-text.js';
@@ -138,10 +139,14 @@ function writeOutputs(outputs: Record<string, string | number>): void {
   );
 }
 
-/** Runs svc with workflow commands off: nothing it or the implementation says can act on the runner. */
+/**
+ * Runs svc with workflow commands off: nothing it or the implementation says can act on the runner.
+ * They are stopped and resumed on stderr, the stream svc's lines are copied to, so that the runner
+ * reads them in that order.
+ */
 function runSvc(args: string[]): Promise<{ exitCode: number; stdout: string; lastStderrLine: string }> {
   const resumeToken = randomUUID();
-  process.stdout.write(`::stop-commands::${resumeToken}\n`);
+  process.stderr.write(`::stop-commands::${resumeToken}\n`);
   return new Promise((done) => {
     const child = spawn(process.execPath, [SVC_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: svcEnvironment() });
     let stdout = '';
@@ -155,7 +160,7 @@ function runSvc(args: string[]): Promise<{ exitCode: number; stdout: string; las
       lastStderrLine = `svc could not start: ${error.message}`;
     });
     child.on('close', (code) => {
-      process.stdout.write(`::${resumeToken}::\n`);
+      process.stderr.write(`::${resumeToken}::\n`);
       done({ exitCode: code ?? 1, stdout, lastStderrLine });
     });
   });
@@ -183,7 +188,7 @@ async function main(): Promise<number> {
     json = parsed(run.stdout);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    exitCode = 2;
+    exitCode = ExitCode.usage;
     json = { error: { message: error.message } };
   }
 

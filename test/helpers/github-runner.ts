@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
-export interface CompositeStep {
+interface CompositeStep {
   name?: string;
   id?: string;
   uses?: string;
@@ -70,7 +70,7 @@ export function readAction(path: string): CompositeAction {
 }
 
 /** Reads a file of the runner's (GITHUB_OUTPUT, GITHUB_ENV): `name=value` lines and `name<<DELIMITER` blocks. */
-export function readEnvironmentFile(path: string): Record<string, string> {
+function readEnvironmentFile(path: string): Record<string, string> {
   const values: Record<string, string> = {};
   const lines = readFileSync(path, 'utf8').split('\n');
   for (let index = 0; index < lines.length; index++) {
