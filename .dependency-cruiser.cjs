@@ -28,6 +28,13 @@ module.exports = {
       to: { path: '^src/commands/' },
     },
     {
+      name: 'ci-is-a-leaf',
+      comment: "The GitHub Action's script is started by path (action.yml), as oclif loads a command.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/ci/' },
+      to: { path: '^src/ci/' },
+    },
+    {
       name: 'cli-for-commands',
       comment: 'cli/ holds what commands share (their base classes, error output, the entry point): only commands build on it.',
       severity: 'error',

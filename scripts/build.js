@@ -1,7 +1,7 @@
 // Builds dist/ as shipped: each command and each script started on its own (bin's entry, workers, the
-// Pact child) becomes one ES module, bundled with what it imports, code shared between them split into
-// chunks. Start-up then reads a few files instead of resolving hundreds of modules. Type checking is
-// `npm run typecheck`'s; this only transpiles.
+// Pact child, the GitHub Action's script) becomes one ES module, bundled with what it imports, code
+// shared between them split into chunks. Start-up then reads a few files instead of resolving hundreds
+// of modules. Type checking is `npm run typecheck`'s; this only transpiles.
 // `svc --version` names the build: the commit and the date go into dist/build.json (the date from
 // SOURCE_DATE_EPOCH when set, for a reproducible build).
 // Usage: node scripts/build.js
@@ -16,6 +16,7 @@ const commands = readdirSync(new URL('src/commands', root), { recursive: true })
 /** Modules loaded by path at run time, by svc itself or by its tests and benchmarks. */
 const scripts = [
   'src/cli/run.ts',
+  'src/ci/github-action.ts',
   'src/sandbox/document-check-worker.ts',
   'src/webhooks/intake-worker.ts',
   'src/conformance/pact-child.ts',

@@ -9,6 +9,7 @@ import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
+import { runErrorJunit } from '../../conformance/run-error-report.js';
 import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
 import { type Profile, readConfig, SANDBOX_PROFILE } from '../../config/store.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
@@ -17,6 +18,8 @@ import { signatureEncodingFlag } from '../../flags/webhook.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
 import { helpText } from '../../cli/help-text.js';
+import { asSvcError } from '../../cli/error-output.js';
+import { redactText } from '../../core/redaction.js';
 
 const KEY_FLAGS = {
   'api-key': 'SVC_API_KEY',
@@ -176,8 +179,12 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     junit: Flags.string({ description: 'Write a JUnit XML report to this file (inconclusive checks are errors)' }),
   };
 
+  /** Where --junit writes, once the flags are parsed: a run that ends before its verdict writes its error there. */
+  private junitPath: string | undefined;
+
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(ContractVerify);
+    this.junitPath = flags.junit;
     this.takeKeyFlags(flags);
     if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
     const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
@@ -234,6 +241,20 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     if (result.failed > 0) process.exitCode = ExitCode.nonConformant;
     else if (result.inconclusive > 0) process.exitCode = ExitCode.inconclusive;
     return toJson(result);
+  }
+
+  /** A CI's test reporter finds a report, and a failing one, whatever stopped the run. */
+  protected override async catch(error: Error): Promise<unknown> {
+    if (this.junitPath) {
+      const failure = asSvcError(error);
+      try {
+        await writeFile(this.junitPath, runErrorJunit(failure.exitCode, redactText(failure.message, this.secrets)));
+        this.note(`JUnit report of the error written to ${this.junitPath}`);
+      } catch (writing) {
+        this.warning(`could not write the JUnit report to ${this.junitPath}: ${(writing as Error).message}`);
+      }
+    }
+    return super.catch(error);
   }
 
   /** Each key given is redacted from the run's output; one given in argv is warned of (it is in the shell's history). */

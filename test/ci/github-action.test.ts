@@ -1,0 +1,260 @@
+/**
+ * svc's GitHub Action (action.yml) run as a runner runs it (test/helpers/github-runner.ts), on a
+ * machine where no registry has svc (test/helpers/ci-machine.ts: npm offline, the dependencies from
+ * npm's cache), from a fresh copy of the repository at GITHUB_ACTION_PATH, without node_modules or
+ * dist/, as the runner downloads an action.
+ *
+ * Two steps run code of other repositories and cannot run here. actions/setup-node is stood in for as
+ * it sets Node up: the Node it is asked for, which must be the pinned one (node_modules/node/bin/node,
+ * the version .node-version names), put in a tool cache and its bin/ added to PATH, so that npm's
+ * global prefix is that Node's, as on a runner. actions/cache is skipped: what it would restore, npm's
+ * cache, is the machine's.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/core/errors.js';
+import { markdownText } from '../../src/ui/markdown-text.js';
+import { checkoutCopy } from '../helpers/checkout.js';
+import { ciMachineEnv, installPinnedNode, PINNED_NODE_VERSION } from '../helpers/ci-machine.js';
+import { type ActionRun, type Job, newJob, readAction, runCompositeAction, type RunnerFiles } from '../helpers/github-runner.js';
+import { HANG_MS } from '../helpers/hang.js';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { startServer } from '../helpers/server.js';
+import { makeCertificate } from '../helpers/tls.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const SCHEMA = join(ROOT, 'test', 'fixtures', 'junit', 'junit-10.xsd');
+const VERIFY_STEP = 'svc contract verify';
+
+const work = mkdtempSync(join(tmpdir(), 'svc-github-action-'));
+const toolCache = join(work, 'tool-cache');
+const nodeHome = join(toolCache, 'node', PINNED_NODE_VERSION, 'x64');
+let actionPath: string;
+let files: RunnerFiles;
+let job: Job;
+let sandbox: RunningSandbox;
+let first: ActionRun;
+
+/** What setup-node does with `node-version`: that Node in the tool cache, its bin/ on PATH. */
+function setupNode(inputs: Record<string, string>): string[] {
+  expect(inputs).toEqual({ 'node-version': PINNED_NODE_VERSION });
+  return [installPinnedNode(nodeHome)];
+}
+
+const USES = { 'actions/setup-node@v4': setupNode, 'actions/cache@v4': () => [] };
+
+function freshFiles(name: string): RunnerFiles {
+  const workspace = join(work, name, 'workspace');
+  const runnerTemp = join(work, name, 'runner-temp');
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(runnerTemp, { recursive: true });
+  return { actionPath, workspace, runnerTemp };
+}
+
+function expectValidJunit(path: string): void {
+  const result = spawnSync('xmllint', ['--noout', '--schema', SCHEMA, path], { encoding: 'utf8' });
+  expect(result.status, result.stderr).toBe(0);
+}
+
+/** Everything the run left for people and for later steps. */
+const everything = (run: ActionRun) =>
+  [run.log, run.summary, JSON.stringify(run.outputs), existsSync(run.outputs.junit!) ? readFileSync(run.outputs.junit!, 'utf8') : ''].join('\n');
+
+beforeAll(async () => {
+  actionPath = checkoutCopy(join(work, 'action'));
+  files = freshFiles('first');
+  job = newJob(ciMachineEnv({ GITHUB_ACTIONS: 'true' }));
+  sandbox = await startSandboxProcess(['--quiet']);
+  first = await runCompositeAction({
+    job,
+    files,
+    uses: USES,
+    inputs: { 'base-url': sandbox.url, 'api-key': sandbox.keys.test, 'ca-cert': sandbox.caCert, fast: 'true' },
+  });
+}, 5 * HANG_MS);
+
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+describe('the GitHub Action, as a runner runs it', () => {
+  it('installs svc from its own checkout, with no registry, on the Node it pins', () => {
+    expect(first.status, first.log).toBe(0);
+    expect(first.ran).toEqual([
+      'Read the Node and the packages svc is built with',
+      'actions/setup-node@v4',
+      'actions/cache@v4',
+      "Install svc from the action's checkout",
+      VERIFY_STEP,
+    ]);
+    expect(existsSync(join(nodeHome, 'bin', 'svc'))).toBe(true);
+    expect(existsSync(join(nodeHome, 'lib', 'node_modules', 'visa-report-svc', 'dist', 'ci', 'github-action.js'))).toBe(true);
+    expect(first.log).toContain(`svc/${VERSION} linux-x64 node-v${PINNED_NODE_VERSION} `);
+  });
+
+  it('leaves its outputs: the verdict, the counts and the JUnit report, which agree', () => {
+    const junit = join(files.workspace, 'contract.xml');
+    expect(first.outputs).toEqual({
+      verdict: 'conforms',
+      passed: expect.stringMatching(/^[1-9]\d*$/),
+      failed: '0',
+      inconclusive: '0',
+      skipped: expect.stringMatching(/^[1-9]\d*$/),
+      junit,
+    });
+    expectValidJunit(junit);
+    const xml = readFileSync(junit, 'utf8');
+    expect((xml.match(/<skipped /g) ?? []).length).toBe(Number(first.outputs.skipped));
+    expect((xml.match(/<testcase /g) ?? []).length).toBe(Number(first.outputs.passed) + Number(first.outputs.skipped));
+  });
+
+  it('names in the summary every check it skipped, with what the check needs', () => {
+    const xml = readFileSync(first.outputs.junit!, 'utf8');
+    const skipped = [...xml.matchAll(/<testcase classname="[^"]+" name="([^":]+): [^"]*" time="[^"]+">\n\s*<skipped message="([^"]+)"/g)].map(
+      ([, id, why]) => ({ id: id!, why: why! }),
+    );
+    expect(skipped.length).toBe(Number(first.outputs.skipped));
+    expect(first.summary).toContain(
+      `**conforms** at level spec against ${markdownText(sandbox.url)}: ${first.outputs.passed} of ${Number(first.outputs.passed) + skipped.length} checks ran, ${skipped.length} were skipped`,
+    );
+    expect(first.summary).toContain('### Skipped: not checked, for want of an input');
+    for (const { id, why } of skipped) {
+      const unescaped = why
+        .replace(/&quot;/g, '"')
+        .replace(/&apos;/g, "'")
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&');
+      expect(first.summary).toMatch(new RegExp(`^\\| ${escapeRegExp(markdownText(id))}: .+ \\| ${escapeRegExp(markdownText(unescaped))} \\|$`, 'm'));
+    }
+    expect(first.summary).toContain(`| ${markdownText('auth.read-only-can-read')}: `);
+  });
+
+  it('shows no key, and leaves no workflow command in the log', () => {
+    for (const key of Object.values(sandbox.keys)) expect(everything(first)).not.toContain(key);
+    expect(first.commands).toEqual([]);
+  });
+
+  it('cannot have TLS checks turned off by an INPUT_INSECURE of the job, and leaves a JUnit report of a run that could not start', async () => {
+    const strayJob = newJob({ ...job.env, INPUT_INSECURE: 'true' });
+    Object.assign(strayJob.addedPath, job.addedPath);
+    const run = await runCompositeAction({
+      job: strayJob,
+      files: freshFiles('stray-insecure'),
+      uses: USES,
+      from: VERIFY_STEP,
+      // No ca-cert: the sandbox's certificate is one no system trusts.
+      inputs: { 'base-url': sandbox.url, 'api-key': sandbox.keys.test, only: 'auth.missing-header' },
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.outputs).toMatchObject({ verdict: 'error', passed: '0', failed: '0', inconclusive: '0', skipped: '0' });
+    expect(run.summary).toMatch(new RegExp(`^## svc contract verify\n\n\\*\\*error\\*\\*: no verdict \\(exit code ${run.status}\\): .*certificate`, 'm'));
+    expectValidJunit(run.outputs.junit!);
+    expect(readFileSync(run.outputs.junit!, 'utf8')).toContain(`<error message="exit code ${run.status}: `);
+
+    // The declared input does turn them off.
+    const insecure = await runCompositeAction({
+      job,
+      files: freshFiles('insecure'),
+      uses: USES,
+      from: VERIFY_STEP,
+      inputs: { 'base-url': sandbox.url, 'api-key': sandbox.keys.test, only: 'auth.missing-header', insecure: 'true' },
+    });
+    expect(insecure.outputs.verdict, insecure.log).toBe('conforms');
+  });
+
+  it('leaves a JUnit report of a usage error, which svc refuses before it knows where to write one', async () => {
+    const run = await runCompositeAction({
+      job,
+      files: freshFiles('usage'),
+      uses: USES,
+      from: VERIFY_STEP,
+      inputs: { 'base-url': sandbox.url, 'api-key': sandbox.keys.test, level: 'loose' },
+    });
+    expect(run.status).toBe(ExitCode.usage);
+    expect(run.outputs.verdict).toBe('error');
+    expectValidJunit(run.outputs.junit!);
+    expect(readFileSync(run.outputs.junit!, 'utf8')).toContain(`<error message="exit code ${ExitCode.usage}: `);
+    expect(run.summary).toContain(`**error**: no verdict (exit code ${ExitCode.usage}): `);
+  });
+
+  it('puts what an implementation answers into the summary and the log inert: no Markdown, HTML, workflow command or control character of its own', async () => {
+    const hostile = '\n::error::forged\r\u001b]0;retitled\u0007\u0000 <img src="https://evil.example/x.png"> [click](https://evil.example) | **bold**';
+    const certificate = await makeCertificate();
+    const server = await startServer((_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end(hostile), certificate);
+    const runFiles = freshFiles('hostile');
+    const caCert = join(runFiles.workspace, 'ca.pem');
+    writeFileSync(caCert, certificate.cert);
+    try {
+      const run = await runCompositeAction({
+        job,
+        files: runFiles,
+        uses: USES,
+        from: VERIFY_STEP,
+        inputs: { 'base-url': server.url, 'api-key': sandbox.keys.test, 'ca-cert': 'ca.pem', only: 'auth.missing-header,auth.unknown-key' },
+      });
+      expect(run.status).toBe(ExitCode.nonConformant);
+      expect(run.outputs).toMatchObject({ verdict: 'does-not-conform', failed: '2' });
+      expect(run.summary).toContain('### Failed');
+      expect(run.summary).toContain(markdownText('::error::forged'));
+      for (const text of [run.summary, run.log]) expect(text).not.toMatch(/[\u0000\u0007\u001b\r]|^\s*::error/m);
+      // Each character Markdown would act on is escaped.
+      expect(run.summary).not.toMatch(/(?<!\\)<img|(?<!\\)\]\(https|(?<!\\)\*\*bold/);
+      expect(run.commands).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the action’s interface', () => {
+  const action = readAction(join(ROOT, 'action.yml'));
+  const verify = action.runs.steps.find((step) => step.name === VERIFY_STEP)!;
+  const secrets = {
+    'api-key': 'SVC_API_KEY',
+    'admin-key': 'SVC_ADMIN_KEY',
+    'read-only-key': 'SVC_READ_ONLY_KEY',
+    'ip-locked-key': 'SVC_IP_LOCKED_KEY',
+    'other-workspace-key': 'SVC_OTHER_WORKSPACE_KEY',
+    'other-workspace-admin-key': 'SVC_OTHER_WORKSPACE_ADMIN_KEY',
+    'revocable-key': 'SVC_REVOCABLE_KEY',
+    'webhook-secret': 'SVC_WEBHOOK_SECRET',
+  } as Record<string, string>;
+
+  it('maps every input it declares to the variable the script reads, and sets nothing else', () => {
+    const expected = Object.fromEntries(
+      Object.keys(action.inputs).map((name) => [secrets[name] ?? `INPUT_${name.toUpperCase().replace(/-/g, '_')}`, `\${{ inputs.${name} }}`]),
+    );
+    expect(verify.env).toEqual(expected);
+    expect(action.inputs).toMatchObject({ insecure: { default: 'false' }, 'webhook-tls': { default: 'false' }, fast: { default: 'false' } });
+  });
+
+  it('gives the verdict, the counts and the JUnit report’s path as outputs', () => {
+    expect(Object.keys(action.outputs)).toEqual(['verdict', 'passed', 'failed', 'inconclusive', 'skipped', 'junit']);
+    for (const [name, output] of Object.entries(action.outputs)) expect(output.value).toBe(`\${{ steps.verify.outputs.${name} }}`);
+  });
+
+  it('refuses to run when its step does not set an input the script reads', () => {
+    const script = join(nodeHome, 'lib', 'node_modules', 'visa-report-svc', 'dist', 'ci', 'github-action.js');
+    const workspace = freshFiles('unmapped').workspace;
+    const env: Record<string, string> = {
+      ...job.env,
+      ...Object.fromEntries(Object.keys(verify.env!).map((name) => [name, ''])),
+      INPUT_BASE_URL: sandbox.url,
+      SVC_API_KEY: sandbox.keys.test,
+    };
+    delete env.INPUT_INSECURE;
+    const result = spawnSync(join(nodeHome, 'bin', 'node'), [script], { cwd: workspace, env, encoding: 'utf8' });
+    expect(result.status).toBe(ExitCode.usage);
+    expect(result.stdout).toContain(markdownText('the step does not set INPUT_INSECURE'));
+    expectValidJunit(join(workspace, 'contract.xml'));
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
