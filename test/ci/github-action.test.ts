@@ -91,8 +91,10 @@ describe('the GitHub Action, as a runner runs it', () => {
       "Install svc from the action's checkout",
       VERIFY_STEP,
     ]);
-    expect(existsSync(join(nodeHome, 'bin', 'svc'))).toBe(true);
-    expect(existsSync(join(nodeHome, 'lib', 'node_modules', 'visa-report-svc', 'dist', 'ci', 'github-action.js'))).toBe(true);
+    expect(job.addedPath).toContain(join(files.runnerTemp, 'svc', 'bin'));
+    expect(existsSync(join(actionPath, 'dist', 'ci', 'github-action.js'))).toBe(true);
+    // Pact's telemetry is the empty package the project's overrides put in its place: no install script of a dependency ran.
+    expect(JSON.parse(readFileSync(join(actionPath, 'node_modules', '@scarf', 'scarf', 'package.json'), 'utf8'))).toMatchObject({ name: 'empty-npm-package' });
     expect(first.log).toContain(`svc/${VERSION} linux-x64 node-v${PINNED_NODE_VERSION} `);
   });
 
@@ -239,7 +241,7 @@ describe('the action’s interface', () => {
   });
 
   it('refuses to run when its step does not set an input the script reads', () => {
-    const script = join(nodeHome, 'lib', 'node_modules', 'visa-report-svc', 'dist', 'ci', 'github-action.js');
+    const script = join(actionPath, 'dist', 'ci', 'github-action.js');
     const workspace = freshFiles('unmapped').workspace;
     const env: Record<string, string> = {
       ...job.env,

@@ -133,7 +133,11 @@ describe('the GitLab job (docs/ci/gitlab-ci.yml)', () => {
 
   it('builds svc from its repository at a ref, with no registry, and runs the kit to a verdict', () => {
     expect(fromRepository.log).toContain(`svc/${VERSION} linux-x64 node-v${PINNED_NODE_VERSION} `);
-    expect(existsSync(join(image, 'bin', 'svc'))).toBe(true);
+    expect(existsSync(join(fromRepository.projectDir, '.svc', 'bin', 'svc'))).toBe(true);
+    // Pact's telemetry is the empty package the project's overrides put in its place: no install script of a dependency ran.
+    expect(JSON.parse(readFileSync(join(fromRepository.projectDir, '.svc', 'node_modules', '@scarf', 'scarf', 'package.json'), 'utf8'))).toMatchObject({
+      name: 'empty-npm-package',
+    });
     expectReportAgreesWithExit(fromRepository);
     for (const key of Object.values(sandbox.keys))
       expect(fromRepository.log + readFileSync(join(fromRepository.projectDir, 'contract.xml'), 'utf8')).not.toContain(key);
