@@ -149,7 +149,9 @@ describe('the GitLab job (docs/ci/gitlab-ci.yml)', () => {
     const machine = ciMachineEnv();
     const packed = spawnSyncText('npm', ['run', 'pack:tarball', '--silent', '--', '--out', join(work, 'packages')], {
       cwd: clone,
-      env: { ...machine, PATH: [installPinnedNode(image), machine.PATH].join(':') },
+      // Packing is the release's work, not the job's: oclif's npm install of the package may ask the registry
+      // what the cache does not hold (npm ci fills it with tarballs, not with the registry's listings).
+      env: { ...machine, npm_config_offline: 'false', npm_config_prefer_offline: 'true', PATH: [installPinnedNode(image), machine.PATH].join(':') },
     });
     expect(packed.status, packed.output).toBe(0);
     const tarball = packed.output
