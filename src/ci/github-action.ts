@@ -26,7 +26,18 @@ import { markdownText } from '../ui/markdown-text.js';
 import { terminalText } from '../ui/terminal-text.js';
 
 /** The action's inputs svc takes as `--<name> <value>`. */
-const TEXT_INPUTS = ['base-url', 'level', 'fixtures', 'ca-cert', 'only', 'webhook-port', 'webhook-host', 'revocable-key-id'] as const;
+const TEXT_INPUTS = [
+  'base-url',
+  'level',
+  'fixtures',
+  'ca-cert',
+  'client-cert',
+  'client-key',
+  'only',
+  'webhook-port',
+  'webhook-host',
+  'revocable-key-id',
+] as const;
 /** The action's inputs svc takes as a switch, `--<name>` when the input is true. */
 const SWITCH_INPUTS = ['fast', 'insecure', 'webhook-tls'] as const;
 /** The action's secret inputs, as the step maps them to svc's own variables. */
