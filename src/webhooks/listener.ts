@@ -103,6 +103,8 @@ const TAKEOVER_BATCH = 16;
 
 const ACCEPTED_ANSWER = JSON.stringify({ received: true });
 const DUPLICATE_ANSWER = JSON.stringify({ received: true, duplicate: true });
+/** The sender learns nothing of the store's own error (the operator's output has it). */
+const STORE_FAILED_MESSAGE = 'the event store is unavailable: the delivery was not stored; send it again';
 
 const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
@@ -253,7 +255,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
         ? report.result === 'duplicate'
           ? DUPLICATE_ANSWER
           : ACCEPTED_ANSWER
-        : { error: { code: report.reason ?? report.result, message: report.detail } };
+        : { error: { code: report.reason ?? report.result, message: report.result === 'store_failed' ? STORE_FAILED_MESSAGE : report.detail } };
       this.answer(response, report.status, answer, this.stopping);
       await forwarding;
       this.report(report);

@@ -2,8 +2,8 @@ import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { StoreLocation } from '../config/webhook-store.js';
 import type { Delivery, IntakeOptions, IntakeResult } from './intake.js';
-import { type ClaimedForward, PostgresEventStore, type Write, type Written } from './postgres-store.js';
-import type { ForwardOutcome } from './store.js';
+import { type ClaimedForward, PostgresEventStore, refusedForItsRows, type Write, type Written } from './postgres-store.js';
+import { firstBytes, type ForwardOutcome, REJECTED_BODY_BYTES } from './store.js';
 import { verifyDelivery } from './verify.js';
 
 export interface PostgresIntakeOptions extends Omit<IntakeOptions, 'file'> {
@@ -77,7 +77,13 @@ export class PostgresIntake {
     });
     if (!verdict.ok) {
       // Kept for inspection only; the delivery is refused all the same.
-      await this.enqueue({ op: 'reject', claimed: verdict.claimed, rejection: verdict, delivery }).catch(() => undefined);
+      const kept = Buffer.from(firstBytes(delivery.body, REJECTED_BODY_BYTES));
+      await this.enqueue({
+        op: 'reject',
+        claimed: verdict.claimed,
+        rejection: verdict,
+        delivery: { headers: delivery.headers, kept, bodySize: delivery.body.byteLength, receivedAt: delivery.receivedAt },
+      }).catch(() => undefined);
       return { result: 'rejected', claimed: verdict.claimed, reason: verdict.reason, detail: verdict.detail, schemaNotes: verdict.schemaNotes };
     }
     const wanted = !options.eventTypes || options.eventTypes.includes(verdict.event.type);
@@ -173,10 +179,29 @@ export class PostgresIntake {
         this.markAvailable();
         if (batch.some((queued) => queued.write.op === 'reject')) await this.trimRejected();
       } catch (error) {
-        this.markUnavailable(error as Error);
-        for (const queued of batch) queued.reject(error as Error);
+        if (batch.length > 1 && refusedForItsRows(error)) await this.writeEach(batch);
+        else {
+          this.markUnavailable(error as Error);
+          for (const queued of batch) queued.reject(error as Error);
+        }
       }
     }
+  }
+
+  /** A batch the server refused for one of its rows, written again one delivery a transaction, so that each outcome is that delivery's own. */
+  private async writeEach(batch: readonly Queued[]): Promise<void> {
+    await Promise.all(
+      batch.map(async (queued) => {
+        try {
+          const [written] = await this.store.write([queued.write], this.replica, this.options.leaseMs);
+          queued.resolve(written!);
+          this.markAvailable();
+        } catch (error) {
+          if (!refusedForItsRows(error)) this.markUnavailable(error as Error);
+          queued.reject(error as Error);
+        }
+      }),
+    );
   }
 
   private async trimRejected(): Promise<void> {

@@ -3,16 +3,7 @@ import postgres, { type Sql, type TransactionSql } from 'postgres';
 import type { StoreLocation } from '../config/webhook-store.js';
 import { SvcError } from '../core/errors.js';
 import type { EventSummary } from './envelope.js';
-import {
-  type EventFilter,
-  firstBytes,
-  type ForwardOutcome,
-  type PruneResult,
-  REJECTED_BODY_BYTES,
-  type RejectedLimits,
-  type StoredEvent,
-  type StoredStatus,
-} from './store.js';
+import { type EventFilter, type ForwardOutcome, type PruneResult, type RejectedLimits, type StoredEvent, type StoredStatus } from './store.js';
 import type { RejectionReason } from './verify.js';
 
 type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
@@ -90,6 +81,22 @@ function toStoredEvent(row: Row): StoredEvent {
 
 const notesColumn = (notes: readonly string[]) => (notes.length > 0 ? JSON.stringify(notes) : null);
 
+/**
+ * Text as a PostgreSQL text column takes it: NUL, the one character it refuses, and lone surrogates,
+ * which have no UTF-8, become U+FFFD. A forged delivery's claims may hold either.
+ */
+function storable(text: string | null | undefined): string | null {
+  return text === null || text === undefined ? null : text.replace(/[\0\p{Cs}]/gu, '\uFFFD');
+}
+
+/** SQLSTATE classes of a row the server refuses: data exception (22), integrity constraint (23), program limit (54, such as an index row too large). */
+const ROW_REFUSED = ['22', '23', '54'];
+
+/** Whether the server refused a write for what one of its rows holds, rather than being unable to write at all. */
+export function refusedForItsRows(error: unknown): boolean {
+  return error instanceof postgres.PostgresError && ROW_REFUSED.includes(error.code.slice(0, 2));
+}
+
 /** One delivery to record in a shared transaction. */
 export type Write =
   | {
@@ -102,7 +109,8 @@ export type Write =
       op: 'reject';
       claimed: Partial<EventSummary>;
       rejection: { reason: RejectionReason; detail: string; schemaNotes: readonly string[] };
-      delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number };
+      /** `kept`: the first REJECTED_BODY_BYTES of the body, in a buffer of their own; `bodySize`: the body's size as received. */
+      delivery: { headers: IncomingHttpHeaders; kept: Buffer; bodySize: number; receivedAt: number };
     };
 
 /** What an accepted write gave: the row, whether the event id was stored before, and whether this replica now holds its forwarding. */
@@ -218,8 +226,8 @@ export class PostgresEventStore {
           const forward = delivery.forwardUrl;
           const [row] = await tx`
             INSERT INTO events (event_id, type, resource_id, status, schema_notes, received_at, headers, body, body_size, forward_url, claimed_by, lease_until)
-            VALUES (${event.id}, ${event.type}, ${event.resourceId ?? null}, 'accepted', ${notesColumn(schemaNotes)}, ${delivery.receivedAt},
-                    ${JSON.stringify(delivery.headers)}, ${Buffer.from(delivery.body)}, ${delivery.body.byteLength}, ${forward},
+            VALUES (${storable(event.id)}, ${storable(event.type)}, ${storable(event.resourceId)}, 'accepted', ${notesColumn(schemaNotes)}, ${delivery.receivedAt},
+                    ${JSON.stringify(delivery.headers)}, ${Buffer.from(delivery.body)}, ${delivery.body.byteLength}, ${storable(forward)},
                     ${forward === null ? null : replica}, ${forward === null ? null : tx`now() + ${leaseMs} * interval '1 millisecond'`})
             ON CONFLICT (event_id) WHERE status = 'accepted' DO UPDATE SET duplicates = events.duplicates + 1
             RETURNING seq, duplicates`;
@@ -229,9 +237,8 @@ export class PostgresEventStore {
           const { claimed, rejection, delivery } = write;
           const [row] = await tx`
             INSERT INTO events (event_id, type, resource_id, status, reason, detail, schema_notes, received_at, headers, body, body_size)
-            VALUES (${claimed.id ?? null}, ${claimed.type ?? null}, ${claimed.resourceId ?? null}, 'rejected', ${rejection.reason}, ${rejection.detail},
-                    ${notesColumn(rejection.schemaNotes)}, ${delivery.receivedAt}, ${JSON.stringify(delivery.headers)},
-                    ${Buffer.from(firstBytes(delivery.body, REJECTED_BODY_BYTES))}, ${delivery.body.byteLength})
+            VALUES (${storable(claimed.id)}, ${storable(claimed.type)}, ${storable(claimed.resourceId)}, 'rejected', ${rejection.reason}, ${storable(rejection.detail)},
+                    ${notesColumn(rejection.schemaNotes)}, ${delivery.receivedAt}, ${JSON.stringify(delivery.headers)}, ${delivery.kept}, ${delivery.bodySize})
             RETURNING seq`;
           results[index] = { seq: Number(row!.seq) };
         }
@@ -255,7 +262,7 @@ export class PostgresEventStore {
   /** Records a forward's outcome and lets go of its claim. */
   async recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {
     await this.sql`
-      UPDATE events SET forward_url = ${outcome.url}, forward_status = ${outcome.status}, forward_error = ${outcome.error}, forwarded_at = ${at},
+      UPDATE events SET forward_url = ${storable(outcome.url)}, forward_status = ${outcome.status}, forward_error = ${storable(outcome.error)}, forwarded_at = ${at},
         claimed_by = NULL, lease_until = NULL
       WHERE seq = ${seq}`;
   }
