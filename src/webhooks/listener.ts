@@ -229,6 +229,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // From its arrival, not the end of its body: the sender's 10 s count from when it sent it.
+    const receivedAt = Date.now();
     const remote = () => request.socket.remoteAddress;
     try {
       if (request.method !== 'POST') {
@@ -247,7 +249,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
         this.refused(413, `body larger than ${this.options.bodyLimitBytes} bytes`, remote());
         return;
       }
-      const { report, forwarding } = await this.deliver(request.headers, body);
+      const { report, forwarding } = await this.deliver(request.headers, body, receivedAt);
       const { delayMs } = this.options.faults;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const acknowledged = report.status >= 200 && report.status < 300;
@@ -277,8 +279,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
    * Verifies and records one delivery. The status it returns is 2xx only once the event is durable;
    * `forwarding` settles when the application has answered a new event.
    */
-  private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
-    const receivedAt = Date.now();
+  private async deliver(headers: IncomingHttpHeaders, body: Buffer, receivedAt: number): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
     const at = new Date(receivedAt).toISOString();
     const { faults, secrets, toleranceSeconds, encodings, signedPayloads, strictSchema } = this.options;
     if (faults.rate > 0 && Math.random() < faults.rate) {

@@ -97,6 +97,38 @@ export function refusedForItsRows(error: unknown): boolean {
   return error instanceof postgres.PostgresError && ROW_REFUSED.includes(error.code.slice(0, 2));
 }
 
+interface StoreOptions {
+  connections?: number;
+  /**
+   * The listener's, whose answers cannot wait: the server gives up a statement after this (waiting for a
+   * lock, say) and ends a transaction left idle after twice this; a write not done after twice this
+   * went to a connection that hangs, and the connections are made anew.
+   */
+  statementTimeoutMs?: number;
+}
+
+function connect(location: PostgresLocation, options: StoreOptions): Sql {
+  const timeout = options.statementTimeoutMs;
+  return postgres({
+    host: location.socketDirectory ?? location.host,
+    port: location.port,
+    database: location.database,
+    username: location.user,
+    password: location.password,
+    ssl: location.sslmode === undefined || location.sslmode === 'disable' ? false : (location.sslmode as 'prefer' | 'require' | 'verify-full'),
+    max: options.connections ?? 4,
+    // An answer is due to the sender within 10 s: a database that cannot be reached fails the delivery (503) well before.
+    connect_timeout: 5,
+    idle_timeout: 60,
+    onnotice: () => undefined,
+    connection: {
+      application_name: 'svc webhooks',
+      search_path: location.schema,
+      ...(timeout !== undefined && { statement_timeout: timeout, idle_in_transaction_session_timeout: 2 * timeout }),
+    },
+  });
+}
+
 /** One delivery to record in a shared transaction. */
 export type Write =
   | {
@@ -134,27 +166,15 @@ export interface ClaimedForward {
  */
 export class PostgresEventStore {
   private constructor(
-    private readonly sql: Sql,
+    private sql: Sql,
     readonly location: PostgresLocation,
+    private readonly options: StoreOptions,
   ) {}
 
   /** Connects, creates or migrates the schema, with an error that says what to do when that fails. */
-  static async open(location: PostgresLocation, options: { connections?: number } = {}): Promise<PostgresEventStore> {
-    const sql = postgres({
-      host: location.socketDirectory ?? location.host,
-      port: location.port,
-      database: location.database,
-      username: location.user,
-      password: location.password,
-      ssl: location.sslmode === undefined || location.sslmode === 'disable' ? false : (location.sslmode as 'prefer' | 'require' | 'verify-full'),
-      max: options.connections ?? 4,
-      // An answer is due to the sender within 10 s: a database that cannot be reached fails the delivery (503) well before.
-      connect_timeout: 5,
-      idle_timeout: 60,
-      onnotice: () => undefined,
-      connection: { application_name: 'svc webhooks', search_path: location.schema },
-    });
-    const store = new PostgresEventStore(sql, location);
+  static async open(location: PostgresLocation, options: StoreOptions = {}): Promise<PostgresEventStore> {
+    const sql = connect(location, options);
+    const store = new PostgresEventStore(sql, location, options);
     try {
       await store.migrate();
     } catch (error) {
@@ -218,34 +238,45 @@ export class PostgresEventStore {
     const key = (write: Write) => (write.op === 'accept' ? write.event.id : '');
     order.sort((a, b) => (key(writes[a]!) < key(writes[b]!) ? -1 : key(writes[a]!) > key(writes[b]!) ? 1 : a - b));
     const results: Written[] = [];
-    await this.sql.begin(async (tx) => {
-      const queries = order.map(async (index) => {
-        const write = writes[index]!;
-        if (write.op === 'accept') {
-          const { event, delivery, schemaNotes } = write;
-          const forward = delivery.forwardUrl;
-          const [row] = await tx`
+    const timeout = this.options.statementTimeoutMs;
+    const hung = timeout === undefined ? undefined : setTimeout(() => this.reconnect(), 2 * timeout);
+    await this.sql
+      .begin(async (tx) => {
+        const queries = order.map(async (index) => {
+          const write = writes[index]!;
+          if (write.op === 'accept') {
+            const { event, delivery, schemaNotes } = write;
+            const forward = delivery.forwardUrl;
+            const [row] = await tx`
             INSERT INTO events (event_id, type, resource_id, status, schema_notes, received_at, headers, body, body_size, forward_url, claimed_by, lease_until)
             VALUES (${storable(event.id)}, ${storable(event.type)}, ${storable(event.resourceId)}, 'accepted', ${notesColumn(schemaNotes)}, ${delivery.receivedAt},
                     ${JSON.stringify(delivery.headers)}, ${Buffer.from(delivery.body)}, ${delivery.body.byteLength}, ${storable(forward)},
                     ${forward === null ? null : replica}, ${forward === null ? null : tx`now() + ${leaseMs} * interval '1 millisecond'`})
             ON CONFLICT (event_id) WHERE status = 'accepted' DO UPDATE SET duplicates = events.duplicates + 1
             RETURNING seq, duplicates`;
-          const duplicate = Number(row!.duplicates) > 0;
-          results[index] = { seq: Number(row!.seq), duplicate, claimed: !duplicate && forward !== null };
-        } else {
-          const { claimed, rejection, delivery } = write;
-          const [row] = await tx`
+            const duplicate = Number(row!.duplicates) > 0;
+            results[index] = { seq: Number(row!.seq), duplicate, claimed: !duplicate && forward !== null };
+          } else {
+            const { claimed, rejection, delivery } = write;
+            const [row] = await tx`
             INSERT INTO events (event_id, type, resource_id, status, reason, detail, schema_notes, received_at, headers, body, body_size)
             VALUES (${storable(claimed.id)}, ${storable(claimed.type)}, ${storable(claimed.resourceId)}, 'rejected', ${rejection.reason}, ${storable(rejection.detail)},
                     ${notesColumn(rejection.schemaNotes)}, ${delivery.receivedAt}, ${JSON.stringify(delivery.headers)}, ${delivery.kept}, ${delivery.bodySize})
             RETURNING seq`;
-          results[index] = { seq: Number(row!.seq) };
-        }
-      });
-      await Promise.all(queries);
-    });
+            results[index] = { seq: Number(row!.seq) };
+          }
+        });
+        await Promise.all(queries);
+      })
+      .finally(() => clearTimeout(hung));
     return results;
+  }
+
+  /** Drops every connection, which fails what is under way on them, and makes new ones as they are needed. */
+  private reconnect(): void {
+    const hung = this.sql;
+    this.sql = connect(this.location, this.options);
+    void hung.end({ timeout: 0 });
   }
 
   /** Deletes the rejected deliveries older than `limits.ttlMs`, then the oldest beyond the count and bytes allowed. */
