@@ -27,7 +27,7 @@ export interface TestPostgres {
   destroy(): void;
 }
 
-export interface PsqlSession {
+interface PsqlSession {
   /** Runs SQL in the session; resolves once psql has run it. */
   run(sql: string): Promise<void>;
   /** Ends the session (a transaction left open is rolled back). */
