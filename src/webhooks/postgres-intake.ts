@@ -235,7 +235,8 @@ export class PostgresIntake {
         this.markAvailable();
         if (batch.some((queued) => queued.write.op === 'reject')) await this.trimRejected();
       } catch (error) {
-        if (batch.length > 1 && refusedForItsRows(error)) await this.writeEach(batch);
+        // A batch of one is tried once more: its row's refusal is that delivery's, not the database's.
+        if (refusedForItsRows(error)) await this.writeEach(batch);
         else {
           this.markUnavailable(error as Error);
           for (const queued of batch) queued.reject(error as Error);
