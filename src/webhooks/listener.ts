@@ -103,6 +103,8 @@ const TAKEOVER_BATCH = 16;
 
 const ACCEPTED_ANSWER = JSON.stringify({ received: true });
 const DUPLICATE_ANSWER = JSON.stringify({ received: true, duplicate: true });
+/** The sender learns nothing of the store's own error (the operator's output has it). */
+const STORE_FAILED_MESSAGE = 'the event store is unavailable: the delivery was not stored; send it again';
 
 const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
@@ -227,6 +229,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // From its arrival, not the end of its body: the sender's 10 s count from when it sent it.
+    const receivedAt = Date.now();
     const remote = () => request.socket.remoteAddress;
     try {
       if (request.method !== 'POST') {
@@ -245,7 +249,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
         this.refused(413, `body larger than ${this.options.bodyLimitBytes} bytes`, remote());
         return;
       }
-      const { report, forwarding } = await this.deliver(request.headers, body);
+      const { report, forwarding } = await this.deliver(request.headers, body, receivedAt);
       const { delayMs } = this.options.faults;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const acknowledged = report.status >= 200 && report.status < 300;
@@ -253,7 +257,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
         ? report.result === 'duplicate'
           ? DUPLICATE_ANSWER
           : ACCEPTED_ANSWER
-        : { error: { code: report.reason ?? report.result, message: report.detail } };
+        : { error: { code: report.reason ?? report.result, message: report.result === 'store_failed' ? STORE_FAILED_MESSAGE : report.detail } };
       this.answer(response, report.status, answer, this.stopping);
       await forwarding;
       this.report(report);
@@ -275,8 +279,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
    * Verifies and records one delivery. The status it returns is 2xx only once the event is durable;
    * `forwarding` settles when the application has answered a new event.
    */
-  private async deliver(headers: IncomingHttpHeaders, body: Buffer): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
-    const receivedAt = Date.now();
+  private async deliver(headers: IncomingHttpHeaders, body: Buffer, receivedAt: number): Promise<{ report: DeliveryReport; forwarding?: Promise<void> }> {
     const at = new Date(receivedAt).toISOString();
     const { faults, secrets, toleranceSeconds, encodings, signedPayloads, strictSchema } = this.options;
     if (faults.rate > 0 && Math.random() < faults.rate) {

@@ -1,9 +1,10 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { StoreLocation } from '../config/webhook-store.js';
+import { INBOUND_SERVER_OPTIONS } from '../core/inbound-http.js';
 import type { Delivery, IntakeOptions, IntakeResult } from './intake.js';
-import { type ClaimedForward, PostgresEventStore, type Write, type Written } from './postgres-store.js';
-import type { ForwardOutcome } from './store.js';
+import { type ClaimedForward, PostgresEventStore, refusedForItsRows, type Write, type Written } from './postgres-store.js';
+import { firstBytes, type ForwardOutcome, REJECTED_BODY_BYTES } from './store.js';
 import { verifyDelivery } from './verify.js';
 
 export interface PostgresIntakeOptions extends Omit<IntakeOptions, 'file'> {
@@ -22,12 +23,26 @@ const RECORD_RETRY_MS = 1000;
 const RECORD_RETRY_WHEN_STOPPING_MS = 10_000;
 /** How often rejected deliveries past their time are deleted while none arrive. */
 const EXPIRY_INTERVAL_MS = 60_000;
+/** A delivery whose COMMIT has not returned this long after it arrived is answered 503: the service waits 10 s for an answer (part 6). */
+const ANSWER_WITHIN_MS = 8000;
+/** The database gives up a statement after this (a lock it waits for, a server too slow), in time for the answer. */
+const STATEMENT_TIMEOUT_MS = 5000;
+/**
+ * Bytes of the deliveries waiting for the database, those being written included; past them, a genuine
+ * delivery is answered 503 at once and a rejected one is not kept. Each counts its body (a rejected one
+ * only what is kept of it) and the most its headers may take.
+ */
+export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 interface Queued {
   write: Write;
+  bytes: number;
   resolve: (written: Written) => void;
   reject: (error: Error) => void;
 }
+
+const bytesOf = (write: Write) =>
+  (write.op === 'accept' ? write.delivery.body.byteLength : write.delivery.kept.byteLength) + INBOUND_SERVER_OPTIONS.maxHeaderSize;
 
 /**
  * Verifies deliveries and records them in PostgreSQL, for one replica of a fleet. Group commit: the
@@ -39,6 +54,8 @@ export class PostgresIntake {
   readonly replica = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly keys: KeyObject[];
   private queue: Queued[] = [];
+  /** Of the deliveries queued or being written. */
+  private queuedBytes = 0;
   private writing: Promise<void> | undefined;
   /** The events this replica is forwarding: their leases are renewed until their outcome is recorded. */
   private readonly claimed = new Set<number>();
@@ -62,10 +79,14 @@ export class PostgresIntake {
   }
 
   static async open(options: PostgresIntakeOptions): Promise<PostgresIntake> {
-    return new PostgresIntake(await PostgresEventStore.open(options.location), options);
+    return new PostgresIntake(await PostgresEventStore.open(options.location, { statementTimeoutMs: STATEMENT_TIMEOUT_MS }), options);
   }
 
-  /** Resolves once the delivery is verified and, accepted or rejected, committed. */
+  /**
+   * Resolves once the delivery is verified and, when accepted, committed; rejects when it was not
+   * committed by ANSWER_WITHIN_MS after it arrived. A rejected delivery is answered at once, what is
+   * kept of it left to be written.
+   */
   async receive(delivery: Delivery): Promise<IntakeResult> {
     const { options } = this;
     const verdict = verifyDelivery(delivery.headers, delivery.body, {
@@ -76,18 +97,24 @@ export class PostgresIntake {
       strictSchema: options.strictSchema,
     });
     if (!verdict.ok) {
-      // Kept for inspection only; the delivery is refused all the same.
-      await this.enqueue({ op: 'reject', claimed: verdict.claimed, rejection: verdict, delivery }).catch(() => undefined);
+      // Kept for inspection only, and never waited for: the body, which anyone can send, is not held meanwhile.
+      const kept = Buffer.from(firstBytes(delivery.body, REJECTED_BODY_BYTES));
+      this.enqueue({
+        op: 'reject',
+        claimed: verdict.claimed,
+        rejection: verdict,
+        delivery: { headers: delivery.headers, kept, bodySize: delivery.body.byteLength, receivedAt: delivery.receivedAt },
+      }).catch(() => undefined);
       return { result: 'rejected', claimed: verdict.claimed, reason: verdict.reason, detail: verdict.detail, schemaNotes: verdict.schemaNotes };
     }
     const wanted = !options.eventTypes || options.eventTypes.includes(verdict.event.type);
     const forwardUrl = options.forwardTo !== undefined && wanted ? options.forwardTo : null;
-    const written = (await this.enqueue({
-      op: 'accept',
-      event: verdict.event,
-      delivery: { ...delivery, forwardUrl },
-      schemaNotes: verdict.schemaNotes,
-    })) as Extract<Written, { duplicate: boolean }>;
+    const written = (await this.enqueue(
+      { op: 'accept', event: verdict.event, delivery: { ...delivery, forwardUrl }, schemaNotes: verdict.schemaNotes },
+      delivery.receivedAt + ANSWER_WITHIN_MS,
+    )) as Extract<Written, { duplicate: boolean }>;
+    // Past the deadline, the delivery was answered 503 and this is never reached: a claim its COMMIT made
+    // later is not renewed, so another replica (or this one) forwards the event once its lease expires.
     if (written.claimed) this.claimed.add(written.seq);
     return {
       result: written.duplicate ? 'duplicate' : 'accepted',
@@ -149,12 +176,47 @@ export class PostgresIntake {
     await this.store.close();
   }
 
-  private enqueue(write: Write): Promise<Written> {
+  /** Queues a write; with `answerBy`, it is given up (and taken out of the queue, if still there) when not committed by then. */
+  private enqueue(write: Write, answerBy?: number): Promise<Written> {
     if (this.closed) return Promise.reject(new Error('the store is closed'));
+    const bytes = bytesOf(write);
+    if (!this.makeRoom(write, bytes)) {
+      return Promise.reject(new Error(`${MAX_QUEUED_BYTES / 1024 / 1024} MiB of deliveries already wait for the database`));
+    }
     return new Promise((resolve, reject) => {
-      this.queue.push({ write, resolve, reject });
+      const queued: Queued = { write, bytes, resolve, reject };
+      if (answerBy !== undefined) {
+        const late = setTimeout(() => {
+          this.unqueue(queued);
+          reject(new Error(`the database did not commit the delivery within ${ANSWER_WITHIN_MS / 1000} s`));
+        }, answerBy - Date.now());
+        queued.resolve = (written) => (clearTimeout(late), resolve(written));
+        queued.reject = (error) => (clearTimeout(late), reject(error));
+      }
+      this.queue.push(queued);
+      this.queuedBytes += bytes;
       this.writing ??= this.writeAll().finally(() => (this.writing = undefined));
     });
+  }
+
+  /** Whether `bytes` more fit in MAX_QUEUED_BYTES; for a genuine delivery, rejected ones waiting (kept for inspection only) are dropped to make room, the oldest first. */
+  private makeRoom(write: Write, bytes: number): boolean {
+    if (write.op === 'accept') {
+      for (const queued of this.queue.filter((waiting) => waiting.write.op === 'reject')) {
+        if (this.queuedBytes + bytes <= MAX_QUEUED_BYTES) break;
+        this.unqueue(queued);
+        queued.reject(new Error('dropped to make room for a genuine delivery'));
+      }
+    }
+    return this.queuedBytes + bytes <= MAX_QUEUED_BYTES;
+  }
+
+  /** Takes a write out of the queue unless it is being written already. */
+  private unqueue(queued: Queued): void {
+    const index = this.queue.indexOf(queued);
+    if (index < 0) return;
+    this.queue.splice(index, 1);
+    this.queuedBytes -= queued.bytes;
   }
 
   /** Writes what is queued, a transaction at a time, until nothing is. */
@@ -173,10 +235,32 @@ export class PostgresIntake {
         this.markAvailable();
         if (batch.some((queued) => queued.write.op === 'reject')) await this.trimRejected();
       } catch (error) {
-        this.markUnavailable(error as Error);
-        for (const queued of batch) queued.reject(error as Error);
+        // A batch of one is tried once more: its row's refusal is that delivery's, not the database's.
+        if (refusedForItsRows(error)) await this.writeEach(batch);
+        else {
+          this.markUnavailable(error as Error);
+          for (const queued of batch) queued.reject(error as Error);
+        }
+      } finally {
+        for (const queued of batch) this.queuedBytes -= queued.bytes;
       }
     }
+  }
+
+  /** A batch the server refused for one of its rows, written again one delivery a transaction, so that each outcome is that delivery's own. */
+  private async writeEach(batch: readonly Queued[]): Promise<void> {
+    await Promise.all(
+      batch.map(async (queued) => {
+        try {
+          const [written] = await this.store.write([queued.write], this.replica, this.options.leaseMs);
+          queued.resolve(written!);
+          this.markAvailable();
+        } catch (error) {
+          if (!refusedForItsRows(error)) this.markUnavailable(error as Error);
+          queued.reject(error as Error);
+        }
+      }),
+    );
   }
 
   private async trimRejected(): Promise<void> {

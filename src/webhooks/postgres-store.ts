@@ -3,16 +3,7 @@ import postgres, { type Sql, type TransactionSql } from 'postgres';
 import type { StoreLocation } from '../config/webhook-store.js';
 import { SvcError } from '../core/errors.js';
 import type { EventSummary } from './envelope.js';
-import {
-  type EventFilter,
-  firstBytes,
-  type ForwardOutcome,
-  type PruneResult,
-  REJECTED_BODY_BYTES,
-  type RejectedLimits,
-  type StoredEvent,
-  type StoredStatus,
-} from './store.js';
+import { type EventFilter, type ForwardOutcome, type PruneResult, type RejectedLimits, type StoredEvent, type StoredStatus } from './store.js';
 import type { RejectionReason } from './verify.js';
 
 type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
@@ -90,6 +81,54 @@ function toStoredEvent(row: Row): StoredEvent {
 
 const notesColumn = (notes: readonly string[]) => (notes.length > 0 ? JSON.stringify(notes) : null);
 
+/**
+ * Text as a PostgreSQL text column takes it: NUL, the one character it refuses, and lone surrogates,
+ * which have no UTF-8, become U+FFFD. A forged delivery's claims may hold either.
+ */
+function storable(text: string | null | undefined): string | null {
+  return text === null || text === undefined ? null : text.replace(/[\0\p{Cs}]/gu, '\uFFFD');
+}
+
+/** SQLSTATE classes of a row the server refuses: data exception (22), integrity constraint (23), program limit (54, such as an index row too large). */
+const ROW_REFUSED = ['22', '23', '54'];
+
+/** Whether the server refused a write for what one of its rows holds, rather than being unable to write at all. */
+export function refusedForItsRows(error: unknown): boolean {
+  return error instanceof postgres.PostgresError && ROW_REFUSED.includes(error.code.slice(0, 2));
+}
+
+interface StoreOptions {
+  connections?: number;
+  /**
+   * The listener's, whose answers cannot wait: the server gives up a statement after this (waiting for a
+   * lock, say) and ends a transaction left idle after twice this; a write not done after twice this
+   * went to a connection that hangs, and the connections are made anew.
+   */
+  statementTimeoutMs?: number;
+}
+
+function connect(location: PostgresLocation, options: StoreOptions): Sql {
+  const timeout = options.statementTimeoutMs;
+  return postgres({
+    host: location.socketDirectory ?? location.host,
+    port: location.port,
+    database: location.database,
+    username: location.user,
+    password: location.password,
+    ssl: location.sslmode === undefined || location.sslmode === 'disable' ? false : (location.sslmode as 'prefer' | 'require' | 'verify-full'),
+    max: options.connections ?? 4,
+    // An answer is due to the sender within 10 s: a database that cannot be reached fails the delivery (503) well before.
+    connect_timeout: 5,
+    idle_timeout: 60,
+    onnotice: () => undefined,
+    connection: {
+      application_name: 'svc webhooks',
+      search_path: location.schema,
+      ...(timeout !== undefined && { statement_timeout: timeout, idle_in_transaction_session_timeout: 2 * timeout }),
+    },
+  });
+}
+
 /** One delivery to record in a shared transaction. */
 export type Write =
   | {
@@ -102,7 +141,8 @@ export type Write =
       op: 'reject';
       claimed: Partial<EventSummary>;
       rejection: { reason: RejectionReason; detail: string; schemaNotes: readonly string[] };
-      delivery: { headers: IncomingHttpHeaders; body: Uint8Array; receivedAt: number };
+      /** `kept`: the first REJECTED_BODY_BYTES of the body, in a buffer of their own; `bodySize`: the body's size as received. */
+      delivery: { headers: IncomingHttpHeaders; kept: Buffer; bodySize: number; receivedAt: number };
     };
 
 /** What an accepted write gave: the row, whether the event id was stored before, and whether this replica now holds its forwarding. */
@@ -126,27 +166,15 @@ export interface ClaimedForward {
  */
 export class PostgresEventStore {
   private constructor(
-    private readonly sql: Sql,
+    private sql: Sql,
     readonly location: PostgresLocation,
+    private readonly options: StoreOptions,
   ) {}
 
   /** Connects, creates or migrates the schema, with an error that says what to do when that fails. */
-  static async open(location: PostgresLocation, options: { connections?: number } = {}): Promise<PostgresEventStore> {
-    const sql = postgres({
-      host: location.socketDirectory ?? location.host,
-      port: location.port,
-      database: location.database,
-      username: location.user,
-      password: location.password,
-      ssl: location.sslmode === undefined || location.sslmode === 'disable' ? false : (location.sslmode as 'prefer' | 'require' | 'verify-full'),
-      max: options.connections ?? 4,
-      // An answer is due to the sender within 10 s: a database that cannot be reached fails the delivery (503) well before.
-      connect_timeout: 5,
-      idle_timeout: 60,
-      onnotice: () => undefined,
-      connection: { application_name: 'svc webhooks', search_path: location.schema },
-    });
-    const store = new PostgresEventStore(sql, location);
+  static async open(location: PostgresLocation, options: StoreOptions = {}): Promise<PostgresEventStore> {
+    const sql = connect(location, options);
+    const store = new PostgresEventStore(sql, location, options);
     try {
       await store.migrate();
     } catch (error) {
@@ -210,35 +238,45 @@ export class PostgresEventStore {
     const key = (write: Write) => (write.op === 'accept' ? write.event.id : '');
     order.sort((a, b) => (key(writes[a]!) < key(writes[b]!) ? -1 : key(writes[a]!) > key(writes[b]!) ? 1 : a - b));
     const results: Written[] = [];
-    await this.sql.begin(async (tx) => {
-      const queries = order.map(async (index) => {
-        const write = writes[index]!;
-        if (write.op === 'accept') {
-          const { event, delivery, schemaNotes } = write;
-          const forward = delivery.forwardUrl;
-          const [row] = await tx`
+    const timeout = this.options.statementTimeoutMs;
+    const hung = timeout === undefined ? undefined : setTimeout(() => this.reconnect(), 2 * timeout);
+    await this.sql
+      .begin(async (tx) => {
+        const queries = order.map(async (index) => {
+          const write = writes[index]!;
+          if (write.op === 'accept') {
+            const { event, delivery, schemaNotes } = write;
+            const forward = delivery.forwardUrl;
+            const [row] = await tx`
             INSERT INTO events (event_id, type, resource_id, status, schema_notes, received_at, headers, body, body_size, forward_url, claimed_by, lease_until)
-            VALUES (${event.id}, ${event.type}, ${event.resourceId ?? null}, 'accepted', ${notesColumn(schemaNotes)}, ${delivery.receivedAt},
-                    ${JSON.stringify(delivery.headers)}, ${Buffer.from(delivery.body)}, ${delivery.body.byteLength}, ${forward},
+            VALUES (${storable(event.id)}, ${storable(event.type)}, ${storable(event.resourceId)}, 'accepted', ${notesColumn(schemaNotes)}, ${delivery.receivedAt},
+                    ${JSON.stringify(delivery.headers)}, ${Buffer.from(delivery.body)}, ${delivery.body.byteLength}, ${storable(forward)},
                     ${forward === null ? null : replica}, ${forward === null ? null : tx`now() + ${leaseMs} * interval '1 millisecond'`})
             ON CONFLICT (event_id) WHERE status = 'accepted' DO UPDATE SET duplicates = events.duplicates + 1
             RETURNING seq, duplicates`;
-          const duplicate = Number(row!.duplicates) > 0;
-          results[index] = { seq: Number(row!.seq), duplicate, claimed: !duplicate && forward !== null };
-        } else {
-          const { claimed, rejection, delivery } = write;
-          const [row] = await tx`
+            const duplicate = Number(row!.duplicates) > 0;
+            results[index] = { seq: Number(row!.seq), duplicate, claimed: !duplicate && forward !== null };
+          } else {
+            const { claimed, rejection, delivery } = write;
+            const [row] = await tx`
             INSERT INTO events (event_id, type, resource_id, status, reason, detail, schema_notes, received_at, headers, body, body_size)
-            VALUES (${claimed.id ?? null}, ${claimed.type ?? null}, ${claimed.resourceId ?? null}, 'rejected', ${rejection.reason}, ${rejection.detail},
-                    ${notesColumn(rejection.schemaNotes)}, ${delivery.receivedAt}, ${JSON.stringify(delivery.headers)},
-                    ${Buffer.from(firstBytes(delivery.body, REJECTED_BODY_BYTES))}, ${delivery.body.byteLength})
+            VALUES (${storable(claimed.id)}, ${storable(claimed.type)}, ${storable(claimed.resourceId)}, 'rejected', ${rejection.reason}, ${storable(rejection.detail)},
+                    ${notesColumn(rejection.schemaNotes)}, ${delivery.receivedAt}, ${JSON.stringify(delivery.headers)}, ${delivery.kept}, ${delivery.bodySize})
             RETURNING seq`;
-          results[index] = { seq: Number(row!.seq) };
-        }
-      });
-      await Promise.all(queries);
-    });
+            results[index] = { seq: Number(row!.seq) };
+          }
+        });
+        await Promise.all(queries);
+      })
+      .finally(() => clearTimeout(hung));
     return results;
+  }
+
+  /** Drops every connection, which fails what is under way on them, and makes new ones as they are needed. */
+  private reconnect(): void {
+    const hung = this.sql;
+    this.sql = connect(this.location, this.options);
+    void hung.end({ timeout: 0 });
   }
 
   /** Deletes the rejected deliveries older than `limits.ttlMs`, then the oldest beyond the count and bytes allowed. */
@@ -255,7 +293,7 @@ export class PostgresEventStore {
   /** Records a forward's outcome and lets go of its claim. */
   async recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {
     await this.sql`
-      UPDATE events SET forward_url = ${outcome.url}, forward_status = ${outcome.status}, forward_error = ${outcome.error}, forwarded_at = ${at},
+      UPDATE events SET forward_url = ${storable(outcome.url)}, forward_status = ${outcome.status}, forward_error = ${storable(outcome.error)}, forwarded_at = ${at},
         claimed_by = NULL, lease_until = NULL
       WHERE seq = ${seq}`;
   }

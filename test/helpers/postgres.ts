@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,8 +21,17 @@ export interface TestPostgres {
   start(): void;
   /** Runs SQL as the superuser with psql; its output, unaligned. */
   psql(sql: string): string;
+  /** A psql session kept open, to hold a lock or a transaction while the test goes on. */
+  session(): PsqlSession;
   /** Stops the server and removes its folder. */
   destroy(): void;
+}
+
+interface PsqlSession {
+  /** Runs SQL in the session; resolves once psql has run it. */
+  run(sql: string): Promise<void>;
+  /** Ends the session (a transaction left open is rolled back). */
+  close(): Promise<void>;
 }
 
 /** The folder of PostgreSQL's server binaries: SVC_POSTGRES_BIN, else the newest of Debian's /usr/lib/postgresql/N/bin. */
@@ -88,6 +97,30 @@ export function startPostgres(options: { fsync?: boolean } = {}): TestPostgres {
         encoding: 'utf8',
         env: { ...process.env, PGPASSWORD: password },
       }).trim(),
+    session() {
+      const child = spawn(join(bin, 'psql'), ['-h', folder, '-U', 'svc', '-d', 'postgres', '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1'], {
+        env: { ...process.env, PGPASSWORD: password },
+      });
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      let runs = 0;
+      return {
+        async run(sql) {
+          const done = `-- done ${++runs}`;
+          child.stdin.write(`${sql}\n\\echo '${done}'\n`);
+          while (!output.includes(done)) {
+            if (child.exitCode !== null) throw new Error(`psql exited ${child.exitCode}: ${output}`);
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        },
+        async close() {
+          child.stdin.end();
+          await exited;
+        },
+      };
+    },
     destroy() {
       try {
         stop();

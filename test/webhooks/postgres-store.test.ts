@@ -98,7 +98,13 @@ describe('a PostgreSQL store shared by listeners', () => {
     expect(await post(listener.url, signed())).toBe(200);
     pg.stop();
     try {
-      expect(await post(listener.url, signed())).toBe(503);
+      const during = signed();
+      const refused = await fetch(`${listener.url}/hooks`, { method: 'POST', headers: during.headers, body: during.body });
+      expect(refused.status).toBe(503);
+      // What the store said is the operator's to read (stderr), not the sender's.
+      expect(await refused.json()).toEqual({
+        error: { code: 'store_failed', message: 'the event store is unavailable: the delivery was not stored; send it again' },
+      });
       expect(await post(listener.url, signed())).toBe(503);
     } finally {
       pg.start();
@@ -152,6 +158,9 @@ describe('the least privileges docs/webhooks.md documents', () => {
     expect(await post(listener.url, delivery)).toBe(200);
     expect(await post(listener.url, forged)).toBe(400);
     await listener.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
+    // A rejected delivery is answered at once, what is kept of it written after.
+    const deadline = Date.now() + HANG_MS;
+    while (pg.psql('SELECT count(*) FROM granted.events') !== '2' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const listed = await runSvc(['webhooks', 'events', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toHaveLength(2);
