@@ -60,6 +60,8 @@ export class PostgresIntake {
   /** The events this replica is forwarding: their leases are renewed until their outcome is recorded. */
   private readonly claimed = new Set<number>();
   private readonly renewal: NodeJS.Timeout;
+  /** A renewal under way: the next waits for it rather than queue behind it. */
+  private renewing = false;
   private readonly expiry: NodeJS.Timeout;
   /** Set when the listener stops: recording a forward's outcome is given up after it. */
   private recordDeadline: number | undefined;
@@ -272,12 +274,15 @@ export class PostgresIntake {
   }
 
   private async renewLeases(): Promise<void> {
-    if (this.claimed.size === 0) return;
+    if (this.claimed.size === 0 || this.renewing) return;
+    this.renewing = true;
     try {
       await this.store.renewLeases([...this.claimed], this.replica, this.options.leaseMs);
       this.markAvailable();
     } catch (error) {
       this.markUnavailable(error as Error);
+    } finally {
+      this.renewing = false;
     }
   }
 

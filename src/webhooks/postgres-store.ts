@@ -165,11 +165,19 @@ export interface ClaimedForward {
  * replica at a time (a lease it renews, which another takes over once it has expired).
  */
 export class PostgresEventStore {
+  /**
+   * Lease renewals have a connection of their own, so that they never wait behind the writes: however
+   * busy the pool, a forward under way keeps its lease and is not taken over while it runs.
+   */
+  private leases: Sql;
+
   private constructor(
     private sql: Sql,
     readonly location: PostgresLocation,
     private readonly options: StoreOptions,
-  ) {}
+  ) {
+    this.leases = connect(location, { ...options, connections: 1 });
+  }
 
   /** Connects, creates or migrates the schema, with an error that says what to do when that fails. */
   static async open(location: PostgresLocation, options: StoreOptions = {}): Promise<PostgresEventStore> {
@@ -225,7 +233,7 @@ export class PostgresEventStore {
   }
 
   async close(): Promise<void> {
-    await this.sql.end({ timeout: 5 });
+    await Promise.all([this.sql.end({ timeout: 5 }), this.leases.end({ timeout: 5 })]);
   }
 
   /**
@@ -238,10 +246,8 @@ export class PostgresEventStore {
     const key = (write: Write) => (write.op === 'accept' ? write.event.id : '');
     order.sort((a, b) => (key(writes[a]!) < key(writes[b]!) ? -1 : key(writes[a]!) > key(writes[b]!) ? 1 : a - b));
     const results: Written[] = [];
-    const timeout = this.options.statementTimeoutMs;
-    const hung = timeout === undefined ? undefined : setTimeout(() => this.reconnect(), 2 * timeout);
-    await this.sql
-      .begin(async (tx) => {
+    await this.unlessHung('sql', (sql) =>
+      sql.begin(async (tx) => {
         const queries = order.map(async (index) => {
           const write = writes[index]!;
           if (write.op === 'accept') {
@@ -267,16 +273,28 @@ export class PostgresEventStore {
           }
         });
         await Promise.all(queries);
-      })
-      .finally(() => clearTimeout(hung));
+      }),
+    );
     return results;
   }
 
-  /** Drops every connection, which fails what is under way on them, and makes new ones as they are needed. */
-  private reconnect(): void {
-    const hung = this.sql;
-    this.sql = connect(this.location, this.options);
-    void hung.end({ timeout: 0 });
+  /**
+   * Runs `query` on `pool`; one not done after twice the statement timeout went to a connection that
+   * hangs, and the pool is dropped (which fails what is under way on it) for a new one.
+   */
+  private async unlessHung<T>(pool: 'sql' | 'leases', query: (sql: Sql) => Promise<T>): Promise<T> {
+    const timeout = this.options.statementTimeoutMs;
+    const reconnect = () => {
+      const hung = this[pool];
+      this[pool] = connect(this.location, pool === 'leases' ? { ...this.options, connections: 1 } : this.options);
+      void hung.end({ timeout: 0 });
+    };
+    const hung = timeout === undefined ? undefined : setTimeout(reconnect, 2 * timeout);
+    try {
+      return await query(this[pool]);
+    } finally {
+      clearTimeout(hung);
+    }
   }
 
   /** Deletes the rejected deliveries older than `limits.ttlMs`, then the oldest beyond the count and bytes allowed. */
@@ -300,9 +318,12 @@ export class PostgresEventStore {
 
   /** Extends this replica's leases on the forwards it has under way. */
   async renewLeases(seqs: readonly number[], replica: string, leaseMs: number): Promise<void> {
-    await this.sql`
-      UPDATE events SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
-      WHERE seq = ANY(${seqs as number[]}) AND claimed_by = ${replica} AND forwarded_at IS NULL`;
+    await this.unlessHung(
+      'leases',
+      (sql) => sql`
+        UPDATE events SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+        WHERE seq = ANY(${seqs as number[]}) AND claimed_by = ${replica} AND forwarded_at IS NULL`,
+    );
   }
 
   /** Claims up to `limit` unfinished forwards whose lease has expired (their replica stopped or died), skipping those another replica is claiming now. */
