@@ -11,6 +11,7 @@ import { ExitCode } from '../core/errors.js';
 import { type TimeView, timeView } from '../ui/time.js';
 import { type Io, type Output, processIo } from '../ui/io.js';
 import { jsonLine } from '../ui/json-lines.js';
+import { terminalJson } from '../ui/terminal-text.js';
 import { inquirerPrompter, type Prompter } from '../ui/prompter.js';
 import { fittedText, hangingLine } from '../ui/table.js';
 
@@ -90,7 +91,7 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
   }
 
   public override logJson(json: unknown): void {
-    this.io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    this.io.stdout.write(`${terminalJson(json, 2)}\n`);
   }
 
   private interruption: { controller: AbortController; handler: (signal: NodeJS.Signals) => void; by?: NodeJS.Signals } | undefined;

@@ -19,7 +19,7 @@ export function waitWithSpinner<Report extends ReportAnswer>(
   const statusText = (report: ReportAnswer) => terminalText(String(report.status ?? ''));
   return withSpinner(
     io,
-    `Waiting for report ${id}`,
+    `Waiting for report ${terminalText(id)}`,
     ({ status, note }) =>
       wait((report) => {
         if (reportOutcome(report) === 'unfinished' && !isKnownWaitingStatus(report.status) && !named.has(report.status)) {

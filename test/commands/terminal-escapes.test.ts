@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
-import { terminalText } from '../../src/ui/terminal-text.js';
+import { terminalJson, terminalText } from '../../src/ui/terminal-text.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { stoppedAfterEachTest } from '../helpers/listen.js';
 import { startOtherImplementation } from '../helpers/other-implementation.js';
@@ -36,6 +36,13 @@ describe('terminalText', () => {
     expect(terminalText(HOSTILE)).toBe(ESCAPED);
     expect(terminalText('a\nb\tc\rd\u2028e\u2066f\u200fg')).toBe('a\\nb\\tc\\rd\\u2028e\\u2066f\\u200fg');
     expect(terminalText('rep_123 · Zoë → 東京 ✓ \\u001b')).toBe('rep_123 · Zoë → 東京 ✓ \\u001b');
+  });
+
+  it('terminalJson writes the same characters as JSON escapes, which parse back to the same text', () => {
+    const value = { id: `rep_${HOSTILE}`, name: 'Zoë → 東京\u2028' };
+    const text = terminalJson(value);
+    expect(text).toBe(`{"id":"rep_${ESCAPED}","name":"Zoë → 東京\\u2028"}`);
+    expect(JSON.parse(text)).toEqual(value);
   });
 });
 

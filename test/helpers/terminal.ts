@@ -58,8 +58,8 @@ export interface TerminalSession {
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
   /** Types keys, as a person would. */
   type(keys: string): void;
-  /** Waits for svc to exit. */
-  exited(): Promise<{ code: number | null; screen: string }>;
+  /** Waits for svc to exit: its screen as text, and `raw`, every byte it wrote to the terminal. */
+  exited(): Promise<{ code: number | null; screen: string; raw: string }>;
 }
 
 /** Starts the real `svc` in a pseudo-terminal of `columns` columns, for a test to read its screen and answer it. */
@@ -69,8 +69,8 @@ export function startInTerminal(args: string[], env: Record<string, string>, col
   let screen = '';
   let seen = 0;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
-  const exit = new Promise<{ code: number | null; screen: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, screen: stripVTControlCharacters(screen) })),
+  const exit = new Promise<{ code: number | null; screen: string; raw: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, screen: stripVTControlCharacters(screen), raw: screen })),
   );
   return {
     async waitFor(text, timeoutMs = HANG_MS) {

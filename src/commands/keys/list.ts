@@ -7,6 +7,7 @@ import { maxPagesFlag } from '../../flags/max-pages.js';
 import { listAllKeys, listKeys } from '../../services/keys.js';
 import { renderKeyRows } from '../../ui/keys.js';
 import { pagingStopWarning } from '../../ui/paging.js';
+import { terminalText } from '../../ui/terminal-text.js';
 
 /** `--json`: the keys read, and whether more follow; with --all, null and `stopped` when paging stopped before the end. */
 interface KeyListing {
@@ -43,7 +44,7 @@ export default class KeysList extends AdminCommand<JsonResult> {
     }
     if (list.data.length === 0) this.note('No keys.');
     else this.log(renderKeyRows(list.data, this.timeView(flags.utc), this.io.stdout));
-    if (list.has_more) this.note(`More keys follow: --starting-after ${list.data.at(-1)?.id}, or --all.`);
+    if (list.has_more) this.note(`More keys follow: --starting-after ${terminalText(String(list.data.at(-1)?.id))}, or --all.`);
     if (list.stopped) this.warning(pagingStopWarning(list.stopped, 'keys'));
     return list;
   }

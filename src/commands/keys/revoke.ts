@@ -8,6 +8,7 @@ import { ApiError, SvcError } from '../../core/errors.js';
 import { getKey, revokeKey } from '../../services/keys.js';
 import { confirmOrRefuse } from '../../ui/confirm.js';
 import { lastUse } from '../../ui/keys.js';
+import { terminalText } from '../../ui/terminal-text.js';
 
 /** Statuses of a GET /v1/keys/{id} that the service does not offer: key reads are not shown by the spec. */
 const NO_KEY_READS = new Set([404, 405, 501]);
@@ -46,12 +47,12 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
       );
     }
     if (!key) {
-      await confirmOrRefuse(`Revoke ${args.id}? Anything using it gets 401 at once.`, flags.yes, this.io, this.prompter);
+      await confirmOrRefuse(`Revoke ${terminalText(args.id)}? Anything using it gets 401 at once.`, flags.yes, this.io, this.prompter);
     } else if (key.status === 'active') {
       this.markLive(key.environment, `revokes the production key ${key.id}`);
       const use = key.last_used_at ? `last used ${lastUse(key, this.timeView(flags.utc, this.io.stderr))}` : 'never used';
       await confirmOrRefuse(
-        `Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`,
+        terminalText(`Revoke ${key.id} (${key.prefix_hint}${key.name ? `, "${key.name}"` : ''}, ${use})? Anything using it gets 401 at once.`),
         flags.yes,
         this.io,
         this.prompter,
@@ -59,7 +60,7 @@ Any success status of DELETE /v1/keys/{id} is taken (200, 202, 204). With --json
     }
     const revocation = await revokeKey(client, args.id);
     const at = revocation.revoked_at ? ` at ${revocation.revoked_at}` : '';
-    this.log(`${key && key.status !== 'active' ? 'Already revoked:' : 'Revoked'} ${args.id}${at}`);
+    this.log(terminalText(`${key && key.status !== 'active' ? 'Already revoked:' : 'Revoked'} ${args.id}${at}`));
     return revocation;
   }
 

@@ -18,6 +18,7 @@ import { helpText } from '../../cli/help-text.js';
 import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
+import { terminalText } from '../../ui/terminal-text.js';
 
 /** What `--json` writes: one line per event of the rotation. */
 export type JsonLine = RotationJsonLine;
@@ -384,8 +385,8 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       quiet_period_ms: record.quiet_period_ms,
       steps,
     };
-    this.log(`${saved ? `Rotation ${record.id} would continue` : `Rotating ${record.old_key.id} (${record.old_key.prefix_hint}) would`}:`);
-    this.log(steps.map((step) => `  ${step.number}. ${step.step.padEnd(7)} ${step.action}`).join('\n'));
+    this.log(terminalText(`${saved ? `Rotation ${record.id} would continue` : `Rotating ${record.old_key.id} (${record.old_key.prefix_hint}) would`}:`));
+    this.log(steps.map((step) => `  ${step.number}. ${step.step.padEnd(7)} ${terminalText(step.action)}`).join('\n'));
     this.note('Dry run: nothing was changed.');
     return plan;
   }
