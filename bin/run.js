@@ -17,6 +17,12 @@ if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
   process.exit(1);
 }
 
+// A reader that stops reading (`svc … | head`) ends svc quietly, as it ends git: the output is no longer wanted.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
 const { existsSync, readFileSync } = await import('node:fs');
