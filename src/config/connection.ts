@@ -99,11 +99,13 @@ export async function resolveConnection(input: ConnectionInput, env: NodeJS.Proc
   const config = await readConfig(pathsOf(env).configFile);
   const profileName = currentProfileName(config, input.profile, env);
   const selected: Profile = config.profiles[profileName] ?? {};
-  if (input.profile !== undefined && !config.profiles[profileName]) {
+  const named = input.profile !== undefined ? '--profile' : env.SVC_PROFILE ? 'SVC_PROFILE' : undefined;
+  if (named && !config.profiles[profileName]) {
+    const existing = Object.keys(config.profiles);
     throw new ConfigError(
       'unknown_profile',
-      `there is no profile named "${profileName}"`,
-      `create it with \`svc config set base_url <url> --profile ${profileName}\`, or list profiles with \`svc config list\``,
+      `there is no profile named "${profileName}" (from ${named}); ${existing.length > 0 ? `the profiles are ${existing.map((name) => `"${name}"`).join(', ')}` : 'no profile is saved'}`,
+      `pick one of them, or create it with \`svc config set base_url <url> --profile ${profileName}\``,
     );
   }
 

@@ -111,9 +111,16 @@ describe('svc config', () => {
     expect(readFileSync(configFile(env), 'utf8')).toBe('{ broken');
   });
 
-  it('says which profile is missing', async () => {
-    const list = await runSvc(['reports', 'list', '--profile', 'nope'], { env: isolatedEnv() });
-    expect(list.code).toBe(ExitCode.config);
-    expect(list.stderr).toContain('there is no profile named "nope"');
+  it('says which profile is missing, named by --profile or SVC_PROFILE, and which exist', async () => {
+    const env = isolatedEnv();
+    expect((await runSvc(['config', 'set', 'base_url', 'https://staging.example.com', '--profile', 'staging'], { env })).code).toBe(0);
+    const byFlag = await runSvc(['reports', 'list', '--profile', 'nope'], { env });
+    expect(byFlag.code).toBe(ExitCode.config);
+    expect(byFlag.stderr).toContain('there is no profile named "nope" (from --profile); the profiles are "staging"');
+    const byVariable = await runSvc(['reports', 'list'], { env: { ...env, SVC_PROFILE: 'nope' } });
+    expect(byVariable.code).toBe(ExitCode.config);
+    expect(byVariable.stderr).toContain('there is no profile named "nope" (from SVC_PROFILE); the profiles are "staging"');
+    const none = await runSvc(['reports', 'list'], { env: isolatedEnv({ SVC_PROFILE: 'nope' }) });
+    expect(none.stderr).toContain('there is no profile named "nope" (from SVC_PROFILE); no profile is saved');
   });
 });
