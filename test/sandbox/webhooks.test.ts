@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Applicant, Report } from '../../src/api/types.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { afterAttempt } from '../../src/sandbox/dispatcher.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { eventsOf, type Receiver, startReceiver } from '../helpers/receiver.js';
@@ -103,6 +104,11 @@ describe('webhook events (part 6)', () => {
       (await runSvc(['sandbox', 'deliveries', '--status', 'dead', '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout,
     );
     expect(listed.find((delivery: { eventId: string }) => delivery.eventId === eventId).attempt_log).toHaveLength(7);
+
+    // Replayed to the subscriber that still answers 500: the receiver's failure, as webhooks replay says it.
+    const refused = await runSvc(['sandbox', 'deliveries', 'replay', eventId, '--data-dir', sandbox.dataDir], { env: sandbox.env });
+    expect(refused.code, refused.stderr).toBe(ExitCode.verificationFailed);
+    expect(refused.stderr).toContain(`${eventId} → ${subscriber.url}: failed (500); the sandbox retries it`);
 
     const fixed = await receiver();
     const replay = await runSvc(['sandbox', 'deliveries', 'replay', eventId, '--to', fixed.url, '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env });

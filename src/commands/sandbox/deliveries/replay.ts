@@ -4,6 +4,8 @@ import { replayEvent } from '../../../sandbox/dispatcher.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
 import type { Delivery } from '../../../sandbox/store.js';
 import { assertStated, STATED } from '../../../spec/stated.js';
+import { ExitCode } from '../../../core/errors.js';
+import { terminalText } from '../../../ui/terminal-text.js';
 
 /** What `--json` prints. */
 export type JsonResult = Delivery[];
@@ -34,12 +36,15 @@ export default class SandboxDeliveriesReplay extends SandboxCommand<JsonResult> 
       const deliveries = await replayEvent(store, args.event, await this.network(), flags.to);
       for (const delivery of deliveries) {
         this.note(
-          `${delivery.eventId} → ${delivery.url}: ${delivery.status === 'delivered' ? `delivered (${delivery.lastStatus})` : `failed (${delivery.lastStatus ?? delivery.lastError}); the sandbox retries it`}`,
+          terminalText(
+            `${delivery.eventId} → ${delivery.url}: ${delivery.status === 'delivered' ? `delivered (${delivery.lastStatus})` : `failed (${delivery.lastStatus ?? delivery.lastError}); the sandbox retries it`}`,
+          ),
         );
       }
-      if (deliveries.some((delivery) => delivery.status !== 'delivered')) {
-        process.exitCode = 1;
-      }
+      const failed = deliveries.filter((delivery) => delivery.status !== 'delivered');
+      // As webhooks replay and trigger: no answer at all is the network's failure, any other the receiver's.
+      if (failed.some((delivery) => delivery.lastStatus === null)) process.exitCode = ExitCode.network;
+      else if (failed.length > 0) process.exitCode = ExitCode.verificationFailed;
       return deliveries;
     } finally {
       store.close();
