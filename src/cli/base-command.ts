@@ -5,7 +5,7 @@ import type { TrustOptions } from '../api/trust.js';
 import { environmentSecrets } from '../config/keys.js';
 import { type Paths, pathsOf } from '../config/paths.js';
 import { redactText } from '../core/redaction.js';
-import { asSvcError, usageError, writeError } from './error-output.js';
+import { asSvcError, type MadeResource, usageError, writeError } from './error-output.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ExitCode } from '../core/errors.js';
 import { type TimeView, timeView } from '../ui/time.js';
@@ -26,6 +26,9 @@ type Flagged = Record<string, unknown>;
  */
 export abstract class SvcCommand<Result, Line = never> extends Command {
   static override enableJsonFlag = true;
+
+  /** What this run made (a report, a key): an error after it names it, so that a script can find it again. */
+  protected made: MadeResource | undefined;
 
   /** Secrets this run knows of (the environment's from the start); they are redacted from anything it prints. */
   protected readonly secrets: string[] = [];
@@ -154,7 +157,7 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
   protected override async catch(error: Error): Promise<unknown> {
     const failure = asSvcError(error);
     process.exitCode = failure.exitCode;
-    writeError(failure, { logJson: this.jsonEnabled() ? (json) => this.logJson(json) : undefined, stderr: this.io.stderr }, this.secrets);
+    writeError(failure, { logJson: this.jsonEnabled() ? (json) => this.logJson(json) : undefined, stderr: this.io.stderr }, this.secrets, this.made);
     return this.exit(failure.exitCode);
   }
 }

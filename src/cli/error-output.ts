@@ -47,15 +47,29 @@ export function asSvcError(error: Error): SvcError {
   return new SvcError('failure', 'unexpected_error', oneLine(error.message), undefined, { cause: error });
 }
 
+/** A resource the command made before it failed: a script must be able to find it again. */
+export interface MadeResource {
+  object: string;
+  id: string;
+}
+
 /**
  * Prints an error as every svc command does: under --json, `{"error": {kind, code, message, hint,
- * exit_code}}` through `logJson`; for people, the message and its hint on stderr. Secrets redacted
- * in both.
+ * exit_code, made}}` through `logJson`; for people, the message and its hint on stderr, and what
+ * was made unless they name it. Secrets redacted in both.
  */
-export function writeError(error: SvcError, output: { logJson: ((json: unknown) => void) | undefined; stderr: Output }, secrets: readonly string[]): void {
-  const redacted = redactValue(error.toJSON(), secrets) as { message: string; hint?: string };
+export function writeError(
+  error: SvcError,
+  output: { logJson: ((json: unknown) => void) | undefined; stderr: Output },
+  secrets: readonly string[],
+  made?: MadeResource,
+): void {
+  const redacted = redactValue({ ...error.toJSON(), ...(made && { made }) }, secrets) as { message: string; hint?: string };
   output.logJson?.({ error: redacted });
   // Messages carry what an API or a sender said; --json has them exact, people see them escaped.
   output.stderr.write(`${hangingLine('Error: ', terminalText(redacted.message), output.stderr)}\n`);
   if (redacted.hint) output.stderr.write(`${hangingLine('  → ', terminalText(redacted.hint), output.stderr)}\n`);
+  if (made && !`${redacted.message} ${redacted.hint ?? ''}`.includes(made.id)) {
+    output.stderr.write(`${hangingLine('  → ', terminalText(`the ${made.object} ${made.id} was made before this error`), output.stderr)}\n`);
+  }
 }

@@ -199,6 +199,21 @@ describe('svc reports create --wait', () => {
     expect(result.stderr).toContain('svc reports wait rep_new1');
     expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
+
+  it('names the report it made in the error under --json, so that a script can wait for it again', async () => {
+    const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--wait-timeout', '1', '--json']);
+    expect(result.code).toBe(ExitCode.timedOut);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'wait_timed_out', made: { object: 'report', id: 'rep_new1' } });
+  });
+
+  it('names the report it made when the wait fails on the network, for people and under --json', async () => {
+    answer = (request, response) => (request.method === 'POST' ? json(response, 201, report('queued')) : response.socket?.destroy());
+    const shown = await svc(['reports', 'create', ...FLAGS, '--wait', '--retries', '0']);
+    expect(shown.code).toBe(ExitCode.network);
+    expect(shown.stderr).toContain('the report rep_new1 was made before this error');
+    const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--retries', '0', '--json']);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ exit_code: ExitCode.network, made: { object: 'report', id: 'rep_new1' } });
+  });
 });
 
 describe('svc reports wait', () => {

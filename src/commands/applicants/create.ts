@@ -52,7 +52,10 @@ export default class ApplicantsCreate extends ApiCommand<JsonResult> {
     // A --file is another service's profile as much as the sandbox's: it is sent as it is.
     if (flags.file === undefined && lacksRequired(input) && this.io.canPrompt) input = await askApplicant(this.prompter, input);
     const applicant = await upsertApplicant(client, input);
-    if (typeof applicant.id === 'string') await rememberApplicant(this.paths.stateDir, connection.baseUrl.href, applicant.id);
+    if (typeof applicant.id === 'string') {
+      this.made = { object: 'applicant', id: applicant.id };
+      await rememberApplicant(this.paths.stateDir, connection.baseUrl.href, applicant.id);
+    }
     this.log(renderApplicant(applicant, this.timeView(flags.utc), this.io.stdout));
     return applicant;
   }

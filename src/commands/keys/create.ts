@@ -49,6 +49,7 @@ export default class KeysCreate extends AdminCommand<JsonResult> {
       allowed_ips: flags['allow-ip'] ?? [],
     });
     this.secrets.push(secret);
+    this.made = { object: 'key', id: key.id };
     try {
       await writeSecretFile(file, `${secret}\n`);
     } catch (error) {

@@ -94,6 +94,7 @@ export default class ReportsCreate extends ApiCommand<JsonResult> {
     assertStatedFields(input);
     const asked = Object.keys(FIELDS).some((name) => flags[name as keyof typeof FIELDS] === undefined);
     let report = await this.sendUntilAccepted(client, input, asked && this.io.canPrompt);
+    if (typeof report.id === 'string') this.made = { object: 'report', id: report.id };
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
       report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
