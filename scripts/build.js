@@ -16,6 +16,7 @@ const commands = readdirSync(new URL('src/commands', root), { recursive: true })
 /** Modules loaded by path at run time, by svc itself or by its tests and benchmarks. */
 const scripts = [
   'src/cli/run.ts',
+  'src/cli/not-found.ts',
   'src/ci/github-action.ts',
   'src/sandbox/document-check-worker.ts',
   'src/webhooks/intake-worker.ts',

@@ -40,8 +40,6 @@ export function asSvcError(error: Error): SvcError {
   // Inquirer's answer to Ctrl-C at a prompt: the person stopped the command before anything was sent.
   if (error.name === 'ExitPromptError') return new SvcError('interrupted', 'interrupted', 'stopped at a prompt (Ctrl-C)', undefined, { cause: error });
   const exit = (error as OclifError).oclif?.exit;
-  // @oclif/plugin-not-found has already warned that the words are no command; its message says where the list is.
-  if (exit === 127) return new SvcError('usage', 'unknown_command', 'no svc command has that name', oneLine(error.message), { cause: error });
   if (exit === 2)
     return new SvcError('usage', 'invalid_arguments', oneLine(error.message), 'see `svc help` for the commands, their arguments and flags', { cause: error });
   return new SvcError('failure', 'unexpected_error', oneLine(error.message), undefined, { cause: error });
