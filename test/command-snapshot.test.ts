@@ -5,7 +5,7 @@
  * prints.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
@@ -33,6 +33,24 @@ describe('what scripts call', () => {
 
   it('every command has a schema of its --json output in schemas/, generated from its types', () => {
     expect(check('scripts/command-schemas.js'), 'review the change, then `npm run snapshot`').not.toThrow();
+  });
+
+  it('every field of every command\'s --json is snake_case, as the API spells its own', () => {
+    // A delivery's `headers` are named by HTTP, not by svc.
+    const names = (node: unknown): string[] => {
+      if (Array.isArray(node)) return node.flatMap(names);
+      if (node === null || typeof node !== 'object') return [];
+      const properties = 'properties' in node && node.properties !== null && typeof node.properties === 'object' ? node.properties : {};
+      const { headers: _, ...named } = properties as Record<string, unknown>;
+      const rest = Object.entries(node).filter(([key]) => key !== 'properties');
+      return [...Object.keys(named), ...Object.values(named).flatMap(names), ...rest.flatMap(([, value]) => names(value))];
+    };
+    const misspelt = readdirSync(join(root, 'schemas')).flatMap((file) =>
+      names(JSON.parse(readFileSync(join(root, 'schemas', file), 'utf8')))
+        .filter((name) => !/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(name))
+        .map((name) => `${file}: ${name}`),
+    );
+    expect(misspelt).toEqual([]);
   });
 });
 

@@ -103,7 +103,7 @@ describe('webhook events (part 6)', () => {
     const listed = JSON.parse(
       (await runSvc(['sandbox', 'deliveries', '--status', 'dead', '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout,
     );
-    expect(listed.find((delivery: { eventId: string }) => delivery.eventId === eventId).attempt_log).toHaveLength(7);
+    expect(listed.find((delivery: { event_id: string }) => delivery.event_id === eventId).attempt_log).toHaveLength(7);
 
     // Replayed to the subscriber that still answers 500: the receiver's failure, as webhooks replay says it.
     const refused = await runSvc(['sandbox', 'deliveries', 'replay', eventId, '--data-dir', sandbox.dataDir], { env: sandbox.env });
@@ -113,7 +113,7 @@ describe('webhook events (part 6)', () => {
     const fixed = await receiver();
     const replay = await runSvc(['sandbox', 'deliveries', 'replay', eventId, '--to', fixed.url, '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env });
     expect(replay.code).toBe(0);
-    expect(JSON.parse(replay.stdout)[0]).toMatchObject({ status: 'delivered', lastStatus: 200 });
+    expect(JSON.parse(replay.stdout)[0]).toMatchObject({ status: 'delivered', last_status: 200 });
     expect(eventsOf(fixed.received).map((event) => event.id)).toEqual([eventId]);
   });
 

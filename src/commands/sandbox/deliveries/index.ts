@@ -2,11 +2,12 @@ import { Flags } from '@oclif/core';
 import { assertStated, STATED } from '../../../spec/stated.js';
 import { SandboxCommand } from '../../../cli/sandbox-command.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
-import type { Delivery, DeliveryAttempt } from '../../../sandbox/store.js';
+import type { Delivery } from '../../../sandbox/store.js';
+import { type AttemptJson, attemptJson, type DeliveryJson, deliveryJson } from '../../../ui/sandbox-deliveries.js';
 import { renderTable } from '../../../ui/table.js';
 
 /** What `--json` prints. */
-export type JsonResult = Array<Delivery & { attempt_log: DeliveryAttempt[] }>;
+export type JsonResult = Array<DeliveryJson & { attempt_log: AttemptJson[] }>;
 
 export default class SandboxDeliveries extends SandboxCommand<JsonResult> {
   static override summary = "List the sandbox's webhook deliveries, dead letters included";
@@ -58,7 +59,7 @@ export default class SandboxDeliveries extends SandboxCommand<JsonResult> {
         );
       }
       if (deliveries.some((delivery) => delivery.status === 'dead')) this.note('Replay a dead letter with `svc sandbox deliveries replay <evt_…>`.');
-      return deliveries.map((delivery) => ({ ...delivery, attempt_log: store.attemptsOf(delivery.id) }));
+      return deliveries.map((delivery) => ({ ...deliveryJson(delivery), attempt_log: store.attemptsOf(delivery.id).map(attemptJson) }));
     } finally {
       store.close();
     }

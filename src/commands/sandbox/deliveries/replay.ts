@@ -2,13 +2,13 @@ import { Args, Flags } from '@oclif/core';
 import { SandboxCommand } from '../../../cli/sandbox-command.js';
 import { replayEvent } from '../../../sandbox/dispatcher.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
-import type { Delivery } from '../../../sandbox/store.js';
+import { type DeliveryJson, deliveryJson } from '../../../ui/sandbox-deliveries.js';
 import { assertStated, STATED } from '../../../spec/stated.js';
 import { ExitCode } from '../../../core/errors.js';
 import { terminalText } from '../../../ui/terminal-text.js';
 
 /** What `--json` prints. */
-export type JsonResult = Delivery[];
+export type JsonResult = DeliveryJson[];
 
 export default class SandboxDeliveriesReplay extends SandboxCommand<JsonResult> {
   static override summary = 'Send a stored event again, as the dashboard replays a dead letter (part 6)';
@@ -45,7 +45,7 @@ export default class SandboxDeliveriesReplay extends SandboxCommand<JsonResult> 
       // As webhooks replay and trigger: no answer at all is the network's failure, any other the receiver's.
       if (failed.some((delivery) => delivery.lastStatus === null)) process.exitCode = ExitCode.network;
       else if (failed.length > 0) process.exitCode = ExitCode.verificationFailed;
-      return deliveries;
+      return deliveries.map(deliveryJson);
     } finally {
       store.close();
     }
