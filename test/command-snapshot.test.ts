@@ -35,7 +35,7 @@ describe('what scripts call', () => {
     expect(check('scripts/command-schemas.js'), 'review the change, then `npm run snapshot`').not.toThrow();
   });
 
-  it('every field of every command\'s --json is snake_case, as the API spells its own', () => {
+  it("every field of every command's --json is snake_case, as the API spells its own", () => {
     // A delivery's `headers` are named by HTTP, not by svc.
     const names = (node: unknown): string[] => {
       if (Array.isArray(node)) return node.flatMap(names);
