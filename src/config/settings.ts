@@ -13,8 +13,22 @@ export function normaliseSetting(name: SettingName, value: string, source: strin
     case 'base_url':
       return parseBaseUrl(value, source).href.replace(/\/$/, '');
     case 'api_key':
+    case 'read_only_key':
+    case 'ip_locked_key':
+    case 'other_workspace_key':
+    case 'revocable_key':
+      assertKey(value, 'api_key', source);
+      return value;
     case 'admin_key':
-      assertKey(value, name, source);
+    case 'other_workspace_admin_key':
+      assertKey(value, 'admin_key', source);
+      return value;
+    case 'revocable_key_id':
+      if (!value.startsWith('key_')) throw new ConfigError('invalid_setting', `revocable_key_id from ${source} is "${value}"`, 'give the id of a key, key_…');
+      return value;
+    case 'webhook_secret':
+      if (value.trim() !== value || value === '')
+        throw new ConfigError('invalid_setting', `webhook_secret from ${source} is empty or has white space around it`, 'give the secret alone');
       return value;
     case 'ca_cert':
     case 'client_cert':

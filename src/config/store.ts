@@ -19,6 +19,13 @@ export const SETTINGS = {
   upload_applicant_field: { secret: false, description: 'Name of the field of the applicant id; default applicant_id' },
   upload_fields: { secret: false, description: 'Fields sent with every upload, as a JSON object of strings, e.g. {"channel": "ops"}' },
   webhook_store: { secret: true, description: 'Store of `svc webhooks`: a SQLite file, or a postgres:// connection string shared by a fleet of listeners' },
+  webhook_secret: { secret: true, description: 'The secret the service signs webhooks with, for `contract verify` (SVC_WEBHOOK_SECRET)' },
+  read_only_key: { secret: true, description: 'A read-only key of the same workspace, for `contract verify`' },
+  ip_locked_key: { secret: true, description: "A key locked to addresses other than this machine's, for `contract verify`" },
+  other_workspace_key: { secret: true, description: 'A key of another workspace, for the isolation checks of `contract verify`' },
+  other_workspace_admin_key: { secret: true, description: 'The admin key of that other workspace, for `contract verify`' },
+  revocable_key_id: { secret: false, description: 'Id (key_…) of a key `contract verify` may revoke, made in the dashboard' },
+  revocable_key: { secret: true, description: 'The secret of the key of revocable_key_id' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

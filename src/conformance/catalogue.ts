@@ -34,17 +34,17 @@ interface CatalogueEntry<Id extends string> {
 }
 
 export const INPUT_FLAGS: Record<Input, string> = {
-  adminKey: '--admin-key (or SVC_ADMIN_KEY)',
-  readOnlyKey: '--read-only-key (or SVC_READ_ONLY_KEY)',
-  ipLockedKey: '--ip-locked-key (or SVC_IP_LOCKED_KEY)',
-  otherWorkspaceKey: '--other-workspace-key (or SVC_OTHER_WORKSPACE_KEY)',
-  otherWorkspaceAdminKey: '--other-workspace-admin-key (or SVC_OTHER_WORKSPACE_ADMIN_KEY)',
+  adminKey: "--admin-key (or SVC_ADMIN_KEY, or the profile's admin_key)",
+  readOnlyKey: "--read-only-key (or SVC_READ_ONLY_KEY, or the profile's read_only_key)",
+  ipLockedKey: "--ip-locked-key (or SVC_IP_LOCKED_KEY, or the profile's ip_locked_key)",
+  otherWorkspaceKey: "--other-workspace-key (or SVC_OTHER_WORKSPACE_KEY, or the profile's other_workspace_key)",
+  otherWorkspaceAdminKey: "--other-workspace-admin-key (or SVC_OTHER_WORKSPACE_ADMIN_KEY, or the profile's other_workspace_admin_key)",
   revocableKey:
     'a key the kit may revoke: --revocable-key-id with --revocable-key (or SVC_REVOCABLE_KEY), made in the dashboard; or --admin-key where the implementation makes keys through POST /v1/keys',
   documentFixture:
     '--fixtures with a "document" entry: the upload\'s encoding and answer are not shown by the specification (--level strict checks openapi.yaml\'s multipart upload)',
   webhookPort: '--webhook-port, with the implementation delivering its events there',
-  webhookSecret: '--webhook-secret (or SVC_WEBHOOK_SECRET)',
+  webhookSecret: "--webhook-secret (or SVC_WEBHOOK_SECRET, or the profile's webhook_secret)",
   slow: 'a run without --fast (it waits out the 30 s first retry delay of part 6)',
 };
 

@@ -321,6 +321,30 @@ describe('contract and demo', () => {
     expect(JSON.parse(verified.stdout)).toMatchObject({ verdict: 'conforms', passed: 1 });
   });
 
+  it("contract verify takes the connection and the kit's keys from --profile or SVC_PROFILE, as every command does", async () => {
+    const own = isolatedEnv();
+    const set = async (name: string, value: string) => {
+      const secret = !['base_url', 'ca_cert'].includes(name);
+      const result = await run(ConfigSet, secret ? [name, '--profile', 'ci'] : [name, value, '--profile', 'ci'], {
+        env: own,
+        ...(secret && { stdin: `${value}\n` }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+    };
+    await set('base_url', sandbox.url);
+    await set('ca_cert', sandbox.caCert);
+    await set('api_key', sandbox.keys.test);
+    await set('read_only_key', sandbox.keys.read_only);
+    const only = ['--only', 'reports.criteria-weights,auth.read-only-can-read', '--json'];
+    for (const selection of [['--profile', 'ci'], []]) {
+      const verified = await run(ContractVerify, [...selection, ...only], { env: selection.length > 0 ? own : { ...own, SVC_PROFILE: 'ci' } });
+      expect(verified.code, verified.stderr).toBe(0);
+      expect(JSON.parse(verified.stdout)).toMatchObject({ verdict: 'conforms', passed: 2, skipped: 0 });
+      expect(verified.stderr).toContain('The keys of the profile "ci", whose base URL this is');
+      expect(verified.stdout + verified.stderr).not.toContain(sandbox.keys.read_only);
+    }
+  });
+
   it('demo runs the whole API once on a sandbox of its own', async () => {
     const result = await run(Demo, ['--json'], { env: isolatedEnv() });
     expect(result.code, result.stderr).toBe(0);

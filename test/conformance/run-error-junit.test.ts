@@ -42,6 +42,6 @@ describe('contract verify --junit, when the run cannot reach its verdict', () =>
     const result = await runSvc(['contract', 'verify', '--junit', junit], { env });
     expect(result.code).toBe(ExitCode.config);
     expectValidJunit(junit);
-    expect(readFileSync(junit, 'utf8')).toContain(`exit code ${ExitCode.config}: no base URL of the implementation to check`);
+    expect(readFileSync(junit, 'utf8')).toContain(`exit code ${ExitCode.config}: no base URL is configured`);
   });
 });

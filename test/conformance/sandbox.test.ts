@@ -139,7 +139,7 @@ describe('svc contract verify against the sandbox', () => {
     for (const check of CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0)) {
       expect(byId[check.id].status, check.id).toBe('skipped');
     }
-    expect(byId['auth.read-only-can-read'].detail).toBe('needs --read-only-key (or SVC_READ_ONLY_KEY)');
+    expect(byId['auth.read-only-can-read'].detail).toBe("needs --read-only-key (or SVC_READ_ONLY_KEY, or the profile's read_only_key)");
     expect(byId['events.envelope'].detail).toMatch(/^needs --webhook-port/);
     expect(byId['reports.get'].status).toBe('passed');
     expect(output.skipped).toBe(CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0).length);

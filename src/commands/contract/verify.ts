@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
-import { isLoopbackHost, parseBaseUrl } from '../../api/base-url.js';
+import { isLoopbackHost } from '../../api/base-url.js';
 import { assertStated, STATED } from '../../spec/stated.js';
 import { SvcCommand } from '../../cli/base-command.js';
 import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
@@ -11,7 +11,8 @@ import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
 import { runErrorJunit } from '../../conformance/run-error-report.js';
 import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
-import { type Profile, readConfig, SANDBOX_PROFILE } from '../../config/store.js';
+import { resolveConnection } from '../../config/connection.js';
+import { type Profile, SANDBOX_PROFILE } from '../../config/store.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
@@ -88,9 +89,14 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     },
   ];
 
-  // Its flags are exactly those the kit documents (SvcCommand: no profile, but the sandbox's at its own base URL), so a CI run depends on nothing but its flags and environment.
+  // Its flags are exactly those the kit documents (SvcCommand); the connection is every command's: flag, else variable, else the profile bound to the base URL.
   static override flags = {
-    'base-url': Flags.string({ description: 'Base URL of the implementation to check', env: 'SVC_BASE_URL', helpGroup: 'TARGET' }),
+    profile: Flags.string({
+      description: 'Profile whose base URL, keys and certificates to use where no flag or variable gives them (default: SVC_PROFILE, then the current profile)',
+      env: 'SVC_PROFILE',
+      helpGroup: 'TARGET',
+    }),
+    'base-url': Flags.string({ description: "Base URL of the implementation to check (default: the profile's)", env: 'SVC_BASE_URL', helpGroup: 'TARGET' }),
     'api-key': keyFlag(
       'api-key',
       'A svc_test_ key of the implementation; required, except at the base URL of the "sandbox" profile, whose keys are taken (its CA certificate is trusted there, key given or not)',
@@ -186,44 +192,57 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     const { flags } = await this.parse(ContractVerify);
     this.junitPath = flags.junit;
     this.takeKeyFlags(flags);
-    if (!flags['base-url']) throw new ConfigError('no_base_url', 'no base URL of the implementation to check', 'pass --base-url (or set SVC_BASE_URL)');
-    const baseUrl = parseBaseUrl(flags['base-url'], '--base-url');
-    assertStated([['--revocable-key-id', flags['revocable-key-id'], STATED.keyId]]);
-    const sandbox = await sandboxProfileAt(baseUrl, this.paths.configFile);
-    if (sandbox && !flags['api-key']) this.note(`The keys of the "${SANDBOX_PROFILE}" profile, whose base URL this is`);
+    const connection = await resolveConnection(
+      {
+        profile: flags.profile,
+        baseUrl: flags['base-url'],
+        caCert: flags['ca-cert'],
+        clientCert: flags['client-cert'],
+        clientKey: flags['client-key'],
+        apiKey: flags['api-key'],
+      },
+      this.io.env,
+    );
+    const { baseUrl } = connection;
+    // A profile's keys are one workspace's: with the API key given by flag or environment, none of them is mixed in.
+    const saved: Profile = flags['api-key'] === undefined ? connection.settings : {};
+    if (flags['api-key'] === undefined && connection.apiKey) this.note(`The keys of the profile "${connection.boundProfile}", whose base URL this is`);
+    const webhookSecret = flags['webhook-secret'] ?? saved.webhook_secret;
+    const revocableId = flags['revocable-key-id'] ?? saved.revocable_key_id;
+    assertStated([['--revocable-key-id', revocableId, STATED.keyId]]);
     const keys = kitKeys({
-      api: flags['api-key'] ?? sandbox?.api_key,
-      admin: flags['admin-key'] ?? (flags['api-key'] ? undefined : sandbox?.admin_key),
-      readOnly: flags['read-only-key'],
-      ipLocked: flags['ip-locked-key'],
-      other: flags['other-workspace-key'],
-      otherAdmin: flags['other-workspace-admin-key'],
-      revocableId: flags['revocable-key-id'],
-      revocable: flags['revocable-key'],
+      api: connection.apiKey?.value,
+      admin: flags['admin-key'] ?? saved.admin_key,
+      readOnly: flags['read-only-key'] ?? saved.read_only_key,
+      ipLocked: flags['ip-locked-key'] ?? saved.ip_locked_key,
+      other: flags['other-workspace-key'] ?? saved.other_workspace_key,
+      otherAdmin: flags['other-workspace-admin-key'] ?? saved.other_workspace_admin_key,
+      revocableId,
+      revocable: flags['revocable-key'] ?? saved.revocable_key,
     });
+    this.secrets.push(...Object.values(keys).filter((value): value is string => typeof value === 'string'), ...(webhookSecret ? [webhookSecret] : []));
     const level = flags.level;
     const only = onlyChecks(level, flags.only);
     const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file'], flags['fixtures-allow-outside']);
     const webhookTls = await this.receiverCertificate(flags);
     this.warnOfWebhookFlags(flags, webhookTls);
 
-    const caCertPath = flags['ca-cert'] ?? (flags.insecure ? undefined : sandbox?.ca_cert);
     const { runConformance } = await import('../../conformance/run.js');
     const result = await runConformance({
       baseUrl,
       keys,
-      webhookSecret: flags['webhook-secret'],
+      webhookSecret,
       signatureEncoding: flags['signature-encoding'],
       webhookPort: flags['webhook-port'],
       webhookHost: flags['webhook-host'],
       webhookTls,
       level,
       network: await this.network({
-        caCert: caCertPath === undefined ? undefined : { path: caCertPath, source: flags['ca-cert'] ? '--ca-cert' : `profile "${SANDBOX_PROFILE}"` },
+        caCert: flags.insecure ? undefined : connection.caCert,
         insecure: flags.insecure,
-        sandbox: sandbox !== undefined,
-        clientCert: flags['client-cert'] === undefined ? undefined : { path: flags['client-cert'], source: '--client-cert' },
-        clientKey: flags['client-key'] === undefined ? undefined : { path: flags['client-key'], source: '--client-key' },
+        sandbox: connection.boundProfile === SANDBOX_PROFILE,
+        clientCert: connection.clientCert,
+        clientKey: connection.clientKey,
       }),
       fast: flags.fast,
       only,
@@ -333,13 +352,6 @@ function kitTimeouts(flags: { 'answer-timeout'?: number | undefined; 'report-tim
     ...(flags['report-timeout'] !== undefined && { completionMs: flags['report-timeout'] }),
     ...(flags['event-timeout'] !== undefined && { eventMs: flags['event-timeout'] }),
   };
-}
-
-/** The sandbox profile when it points at `baseUrl`: its keys are the local sandbox's own test credentials, there for the taking. */
-async function sandboxProfileAt(baseUrl: URL, configFile: string): Promise<Profile | undefined> {
-  const profile = (await readConfig(configFile)).profiles[SANDBOX_PROFILE];
-  if (!profile?.base_url) return undefined;
-  return parseBaseUrl(profile.base_url, `the "${SANDBOX_PROFILE}" profile's base_url`).href === baseUrl.href ? profile : undefined;
 }
 
 async function readPem(path: string, flag: string, kind: string): Promise<string> {
