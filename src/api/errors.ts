@@ -104,6 +104,37 @@ function refusesPlainHttp(request: ApiRequest, response: ApiResponse, body: { co
   return response.status === 426 || /https/i.test(body.code ?? '') || /plain HTTP|HTTPS (only|required)/i.test(body.message ?? '');
 }
 
+/** Whether an error body is the API's: one of the shapes describeBody reads, with a code or a message. */
+function isApiBody(body: { code?: string; message?: string }): boolean {
+  return body.code !== undefined || body.message !== undefined;
+}
+
+/** A 404 in words that are not the API's (a gateway's HTML page): the path asked is likely wrong, not the id. */
+function notTheApiHint(request: ApiRequest, response: ApiResponse): string {
+  const type = response.headers.get('content-type')?.split(';')[0]?.trim() || 'no content type';
+  return `the answer is not the API's (${type}, no error code): the base URL looks wrong, or lacks a gateway's path prefix — svc asked ${request.method} ${request.url}; check --base-url, SVC_BASE_URL or the profile's base_url`;
+}
+
+const retried = (response: ApiResponse) => (response.attempts ?? 1) > 1;
+
+function rateLimitedHint(request: ApiRequest, response: ApiResponse, retryAfter: number | undefined): string {
+  const when = retryAfter === undefined ? 'in a moment' : `in ${retryAfter} s`;
+  if (retried(response))
+    return `svc waited and sent it ${response.attempts} times; the plan's request rate is still exceeded — run it again ${when}, or raise --retries`;
+  if (request.method !== 'GET' && request.method !== 'DELETE') return `svc never sends a ${request.method} twice — run it again ${when}`;
+  return `the plan's request rate is exceeded — run it again ${when}, or pass --retries to let svc wait`;
+}
+
+function serverHint(request: ApiRequest, response: ApiResponse): string {
+  if (request.method !== 'GET' && request.method !== 'DELETE') {
+    return `svc never sends a ${request.method} twice, as it may have been done: check whether it was (the list of what it makes) before running the command again`;
+  }
+  if (retried(response)) return `the service failed ${response.attempts} times (svc retried); try again later, or raise --retries`;
+  return [502, 503, 504].includes(response.status)
+    ? 'the service failed to answer; try again later, or pass --retries to let svc retry'
+    : 'the service failed to answer; try again later';
+}
+
 export function errorFromResponse(request: ApiRequest, response: ApiResponse): ApiError {
   const body = describeBody(response.text);
   const plainHttp = refusesPlainHttp(request, response, body);
@@ -115,11 +146,9 @@ export function errorFromResponse(request: ApiRequest, response: ApiResponse): A
   let hint = plainHttp
     ? `the service takes HTTPS only: give the base URL as ${request.url.replace(/^http:/, 'https:').replace(/(\/\/[^/]+).*$/, '$1')} (--base-url, SVC_BASE_URL or the profile's base_url)`
     : HINTS[code];
-  if (!hint && kind === 'rateLimited') {
-    hint = `the plan's request rate is exceeded — ${retryAfter === undefined ? 'wait a moment' : `retry in ${retryAfter} s`}, or pass --retries to let svc wait`;
-  }
-  if (!hint && kind === 'notFound') hint = HINTS.not_found;
-  if (!hint && kind === 'server') hint = 'the service failed to answer; try again later — GET and DELETE were already retried';
+  if (!hint && kind === 'rateLimited') hint = rateLimitedHint(request, response, retryAfter);
+  if (!hint && kind === 'notFound') hint = isApiBody(body) ? HINTS.not_found : notTheApiHint(request, response);
+  if (!hint && kind === 'server') hint = serverHint(request, response);
   if (!hint && kind === 'invalidInput') hint = 'correct the input named above and run the command again';
   if (!hint && response.status >= 300 && response.status < 400) {
     hint = `svc follows no redirect (this one leads to ${response.headers.get('location') ?? 'no Location'}): point --base-url at the API itself`;

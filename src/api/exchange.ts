@@ -49,6 +49,8 @@ export interface ApiResponse {
   readonly headers: AnswerHeaders;
   /** The body, decoded as UTF-8. */
   readonly text: string;
+  /** How many times the request was sent for this answer: more than one when svc retried it. */
+  readonly attempts?: number;
 }
 
 /** Sends one request and reads its answer, or rejects with why no answer came. */

@@ -63,14 +63,15 @@ export function withRetries(send: Send, policy: RetryPolicy, notice?: RetryNotic
       }
     };
     let outcome = await attempt();
-    for (let retry = 1; retry <= policy.retries && worthRetrying(outcome); retry++) {
-      const delayMs = delayBefore(retry, outcome, policy, timing.random);
+    let attempts = 1;
+    for (; attempts <= policy.retries && worthRetrying(outcome); attempts++) {
+      const delayMs = delayBefore(attempts, outcome, policy, timing.random);
       if (delayMs === undefined) break;
-      notice?.({ request, attempt: retry + 1, delayMs, reason: reasonOf(outcome) });
+      notice?.({ request, attempt: attempts + 1, delayMs, reason: reasonOf(outcome) });
       await timing.clock.sleep(delayMs);
       outcome = await attempt();
     }
-    if ('response' in outcome) return outcome.response;
+    if ('response' in outcome) return { ...outcome.response, attempts };
     throw outcome.error;
   };
 }

@@ -235,3 +235,50 @@ describe('keys that cannot be used', () => {
     expect(result.stderr).toContain('svc config set api_key');
   });
 });
+
+describe('hints that say what svc did and what to do next, for the method and status at hand', () => {
+  let hinted: TestServer;
+  beforeAll(async () => {
+    hinted = await startServer((request, response) => {
+      const id = request.path.split('/').at(-1) ?? '';
+      if (id === 'rep_gateway') return void response.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not Found</body></html>');
+      if (id === 'rep_busy' || request.method === 'POST') return apiError(response, 503, 'unavailable', 'down for maintenance', { 'retry-after': '0' });
+      if (id === 'rep_broken') return apiError(response, 500, 'internal_error', 'it broke');
+      return apiError(response, 429, 'rate_limited', 'slow down', { 'retry-after': '0' });
+    });
+  });
+  afterAll(() => hinted.close());
+  const run = (args: string[], retries: string) => runSvc(args, { env: isolatedEnv({ SVC_BASE_URL: hinted.url, SVC_API_KEY: KEY, SVC_RETRIES: retries }) });
+
+  it("a 404 whose body is not the API's says the base URL looks wrong and shows what was asked", async () => {
+    const result = await run(['reports', 'get', 'rep_gateway'], '0');
+    expect(result.code).toBe(ExitCode.notFound);
+    expect(result.stderr).toContain("the answer is not the API's (text/html, no error code): the base URL looks wrong");
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain(`svc asked GET ${hinted.url}/v1/reports/rep_gateway`);
+    expect(result.stderr).not.toContain('check the id');
+  });
+
+  it('a GET that failed after retries says so; one never retried says how to retry', async () => {
+    const retried = await run(['reports', 'get', 'rep_busy'], '2');
+    expect(retried.code).toBe(ExitCode.server);
+    expect(retried.stderr).toContain('the service failed 3 times (svc retried)');
+    const broken = await run(['reports', 'get', 'rep_broken'], '2');
+    expect(broken.stderr).toContain('the service failed to answer; try again later');
+    expect(broken.stderr).not.toContain('retried');
+  });
+
+  it('a POST answered 5xx or 429 says svc never sends it twice', async () => {
+    const created = await run(['reports', 'create', '--applicant', 'app_1', '--destination', 'US', '--visa-type', 'tourist', '--purpose', 'Holiday'], '3');
+    expect(created.code).toBe(ExitCode.server);
+    expect(created.stderr).toContain('svc never sends a POST twice, as it may have been done');
+    expect(created.stderr).not.toContain('retried');
+  });
+
+  it('a 429 after svc retried says how many times it sent; without retries it suggests --retries', async () => {
+    const retried = await run(['reports', 'get', 'rep_limited'], '1');
+    expect(retried.code).toBe(ExitCode.rateLimited);
+    expect(retried.stderr).toContain("svc waited and sent it 2 times; the plan's request rate is still exceeded — run it again in 0 s, or raise --retries");
+    const once = await run(['reports', 'get', 'rep_limited'], '0');
+    expect(once.stderr).toContain('or pass --retries to let svc wait');
+  });
+});
