@@ -37,8 +37,20 @@ function text(cell: Cell): string {
 export function hangingLine(prefix: string, value: string, out: Output): string {
   if (!out.isTTY) return `${prefix}${value}`;
   const indent = stringWidth(prefix);
-  const lines = wrapAnsi(value, Math.max(20, out.columns - indent), { hard: true }).split('\n');
-  return [`${prefix}${lines[0] ?? ''}`, ...lines.slice(1).map((line) => `${' '.repeat(indent)}${line}`)].join('\n');
+  const room = Math.max(20, out.columns - indent);
+  const longest = Math.max(0, ...value.split(' ').map((word) => stringWidth(word)));
+  if (longest <= room) {
+    const lines = wrapAnsi(value, room, { hard: true }).split('\n');
+    return [`${prefix}${lines[0] ?? ''}`, ...lines.slice(1).map((line) => `${' '.repeat(indent)}${line}`)].join('\n');
+  }
+  // A word too long for the room beside the prefix (a path, a URL) is not broken where a line with
+  // less indentation takes it whole: the words that fit go beside the prefix, the rest hang further left.
+  const hang = Math.max(0, out.columns - longest);
+  const words = value.split(' ');
+  let first = 0;
+  while (first < words.length && stringWidth(words.slice(0, first + 1).join(' ')) <= room) first++;
+  const rest = wrapAnsi(words.slice(first).join(' '), Math.max(1, out.columns - hang), { hard: true }).split('\n');
+  return [`${prefix}${words.slice(0, first).join(' ')}`.trimEnd(), ...rest.map((line) => `${' '.repeat(hang)}${line}`)].join('\n');
 }
 
 /**

@@ -274,7 +274,8 @@ describe('documents upload with no file, on a terminal', () => {
     await session.waitFor('File to upload:');
     session.type(`nothere.pdf${KEYS.enter}`);
     await session.waitFor('a file that exists and can be read, like ./passport.pdf');
-    session.type(`${KEYS.backspace.repeat('nothere.pdf'.length)}${file}${KEYS.enter}`);
+    // Typed as a person types a path in their home: ~ is expanded as the shell would.
+    session.type(`${KEYS.backspace.repeat('nothere.pdf'.length)}~/statement.txt${KEYS.enter}`);
     await session.waitFor('Kind of document:');
     session.type(KEYS.down.repeat(DOCUMENT_TYPES.indexOf('bank_statement')));
     await session.waitFor('❯ bank_statement');

@@ -2,7 +2,7 @@
  * What a person sees at an 80-column terminal: the real `svc` in a pseudo-terminal against the
  * real sandbox; no line is wider than the terminal, and what the lines hold is still there.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, Report } from '../../src/api/types.js';
@@ -216,10 +216,19 @@ function brokenIds(lines: string[]): string[] {
     .filter((id) => id.length !== 28);
 }
 
+/** Of `tokens` (URLs, paths), those shown but not whole on one line: found only once the lines are joined, their breaks and indentation taken out. */
+function brokenTokens(lines: string[], tokens: string[]): string[] {
+  const joined = lines.map((line) => line.trim()).join('');
+  return tokens.filter((token) => joined.includes(token) && !lines.some((line) => line.includes(token)));
+}
+
 describe(`every command at a ${COLUMNS}-column terminal`, () => {
   it('fits every line of its output for people, help included, and keeps every id whole', { timeout: 900_000 }, async () => {
     await listen.waitFor((lines) => lines.some((line) => line.type === 'report.completed'));
     const home = sandbox.env.HOME!;
+    // Files where an operator keeps them: a path of 60-odd characters, which fits a line but not what is left of one.
+    const deep = join(home, 'deployments', 'production', 'billing-worker');
+    mkdirSync(deep, { recursive: true });
     const env = { ...sandbox.env, SVC_API_KEY: sandbox.keys.test, SVC_ADMIN_KEY: sandbox.keys.admin, SVC_WEBHOOK_SECRET: SECRET };
     const payload = join(home, 'event.json');
     writeFileSync(payload, '{"id":"evt_0123456789abcdefghijklmn","type":"report.created","data":{}}');
@@ -256,10 +265,10 @@ describe(`every command at a ${COLUMNS}-column terminal`, () => {
       ['documents', 'upload', passport, '--type', 'passport', '--applicant', applicant.id],
       ['keys', 'list'],
       ['keys', 'get', testKey.id],
-      ['keys', 'create', '--name', 'billing worker', '--key-file', join(home, 'billing.key')],
-      ['keys', 'rotate', testKey.id, '--new-key-file', join(home, 'new.key'), '--dry-run'],
+      ['keys', 'create', '--name', 'billing worker', '--key-file', join(deep, 'billing.key')],
+      ['keys', 'rotate', testKey.id, '--new-key-file', join(deep, 'new.key'), '--dry-run'],
       // A deploy command that fails stops the rotation at step 3, leaving it in the journal for `keys rotations`.
-      ['keys', 'rotate', testKey.id, '--new-key-file', join(home, 'rotated.key'), '--deploy-cmd', 'false', '--yes'],
+      ['keys', 'rotate', testKey.id, '--new-key-file', join(deep, 'rotated.key'), '--deploy-cmd', 'false', '--yes'],
       ['keys', 'rotations'],
       ['keys', 'revoke', spare.id, '--yes'],
       ['reports', 'create', '--applicant', applicant.id, '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'Two weeks in Berlin'],
@@ -267,7 +276,7 @@ describe(`every command at a ${COLUMNS}-column terminal`, () => {
       ['reports', 'list'],
       ['reports', 'get', report.id],
       ['reports', 'wait', report.id],
-      ['reports', 'open', report.id, '--output', join(home, 'report.html')],
+      ['reports', 'open', report.id, '--output', join(deep, 'report.html')],
       ['reports', 'delete', spareReport.id, '--yes'],
       ['sandbox', 'cert', '--data-dir', sandbox.dataDir],
       ['sandbox', 'keys', '--data-dir', sandbox.dataDir],
@@ -275,7 +284,7 @@ describe(`every command at a ${COLUMNS}-column terminal`, () => {
       ['sandbox', 'deliveries', 'replay', eventId, '--data-dir', sandbox.dataDir, '--to', listen.url],
       ['webhooks', 'events', '--store', listen.store],
       ['webhooks', 'check', listen.url],
-      ['webhooks', 'trigger', 'report.completed', '--to', listen.url],
+      ['webhooks', 'trigger', 'report.completed', '--to', `${listen.url}/hooks/visa-reports/production/billing-worker`],
       ['webhooks', 'replay', eventId, '--store', listen.store, '--forward-to', listen.url],
       ['webhooks', 'sign', '--payload-file', payload],
       ['webhooks', 'verify', '--header', header, '--payload-file', payload],
@@ -283,13 +292,17 @@ describe(`every command at a ${COLUMNS}-column terminal`, () => {
     ];
     const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as { commands: Record<string, unknown> };
     const helps = [[], ['--help'], ...Object.keys(manifest.commands).map((id) => [...id.split(':'), '--help'])];
+    // URLs and paths a person copies: a line break inside one makes the copy wrong.
+    const tokens = [`${listen.url}/hooks/visa-reports/production/billing-worker`, sandbox.url, listen.url, listen.store, sandbox.dataDir, sandbox.caCert, ...['billing.key', 'rotated.key', 'new.key', 'report.html'].map((file) => join(deep, file))];
     const misfits: string[] = [];
     for (const args of [...runs, ...helps]) {
       const shown = await runInTerminal(args, env, COLUMNS);
       // A live line is redrawn after a carriage return: each drawing must fit.
       const drawn = shown.lines.flatMap((line) => line.split('\r'));
       const wide = widerThan(drawn, COLUMNS).map((line) => `wider: ${line}`);
-      const broken = args.includes('--help') ? [] : brokenIds(drawn).map((id) => `broken id: ${id}`);
+      const broken = args.includes('--help')
+        ? []
+        : [...brokenIds(drawn).map((id) => `broken id: ${id}`), ...brokenTokens(drawn, tokens).map((token) => `broken: ${token}`)];
       const expectedCode = args.includes('--deploy-cmd') ? 14 : 0;
       if (shown.code !== expectedCode || wide.length || broken.length)
         misfits.push(`svc ${args.join(' ')} (exit ${shown.code})\n  ${[...wide, ...broken].join('\n  ')}`);

@@ -97,9 +97,11 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
 
   private async askForFile(): Promise<string> {
     if (!this.io.canPrompt) throw new SvcError('usage', 'missing_file', 'name the file to upload', 'svc documents upload <file> --type <type>');
+    // A shell expands ~ in an argument; a prompt's answer reaches svc as typed, so svc expands it as the shell would.
+    const expanded = (answer: string) => answer.trim().replace(/^~(?=$|\/)/, this.io.env.HOME ?? '~');
     const answer = await this.prompter.input('File to upload:', {
-      validate: (path) => isReadableFile(path.trim()) || 'a file that exists and can be read, like ./passport.pdf',
+      validate: (path) => isReadableFile(expanded(path)) || 'a file that exists and can be read, like ./passport.pdf',
     });
-    return answer.trim();
+    return expanded(answer);
   }
 }
