@@ -293,7 +293,15 @@ describe(`every command at a ${COLUMNS}-column terminal`, () => {
     const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as { commands: Record<string, unknown> };
     const helps = [[], ['--help'], ...Object.keys(manifest.commands).map((id) => [...id.split(':'), '--help'])];
     // URLs and paths a person copies: a line break inside one makes the copy wrong.
-    const tokens = [`${listen.url}/hooks/visa-reports/production/billing-worker`, sandbox.url, listen.url, listen.store, sandbox.dataDir, sandbox.caCert, ...['billing.key', 'rotated.key', 'new.key', 'report.html'].map((file) => join(deep, file))];
+    const tokens = [
+      `${listen.url}/hooks/visa-reports/production/billing-worker`,
+      sandbox.url,
+      listen.url,
+      listen.store,
+      sandbox.dataDir,
+      sandbox.caCert,
+      ...['billing.key', 'rotated.key', 'new.key', 'report.html'].map((file) => join(deep, file)),
+    ];
     const misfits: string[] = [];
     for (const args of [...runs, ...helps]) {
       const shown = await runInTerminal(args, env, COLUMNS);
