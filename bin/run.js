@@ -8,7 +8,7 @@ if (version[0] < 22 || (version[0] === 22 && version[1] < 19)) {
   const { fileURLToPath } = await import('node:url');
   const root = new URL('..', import.meta.url);
   const advice = existsSync(new URL('node_modules/node/bin/node', root))
-    ? 'In this checkout, run svc through npm, which uses the Node 24 the project pins: cd ' + fileURLToPath(root) + ' && npx svc'
+    ? 'In this checkout, run ' + fileURLToPath(new URL('svc', root)) + ', which runs svc on the Node 24 the project pins (npm ci installs it)'
     : 'Install Node.js 22.19 or newer (https://nodejs.org), or the self-contained build of svc, which carries its own Node: ' +
       'the linux-x64 tarball or the Debian package ("Installing" in ' +
       fileURLToPath(new URL('README.md', root)) +

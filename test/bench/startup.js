@@ -18,6 +18,7 @@ import { benchHome } from './home.js';
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' } } });
 const runs = Math.max(11, Number(values.runs));
 const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
+const launcher = fileURLToPath(new URL('../../svc', import.meta.url));
 const { home, env } = benchHome('svc-bench-');
 const dataDir = join(home, 'sandbox');
 
@@ -94,6 +95,9 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
     { name: 'node -e 0', run: () => once(process.execPath, ['-e', '0']) },
     { name: 'svc --version', run: () => once(process.execPath, [bin, '--version']), target: 1.3 },
     { name: 'svc --help', run: () => once(process.execPath, [bin, '--help']), target: 2.0, floor: 'oclif loaded' },
+    // The ways to run svc in a checkout, next to svc itself: the README's launcher, and npx.
+    { name: './svc --help', run: () => once(launcher, ['--help']), over: { name: 'svc --help', targetMs: 100 } },
+    { name: 'npx svc --help', run: () => once('npx', ['--no-install', 'svc', '--help']), over: { name: 'svc --help', targetMs: 100 } },
     { name: 'svc reports get --help', run: () => once(process.execPath, [bin, 'reports', 'get', '--help']), target: 2.0, floor: 'oclif loaded' },
     {
       name: 'svc reports get --json',
@@ -123,8 +127,15 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
     const ms = median(samples[index]);
     const ratio = ms / baseline;
     const floor = command.floor === undefined ? '' : ` (floor, ${command.floor}: ${ratioOf(command.floor).toFixed(2)}×)`;
-    const verdict = command.target === undefined ? '' : `  target ≤ ${command.target.toFixed(1)}× ${ratio <= command.target ? 'met' : 'NOT met'}${floor}`;
-    console.log(`${command.name.padEnd(width)}  ${ms.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}× node -e 0${verdict}`);
+    const againstFloor = command.floor === undefined ? '' : `, ${(ratio / ratioOf(command.floor)).toFixed(2)}× the floor (target ≤ 1.2×)`;
+    const verdict =
+      command.target === undefined ? '' : `  target ≤ ${command.target.toFixed(1)}× ${ratio <= command.target ? 'met' : 'NOT met'}${floor}${againstFloor}`;
+    const extra = command.over === undefined ? 0 : ms - median(samples[commands.findIndex((other) => other.name === command.over.name)]);
+    const over =
+      command.over === undefined
+        ? ''
+        : `  +${extra.toFixed(1)} ms over ${command.over.name} (target ≤ ${command.over.targetMs} ms ${extra <= command.over.targetMs ? 'met' : 'NOT met'})`;
+    console.log(`${command.name.padEnd(width)}  ${ms.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}× node -e 0${verdict}${over}`);
   });
 } finally {
   sandbox.kill('SIGTERM');

@@ -22,7 +22,7 @@ describe('bin/run.js on an old Node', () => {
     const result = spawnSync(node!, [SVC_BIN, '--version'], { encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('svc needs Node.js 22.19 or newer');
-    expect(result.stderr).toContain(`In this checkout, run svc through npm, which uses the Node 24 the project pins: cd ${checkout}/ && npx svc`);
+    expect(result.stderr).toContain(`In this checkout, run ${join(checkout, 'svc')}, which runs svc on the Node 24 the project pins (npm ci installs it)`);
     expect(result.stdout).toBe('');
   });
 
