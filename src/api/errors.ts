@@ -1,6 +1,7 @@
 import { ApiError, type ErrorKind } from '../core/errors.js';
 import type { AnswerHeaders, ApiRequest, ApiResponse } from './exchange.js';
 import { isJsonObject } from '../core/json-object.js';
+import { statedCodeIn } from './error-codes.js';
 import { isLoopbackHost } from './base-url.js';
 import type { Network } from './network.js';
 import { displayProxy, ProxyFailure } from './proxy.js';
@@ -69,11 +70,12 @@ function codeOfProblemType(type: unknown): string | undefined {
 
 /**
  * The spec leaves the error body's shape open (part 7), so the code and message are looked for
- * where conventional APIs put them: `{error: {code, message}}`, `{code, message}`,
+ * where conventional APIs put them: `{error: {code, message}}`, `{code | error_code, message}`,
  * `{error: "code", message | error_description}`, JSON:API `{errors: [{code, title, detail}]}`, and
- * RFC 9457 problem details (`detail`, `title`, a `code` extension member, else the `type` URI).
+ * RFC 9457 problem details (`detail`, `title`, a `code` extension member, else the `type` URI); else
+ * the code is one the specification states for the status, wherever the body names it, as the kit reads it.
  */
-function describeBody(text: string): { code?: string; message?: string; param?: string } {
+function describeBody(text: string, status: number): { code?: string; message?: string; param?: string } {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -89,7 +91,7 @@ function describeBody(text: string): { code?: string; message?: string; param?: 
     return undefined;
   };
   return {
-    code: first('code') ?? asCode(body.error) ?? codeOfProblemType(inner?.type ?? body.type),
+    code: first('code', 'error_code') ?? asCode(body.error) ?? codeOfProblemType(inner?.type ?? body.type) ?? statedCodeIn(body, status),
     message: first('message', 'detail', 'error_description') ?? first('title') ?? (asCode(body.error) ? undefined : textOf(body.error)),
     param: first('param', 'field'),
   };
@@ -135,11 +137,19 @@ function serverHint(request: ApiRequest, response: ApiResponse): string {
     : 'the service failed to answer; try again later';
 }
 
+/**
+ * Part 7's table tells the two 401s apart by the header: `unauthorized` for one missing or malformed,
+ * `invalid_key` for a key revoked, expired or unknown. A 401 that names neither is read by what was sent.
+ */
+function unnamed401(request: ApiRequest): string {
+  return /^Bearer \S+$/.test(request.headers.authorization ?? '') ? 'invalid_key' : 'unauthorized';
+}
+
 export function errorFromResponse(request: ApiRequest, response: ApiResponse): ApiError {
-  const body = describeBody(response.text);
+  const body = describeBody(response.text, response.status);
   const plainHttp = refusesPlainHttp(request, response, body);
   const kind = plainHttp ? 'config' : kindForStatus(response.status);
-  const code = body.code ?? (kind === 'server' ? 'server_error' : `http_${response.status}`);
+  const code = body.code ?? (response.status === 401 ? unnamed401(request) : kind === 'server' ? 'server_error' : `http_${response.status}`);
   const retryAfter = retryAfterSeconds(response.headers);
   const detail = body.message ?? (response.statusText || 'no message');
   const param = body.param ? ` (field ${body.param})` : '';

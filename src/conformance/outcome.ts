@@ -1,3 +1,4 @@
+import { namesCode } from '../api/error-codes.js';
 import type { Exchange } from './http.js';
 
 /** `inconclusive`: the kit's own setup could not be done, so the check says nothing of the implementation. */
@@ -108,18 +109,9 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/**
- * Whether an error body names `code`, as the spec shows no shape (part 7): as any string value
- * anywhere in the JSON, or as the last segment of a URI there (an RFC 9457 problem `type`).
- */
+/** Whether an error body names `code`, wherever it does (namesCode: the CLI reads a code the same way). */
 export function bodyNamesCode(exchange: Pick<Exchange, 'json' | 'body'>, code: string): boolean {
-  const search = (value: unknown): boolean => {
-    if (typeof value === 'string') return value === code || (/^[a-z][a-z0-9+.-]*:/i.test(value) && new RegExp(`[/#:]${code}$`).test(value));
-    if (Array.isArray(value)) return value.some(search);
-    if (typeof value === 'object' && value !== null) return Object.values(value).some(search);
-    return false;
-  };
-  return exchange.json !== undefined && search(exchange.json);
+  return exchange.json !== undefined && namesCode(exchange.json, code);
 }
 
 /** An ISO 8601 timestamp in UTC: `Z` or a zero offset (`+00:00`, `+0000`, `-00:00`). */

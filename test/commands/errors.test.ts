@@ -282,3 +282,37 @@ describe('hints that say what svc did and what to do next, for the method and st
     expect(once.stderr).toContain('or pass --retries to let svc wait');
   });
 });
+
+describe('the stated codes, read from any error body', () => {
+  let coded: TestServer;
+  const BODIES: Record<string, [number, unknown]> = {
+    rep_revoked: [401, { message: 'This API key has been revoked', error_code: 'invalid_key' }],
+    rep_locked: [403, { message: 'Not from this address', error_code: 'ip_not_allowed' }],
+    rep_nested: [403, { errors: [{ meta: { reason: 'forbidden' } }], note: 'read-only key' }],
+    rep_nocode: [401, { message: 'nope' }],
+    rep_unclear: [403, { detail: 'Access denied' }],
+  };
+  beforeAll(async () => {
+    coded = await startServer((request, response) => {
+      const [status, body] = BODIES[request.path.split('/').at(-1) ?? ''] ?? [500, {}];
+      json(response, status, body);
+    });
+  });
+  afterAll(() => coded.close());
+  const code = async (id: string) => {
+    const result = await runSvc(['reports', 'get', id, '--json'], { env: isolatedEnv({ SVC_BASE_URL: coded.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' }) });
+    return (JSON.parse(result.stdout) as { error: { code: string; exit_code: number } }).error;
+  };
+
+  it.each([
+    ['rep_revoked', 'invalid_key', ExitCode.auth],
+    ['rep_locked', 'ip_not_allowed', ExitCode.permission],
+    ['rep_nested', 'forbidden', ExitCode.permission],
+    // A 401 to the well-formed bearer header svc sends is invalid_key by part 7's table.
+    ['rep_nocode', 'invalid_key', ExitCode.auth],
+    // Forbidden or not allowed from this address: the body does not say, and svc does not guess.
+    ['rep_unclear', 'http_403', ExitCode.permission],
+  ])('%s is read as %s', async (id, expected, exitCode) => {
+    expect(await code(id)).toMatchObject({ code: expected, exit_code: exitCode });
+  });
+});
