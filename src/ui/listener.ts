@@ -1,12 +1,12 @@
-import type { DeliveryReport, TakeoverReport } from '../webhooks/listener.js';
+import type { DeliveryReport, RefusalReport, TakeoverReport } from '../webhooks/listener.js';
 import type { Output } from './io.js';
 import { hangingLine } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
 
-/** A delivery as `webhooks listen --json` writes it: snake_case like the API. */
+/** A delivery as `webhooks listen --json` writes it: snake_case like the API, `event` naming the line as every command's JSON lines do. */
 export interface DeliveryJson {
-  kind: DeliveryReport['kind'];
+  event: DeliveryReport['kind'];
   at: string;
   result: DeliveryReport['result'];
   event_id: string | null;
@@ -21,7 +21,7 @@ export interface DeliveryJson {
 
 export function deliveryJson(report: DeliveryReport): DeliveryJson {
   return {
-    kind: report.kind,
+    event: report.kind,
     at: report.at,
     result: report.result,
     event_id: report.event.id ?? null,
@@ -37,19 +37,36 @@ export function deliveryJson(report: DeliveryReport): DeliveryJson {
 
 /** A forward taken over from another replica, as `webhooks listen --json` writes it: snake_case like the API. */
 export interface TakeoverJson {
-  kind: 'takeover';
+  event: 'takeover';
   at: string;
-  event: { id: string | null; type: string | null; resource_id: string | null };
+  event_id: string | null;
+  type: string | null;
+  resource_id: string | null;
   forward: { url: string; status: number | null; error: string | null; duration_ms: number };
 }
 
 export function takeoverJson({ at, event, forward }: TakeoverReport): TakeoverJson {
   return {
-    kind: 'takeover',
+    event: 'takeover',
     at,
-    event: { id: event.id ?? null, type: event.type ?? null, resource_id: event.resourceId ?? null },
+    event_id: event.id ?? null,
+    type: event.type ?? null,
+    resource_id: event.resourceId ?? null,
     forward: { url: forward.url, status: forward.status, error: forward.error, duration_ms: forward.durationMs },
   };
+}
+
+/** A request that was no delivery, as `webhooks listen --json` writes it. */
+export interface RefusalJson {
+  event: 'refused';
+  at: string;
+  status: number | null;
+  detail: string;
+  remote: string | null;
+}
+
+export function refusalJson({ at, status, detail, remote }: RefusalReport): RefusalJson {
+  return { event: 'refused', at, status, detail, remote: remote ?? null };
 }
 
 /** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */

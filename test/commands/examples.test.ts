@@ -38,7 +38,7 @@ const EXAMPLES: Example[] = Object.entries(manifest.commands).flatMap(([id, comm
 
 /** Commands that run until stopped: each is run until it says it is ready, then interrupted (exit 130, as the README's table says). */
 const UNTIL_STOPPED: Record<string, RegExp> = {
-  'webhooks:listen': /Press Ctrl-C to stop|"kind":"ready"/,
+  'webhooks:listen': /Press Ctrl-C to stop|"event":"ready"/,
   'sandbox:start': /Press Ctrl-C to stop|"event":"ready"/,
 };
 
@@ -270,7 +270,7 @@ beforeAll(async () => {
   const key = async () => (await svcJson<{ id: string }>(['keys', 'create', '--name', 'example', '--key-file', freshPath('example.key')])).id;
   const sandboxEvent = async () => {
     await report();
-    return (await svcJson<Array<{ eventId: string }>>(['sandbox', 'deliveries']))[0]!.eventId;
+    return (await svcJson<Array<{ event_id: string }>>(['sandbox', 'deliveries']))[0]!.event_id;
   };
   placeholdersOf = { 'sandbox:deliveries:replay': { evt_123: sandboxEvent } };
   placeholders = {

@@ -287,11 +287,11 @@ describe('webhooks', () => {
     let url = '';
     const listened = await run(WebhooksListen, ['--port', '0', '--store', store, '--json'], {
       whileRunning: async ({ stdout, interrupt }) => {
-        await until(() => stdout().includes('"kind":"ready"'));
+        await until(() => stdout().includes('"event":"ready"'));
         url = (JSON.parse(stdout().split('\n')[0]!) as { url: string }).url;
         const triggered = await run(WebhooksTrigger, ['report.created', '--to', url]);
         expect(triggered.code, triggered.stderr).toBe(0);
-        await until(() => stdout().includes('"kind":"delivery"'));
+        await until(() => stdout().includes('"event":"delivery"'));
         interrupt();
       },
     });

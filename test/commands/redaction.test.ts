@@ -235,7 +235,7 @@ describe("webhooks listen's lines", () => {
       }
     };
     try {
-      await until(() => (asJson ? stdout : stderr).includes(asJson ? '"kind":"ready"' : 'Press Ctrl-C'));
+      await until(() => (asJson ? stdout : stderr).includes(asJson ? '"event":"ready"' : 'Press Ctrl-C'));
       for (const delivery of deliveries) {
         const headers = { 'content-type': 'application/json', 'service-signature': delivery.signature };
         await (await fetch(`http://127.0.0.1:${port}/hooks`, { method: 'POST', headers, body: delivery.body })).arrayBuffer();

@@ -7,9 +7,7 @@ import { isolatedEnv, SVC_BIN } from './svc.js';
 import { HANG_MS } from './hang.js';
 
 export interface ListenLine {
-  kind: 'delivery' | 'refused' | 'takeover';
-  /** Of a takeover: the event forwarded for a listener that stopped. */
-  event?: { id: string };
+  event: 'delivery' | 'refused' | 'takeover';
   result?: 'accepted' | 'duplicate' | 'rejected' | 'injected' | 'store_failed';
   event_id?: string | null;
   type?: string | null;
@@ -47,7 +45,7 @@ export async function startListen(args: string[], env: Record<string, string>, s
     reader.once('line', (line) => {
       clearTimeout(timer);
       // Anything but the ready line is the start of a pretty-printed error: report it on exit.
-      if (line.startsWith('{"kind":"ready"')) resolve(JSON.parse(line));
+      if (line.startsWith('{"event":"ready"')) resolve(JSON.parse(line));
     });
     child.once('exit', (code) => reject(new Error(`svc webhooks listen exited ${code}: ${stderr}`)));
   });

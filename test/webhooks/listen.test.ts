@@ -132,7 +132,7 @@ describe('svc webhooks listen under load, with a forward target and kill -9', ()
         'service-signature': sample.headers['service-signature'],
         'service-event': sample.headers['service-event'],
       });
-      await first.waitFor((lines) => lines.filter((line) => line.kind === 'delivery').length === one.length);
+      await first.waitFor((lines) => lines.filter((line) => line.event === 'delivery').length === one.length);
       expect(first.lines.filter((line) => line.result === 'accepted').every((line) => line.forward?.status === 200)).toBe(true);
 
       // Burst 2: the listener is killed with SIGKILL after 1,000 acknowledgements, mid-burst.
@@ -163,7 +163,7 @@ describe('svc webhooks listen under load, with a forward target and kill -9', ()
       const after = await send(`${second.url}/hooks`, two);
       two.forEach((item, index) => expect(after[index], `${item.kind} ${item.id}`).toBe(item.kind === 'invalid' ? 400 : 200));
       const validTwo = new Set(two.filter((item) => item.kind === 'valid').map((item) => item.id));
-      await second.waitFor((lines) => lines.filter((line) => line.kind === 'delivery').length === two.length);
+      await second.waitFor((lines) => lines.filter((line) => line.event === 'delivery').length === two.length);
       await new Promise((resolve) => setTimeout(resolve, 200));
 
       rows = storedRows(first.store);
@@ -222,7 +222,7 @@ describe('svc webhooks listen against bad input', () => {
     );
     expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
     expect((await post(running.url, delivery('valid', 'report.created'))).status).toBe(200);
-    await running.waitFor((lines) => lines.filter((line) => line.kind === 'refused' && line.status === 413).length === 2);
+    await running.waitFor((lines) => lines.filter((line) => line.event === 'refused' && line.status === 413).length === 2);
   });
 
   it('answers 431 to oversized headers, 400 to junk, 405 to other methods, and keeps serving', async () => {
@@ -267,7 +267,7 @@ describe('svc webhooks listen against bad input', () => {
     expect(await response.json()).toMatchObject({ error: { code: 'signature_mismatch' } });
     await running.waitFor((lines) => lines.some((line) => line.result === 'rejected'));
     expect(running.lines[0]).toMatchObject({
-      kind: 'delivery',
+      event: 'delivery',
       result: 'rejected',
       reason: 'signature_mismatch',
       event_id: forged.id,
@@ -293,7 +293,7 @@ describe('svc webhooks listen against bad input', () => {
       other.close();
     }
     await running.waitFor((lines) => lines.some((line) => line.result === 'store_failed'));
-    expect(running.lines[0]).toMatchObject({ kind: 'delivery', result: 'store_failed', event_id: event.id, status: 503, forward: null });
+    expect(running.lines[0]).toMatchObject({ event: 'delivery', result: 'store_failed', event_id: event.id, status: 503, forward: null });
     const retried = await fetch(`${running.url}/hooks`, { method: 'POST', headers: event.headers, body: event.body });
     expect(retried.status).toBe(200);
     await running.waitFor((lines) => lines.some((line) => line.result === 'accepted' && line.forward !== null));

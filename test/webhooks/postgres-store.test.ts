@@ -81,10 +81,12 @@ describe('a PostgreSQL store shared by listeners', () => {
 
     const survivor = await listen(['--forward-to', app.url, '--forward-lease', '2s'], env(), store);
     await app.waitFor((received) => received.length === 2);
-    await survivor.waitFor((lines) => lines.some((line) => line.kind === 'takeover'));
+    await survivor.waitFor((lines) => lines.some((line) => line.event === 'takeover'));
     // snake_case, like every line of listen --json
-    expect(survivor.lines.find((line) => line.kind === 'takeover')).toMatchObject({
-      event: { id: delivery.id, type: 'report.completed', resource_id: expect.stringMatching(/^rep_/) },
+    expect(survivor.lines.find((line) => line.event === 'takeover')).toMatchObject({
+      event_id: delivery.id,
+      type: 'report.completed',
+      resource_id: expect.stringMatching(/^rep_/),
       forward: { url: app.url, status: 200, error: null, duration_ms: expect.any(Number) },
     });
     expect(JSON.parse(app.received[1]!.body).id).toBe(delivery.id);

@@ -81,7 +81,7 @@ function storedRows(store: string): Array<{ event_id: string | null; type: strin
   }
 }
 
-const deliveries = (lines: ListenLine[], result: string) => lines.filter((line) => line.kind === 'delivery' && line.result === result);
+const deliveries = (lines: ListenLine[], result: string) => lines.filter((line) => line.event === 'delivery' && line.result === result);
 
 describe('svc webhooks listen: an authentic event is taken whatever openapi.yaml says of its data', () => {
   it('answers 200, stores once and forwards once the short report.completed, a report.created with only an id and a kind openapi.yaml does not list, each with its schema notes', async () => {
@@ -230,7 +230,7 @@ describe.each(SIGNATURE_FORMS)('svc webhooks listen, signatures in $name: what p
     expect(deliveries(running.lines, 'rejected').map((line) => [line.reason, line.status, line.forward, line.schema_notes])).toEqual(
       cases.map(([, , reason]) => [reason, 400, null, []]),
     );
-    expect(running.lines.filter((line) => line.kind === 'refused').map((line) => line.status)).toEqual([413]);
+    expect(running.lines.filter((line) => line.event === 'refused').map((line) => line.status)).toEqual([413]);
     const rows = storedRows(running.store);
     expect(rows.filter((row) => row.status !== 'rejected')).toEqual([]);
     expect(rows.map((row) => row.reason)).toEqual(cases.map(([, , reason]) => reason));

@@ -7,7 +7,7 @@ import { durationFlag } from '../../flags/duration.js';
 import { kindReceivedFlag, LISTED_KINDS, unlistedKindNotes } from '../../flags/event-kind.js';
 import { DEFAULT_BODY_LIMIT } from '../../core/inbound-http.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
-import { type DeliveryJson, deliveryJson, deliveryLine, type TakeoverJson, takeoverJson } from '../../ui/listener.js';
+import { type DeliveryJson, deliveryJson, deliveryLine, type RefusalJson, refusalJson, type TakeoverJson, takeoverJson } from '../../ui/listener.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import type { TimeView } from '../../ui/time.js';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../../flags/webhook.js';
 import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
-import { type ListenerReport, type RefusalReport, WebhookListener } from '../../webhooks/listener.js';
+import { type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
 import { describeStore } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
@@ -36,7 +36,7 @@ const fraction = Flags.custom<number>({
 });
 
 /** What `--json` writes: one line when the listener is ready, then one per delivery. */
-export type JsonLine = { kind: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalReport | TakeoverJson;
+export type JsonLine = { event: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalJson | TakeoverJson;
 
 export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   private readonly lines: string[] = [];
@@ -71,8 +71,8 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
     listener can send them.
 
     One line per delivery on stdout (time, event id, type, resource id, verification, forwarding, schema notes),
-    or one JSON object per line with --json: first {"kind":"ready","url",…}, then
-    {"kind":"delivery",…,"schema_notes":[…]} and {"kind":"refused",…}.
+    or one JSON object per line with --json: first {"event":"ready","url",…}, then
+    {"event":"delivery",…,"schema_notes":[…]} and {"event":"refused",…}.
 
     Plain HTTP is for loopback hosts; give --cert and --key to listen with TLS elsewhere.
   `;
@@ -229,7 +229,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
     // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
     const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
     if (this.jsonEnabled()) {
-      this.io.stdout.write(`${this.formatJsonLine({ kind: 'ready', url, store: describeStore(store), forward_to: flags['forward-to'] ?? null })}\n`);
+      this.io.stdout.write(`${this.formatJsonLine({ event: 'ready', url, store: describeStore(store), forward_to: flags['forward-to'] ?? null })}\n`);
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${describeStore(store)}`);
       if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
@@ -266,7 +266,9 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
           : terminalText(`The event store does not answer (${report.detail}): deliveries are answered 503, so that the service retries them`),
       );
     } else if (json) {
-      this.print(this.formatJsonLine(report.kind === 'delivery' ? deliveryJson(report) : report.kind === 'takeover' ? takeoverJson(report) : report));
+      this.print(
+        this.formatJsonLine(report.kind === 'delivery' ? deliveryJson(report) : report.kind === 'takeover' ? takeoverJson(report) : refusalJson(report)),
+      );
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report, times, this.io.stdout));
     } else if (report.kind === 'takeover') {
