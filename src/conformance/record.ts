@@ -50,6 +50,8 @@ export interface RunRecord {
   webhook_receiver: {
     scheme: 'http' | 'https';
     certificate: string | null;
+    /** The certificate's SHA-256 fingerprint, for the implementation's operator to check the one trusted. */
+    certificate_sha256: string | null;
     authenticated: boolean;
     deliveries: number;
     noise: number;

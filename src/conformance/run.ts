@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { CATALOGUE, type Check, type CheckId, INPUT_FLAGS, type Input, type Level, selectChecks } from './catalogue.js';
 import { type KitContext, SharedSetup } from './context.js';
 import { DEFAULT_TIMEOUTS, type KitKeys, type KitTimeouts } from './kit-keys.js';
@@ -242,6 +243,7 @@ function receiverRecord(receiver: WebhookReceiver, options: KitOptions) {
   return {
     scheme: receiver.scheme,
     certificate: options.webhookTls?.certPath ?? null,
+    certificate_sha256: options.webhookTls ? new X509Certificate(options.webhookTls.cert).fingerprint256 : null,
     authenticated: receiver.authenticated,
     deliveries: receiver.deliveries.length,
     noise: receiver.noiseCount,

@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { writeSecretFile } from './secret-file.js';
+import { openPrivateDatabase } from './sqlite.js';
+import { SvcError } from './errors.js';
 
 export interface SelfSignedCertificate {
   certPath: string;
@@ -26,10 +28,24 @@ function stillValid(pem: string, hosts: readonly string[]): boolean {
 export async function ensureSelfSignedCertificate(dir: string, commonName: string, hosts: readonly string[]): Promise<SelfSignedCertificate> {
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
-  if (existsSync(certPath) && existsSync(keyPath)) {
+  const kept = (): SelfSignedCertificate | undefined => {
+    if (!existsSync(certPath) || !existsSync(keyPath)) return undefined;
     const cert = readFileSync(certPath, 'utf8');
-    if (stillValid(cert, hosts)) return { certPath, cert, key: readFileSync(keyPath, 'utf8') };
+    return stillValid(cert, hosts) ? { certPath, cert, key: readFileSync(keyPath, 'utf8') } : undefined;
+  };
+  const found = kept();
+  if (found) return found;
+  // Processes started together on a new directory would each make one, and serve one the file no longer
+  // holds (or a key beside another's certificate): the first makes it under a lock, the others then take it.
+  const release = await lockOf(join(dir, 'cert.lock'));
+  try {
+    return kept() ?? (await make(certPath, keyPath, commonName, hosts));
+  } finally {
+    release();
   }
+}
+
+async function make(certPath: string, keyPath: string, commonName: string, hosts: readonly string[]): Promise<SelfSignedCertificate> {
   const { generate } = (await import('selfsigned')).default;
   const notBeforeDate = new Date(Date.now() - 60_000);
   const pems = await generate([{ name: 'commonName', value: commonName }], {
@@ -47,4 +63,40 @@ export async function ensureSelfSignedCertificate(dir: string, commonName: strin
   await writeSecretFile(keyPath, pems.private);
   await writeSecretFile(certPath, pems.cert);
   return { certPath, cert: pems.cert, key: pems.private };
+}
+
+/** How long a process waits for another that is making the certificate, a fraction of a second's work. */
+const LOCK_WAIT_MS = 30_000;
+const SQLITE_BUSY = 5;
+
+/**
+ * Takes SQLite's exclusive lock on `file`: an advisory lock of the system that ends with the process
+ * holding it, however it ends. SQLite may refuse a contender at once rather than wait (two that
+ * raced each hold what the other needs), so a refused one tries again, a bounded number of times.
+ */
+async function lockOf(file: string): Promise<() => void> {
+  // No journal_mode pragma, which itself waits for the lock: nothing is written, so no journal is made.
+  const lock = openPrivateDatabase(file, 'PRAGMA busy_timeout = 50');
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      lock.exec('BEGIN EXCLUSIVE');
+      return () => lock.close();
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== SQLITE_BUSY) {
+        lock.close();
+        throw error;
+      }
+      if (Date.now() > deadline) {
+        lock.close();
+        throw new SvcError(
+          'failure',
+          'certificate_locked',
+          `another process has held ${file} for ${LOCK_WAIT_MS / 1000} s while making a certificate`,
+          'run again once it is done',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }

@@ -3,6 +3,7 @@
  * refused with the key at fault), a setup the implementation refuses (inconclusive, exit 18), and
  * the HTTPS receiver of --webhook-tls, whose certificate the implementation trusts once.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -273,6 +274,7 @@ describe('--webhook-tls', () => {
     expect(JSON.parse(first.stdout).run.webhook_receiver).toEqual({
       scheme: 'https',
       certificate,
+      certificate_sha256: new X509Certificate(readFileSync(certificate!)).fingerprint256,
       authenticated: true,
       deliveries: 0,
       noise: 0,
@@ -309,5 +311,37 @@ describe('--webhook-tls', () => {
     expect(output.run.webhook_receiver).toMatchObject({ scheme: 'https', certificate, authenticated: true, noise: 0 });
     // The same certificate as the first run: the implementation trusted it once.
     expect(readFileSync(certificate!, 'utf8')).toContain('-----BEGIN CERTIFICATE-----');
+  });
+
+  it('four kits started together on a new data directory make one certificate, the one each serves and the file holds', async () => {
+    const home = isolatedEnv();
+    const plain = await sandbox();
+    const runs = await Promise.all(
+      [0, 1, 2, 3].map(async () =>
+        runSvc(
+          [
+            'contract',
+            'verify',
+            '--base-url',
+            plain.url,
+            '--ca-cert',
+            plain.caCert,
+            '--webhook-tls',
+            '--webhook-port',
+            String(await freePort()),
+            '--only',
+            'events.envelope',
+            '--json',
+          ],
+          { env: kitEnv(plain, home) },
+        ),
+      ),
+    );
+    const dir = join(home.XDG_DATA_HOME!, 'svc', 'contract', 'webhook-tls');
+    const certificate = new X509Certificate(readFileSync(join(dir, 'cert.pem')));
+    expect(certificate.checkPrivateKey(createPrivateKey(readFileSync(join(dir, 'key.pem'))))).toBe(true);
+    for (const run of runs) {
+      expect(JSON.parse(run.stdout).run.webhook_receiver.certificate_sha256, run.stderr).toBe(certificate.fingerprint256);
+    }
   });
 });

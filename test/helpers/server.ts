@@ -99,9 +99,10 @@ export async function freePort(): Promise<number> {
   const slice = FIRST_PORT + (Number(process.env.VITEST_POOL_ID ?? 0) % SLICES) * size;
   for (let tried = 0; tried < size; tried++) {
     const port = slice + ((handedOut.size + tried) % size);
-    if (handedOut.has(port) || !(await listens(port))) continue;
+    if (handedOut.has(port)) continue;
+    // Taken before it is tried, so that calls made together never hand out one port twice.
     handedOut.add(port);
-    return port;
+    if (await listens(port)) return port;
   }
   throw new Error(`no free port of 127.0.0.1 in ${slice}-${slice + size - 1}`);
 }
