@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/setup/global-setup.ts'],
     // Most test files wait on servers, timers and child processes rather than compute: more files at once
     // than the machine has cores keeps them all busy.
     maxWorkers: 4,
