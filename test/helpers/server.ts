@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 
@@ -77,6 +78,8 @@ const FIRST_PORT = 20_000;
 /** Test files run in several processes at once (vitest's pool): each picks ports from a slice of its own. */
 const SLICES = 16;
 const handedOut = new Set<number>();
+/** Where this process starts its walk through its slice: another checkout's suite on the machine walks the same slices from elsewhere. */
+const startOffset = randomInt(1 << 16);
 
 function listens(port: number): Promise<boolean> {
   const server = createNetServer();
@@ -98,7 +101,7 @@ export async function freePort(): Promise<number> {
     throw new Error(`the kernel's ephemeral ports start at ${ephemeralStart()}: the tests need ports ${FIRST_PORT}-${FIRST_PORT + SLICES * 64} outside them`);
   const slice = FIRST_PORT + (Number(process.env.VITEST_POOL_ID ?? 0) % SLICES) * size;
   for (let tried = 0; tried < size; tried++) {
-    const port = slice + ((handedOut.size + tried) % size);
+    const port = slice + ((startOffset + handedOut.size + tried) % size);
     if (handedOut.has(port)) continue;
     // Taken before it is tried, so that calls made together never hand out one port twice.
     handedOut.add(port);
