@@ -45,7 +45,7 @@ export const INPUT_FLAGS: Record<Input, string> = {
     '--fixtures with a "document" entry: the upload\'s encoding and answer are not shown by the specification (--level strict checks openapi.yaml\'s multipart upload)',
   webhookPort: '--webhook-port, with the implementation delivering its events there',
   webhookSecret: "--webhook-secret (or SVC_WEBHOOK_SECRET, or the profile's webhook_secret)",
-  slow: 'a run without --fast (it waits out the 30 s first retry delay of part 6)',
+  slow: "a run without --fast (it waits out the specification's own delays: the 30 s first retry of part 6, the rate-limit window of a provoked 429)",
 };
 
 const check = <const Id extends string>(
@@ -172,6 +172,14 @@ const ENTRIES = [
     'spec',
     'probe',
     'every error response carries X-RateLimit-Remaining, the ones the kit provokes included: an unknown report, an unknown path, a method not allowed, plain HTTP',
+  ),
+  check(
+    'limits.remaining-header-429',
+    '8',
+    'spec',
+    'probe',
+    'a 429 carries X-RateLimit-Remaining: one the kit provokes with the test key, then waits out its window',
+    ['slow'],
   ),
 
   // part 3 and 6: events
@@ -453,7 +461,11 @@ export const CLAUSES: readonly Clause[] = [
     checks: ['auth.read-only-cannot-write', 'auth.read-only-cannot-upload', 'strict.revocation-forbidden'],
   },
   { id: '7.4', text: "403 ip_not_allowed: the request comes from an address not on the key's list", checks: ['auth.ip-not-allowed'] },
-  { id: '8.1', text: 'X-RateLimit-Remaining is returned on every response', checks: ['limits.remaining-header', 'limits.remaining-header-errors'] },
+  {
+    id: '8.1',
+    text: 'X-RateLimit-Remaining is returned on every response',
+    checks: ['limits.remaining-header', 'limits.remaining-header-errors', 'limits.remaining-header-429'],
+  },
   {
     id: '8.2',
     text: 'Free: 10 requests a minute and 100 reports a month; Pro: 120 and 10,000',

@@ -194,7 +194,7 @@ export const PRO_PLAN: Variant = {
   ...makeVariant(undefined),
   notes: {
     'events.signature-valid': /^\d+ deliveries signed with HMAC-SHA256 over <t>\.<raw body>, in base64$/,
-    'limits.remaining-header-errors': /a 429 provoked with the test key: \d+ requests in [\d.]+ s, then \d+ s waited for the window to pass$/,
+    'limits.remaining-header-429': /^a 429 provoked with the test key: \d+ requests in [\d.]+ s, then \d+ s waited for the window to pass$/,
     // Beyond the 40 older reports, three to a page, by the cursor and never by the link to another origin.
     'reports.list':
       /^rep_\w+ found on page (1[4-9]|[2-9]\d) \(\d+ pages by next_cursor \(beside a next link to https:\/\/reports-cdn\.pro-plan\.example, which the kit does not follow\)\)$/,
@@ -223,7 +223,7 @@ export const PRO_PLAN_MUTANTS: Variant[] = [
   makeVariant({
     name: 'pro-plan-429-without-remaining',
     change: 'the Pro plan, its 429 without X-RateLimit-Remaining',
-    breaks: ['limits.remaining-header-errors'],
+    breaks: ['limits.remaining-header-429'],
     only: ['limits.*'],
     noRemainingOn429: true,
   }),
