@@ -85,6 +85,8 @@ export async function runRotation(record: RotationRecord, context: RotationConte
 class RotationRun {
   /** The new key's secret, once known: never written anywhere but the operator's destination. */
   private secret: string | undefined;
+  /** The key this run made, if it made one: a run makes one at most. */
+  private made: string | undefined;
 
   constructor(
     private readonly record: RotationRecord,
@@ -151,6 +153,16 @@ class RotationRun {
       await this.recoverCreatedKey();
       if (record.steps.create) return;
     }
+    // However a run goes on from here, it makes no second key: a key answered in a form svc does not
+    // expect must never turn into a loop that makes and revokes keys with the admin key.
+    if (this.made !== undefined) {
+      throw new SvcError(
+        'rotationStepFailed',
+        'one_key_a_run',
+        `this run already made ${this.made} and makes no other; ${this.made} is kept`,
+        `see \`svc keys get ${this.made}\`; \`svc keys rotate --resume ${record.id}\` goes on, \`--abort\` revokes it`,
+      );
+    }
     record.attempts.create = new Date().toISOString();
     await context.journal.save(record);
     const created = await createKey(context.admin, {
@@ -160,12 +172,15 @@ class RotationRun {
       allowed_ips: record.old_key.allowed_ips ?? undefined,
     });
     this.secret = created.secret;
+    this.made = created.id;
     // Step 2's effect comes first: a crash from here on leaves the secret where the operator wants it.
     if (record.new_key_file) await writeSecretFile(record.new_key_file, `${created.secret}\n`);
+    // The hint recorded is svc's own form of the secret it holds: the service may show none, or another form.
+    const hint = redactKey(created.secret);
     await this.done(
       'create',
-      { at: new Date().toISOString(), new_key: { id: created.id, prefix_hint: created.prefix_hint } },
-      `created ${created.id} (${created.prefix_hint}) with the scope of ${record.old_key.id}`,
+      { at: new Date().toISOString(), new_key: { id: created.id, prefix_hint: hint } },
+      `created ${created.id} (${hint}) with the scope of ${record.old_key.id}`,
     );
   }
 
@@ -264,6 +279,16 @@ class RotationRun {
   private async recoverCreatedKey(): Promise<void> {
     const { record, context } = this;
     for (const key of await unrecordedNewKeys(record, context.admin)) {
+      const saved = record.new_key_file ? (await readSecretFile(record.new_key_file))?.trim() : undefined;
+      if (saved && !isRedactedKey(key.prefix_hint)) {
+        // The file holds a secret, and the service shows nothing to tell whether it is this key's.
+        throw new SvcError(
+          'rotationStepFailed',
+          'new_key_undecided',
+          `${key.id}, made by an interrupted run, may be the key whose secret ${record.new_key_file} holds: the service shows no hint of its secret to compare; it is kept`,
+          `check in the dashboard whether ${key.id} is that key, then \`svc keys rotate --abort ${record.id}\` (or revoke ${key.id} and --resume)`,
+        );
+      }
       if (!record.steps.create && (await this.knownSecret(key.prefix_hint))) {
         await this.done(
           'create',
@@ -628,4 +653,9 @@ class RotationRun {
     }
     return this.done('confirm', { at: new Date().toISOString(), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);
   }
+}
+
+/** Whether the service shows a key's hint in svc's redacted form (`svc_test_…a1b2`), which a secret can be compared with. */
+function isRedactedKey(hint: unknown): hint is string {
+  return typeof hint === 'string' && /^(svc_(live|test|admin)_)?…[A-Za-z0-9_-]{0,4}$/.test(hint);
 }

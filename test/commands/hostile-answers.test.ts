@@ -27,7 +27,7 @@ import ReportsWait from '../../src/commands/reports/wait.js';
 import WebhooksCheck from '../../src/commands/webhooks/check.js';
 import WebhooksTrigger from '../../src/commands/webhooks/trigger.js';
 import type { Prompter } from '../../src/ui/prompter.js';
-import { type HostileGateway, startHostileGateway } from '../helpers/hostile-gateway.js';
+import { type RewritingGateway, startHostileGateway } from '../helpers/rewriting-gateway.js';
 import { type InProcessResult, runInProcess } from '../helpers/in-process.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
@@ -54,7 +54,7 @@ function rawIn(text: string): string | undefined {
 }
 
 let sandbox: RunningSandbox;
-let gateway: HostileGateway;
+let gateway: RewritingGateway;
 let receiver: TestServer;
 let env: Record<string, string>;
 beforeAll(async () => {

@@ -1,8 +1,7 @@
 /**
- * The real sandbox behind a gateway on 127.0.0.1 that makes every text of its answers hostile: each
- * string of a JSON answer (an id, a name, a message, a cursor) gets `suffix` appended, bar the values
- * svc must recognise to work at all (the schema's enums, timestamps). What svc sends back is made
- * plain again, so that the sandbox serves the flows as usual and svc shows what it was answered.
+ * The real sandbox behind a gateway on 127.0.0.1 (plain HTTP) that rewrites its JSON answers, as
+ * another implementation of the specification would answer: a hostile one whose every text carries
+ * escape sequences, one that leaves out a field the specification does not show.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,24 +36,31 @@ async function bodyOf(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export interface HostileGateway {
+export interface RewritingGateway {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startHostileGateway(upstream: { url: string; caCert: string }, suffix: string): Promise<HostileGateway> {
+/**
+ * `answer` rewrites each JSON answer; `sent` takes out of what svc sends back (the path's segments,
+ * the query's values, the body as latin1 text, byte for byte) what `answer` put in, so that the
+ * sandbox serves the flows as usual.
+ */
+export async function startRewritingGateway(
+  upstream: { url: string; caCert: string },
+  rewrite: { answer: (json: unknown) => unknown; sent?: (text: string) => string },
+): Promise<RewritingGateway> {
   const ca = readFileSync(upstream.caCert, 'utf8');
-  const plain = (text: string) => text.split(suffix).join('');
+  const sent = rewrite.sent ?? ((text: string) => text);
   const relay = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://gateway');
     const path = url.pathname
       .split('/')
-      .map((segment) => encodeURIComponent(plain(decodeURIComponent(segment))))
+      .map((segment) => encodeURIComponent(sent(decodeURIComponent(segment))))
       .join('/');
-    const query = new URLSearchParams([...url.searchParams].map(([name, value]): [string, string] => [name, plain(value)]));
+    const query = new URLSearchParams([...url.searchParams].map(([name, value]): [string, string] => [name, sent(value)]));
     const search = query.size > 0 ? `?${query}` : '';
-    // Byte for byte (a multipart upload is not text): the suffix's UTF-8 taken out wherever it is.
-    const body = Buffer.from((await bodyOf(request)).toString('latin1').split(Buffer.from(suffix).toString('latin1')).join(''), 'latin1');
+    const body = Buffer.from(sent((await bodyOf(request)).toString('latin1')), 'latin1');
     const headers = { ...request.headers, host: new URL(upstream.url).host, 'content-length': String(body.length) };
     delete headers['accept-encoding'];
     delete headers['transfer-encoding'];
@@ -62,7 +68,7 @@ export async function startHostileGateway(upstream: { url: string; caCert: strin
     forwarded.end(body);
     const answer = await new Promise<IncomingMessage>((resolve, reject) => forwarded.on('response', resolve).on('error', reject));
     let text = (await bodyOf(answer)).toString('utf8');
-    if (/json/.test(answer.headers['content-type'] ?? '') && text !== '') text = JSON.stringify(hostile(JSON.parse(text), suffix));
+    if (/json/.test(answer.headers['content-type'] ?? '') && text !== '') text = JSON.stringify(rewrite.answer(JSON.parse(text)));
     const outgoing = { ...answer.headers, 'content-length': String(Buffer.byteLength(text)) };
     delete outgoing['transfer-encoding'];
     response.writeHead(answer.statusCode ?? 502, outgoing).end(text);
@@ -77,4 +83,17 @@ export async function startHostileGateway(upstream: { url: string; caCert: strin
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Every string of every answer (an id, a name, a message, a cursor) with `suffix` appended, bar the
+ * values svc must recognise to work at all (the schema's enums); taken out again of what svc sends.
+ */
+export function startHostileGateway(upstream: { url: string; caCert: string }, suffix: string): Promise<RewritingGateway> {
+  // What svc sends is taken as latin1 text: the suffix's UTF-8 bytes are taken out wherever they are.
+  const inBytes = Buffer.from(suffix).toString('latin1');
+  return startRewritingGateway(upstream, {
+    answer: (json) => hostile(json, suffix),
+    sent: (text) => text.split(suffix).join('').split(inBytes).join(''),
+  });
 }
