@@ -19,6 +19,8 @@ export type StoreLocation =
       user: string | undefined;
       password: string | undefined;
       schema: string;
+      /** A role trusted to own the schema and its tables besides the one svc connects as (and those it is a member of). */
+      owner: string | undefined;
       sslmode: string | undefined;
     };
 
@@ -26,13 +28,14 @@ const POSTGRES_URL = /^postgres(?:ql)?:\/\//i;
 /** An unquoted PostgreSQL identifier: no quoting, no case folding, no surprises in search_path. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const SSL_MODES = ['disable', 'prefer', 'require', 'verify-full'];
-const KNOWN_PARAMETERS = new Set(['host', 'schema', 'sslmode']);
+const KNOWN_PARAMETERS = new Set(['host', 'schema', 'owner', 'sslmode']);
 
 const isPostgresUrl = (value: string) => POSTGRES_URL.test(value);
 
 /**
  * Reads a store setting: a postgres:// or postgresql:// connection string (libpq's form; ?host=/dir for a
- * Unix socket, ?schema= for the schema, ?sslmode=), or else the path of a SQLite file.
+ * Unix socket, ?schema= for the schema, ?owner= for a role trusted to own it, ?sslmode=), or else the
+ * path of a SQLite file.
  */
 export function parseStoreLocation(value: string, source: string): StoreLocation {
   if (!isPostgresUrl(value)) return { kind: 'sqlite', file: resolve(value) };
@@ -51,7 +54,7 @@ export function parseStoreLocation(value: string, source: string): StoreLocation
       throw new ConfigError(
         'invalid_store',
         `the PostgreSQL connection string from ${source} has a parameter svc does not take: ${name}`,
-        'svc takes ?host=/socket/directory, ?schema=NAME and ?sslmode=disable|prefer|require|verify-full',
+        'svc takes ?host=/socket/directory, ?schema=NAME, ?owner=ROLE and ?sslmode=disable|prefer|require|verify-full',
       );
     }
   }
@@ -61,6 +64,14 @@ export function parseStoreLocation(value: string, source: string): StoreLocation
       'invalid_store',
       `the schema "${schema}" from ${source} is not a plain PostgreSQL name`,
       'use lower-case letters, digits and _ (at most 63, not starting with a digit)',
+    );
+  }
+  const owner = url.searchParams.get('owner') ?? undefined;
+  if (owner !== undefined && !SCHEMA_NAME.test(owner)) {
+    throw new ConfigError(
+      'invalid_store',
+      `the owner "${owner}" from ${source} is not a plain PostgreSQL name`,
+      'name the role as PostgreSQL lists it, in lower case',
     );
   }
   const sslmode = url.searchParams.get('sslmode') ?? undefined;
@@ -82,6 +93,7 @@ export function parseStoreLocation(value: string, source: string): StoreLocation
     user: url.username ? decodeURIComponent(url.username) : undefined,
     password: url.password ? decodeURIComponent(url.password) : undefined,
     schema,
+    owner,
     sslmode,
   };
 }

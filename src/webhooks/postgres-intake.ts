@@ -153,9 +153,10 @@ export class PostgresIntake {
    * forwarding have had the time to renew the leases that ran out meanwhile.
    */
   async claimAbandoned(limit: number): Promise<ClaimedForward[]> {
-    if (this.closed || !this.available || Date.now() - this.availableSince < this.options.leaseMs) return [];
+    const { forwardTo } = this.options;
+    if (forwardTo === undefined || this.closed || !this.available || Date.now() - this.availableSince < this.options.leaseMs) return [];
     try {
-      const claims = await this.store.claimAbandoned(this.replica, this.options.leaseMs, limit);
+      const claims = await this.store.claimAbandoned(this.replica, this.options.leaseMs, limit, forwardTo);
       for (const claim of claims) this.claimed.add(claim.seq);
       this.markAvailable();
       return claims;

@@ -216,8 +216,34 @@ export class PostgresEventStore {
     }
   }
 
+  /**
+   * Refuses a schema, or a table of it, that another role owns: that role could read every event, and
+   * write rows a takeover would forward. Owned means by the role svc connects as, a role it is a member
+   * of, or the role the connection string names trusted (?owner=).
+   */
+  private async assertOwned(): Promise<void> {
+    const { schema, owner: trusted } = this.location;
+    const foreign = await this.sql`
+      SELECT kind, name, owner FROM (
+        SELECT 'schema' AS kind, n.nspname AS name, n.nspowner AS owner_id FROM pg_namespace n WHERE n.nspname = ${schema}
+        UNION ALL
+        SELECT 'table', c.relname, c.relowner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = ${schema} AND c.relname IN ('events', 'schema_version')
+      ) owned, LATERAL (SELECT pg_get_userbyid(owner_id) AS owner) named
+      WHERE NOT pg_has_role(current_user, owner_id, 'USAGE') AND owner IS DISTINCT FROM ${trusted ?? null}`;
+    if (foreign.length === 0) return;
+    const [first] = foreign;
+    throw new SvcError(
+      'config',
+      'store_not_owned',
+      `the ${first!.kind} ${first!.kind === 'schema' ? schema : `${schema}.${first!.name}`} is owned by the role ${first!.owner}, which is not the role svc connects as: it could read every event, and write events a listener would forward`,
+      `give svc a schema of its own (?schema=), have the listener's role own it (ALTER SCHEMA ${schema} OWNER TO …), or, if ${first!.owner} is yours, say so with ?owner=${first!.owner} in the connection string`,
+    );
+  }
+
   /** Brings the schema to SCHEMA_VERSION, one replica at a time (an advisory lock); nothing to do, and no DDL grant needed, when it is there. */
   private async migrate(): Promise<void> {
+    await this.assertOwned();
     const current = await this.version(this.sql);
     this.refuseNewer(current);
     if (current === SCHEMA_VERSION) return;
@@ -230,6 +256,8 @@ export class PostgresEventStore {
       for (let version = locked; version < SCHEMA_VERSION; version++) await tx.unsafe(MIGRATIONS[version]!);
       await tx`INSERT INTO schema_version VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (one) DO UPDATE SET version = EXCLUDED.version`;
     });
+    // Another role may have made the schema between the check and CREATE SCHEMA IF NOT EXISTS.
+    await this.assertOwned();
   }
 
   async close(): Promise<void> {
@@ -326,12 +354,16 @@ export class PostgresEventStore {
     );
   }
 
-  /** Claims up to `limit` unfinished forwards whose lease has expired (their replica stopped or died), skipping those another replica is claiming now. */
-  async claimAbandoned(replica: string, leaseMs: number, limit: number): Promise<ClaimedForward[]> {
+  /**
+   * Claims up to `limit` unfinished forwards to `forwardUrl` whose lease has expired (their replica
+   * stopped or died), skipping those another replica is claiming now. A row naming another URL is
+   * never claimed: a replica forwards only where it was told to, whatever a row says.
+   */
+  async claimAbandoned(replica: string, leaseMs: number, limit: number, forwardUrl: string): Promise<ClaimedForward[]> {
     const rows = await this.sql`
       UPDATE events SET claimed_by = ${replica}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
       WHERE seq IN (
-        SELECT seq FROM events WHERE ${this.sql.unsafe(FORWARD_UNFINISHED)} AND (lease_until IS NULL OR lease_until < now())
+        SELECT seq FROM events WHERE ${this.sql.unsafe(FORWARD_UNFINISHED)} AND forward_url = ${forwardUrl} AND (lease_until IS NULL OR lease_until < now())
         ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       RETURNING seq, event_id, type, resource_id, headers, body, forward_url`;
     return rows.map((row) => ({

@@ -152,7 +152,8 @@ describe('the least privileges docs/webhooks.md documents', () => {
       GRANT USAGE ON SCHEMA granted TO svc_listener;
       GRANT SELECT ON granted.schema_version TO svc_listener;
       GRANT SELECT, INSERT, UPDATE, DELETE ON granted.events TO svc_listener;`);
-    const store = pg.url('granted').replace(`svc:${pg.password}@`, 'svc_listener:listener_password_1@');
+    // The schema is the owner's (svc here), which the replicas' connection string names trusted.
+    const store = `${pg.url('granted').replace(`svc:${pg.password}@`, 'svc_listener:listener_password_1@')}&owner=svc`;
     const app = await recorder();
     const listener = await listen(['--forward-to', app.url], env(), store);
     const delivery = signed();
