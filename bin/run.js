@@ -63,6 +63,9 @@ if (asksVersion) {
 } else {
   // The check above replaces oclif's own engine check, which costs a sixth of start-up.
   process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
+  // oclif's loggers print argv whole, keys and connection strings in clear: DEBUG enables none of
+  // them (a `-` namespace wins over any other), before the `debug` package reads it as oclif loads.
+  if (process.env.DEBUG) process.env.DEBUG += ',-oclif*';
   const { execute } = await import('../dist/cli/run.js');
   delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
   // oclif's plugins (help, autocomplete, not-found) bring commands of their own and a hook for an

@@ -6,10 +6,11 @@
 // oclif writes into dist/, and what it made is moved to the output directory (packages/ by default), so
 // that nothing of it ships in the npm package. The .deb leaves oclif uncompressed: it is compressed once,
 // when its metadata is completed. Both are named by a version that sorts by the commit's time
-// (scripts/package-version.js), where oclif names the commit alone.
+// (scripts/package-version.js), where oclif names the commit alone. Both carry svc's own launcher in
+// place of oclif's (LAUNCHER).
 // Usage: node scripts/pack.js tarball|deb [--out DIR]   (npm run pack:tarball, npm run pack:deb build first)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +56,23 @@ if (!existsSync(join(cache, 'node'))) {
   }
 }
 
+/**
+ * bin/svc: the Node the package carries runs svc's entry beside it, and nothing else. oclif's launcher
+ * runs $XDG_DATA_HOME/svc/client/bin/svc instead when that file exists (its self-update, which svc does
+ * not use) and prefers a Node at $XDG_DATA_HOME/oclif/node/node-custom: a file there would run as svc.
+ * It also echoes the command line, keys included, under DEBUG=*. svc.cmd, for Windows, goes.
+ */
+const LAUNCHER = `#!/bin/sh
+dir=$(dirname -- "$(readlink -f -- "$0")")
+exec "$dir/node" "$dir/run.js" "$@"
+`;
+
+/** A package's bin/ directory, as oclif made it, with svc's launcher. */
+function ownLauncher(bin) {
+  writeFileSync(join(bin, 'svc'), LAUNCHER, { mode: 0o755 });
+  rmSync(join(bin, 'svc.cmd'));
+}
+
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const [commitTime, commit] = execFileSync('git', ['log', '-1', '--format=%ct%n%h'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
 const version = buildVersion(pjson.version, new Date(Number(commitTime) * 1000), commit);
@@ -76,7 +94,12 @@ const dist = join(root, 'dist');
 if (kind === 'tarball') {
   for (const file of readdirSync(dist).filter((name) => /^svc-v.*-linux-x64\.tar\.gz$/.test(name))) {
     const target = join(out, `svc-v${version}-linux-x64.tar.gz`);
-    renameSync(join(dist, file), target);
+    const tree = mkdtempSync(join(tmpdir(), 'svc-tarball-'));
+    execFileSync('tar', ['-xzf', join(dist, file), '-C', tree]);
+    ownLauncher(join(tree, 'svc', 'bin'));
+    execFileSync('tar', ['-czf', target, '-C', tree, 'svc']);
+    rmSync(join(dist, file));
+    rmSync(tree, { recursive: true, force: true });
     console.log(target);
   }
 } else {
@@ -104,6 +127,7 @@ function completeMetadata(deb, target) {
     .filter((line) => line && !/^Aliases: (undefined)?$/.test(line))
     .map((line) => (line.startsWith('Version: ') ? `Version: ${version}-1` : line === 'Section: main' ? 'Section: utils' : line));
   writeFileSync(controlPath, `${control.join('\n')}\n`);
+  ownLauncher(join(tree, 'usr', 'lib', 'svc', 'bin'));
   const doc = join(tree, 'usr', 'share', 'doc', 'svc');
   mkdirSync(doc, { recursive: true });
   writeFileSync(

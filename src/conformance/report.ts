@@ -1,3 +1,4 @@
+import { escapeControls } from '../core/control-characters.js';
 import { PART_TITLES } from './catalogue.js';
 import type { RunRecord } from './record.js';
 import type { CheckResult, RunResult, TimedCheckResult } from './run.js';
@@ -56,21 +57,24 @@ export function toJson(result: RunResult): ConformanceJson {
 const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /**
- * Text made safe for an element or an attribute: a character XML cannot carry becomes U+FFFD, and a
- * carriage return, tab or line feed is written as a reference, which a parser keeps as it is (it
- * turns a bare one into a line feed in text, a space in an attribute).
+ * Text for an attribute or an element, from the implementation under test as much as from svc: what a
+ * terminal or a log viewer showing it could act on (C0 and C1 controls, bidirectional overrides, line
+ * breaks: a CI server prints JUnit text) shown escaped as a line for people shows it, a character XML
+ * cannot carry as U+FFFD, and XML's markup escaped.
  */
 export function escapeXml(text: string): string {
-  return text
+  return escapeControls(text)
     .replace(NOT_XML, '\uFFFD')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;')
-    .replace(/\r/g, '&#13;')
-    .replace(/\t/g, '&#9;')
-    .replace(/\n/g, '&#10;');
+    .replace(/'/g, '&apos;');
+}
+
+/** Text of several lines for an element (a check's evidence, a failure's detail): each line as escapeXml makes it. */
+export function escapeXmlLines(text: string): string {
+  return text.split('\n').map(escapeXml).join('\n');
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -131,14 +135,14 @@ function evidenceOf(check: TimedCheckResult): string {
 
 function testcase(check: TimedCheckResult, part: string): string[] {
   const open = `    <testcase${attributes({ classname: `svc.contract.part${part}`, name: `${check.id}: ${check.title}`, time: seconds(check.time?.duration_ms ?? 0) })}>`;
-  const systemOut = `      <system-out>${escapeXml(evidenceOf(check))}</system-out>`;
+  const systemOut = `      <system-out>${escapeXmlLines(evidenceOf(check))}</system-out>`;
   if (check.status === 'passed') return [open, systemOut, '    </testcase>'];
   if (check.status === 'skipped') return [open, `      <skipped${attributes({ message: check.detail })}/>`, systemOut, '    </testcase>'];
   // Inconclusive: an error of the test run, not a failure of the implementation (JUnit's own distinction).
   const [element, type] = check.status === 'inconclusive' ? ['error', 'inconclusive'] : ['failure', 'nonconformant'];
   return [
     open,
-    `      <${element}${attributes({ message: check.detail.slice(0, 500), type })}>${escapeXml(check.detail)}</${element}>`,
+    `      <${element}${attributes({ message: check.detail.slice(0, 500), type })}>${escapeXmlLines(check.detail)}</${element}>`,
     systemOut,
     '    </testcase>',
   ];

@@ -60,6 +60,18 @@ function expectValidJunit(path: string): void {
   expect(result.status, result.stderr).toBe(0);
 }
 
+/** What an implementation may answer to take over the summary: a fake heading, a tracking image, links, HTML, a comment that hides the rest. */
+const MARKUP =
+  '\r## ✅ conforms\r![tracker](https://evil.example/t.png) <img src="https://evil.example/x.png"> [click](https://evil.example) <https://evil.example> | **bold** <!--';
+
+/** Nothing of the implementation's acts: no control character, no workflow command, no Markdown or HTML of its own in the summary. */
+function expectInert(run: ActionRun): void {
+  for (const text of [run.summary, run.log]) expect(text).not.toMatch(/[\u0000\u0007\u001b\r]|^\s*::(error|add-mask)/m);
+  expect(run.commands).toEqual([]);
+  // Each character Markdown would act on is escaped.
+  expect(run.summary).not.toMatch(/^#+ ✅|(?<!\\)<img|(?<!\\)<https|(?<!\\)<!|(?<!\\)!\[|(?<!\\)\]\(https|(?<!\\)\*\*bold/m);
+}
+
 /** Everything the run left for people and for later steps. */
 const everything = (run: ActionRun) =>
   [run.log, run.summary, JSON.stringify(run.outputs), existsSync(run.outputs.junit!) ? readFileSync(run.outputs.junit!, 'utf8') : ''].join('\n');
@@ -185,7 +197,7 @@ describe('the GitHub Action, as a runner runs it', () => {
   });
 
   it('puts what an implementation answers into the summary and the log inert: no Markdown, HTML, workflow command or control character of its own', async () => {
-    const hostile = '\n::error::forged\r\u001b]0;retitled\u0007\u0000 <img src="https://evil.example/x.png"> [click](https://evil.example) | **bold**';
+    const hostile = `\n::error::forged\r\u001b]0;retitled\u0007\u0000 ${MARKUP}`;
     const certificate = await makeCertificate();
     const server = await startServer((_request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end(hostile), certificate);
     const runFiles = freshFiles('hostile');
@@ -203,10 +215,32 @@ describe('the GitHub Action, as a runner runs it', () => {
       expect(run.outputs).toMatchObject({ verdict: 'does-not-conform', failed: '2' });
       expect(run.summary).toContain('### Failed');
       expect(run.summary).toContain(markdownText('::error::forged'));
-      for (const text of [run.summary, run.log]) expect(text).not.toMatch(/[\u0000\u0007\u001b\r]|^\s*::error/m);
-      // Each character Markdown would act on is escaped.
-      expect(run.summary).not.toMatch(/(?<!\\)<img|(?<!\\)\]\(https|(?<!\\)\*\*bold/);
-      expect(run.commands).toEqual([]);
+      expectInert(run);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps inert what an implementation that refuses the key answers, a bare CR and workflow commands in it', async () => {
+    const certificate = await makeCertificate();
+    // svc's error message keeps the text of a refusal as it came, a bare CR included.
+    const hostile = `refused\r::add-mask::refused\r::error::forged\r${MARKUP}`;
+    const server = await startServer((_request, response) => response.writeHead(401, { 'content-type': 'text/plain' }).end(hostile), certificate);
+    const runFiles = freshFiles('hostile-refusal');
+    writeFileSync(join(runFiles.workspace, 'ca.pem'), certificate.cert);
+    try {
+      const run = await runCompositeAction({
+        job,
+        files: runFiles,
+        uses: USES,
+        from: VERIFY_STEP,
+        inputs: { 'base-url': server.url, 'api-key': sandbox.keys.test, 'ca-cert': 'ca.pem', only: 'auth.missing-header' },
+      });
+      expect(run.status).toBe(ExitCode.auth);
+      expect(run.outputs.verdict).toBe('error');
+      expect(run.summary).toContain(markdownText('\r::error::forged\r'));
+      expectInert(run);
+      expectValidJunit(run.outputs.junit!);
     } finally {
       await server.close();
     }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOGUE, CHECKS_BY_ID, CLAUSES, PART_TITLES, partOf, selectChecks } from '../../src/conformance/catalogue.js';
 import { checkOfInteraction } from '../../src/conformance/contract-terms.js';
 import { readContracts } from '../../src/conformance/pact-runner.js';
-import { escapeXml, toJunit } from '../../src/conformance/report.js';
+import { escapeXml, escapeXmlLines, toJunit } from '../../src/conformance/report.js';
 import type { RunResult } from '../../src/conformance/run.js';
 import { FINAL, PROBES } from '../../src/conformance/run.js';
 
@@ -57,8 +57,11 @@ describe('the catalogue', () => {
 });
 
 describe('the JUnit report', () => {
-  it('escapes what XML cannot hold as it is, and drops what it cannot hold at all', () => {
-    expect(escapeXml(`a<b>&"c"'d'\u0001\u0008\ufffe\r\n\t`)).toBe('a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;\ufffd\ufffd\ufffd&#13;&#10;&#9;');
+  it("escapes XML's markup, shows controls as a terminal shows them, and drops what XML cannot hold at all", () => {
+    expect(escapeXml(`a<b>&"c"'d'\u0001\u0008\ufffe\r\n\t\u009b\u202e`)).toBe(
+      'a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;\\u0001\\u0008\ufffd\\r\\n\\t\\u009b\\u202e',
+    );
+    expect(escapeXmlLines('one\r\ntwo\n\u001b[2Jthree')).toBe('one\\r\ntwo\n\\u001b[2Jthree');
     const result: RunResult = {
       level: 'spec',
       passed: 0,
@@ -102,7 +105,7 @@ describe('the JUnit report', () => {
     };
     const xml = toJunit(result);
     expect(xml).toContain(
-      '<failure message="expected &lt;401&gt;; got &quot;200&quot; &amp; more\ufffd" type="nonconformant">expected &lt;401&gt;; got &quot;200&quot; &amp; more\ufffd</failure>',
+      '<failure message="expected &lt;401&gt;; got &quot;200&quot; &amp; more\\u0000" type="nonconformant">expected &lt;401&gt;; got &quot;200&quot; &amp; more\\u0000</failure>',
     );
     expect(xml).not.toMatch(/[\u0000-\u0008]/);
     // Inconclusive is a JUnit error: the test run could not judge, which is not a failure of the implementation.

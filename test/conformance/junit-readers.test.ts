@@ -3,9 +3,10 @@
  * verify`: valid against the JUnit schema of Jenkins' xunit plugin (test/fixtures/junit/), and holding
  * what GitLab's parser reads (testcases in a testsuite under one testsuites; each with name, classname
  * and time; its status from a failure, error or skipped element; its output from system-out). The
- * implementation refuses all but the listing, with answers holding characters XML cannot carry, so that
- * checks fail with more findings than a detail shows, some are inconclusive, and some are skipped
- * for the inputs the run is not given.
+ * implementation refuses all but the listing, with answers holding characters XML cannot carry and
+ * characters a log viewer would act on (in a report id, in its messages), so that checks fail with more
+ * findings than a detail shows, some are inconclusive, and some are skipped for the inputs the run is
+ * not given.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,10 +18,30 @@ import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 
 const SCHEMA = new URL('../fixtures/junit/junit-10.xsd', import.meta.url).pathname;
-/** An answer's body: NUL, escape and bell characters, markup, and U+FFFE, which XML cannot carry either. */
-const REFUSAL = 'refused \u0000\u001b[31m<svc> & ]]> \u0007\ufffe done';
-/** The refusal as a finding shows it in the JUnit report. */
-const REFUSAL_IN_XML = '401 refused \ufffd\ufffd[31m<svc> & ]]> \ufffd\ufffd done';
+/** Valid in XML, acted on by a terminal or a log viewer: a C1 CSI (clears the screen), a right-to-left override, a bare CR, an OSC (retitles). */
+const HOSTILE = '\u009b2J\u202eevil\r\u001b]0;retitled\u0007';
+const HOSTILE_SHOWN = '\\u009b2J\\u202eevil\\r\\u001b]0;retitled\\u0007';
+/** An answer's body: NUL, escape and bell characters, markup, U+FFFE, which XML cannot carry either, and the above. */
+const REFUSAL = `refused \u0000\u001b[31m<svc> & ]]> \u0007\ufffe ${HOSTILE} done`;
+/** The refusal as a finding shows it in the JUnit report (the kit shows a text body's white space, the CR too, as one space). */
+const REFUSAL_IN_XML = '401 refused \\u0000\\u001b[31m<svc> & ]]> \\u0007\ufffd \\u009b2J\\u202eevil \\u001b]0;retitled\\u0007 done';
+/** Characters XML can carry that a terminal or a log viewer would act on: the report holds none, as the file is or as a parser reads it. */
+const ACTED_ON = ['\u009b', '\u202e', '\r'];
+
+/**
+ * Evidence as the report shows it, computed here apart from svc's code: on each line, C0 and C1 controls,
+ * DEL, bidirectional controls and the Unicode separators as escapes (`\r` and `\t` short), and the
+ * non-characters XML cannot carry as U+FFFD.
+ */
+function shownInJunit(text: string): string {
+  const escape = (character: string) => ({ '\r': '\\r', '\t': '\\t' })[character] ?? `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return text
+    .split('\n')
+    .map((line) =>
+      line.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, escape).replace(/[\ufffe\uffff]/g, '\ufffd'),
+    )
+    .join('\n');
+}
 
 interface JsonCheck {
   id: string;
@@ -48,7 +69,8 @@ beforeAll(async () => {
   const caCert = join(env.HOME!, 'ca.pem');
   writeFileSync(caCert, certificate.cert);
   server = await startServer((request, response) => {
-    if (request.method === 'GET' && request.path.split('?')[0] === '/v1/reports') return json(response, 200, { object: 'list', data: [], has_more: false });
+    if (request.method === 'GET' && request.path.split('?')[0] === '/v1/reports')
+      return json(response, 200, { object: 'list', data: [{ object: 'report', id: `rep_${HOSTILE}`, status: 'completed' }], has_more: false });
     response.writeHead(401, { 'content-type': 'text/plain; charset=utf-8' }).end(REFUSAL);
   }, certificate);
   junit = join(env.HOME!, 'contract.xml');
@@ -107,8 +129,7 @@ describe("contract verify's JUnit report", () => {
       byName.set(xpath(`string(${testcase}/@name)`).split(': ')[0]!, xpath(`string(${testcase}/system-out)`));
     }
     for (const check of checks) {
-      const evidence = (check.findings?.join('\n') ?? check.detail).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd');
-      expect(byName.get(check.id), check.id).toBe(evidence);
+      expect(byName.get(check.id), check.id).toBe(shownInJunit(check.findings?.join('\n') ?? check.detail));
     }
     const errorBodies = byName.get('strict.error-bodies')!.split('\n');
     expect(errorBodies.length).toBe(checks.find((check) => check.id === 'strict.error-bodies')!.findings!.length);
@@ -116,6 +137,15 @@ describe("contract verify's JUnit report", () => {
       errorBodies.every((line) => line.includes(REFUSAL_IN_XML)),
       errorBodies.join('\n'),
     ).toBe(true);
+  });
+
+  it('holds none of the characters a log viewer would act on, raw or once parsed, and shows them escaped, in text and attributes', () => {
+    for (const character of ACTED_ON) {
+      expect(xml.includes(character), JSON.stringify(character)).toBe(false);
+      expect(xpath(`count((//@* | //text())[contains(., "${character}")])`), JSON.stringify(character)).toBe('0');
+    }
+    expect(Number(xpath(`count(//system-out[contains(., '"id":"rep_${HOSTILE_SHOWN}"')])`))).toBeGreaterThan(0);
+    expect(Number(xpath(`count(//failure/@message[contains(., '${HOSTILE_SHOWN}')])`))).toBeGreaterThan(0);
   });
 
   it('carries the run record once, in the first testsuite, and each part its coverage', () => {

@@ -99,11 +99,15 @@ function substitute(text: string, context: Record<string, string>): string {
   });
 }
 
-/** Workflow commands in a log, as the runner finds them: a line that starts with `::`, unless commands are stopped. */
+/**
+ * Workflow commands in a log, as the runner finds them: a line that starts with `::`, unless commands
+ * are stopped. The runner reads a step's output a line at a time with .NET's ReadLine, which ends a
+ * line at a bare CR too.
+ */
 function workflowCommands(log: string): string[] {
   const commands: string[] = [];
   let resumeToken: string | undefined;
-  for (const line of log.split('\n').map((text) => text.trim())) {
+  for (const line of log.split(/\r\n|\r|\n/).map((text) => text.trim())) {
     if (resumeToken !== undefined) {
       if (line === `::${resumeToken}::`) resumeToken = undefined;
     } else if (line.startsWith('::stop-commands::')) {

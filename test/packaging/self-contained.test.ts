@@ -6,7 +6,7 @@
  * and the kit against the sandbox.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,14 +99,34 @@ async function usedAsShipped(svc: string): Promise<void> {
   expect(pact.filter((check) => check.status === 'failed' || check.status === 'inconclusive')).toEqual([]);
 }
 
+/**
+ * oclif's own launcher runs an executable at $XDG_DATA_HOME/svc/client/bin/svc in svc's place, and a
+ * Node at $XDG_DATA_HOME/oclif/node/node-custom, and echoes the command line under DEBUG=*. The
+ * package's launcher runs itself, with the Node it carries, and shows no key given on the command line.
+ */
+async function runsOnlyItself(svc: string): Promise<void> {
+  const env: Record<string, string> = { ...oldNodeEnv(), DEBUG: '*' };
+  const marker = join(env.HOME!, 'ran');
+  for (const path of [join(env.XDG_DATA_HOME!, 'svc', 'client', 'bin', 'svc'), join(env.XDG_DATA_HOME!, 'oclif', 'node', 'node-custom')]) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `#!/bin/sh\necho "$0" >> ${marker}\n`, { mode: 0o755 });
+  }
+  const result = await run(svc, ['reports', 'list', '--json', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--api-key', sandbox.keys.test], env);
+  expect(existsSync(marker) ? readFileSync(marker, 'utf8') : '').toBe('');
+  expect(result.status, result.stderr).toBe(0);
+  expect(JSON.parse(result.stdout)).toMatchObject({ data: expect.any(Array) });
+  expect(result.stdout + result.stderr).not.toContain(sandbox.keys.test);
+}
+
 describe.skipIf(!node || !canPack)('the self-contained builds, on a machine whose Node is 20', () => {
-  it('the tarball, unpacked, runs svc on the Node it carries', { timeout: 4 * HANG_MS }, async () => {
+  it('the tarball, unpacked, runs svc on the Node it carries, and only itself', { timeout: 4 * HANG_MS }, async () => {
     const unpacked = mkdtempSync(join(tmpdir(), 'svc-tarball-'));
     execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
     await usedAsShipped(join(unpacked, 'svc', 'bin', 'svc'));
+    await runsOnlyItself(join(unpacked, 'svc', 'bin', 'svc'));
   });
 
-  it('the .deb, installed with dpkg, runs svc from /usr/bin', { timeout: 4 * HANG_MS }, async () => {
+  it('the .deb, installed with dpkg, runs svc from /usr/bin, and only itself', { timeout: 4 * HANG_MS }, async () => {
     // dpkg's own root directory: the package installs as on a machine, leaving this one's untouched.
     const system = mkdtempSync(join(tmpdir(), 'svc-deb-root-'));
     for (const directory of ['info', 'updates', 'triggers']) mkdirSync(join(system, 'var', 'lib', 'dpkg', directory), { recursive: true });
@@ -114,6 +134,7 @@ describe.skipIf(!node || !canPack)('the self-contained builds, on a machine whos
     execFileSync('dpkg', [`--root=${system}`, '--force-script-chrootless', '--install', deb], { stdio: ['ignore', 'ignore', 'inherit'] });
     expect(execFileSync('dpkg', [`--root=${system}`, '--status', 'svc'], { encoding: 'utf8' })).toContain('Status: install ok installed');
     await usedAsShipped(join(system, 'usr', 'bin', 'svc'));
+    await runsOnlyItself(join(system, 'usr', 'bin', 'svc'));
   });
 
   it('the .deb names its version as its file does, a version that sorts by the commit’s time; its maintainer and licence', () => {
