@@ -123,7 +123,15 @@ export class RotationJournal {
     const text = await readSecretFile(this.file(id));
     if (text === undefined)
       throw new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${this.dir}`, '`svc keys rotations` lists them');
-    return JSON.parse(text) as RotationRecord;
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      throw journalInvalid(this.file(id), 'it is not JSON');
+    }
+    const problem = problemOf(record, id);
+    if (problem) throw journalInvalid(this.file(id), problem);
+    return record as RotationRecord;
   }
 
   /** Every rotation of this journal, newest first. */
@@ -226,4 +234,61 @@ export function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void
       'use the profile, SVC_BASE_URL or --base-url of that rotation',
     );
   }
+}
+
+function journalInvalid(file: string, problem: string): SvcError {
+  return new SvcError(
+    'config',
+    'journal_invalid',
+    `${file} is not a rotation journal as svc writes it: ${problem}; nothing was done`,
+    'svc acts on a journal only as it wrote it: restore the file, or remove it and start the rotation again (check the keys with `svc keys list`)',
+  );
+}
+
+const KEY_ID = /^key_[A-Za-z0-9_-]+$/;
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isTime = (value: unknown) => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+const stringOrNull = (value: unknown) => value === null || typeof value === 'string';
+
+/**
+ * What makes a journal one svc would not have written: a field of the wrong type, a key id without
+ * its prefix, a base URL that does not parse, steps out of order. A resumed run acts on the ids and
+ * URL it finds there (it revokes the old key and may revoke the new one): an edited journal must
+ * not choose what svc revokes, or where it sends its keys.
+ */
+function problemOf(value: unknown, id: string): string | undefined {
+  if (!isObject(value)) return 'it is not an object';
+  if (value.version !== 1) return `its version is ${JSON.stringify(value.version)}, not 1`;
+  if (value.id !== id) return `its id is ${JSON.stringify(value.id)}, not ${id}`;
+  if (!['in_progress', 'completed', 'aborted'].includes(value.status as string)) return 'its status is not in_progress, completed or aborted';
+  if (!isTime(value.started_at) || !isTime(value.updated_at)) return 'started_at or updated_at is not a time';
+  if (typeof value.base_url !== 'string' || !URL.canParse(value.base_url) || !/^https?:$/.test(new URL(value.base_url).protocol))
+    return 'base_url is not a URL';
+  const old = value.old_key;
+  if (!isObject(old) || typeof old.id !== 'string' || !KEY_ID.test(old.id)) return 'old_key.id is not a key id (key_…)';
+  // The service's own hint, which it may not show (the specification shows no key field beyond the id).
+  if (old.prefix_hint !== undefined && old.prefix_hint !== null && typeof old.prefix_hint !== 'string') return 'old_key.prefix_hint is not text';
+  if (old.environment !== 'test' && old.environment !== 'live') return 'old_key.environment is not test or live';
+  if (!stringOrNull(old.name) || !(old.read_only === null || typeof old.read_only === 'boolean')) return 'old_key.name or old_key.read_only has the wrong type';
+  if (!(old.allowed_ips === null || (Array.isArray(old.allowed_ips) && old.allowed_ips.every((ip) => typeof ip === 'string'))))
+    return 'old_key.allowed_ips is not a list of addresses';
+  if (value.new_key_source !== undefined && !['api', 'file', 'stdin'].includes(value.new_key_source as string))
+    return 'new_key_source is not api, file or stdin';
+  if (value.new_key_id !== undefined && value.new_key_id !== null && !(typeof value.new_key_id === 'string' && KEY_ID.test(value.new_key_id)))
+    return 'new_key_id is not a key id';
+  if (typeof value.new_key_name !== 'string' || !stringOrNull(value.new_key_file) || !stringOrNull(value.deploy_cmd))
+    return 'new_key_name, new_key_file or deploy_cmd has the wrong type';
+  if (typeof value.quiet_period_ms !== 'number' || value.quiet_period_ms < 0) return 'quiet_period_ms is not a duration';
+  if (!isObject(value.attempts) || !isObject(value.steps)) return 'attempts or steps is not an object';
+  const done = Object.keys(value.steps);
+  if (done.some((step) => !STEPS.includes(step as StepName))) return `steps names a step svc does not have (${done.join(', ')})`;
+  if (done.length !== STEPS.findIndex((step) => !done.includes(step)) && done.length !== STEPS.length) return 'its steps are not done in order';
+  const created = value.steps.create;
+  if (created !== undefined) {
+    const newKey = isObject(created) ? created.new_key : undefined;
+    if (!isObject(newKey) || !(newKey.id === null || (typeof newKey.id === 'string' && KEY_ID.test(newKey.id))))
+      return 'steps.create.new_key.id is not a key id';
+    if (newKey.id === old.id) return 'its new key is its old key';
+  }
+  return undefined;
 }

@@ -4,7 +4,7 @@ import { keyEnvironment, redactKey } from '../core/redaction.js';
 import { readSecretFile } from '../core/secret-file.js';
 import { SvcError } from '../core/errors.js';
 import { formatDuration } from '../core/duration.js';
-import { findKeyIfOffered } from '../services/keys.js';
+import { findKeyIfOffered, getKey } from '../services/keys.js';
 import {
   type DrainEvidence,
   type NewKeySource,
@@ -61,10 +61,37 @@ function adminKeyRefused(id: string, ownKey: boolean): SvcError {
  * The safety rails checked before anything happens: a revoked key has nothing to rotate; an admin
  * key cannot be made through the API (and may be the very key doing the revoking).
  */
-function assertRotatable(oldKey: Key, adminKeySecret: string): void {
+function assertRotatable(oldKey: Key, adminKeySecret: string, allow = { revoked: false }): void {
   if (oldKey.environment === 'admin') throw adminKeyRefused(oldKey.id, oldKey.prefix_hint === redactKey(adminKeySecret));
-  if (oldKey.status !== 'active') {
+  if (oldKey.status !== 'active' && !allow.revoked) {
     throw new SvcError('refused', 'key_revoked', `${oldKey.id} is already revoked: there is nothing to rotate`, '`svc keys list` shows the active keys');
+  }
+}
+
+/**
+ * The rails of a fresh run, applied again to a rotation taken up from its journal: the keys it will
+ * revoke are checked against what the service shows now, so that no journal, edited or stale, makes
+ * svc revoke an admin key (the very one doing the revoking, say) or a key of another environment.
+ */
+export async function assertResumable(record: RotationRecord, admin: ApiClient, adminKeySecret: string): Promise<void> {
+  if (record.status !== 'in_progress' || record.key_api === false) return;
+  if (!record.steps.revoke) {
+    const old = await getKey(admin, record.old_key.id);
+    // Once drained, a run may have revoked it and stopped before recording so: the revoke step finds it revoked.
+    assertRotatable(old, adminKeySecret, { revoked: Boolean(record.steps.drain) });
+    if (old.environment !== record.old_key.environment) {
+      throw new SvcError(
+        'refused',
+        'journal_disagrees',
+        `rotation ${record.id} names ${old.id} a ${record.old_key.environment} key, and the service shows a ${old.environment} key`,
+        'svc acts on a journal only as it wrote it: check the rotation with `svc keys rotations`, and the key with `svc keys get`',
+      );
+    }
+  }
+  const newId = record.steps.create?.new_key.id;
+  if (newId && !record.steps.deploy) {
+    const created = await getKey(admin, newId);
+    if (created.environment === 'admin') throw adminKeyRefused(newId, created.prefix_hint === redactKey(adminKeySecret));
   }
 }
 

@@ -7,7 +7,8 @@ import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 import { ApiError, SvcError } from '../core/errors.js';
 import { formatDuration } from '../core/duration.js';
 import { listReports } from '../services/reports.js';
-import { createKey, getKey, observeKey, probeKey, revokeKey } from '../services/keys.js';
+import { createKey, getKey, listAllKeys, observeKey, probeKey, revokeKey } from '../services/keys.js';
+import type { Key } from '../api/types.js';
 import { runDeployCommand, runDrainCheck } from './deploy.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
 import {
@@ -48,6 +49,10 @@ export interface RotationContext {
   pollIntervalMs: number;
   timeoutMs: number;
   force: boolean;
+  /** A given key may be deployed though svc could not establish that it is of the old key's workspace (--allow-unverified-workspace). */
+  allowUnverifiedWorkspace: boolean;
+  /** A given key may have another scope than the old key (read-only, IP list) (--allow-scope-change). */
+  allowScopeChange: boolean;
 }
 
 function interrupted(record: RotationRecord): SvcError {
@@ -215,19 +220,82 @@ class RotationRun {
       }
       throw error;
     });
-    const workspace = await this.compareWorkspaces(newReports);
+    // Where the key API shows the given key, the key it shows decides: its workspace (the admin key's
+    // API shows only its own workspace's keys) and its scope. Else the two keys' reports are compared.
+    const shown = record.key_api === false ? undefined : await this.shownKey(secret, refuse);
+    const workspace = shown ? 'same (the key API shows it)' : await this.compareWorkspaces(newReports);
     if (workspace === 'other') {
       throw refuse(
         `is not of ${record.old_key.id}'s workspace: the reports each key lists have no id in common`,
         "make the new key in the old key's workspace in the dashboard",
       );
     }
+    if (!workspace.startsWith('same') && !context.allowUnverifiedWorkspace) {
+      throw refuse(
+        `could not be shown to be of ${record.old_key.id}'s workspace (${workspace})`,
+        "check in the dashboard that it is of the old key's workspace, then run again with --allow-unverified-workspace",
+      );
+    }
+    if (shown) this.assertSameScope(shown, refuse);
     this.secret = secret;
     return this.done(
       'create',
       { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace },
       `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}`,
     );
+  }
+
+  /**
+   * The given key as the key API shows it: by --new-key-id, or by its hint among the admin key's keys.
+   * Undefined when the API shows hints svc cannot compare with a secret; refused when it shows the key
+   * nowhere (another workspace's), or shows --new-key-id with another secret's hint.
+   */
+  private async shownKey(secret: string, refuse: (why: string, whatToDo: string) => SvcError): Promise<Key | undefined> {
+    const { record, context } = this;
+    const hint = redactKey(secret);
+    if (record.new_key_id) {
+      let key: Key;
+      try {
+        key = await getKey(context.admin, record.new_key_id);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) {
+          throw refuse(
+            `is not shown by the admin key's key API (GET /v1/keys/${record.new_key_id} answered 404): it is of another workspace, or no key`,
+            "give the id and key of a key of the old key's workspace",
+          );
+        }
+        throw error;
+      }
+      if (!isRedactedKey(key.prefix_hint)) return undefined;
+      if (key.prefix_hint !== hint)
+        throw refuse(`is not ${record.new_key_id}, which the key API shows as ${key.prefix_hint}`, 'give the key of --new-key-id, or the id of the key given');
+      return key;
+    }
+    const { keys, stopped } = await listAllKeys(context.admin);
+    if (keys.some((key) => !isRedactedKey(key.prefix_hint))) return undefined;
+    const found = keys.find((key) => key.prefix_hint === hint && key.status === 'active');
+    if (found) return found;
+    if (stopped) return undefined;
+    throw refuse(
+      `is not among the keys of ${record.old_key.id}'s workspace that the key API shows`,
+      "make the new key in the old key's workspace in the dashboard",
+    );
+  }
+
+  /** A given key keeps the old key's scope (read-only, IP list) where the service shows both, unless the user says otherwise. */
+  private assertSameScope(shown: Key, refuse: (why: string, whatToDo: string) => SvcError): void {
+    const old = this.record.old_key;
+    if (this.context.allowScopeChange || old.read_only === null || old.allowed_ips === null) return;
+    const scope = (readOnly: boolean | null | undefined, ips: readonly string[] | null | undefined) =>
+      `${readOnly ? 'read-only' : 'read-write'}, ${ips && ips.length > 0 ? [...ips].sort().join(' ') : 'any IP'}`;
+    const given = scope(shown.read_only, shown.allowed_ips);
+    const wanted = scope(old.read_only, old.allowed_ips);
+    if (given !== wanted) {
+      throw refuse(
+        `has another scope than ${old.id}: ${given}, where the old key is ${wanted}`,
+        "make the new key with the old key's scope, or run again with --allow-scope-change",
+      );
+    }
   }
 
   /** The ids of the first page of reports a key lists. */

@@ -11,7 +11,7 @@ import { durationFlag } from '../../flags/duration.js';
 import { assertSameBaseUrl, type DrainEvidence, RotationJournal, type RotationRecord } from '../../keys/journal.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
-import { applyChanges, assertDrainEvidence, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
+import { applyChanges, assertDrainEvidence, assertResumable, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
 import { type RotationContext, runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../core/duration.js';
 import { helpText } from '../../cli/help-text.js';
@@ -148,6 +148,13 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       exclusive: ['resume', 'dry-run'],
     }),
     force: Flags.boolean({ description: 'Revoke the old key although it still shows traffic inside the quiet period (asks again on a terminal)' }),
+    'allow-unverified-workspace': Flags.boolean({
+      description:
+        "Deploy a given key (--new-key-file) although svc could not show it is of the old key's workspace (no key API that shows it, no reports to compare)",
+    }),
+    'allow-scope-change': Flags.boolean({
+      description: "Deploy a given key whose scope (read-only, IP list), as the service shows it, differs from the old key's",
+    }),
     'dry-run': Flags.boolean({ description: 'Print the plan, keys redacted, and change nothing' }),
     yes: Flags.boolean({
       char: 'y',
@@ -190,6 +197,11 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       const oldKeySecret = await this.oldKeySecret(flags, connection);
       const givenSecret = flags['new-key-file'] === '-' ? await this.newKeyFromStdin() : undefined;
       const record = found ?? (await this.rotationOf(keyId, flags, admin, connection, oldKeySecret));
+      // A rotation taken up from its journal meets the rails of a fresh run again, against this base URL only.
+      if (Object.keys(record.steps).length > 0 || Object.keys(record.attempts).length > 0) {
+        assertSameBaseUrl(record, baseUrl);
+        await assertResumable(record, admin, connection.adminKey!.value);
+      }
       if (flags.abort) return await this.abort(record, admin, baseUrl);
       return await this.continueRotation(record, flags, { admin, connection, connectionFlags, oldKeySecret, givenSecret });
     } finally {
@@ -367,6 +379,8 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
         pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
         timeoutMs: flags.timeout ?? DEFAULT_TIMEOUT_MS,
         force: flags.force,
+        allowUnverifiedWorkspace: flags['allow-unverified-workspace'],
+        allowScopeChange: flags['allow-scope-change'],
       });
     } finally {
       this.view.stop();

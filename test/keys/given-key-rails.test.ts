@@ -1,0 +1,105 @@
+/**
+ * The rails of `keys rotate` around what it is given: a key made elsewhere (another workspace's,
+ * another scope) is not deployed, and a journal edited by someone else does not choose what svc
+ * revokes. The real sandbox, which shows its keys and their scopes; the real binary.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../../src/core/errors.js';
+import { redactKey } from '../../src/core/redaction.js';
+import type { RotationRecord } from '../../src/keys/journal.js';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { runSvc } from '../helpers/svc.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine } from './fixtures.js';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
+});
+afterAll(() => sandbox.stop());
+
+let count = 0;
+/** A key of the sandbox's workspace to rotate, and the files of a rotation of it. */
+async function rotation(body: Record<string, unknown> = {}) {
+  const name = `rails ${++count}`;
+  const old = await createKeyWithAdmin(sandbox, { name, ...body });
+  const home = sandbox.env.HOME!;
+  const deployed = join(home, `${count}.deployed`);
+  return { old, newFile: join(home, `${count}.new.key`), deployed, deploy: `cat > "${deployed}"` };
+}
+
+const rotate = (args: string[], apiKey: string) =>
+  runSvc(['keys', 'rotate', ...args, ...FAST, '--yes', '--json'], { env: { ...sandbox.env, SVC_API_KEY: apiKey } });
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RotationLine);
+
+describe('a key given in --new-key-file', () => {
+  it("of another workspace is refused where the key API shows the workspace's keys, before anything is deployed or revoked", async () => {
+    const { old, newFile, deployed, deploy } = await rotation();
+    writeFileSync(newFile, `${sandbox.keys.other_workspace}\n`, { mode: 0o600 });
+    const result = await rotate([old.id, '--new-key-file', newFile, '--deploy-cmd', deploy, '--drain-wait', '1s'], old.secret);
+    expect(result.code, result.stderr).toBe(ExitCode.rotationStepFailed);
+    expect(result.stderr).toContain(`is not among the keys of ${old.id}'s workspace that the key API shows`);
+    expect(existsSync(deployed)).toBe(false);
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+  });
+
+  it('with another scope than the old key is refused, and taken with --allow-scope-change', async () => {
+    const { old, newFile, deployed, deploy } = await rotation();
+    const readOnly = await createKeyWithAdmin(sandbox, { name: `read-only ${count}`, read_only: true });
+    writeFileSync(newFile, `${readOnly.secret}\n`, { mode: 0o600 });
+    const refused = await rotate([old.id, '--new-key-file', newFile, '--deploy-cmd', deploy, '--drain-wait', '1s'], old.secret);
+    expect(refused.code, refused.stderr).toBe(ExitCode.rotationStepFailed);
+    expect(refused.stderr).toContain(`has another scope than ${old.id}: read-only, any IP, where the old key is read-write, any IP`);
+    expect(existsSync(deployed)).toBe(false);
+
+    const taken = await rotate([old.id, '--new-key-file', newFile, '--deploy-cmd', 'false', '--drain-wait', '1s', '--allow-scope-change'], old.secret);
+    expect(lines(taken.stdout).find((line) => line.step === 'create')).toMatchObject({ event: 'step_done' });
+  });
+});
+
+describe('a journal', () => {
+  /** A rotation stopped at its deploy (a command that fails), its key made and saved, and its journal. */
+  async function stopped() {
+    const { old, newFile } = await rotation();
+    const result = await rotate([old.id, '--new-key-file', newFile, '--deploy-cmd', 'false'], old.secret);
+    expect(result.code, result.stderr).toBe(ExitCode.rotationStepFailed);
+    const id = String(lines(result.stdout)[0]!.rotation);
+    const file = join(sandbox.env.HOME!, 'state', 'svc', 'rotations', `${id}.json`);
+    return { old, id, file, record: JSON.parse(readFileSync(file, 'utf8')) as RotationRecord };
+  }
+
+  it('edited to name the admin key as the old key: the resumed run refuses (exit 15) and revokes nothing', async () => {
+    const { old, id, file, record } = await stopped();
+    const adminKey = (await allKeys(sandbox)).find((key) => key.prefix_hint === redactKey(sandbox.keys.admin))!;
+    record.old_key.id = adminKey.id;
+    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+    const resumed = await rotate(['--resume', id, '--deploy-cmd', 'true', '--force'], old.secret);
+    expect(resumed.code, resumed.stderr).toBe(ExitCode.refused);
+    expect(JSON.parse(resumed.stdout.trim().split('\n').at(-1)!).error).toMatchObject({ code: 'revoking_own_key' });
+    expect((await keyById(sandbox, adminKey.id)).status).toBe('active');
+  });
+
+  it('that svc would not have written (a key id without its prefix, steps out of order) is refused (exit 10), naming what is wrong', async () => {
+    const { old, id, file, record } = await stopped();
+    for (const [edit, problem] of [
+      [(r: RotationRecord) => void (r.old_key.id = 'admin'), 'old_key.id is not a key id (key_…)'],
+      [(r: RotationRecord) => void delete r.steps.save, 'its steps are not done in order'],
+      [(r: RotationRecord) => void (r.base_url = 'not a url'), 'base_url is not a URL'],
+    ] as const) {
+      const edited = structuredClone(record);
+      edit(edited);
+      if (edited.steps.create && !edited.steps.save) edited.steps.deploy = { at: new Date().toISOString(), by: 'command' };
+      writeFileSync(file, JSON.stringify(edited), { mode: 0o600 });
+      const resumed = await rotate(['--resume', id, '--deploy-cmd', 'true'], old.secret);
+      expect(resumed.code, resumed.stderr).toBe(ExitCode.config);
+      expect(resumed.stderr).toContain(problem);
+    }
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+  });
+});
