@@ -205,10 +205,13 @@ describe('a rotation looking for the key an interrupted run may have created', (
   it.each([['--resume'], ['--abort']])(
     'with %s, fails (exit 14) at a key listing that repeats its page: it creates and revokes nothing, and the journal keeps the attempt',
     async (flag) => {
+      // The old key reads as it did (a resumed run reads the keys it would revoke first); the listing repeats its page.
       const server = await serve((request, response) =>
-        request.method === 'GET' && request.path.startsWith('/v1/keys?')
-          ? json(response, 200, { object: 'list', data: [key('key_1')], has_more: true })
-          : json(response, 500, { error: { code: 'unexpected', message: `${request.method} ${request.path}` } }),
+        request.method === 'GET' && request.path === '/v1/keys/key_old'
+          ? json(response, 200, { ...key('key_old'), prefix_hint: 'svc_test_…abcd', status: 'active' })
+          : request.method === 'GET' && request.path.startsWith('/v1/keys?')
+            ? json(response, 200, { object: 'list', data: [key('key_1')], has_more: true })
+            : json(response, 500, { error: { code: 'unexpected', message: `${request.method} ${request.path}` } }),
       );
       const env = isolatedEnv();
       const rotation = interruptedRotation(server, env);
@@ -218,7 +221,7 @@ describe('a rotation looking for the key an interrupted run may have created', (
         code: 'key_listing_incomplete',
         message: `svc could not read every key of the workspace to look for "app (rotation ${rotation})", which an earlier run may have created: page 2 brought nothing not seen before (next page by has_more, after the last id); nothing was created or revoked`,
       });
-      expect(paths(server).every((path) => path.startsWith('GET /v1/keys?'))).toBe(true);
+      expect(paths(server).every((path) => path.startsWith('GET /v1/keys?') || path === 'GET /v1/keys/key_old')).toBe(true);
       const journal = JSON.parse(readFileSync(join(env.XDG_STATE_HOME!, 'svc', 'rotations', `${rotation}.json`), 'utf8')) as RotationRecord;
       expect(journal).toMatchObject({ status: 'in_progress', steps: {}, attempts: { create: expect.any(String) } });
     },
