@@ -20,11 +20,13 @@ type Query = Record<string, string | number | boolean | undefined>;
 
 interface RequestOptions<O> {
   query?: Query;
-  /** A query string as a next-page link gives it, sent as it is. */
+  /** A query string, sent as it is (a next-page link's, an upload's). */
   search?: string;
   body?: JsonBodyOf<O>;
   /** A body other than JSON, streamed (a multipart upload). */
   upload?: StreamedBody;
+  /** Headers beside svc's own (an upload's), lower-case names. */
+  headers?: Record<string, string>;
 }
 
 /** The options of a request, required when the path has parameters. */
@@ -103,7 +105,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const requestWith =
     (method: string) =>
     (path: string, requestOptions: RequestOptions<unknown> & { path?: Record<string, unknown> } = {}): Promise<ApiResponse> => {
-      const headers: Record<string, string> = { accept: 'application/json' };
+      const headers: Record<string, string> = { accept: 'application/json', ...requestOptions.headers };
       let body: ApiRequest['body'];
       if (requestOptions.upload) body = requestOptions.upload;
       else if (requestOptions.body !== undefined) {

@@ -3,7 +3,7 @@
  * (`documents upload`, a profile's upload settings) and the kit (`--fixtures`) both send the shape
  * they are given, in one vocabulary: an `encoding` (multipart, json or raw), the `fields` of a
  * multipart form and the name of its file part (`file_field`), the `body` of a JSON upload, the
- * `headers` of a raw one, and placeholders filled in at upload time.
+ * request `headers` and `query` parameters of any of them, and placeholders filled in at upload time.
  */
 import { encodeMultipart, type FilePart, newBoundary } from './multipart.js';
 
@@ -18,8 +18,10 @@ export interface UploadShape {
   fileField: string;
   /** json: the body, with placeholders. */
   body: unknown;
-  /** raw: the request headers, with placeholders; the file is the body. */
+  /** The request headers, with placeholders (raw: the file's media type unless they name one). */
   headers: Record<string, string>;
+  /** The query parameters of POST /v1/documents, with placeholders. */
+  query: Record<string, string>;
 }
 
 /** Placeholders a shape's strings may hold, filled in at upload time. */
@@ -39,7 +41,25 @@ export const SANDBOX_UPLOAD_SHAPE: UploadShape = {
   fileField: 'file',
   body: undefined,
   headers: {},
+  query: {},
 };
+
+/** A header name as HTTP takes it (a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** What is wrong with a header of a shape in this encoding (in any, when none is given), if anything. */
+export function headerProblem(name: string, encoding?: UploadEncoding): string | undefined {
+  if (!HEADER_NAME.test(name)) return "is not a header name (letters, digits and !#$%&'*+.^_`|~-)";
+  const lower = name.toLowerCase();
+  if (lower === 'authorization') return 'carries the key, which svc sets';
+  if (lower === 'content-type' && encoding === 'multipart') return "is the multipart form's own (it carries the boundary)";
+  return undefined;
+}
+
+/** Whether a shape sends the value of a placeholder anywhere. */
+export function holdsPlaceholder(shape: UploadShape, name: UploadPlaceholder): boolean {
+  return [...JSON.stringify([shape.fields, shape.body, shape.headers, shape.query]).matchAll(PLACEHOLDER)].some((match) => match[1] === name);
+}
 
 const MISSING = Symbol('missing');
 
@@ -73,9 +93,10 @@ function fillPlaceholders(value: unknown, values: PlaceholderValues): unknown {
   return result === MISSING ? undefined : result;
 }
 
-/** An upload ready to send: its media type and its body, of known size. */
+/** An upload ready to send: its headers (lower-case names), its query string (without `?`, empty for none) and its body, of known size. */
 export interface EncodedUpload {
   headers: Record<string, string>;
+  query: string;
   body: Blob;
 }
 
@@ -85,41 +106,46 @@ export function encodeUpload(shape: UploadShape, values: { applicantId?: string 
     applicant_id: values.applicantId,
     type: values.type,
     // Only where the shape sends it: a copy a third larger than the file.
-    file_base64: /\{\{\s*file_base64\s*\}\}/.test(JSON.stringify([shape.fields, shape.body, shape.headers]))
-      ? Buffer.from(file.bytes).toString('base64')
-      : undefined,
+    file_base64: holdsPlaceholder(shape, 'file_base64') ? Buffer.from(file.bytes).toString('base64') : undefined,
     file_name: file.filename,
     content_type: file.contentType,
   };
+  const filledMap = (map: Record<string, string>) => Object.entries(fillPlaceholders(map, placeholders) as Record<string, string>);
+  const headers = Object.fromEntries(filledMap(shape.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  const query = filledMap(shape.query)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+    .join('&');
   switch (shape.encoding) {
     case 'multipart': {
       const boundary = newBoundary();
       const fields = fillPlaceholders(shape.fields, placeholders) as Record<string, string>;
       return {
-        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        query,
         body: encodeMultipart({ ...fields, [shape.fileField]: file }, boundary),
       };
     }
     case 'json':
-      return { headers: { 'content-type': 'application/json' }, body: new Blob([JSON.stringify(fillPlaceholders(shape.body, placeholders))]) };
-    case 'raw': {
-      const headers = fillPlaceholders(shape.headers, placeholders) as Record<string, string>;
       return {
-        headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])),
-        body: new Blob([file.bytes]),
+        headers: { 'content-type': 'application/json', ...headers },
+        query,
+        body: new Blob([JSON.stringify(fillPlaceholders(shape.body, placeholders))]),
       };
-    }
+    case 'raw':
+      return { headers: { 'content-type': file.contentType, ...headers }, query, body: new Blob([file.bytes]) };
   }
 }
 
 /** How a shape uploads, in words. */
 export function describeUploadShape(shape: UploadShape): string {
-  switch (shape.encoding) {
-    case 'multipart':
-      return `as multipart/form-data with the fields ${[...Object.keys(shape.fields), shape.fileField].join(', ')}`;
-    case 'json':
-      return 'as a JSON body';
-    case 'raw':
-      return `as the raw file with the headers ${Object.keys(shape.headers).join(', ')}`;
-  }
+  const how = {
+    multipart: `as multipart/form-data with the fields ${[...Object.keys(shape.fields), shape.fileField].join(', ')}`,
+    json: 'as a JSON body',
+    raw: 'as the raw file',
+  }[shape.encoding];
+  const extras = [
+    ...(Object.keys(shape.headers).length > 0 ? [`the headers ${Object.keys(shape.headers).join(', ')}`] : []),
+    ...(Object.keys(shape.query).length > 0 ? [`the query parameters ${Object.keys(shape.query).join(', ')}`] : []),
+  ];
+  return extras.length > 0 ? `${how}, with ${extras.join(' and ')}` : how;
 }

@@ -4,7 +4,7 @@ import { ConfigError } from '../core/errors.js';
 import { redactKey } from '../core/redaction.js';
 import { assertKey } from './keys.js';
 import { SETTINGS, type SettingName } from './store.js';
-import { parseEncoding, parseFieldName, parseFieldsSetting } from './upload-shape.js';
+import { parseEncoding, parseFieldName, parsePairsSetting } from './upload-shape.js';
 import { describeStore, parseStoreLocation, storeSecrets } from './webhook-store.js';
 
 /** Checks a value before it is saved, and returns it in the form to save. */
@@ -44,7 +44,11 @@ export function normaliseSetting(name: SettingName, value: string, source: strin
     case 'upload_applicant_field':
       return parseFieldName(value, source);
     case 'upload_fields':
-      return JSON.stringify(parseFieldsSetting(value, source));
+      return JSON.stringify(parsePairsSetting('field', value, source));
+    case 'upload_query':
+      return JSON.stringify(parsePairsSetting('query', value, source));
+    case 'upload_headers':
+      return JSON.stringify(parsePairsSetting('header', value, source));
     case 'webhook_store': {
       const location = parseStoreLocation(value, source);
       return location.kind === 'sqlite' ? location.file : location.url;

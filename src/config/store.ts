@@ -18,6 +18,11 @@ export const SETTINGS = {
   upload_type_field: { secret: false, description: 'Name of the field of the document kind; default type' },
   upload_applicant_field: { secret: false, description: 'Name of the field of the applicant id; default applicant_id' },
   upload_fields: { secret: false, description: 'Fields sent with every upload, as a JSON object of strings, e.g. {"channel": "ops"}' },
+  upload_query: {
+    secret: false,
+    description: 'Query parameters sent with every upload, as a JSON object of strings, e.g. {"type": "{{type}}", "applicant_id": "{{applicant_id}}"}',
+  },
+  upload_headers: { secret: false, description: 'Headers sent with every upload, as a JSON object of strings, e.g. {"x-channel": "ops"}' },
   webhook_store: { secret: true, description: 'Store of `svc webhooks`: a SQLite file, or a postgres:// connection string shared by a fleet of listeners' },
   webhook_secret: { secret: true, description: 'The secret the service signs webhooks with, for `contract verify` (SVC_WEBHOOK_SECRET)' },
   read_only_key: { secret: true, description: 'A read-only key of the same workspace, for `contract verify`' },

@@ -2,7 +2,15 @@
  * The upload shape of `documents upload`: each part from its flag, else the profile's setting, else
  * the sandbox's (openapi.yaml). The vocabulary is the kit's `--fixtures` document (api/upload-shape.ts).
  */
-import { PLACEHOLDER, SANDBOX_UPLOAD_SHAPE, UPLOAD_ENCODINGS, UPLOAD_PLACEHOLDERS, type UploadEncoding, type UploadShape } from '../api/upload-shape.js';
+import {
+  headerProblem,
+  PLACEHOLDER,
+  SANDBOX_UPLOAD_SHAPE,
+  UPLOAD_ENCODINGS,
+  UPLOAD_PLACEHOLDERS,
+  type UploadEncoding,
+  type UploadShape,
+} from '../api/upload-shape.js';
 import { ConfigError, SvcError } from '../core/errors.js';
 import type { Profile } from './store.js';
 
@@ -14,39 +22,69 @@ export interface UploadShapeFlags {
   applicantField?: string | undefined;
   /** `--field name=value`, in their order. */
   fields?: string[] | undefined;
+  /** `--query name=value`, in their order. */
+  query?: string[] | undefined;
+  /** `--header name=value`, in their order. */
+  headers?: string[] | undefined;
 }
 
 const DEFAULT_NAMES = { fileField: 'file', typeField: 'type', applicantField: 'applicant_id' };
+
+/** The parts of a shape given as name=value: each with its flag, its profile setting (a JSON object of strings) and examples. */
+const PAIRS = {
+  field: {
+    flag: '--field',
+    setting: 'upload_fields',
+    what: 'the field',
+    flagExample: '--field channel=ops, or --field kind={{type}}',
+    saved: '{"channel": "ops"}',
+  },
+  query: {
+    flag: '--query',
+    setting: 'upload_query',
+    what: 'the query parameter',
+    flagExample: '--query type=passport, or --query applicant_id={{applicant_id}}',
+    saved: '{"type": "{{type}}", "applicant_id": "{{applicant_id}}"}',
+  },
+  header: { flag: '--header', setting: 'upload_headers', what: 'the header', flagExample: '--header x-document-kind={{type}}', saved: '{"x-channel": "ops"}' },
+} as const;
+type PairKind = keyof typeof PAIRS;
 
 /** A fault in a part of the shape: a usage error for a flag, a configuration error for a profile's setting. */
 function fault(source: string, code: string, message: string, hint: string): SvcError {
   return source.startsWith('--') ? new SvcError('usage', code, message, hint) : new ConfigError(code, message, hint);
 }
 
-function checkedValue(name: string, value: string, source: string): string {
+/** One name=value of `kind`, its placeholders known and, for a header, its name one svc may send. */
+function checkedPair(kind: PairKind, name: string, value: string, source: string): [string, string] {
+  const { what } = PAIRS[kind];
   for (const match of value.matchAll(PLACEHOLDER)) {
     if (!(UPLOAD_PLACEHOLDERS as readonly string[]).includes(match[1]!)) {
       throw fault(
         source,
         'unknown_placeholder',
-        `the field ${name} from ${source} holds {{${match[1]}}}, no placeholder svc knows`,
+        `${what} ${name} from ${source} holds {{${match[1]}}}, no placeholder svc knows`,
         `the placeholders are ${UPLOAD_PLACEHOLDERS.map((placeholder) => `{{${placeholder}}}`).join(', ')}`,
       );
     }
   }
-  return value;
+  const problem = kind === 'header' ? headerProblem(name) : undefined;
+  if (problem) throw fault(source, 'invalid_header', `${what} ${name} from ${source} ${problem}`, 'give the header the service takes, or leave it out');
+  // Header names are case-insensitive: one given twice in two cases is one header.
+  return [kind === 'header' ? name.toLowerCase() : name, value];
 }
 
-/** One `--field name=value`. */
-function parseFieldFlag(text: string): [string, string] {
+/** One `--field`, `--query` or `--header` name=value. */
+function parsePairFlag(kind: PairKind, text: string): [string, string] {
+  const { flag, flagExample } = PAIRS[kind];
   const at = text.indexOf('=');
-  if (at <= 0) throw new SvcError('usage', 'invalid_field', `--field ${text} is not name=value`, 'for example --field channel=ops, or --field kind={{type}}');
-  const name = text.slice(0, at);
-  return [name, checkedValue(name, text.slice(at + 1), '--field')];
+  if (at <= 0) throw new SvcError('usage', `invalid_${kind}`, `${flag} ${text} is not name=value`, `for example ${flagExample}`);
+  return checkedPair(kind, text.slice(0, at), text.slice(at + 1), flag);
 }
 
-/** The profile's `upload_fields`: a JSON object of strings. */
-export function parseFieldsSetting(text: string, source: string): Record<string, string> {
+/** A profile's `upload_fields`, `upload_query` or `upload_headers`: a JSON object of strings. */
+export function parsePairsSetting(kind: PairKind, text: string, source: string): Record<string, string> {
+  const { setting, what, saved } = PAIRS[kind];
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -54,13 +92,14 @@ export function parseFieldsSetting(text: string, source: string): Record<string,
     value = undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.values(value).every((entry) => typeof entry === 'string')) {
-    throw new ConfigError('invalid_upload_fields', `upload_fields from ${source} is not a JSON object of strings`, `for example '{"channel": "ops"}'`);
+    throw new ConfigError(`invalid_${setting}`, `${setting} from ${source} is not a JSON object of strings`, `for example '${saved}'`);
   }
-  for (const [name, entry] of Object.entries(value as Record<string, string>)) {
-    if (name === '') throw new ConfigError('invalid_upload_fields', `upload_fields from ${source} has a field without a name`, 'give each field a name');
-    checkedValue(name, entry, source);
-  }
-  return value as Record<string, string>;
+  const pairs = Object.entries(value as Record<string, string>).map(([name, entry]) => {
+    if (name === '')
+      throw new ConfigError(`invalid_${setting}`, `${setting} from ${source} has ${what.replace('the ', 'a ')} without a name`, 'give each a name');
+    return checkedPair(kind, name, entry, source);
+  });
+  return Object.fromEntries(pairs);
 }
 
 /** The profile's `upload_encoding`, or a flag's. */
@@ -78,8 +117,8 @@ export function parseFieldName(text: string, source: string): string {
 
 /**
  * The shape to upload in. A multipart form or a JSON body holds the kind, the applicant, the extra
- * fields and the file (as base64 in JSON); a raw upload sends the file alone, so it refuses fields
- * rather than drop them.
+ * fields and the file (as base64 in JSON); a raw upload sends the file as the body, so it refuses
+ * fields rather than drop them. Any of them sends the query parameters and headers given.
  */
 export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, profileName: string): UploadShape {
   const fromProfile = `profile "${profileName}"`;
@@ -100,15 +139,30 @@ export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, pr
     return picked ? { name: parseFieldName(picked.value, picked.source), source: picked.source } : { name: DEFAULT_NAMES[part], source: 'the default' };
   }) as [{ name: string; source: string }, { name: string; source: string }, { name: string; source: string }];
 
-  const extra: Record<string, { value: string; source: string }> = {};
-  if (profile.upload_fields !== undefined) {
-    const source = `upload_fields of ${fromProfile}`;
-    for (const [name, value] of Object.entries(parseFieldsSetting(profile.upload_fields, source))) extra[name] = { value, source };
+  /** The profile's name=value of `kind`, then the flags' (a flag wins for a name both give), each with its source. */
+  const pairs = (kind: PairKind, given: string[] | undefined) => {
+    const found: Record<string, { value: string; source: string }> = {};
+    const saved = profile[PAIRS[kind].setting];
+    if (saved !== undefined) {
+      const source = `${PAIRS[kind].setting} of ${fromProfile}`;
+      for (const [name, value] of Object.entries(parsePairsSetting(kind, saved, source))) found[name] = { value, source };
+    }
+    for (const text of given ?? []) {
+      const [name, value] = parsePairFlag(kind, text);
+      found[name] = { value, source: PAIRS[kind].flag };
+    }
+    return found;
+  };
+  const values = (found: Record<string, { value: string }>) => Object.fromEntries(Object.entries(found).map(([name, pair]) => [name, pair.value]));
+  const extra = pairs('field', flags.fields);
+  const query = values(pairs('query', flags.query));
+  const headerPairs = pairs('header', flags.headers);
+  const refused = Object.entries(headerPairs).find(([name]) => headerProblem(name, encoding));
+  if (refused) {
+    const [name, header] = refused;
+    throw fault(header.source, 'invalid_header', `the header ${name} (${header.source}) ${headerProblem(name, encoding)}`, 'leave it out: svc sets it');
   }
-  for (const text of flags.fields ?? []) {
-    const [name, value] = parseFieldFlag(text);
-    extra[name] = { value, source: '--field' };
-  }
+  const headers = values(headerPairs);
 
   if (encoding === 'raw') {
     const named = [fileField, typeField, applicantField].find((part) => part.source.startsWith('--'));
@@ -116,8 +170,8 @@ export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, pr
       throw fault(
         named.source,
         'fields_with_raw_upload',
-        `${named.source} names a field, and a raw upload has none: it sends the file alone, as the body`,
-        'leave it out, or use --encoding multipart or json',
+        `${named.source} names a field, and a raw upload has none: it sends the file as the body`,
+        'leave it out, send the value in the query string (--query) or a header (--header), or use --encoding multipart or json',
       );
     }
     const [name, field] = Object.entries(extra)[0] ?? [];
@@ -125,11 +179,11 @@ export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, pr
       throw fault(
         field!.source,
         'fields_with_raw_upload',
-        `the field ${name} (${field!.source}) cannot be sent: a raw upload sends the file alone, as the body`,
-        'use --encoding multipart or json to send fields, or leave the field out',
+        `the field ${name} (${field!.source}) cannot be sent: a raw upload sends the file as the body, and has no fields`,
+        'send it in the query string (--query) or a header (--header), or use --encoding multipart or json to send fields',
       );
     }
-    return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields: {}, headers: { 'content-type': '{{content_type}}' } };
+    return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields: {}, headers, query };
   }
 
   const named = [
@@ -162,6 +216,6 @@ export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, pr
     [applicantField.name]: '{{applicant_id}}',
     ...Object.fromEntries(Object.entries(extra).map(([name, field]) => [name, field.value])),
   };
-  if (encoding === 'json') return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields: {}, body: { ...fields, [fileField.name]: '{{file_base64}}' } };
-  return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields, fileField: fileField.name };
+  if (encoding === 'json') return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields: {}, body: { ...fields, [fileField.name]: '{{file_base64}}' }, headers, query };
+  return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields, fileField: fileField.name, headers, query };
 }

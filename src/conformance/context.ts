@@ -103,8 +103,8 @@ export class SharedSetup {
     });
   }
 
-  /** The request that uploads `file` for `applicantId`, in the fixtures' encoding. */
-  documentRequest(applicantId: string, file: UploadFile): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+  /** The request that uploads `file` for `applicantId`, in the fixtures' shape. */
+  documentRequest(applicantId: string, file: UploadFile): Promise<{ path: string; headers: Record<string, string>; body: Uint8Array }> {
     return documentRequest(this.context.fixtures.document, applicantId, file);
   }
 
@@ -126,7 +126,7 @@ export class SharedSetup {
   async upload(applicantId: string, file: UploadFile, purpose: Purpose, role: 'api' | 'readOnly' = 'api'): Promise<UploadedDocument> {
     const request = await this.documentRequest(applicantId, file);
     const deliveriesBefore = this.deliveries;
-    const uploaded = await sendWithKey(this.context, 'POST', '/v1/documents', { role, purpose, body: request.body, headers: request.headers });
+    const uploaded = await sendWithKey(this.context, 'POST', request.path, { role, purpose, body: request.body, headers: request.headers });
     return { id: idOf(uploaded) ?? '', uploaded, deliveriesBefore };
   }
 
@@ -147,9 +147,9 @@ export class SharedSetup {
   firstReport(): Promise<CreatedReport> {
     return this.once('first', async () => {
       // The passport goes first, as an applicant's documents come before their report, so that the
-      // report and its twin are made of the same documents. Without a receiver, a refused upload
-      // leaves the report to go without it (documents.upload says why).
-      await (this.context.receiver ? this.document() : this.document().catch(() => undefined));
+      // report and its twin are made of the same documents. The specification asks for no document
+      // before a report: a refused upload leaves the report to go without it (the document checks say why).
+      await this.document().catch(() => undefined);
       return this.createReport('fixture');
     });
   }

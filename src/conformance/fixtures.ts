@@ -12,6 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import {
   describeUploadShape,
   encodeUpload,
+  headerProblem,
   PLACEHOLDER,
   UPLOAD_ENCODINGS,
   UPLOAD_PLACEHOLDERS,
@@ -57,6 +58,7 @@ const DEFAULT_DOCUMENT: DocumentFixture = {
   fileField: 'file',
   body: undefined,
   headers: {},
+  query: {},
   file: undefined,
 };
 
@@ -83,6 +85,7 @@ const SCHEMA = {
         file_field: { type: 'string', minLength: 1 },
         body: {},
         headers: stringMap,
+        query: stringMap,
         file: { type: 'string', minLength: 1 },
       },
     },
@@ -91,11 +94,11 @@ const SCHEMA = {
 
 const validate = new Ajv2020({ allErrors: true, strict: true }).compile(SCHEMA);
 
-/** The rules of each encoding: which keys it takes, which it needs. */
+/** The rules of each encoding: which keys of its own it takes, which it needs (`headers` and `query` go with any). */
 const ENCODING_KEYS: Record<UploadEncoding, { takes: string[]; needs: string[] }> = {
   multipart: { takes: ['fields', 'file_field'], needs: [] },
   json: { takes: ['body'], needs: ['body'] },
-  raw: { takes: ['headers'], needs: [] },
+  raw: { takes: [], needs: [] },
 };
 
 function invalid(path: string, problem: string, hint = 'see "Pointing the kit at an implementation with its own shapes" in docs/contract-kit.md'): SvcError {
@@ -176,7 +179,7 @@ function documentFixture(raw: Json | undefined, file: UploadFile | undefined): D
   if (!raw) return DEFAULT_DOCUMENT;
   const encoding = (raw.encoding as UploadEncoding | undefined) ?? 'multipart';
   const rules = ENCODING_KEYS[encoding];
-  for (const key of ['fields', 'file_field', 'body', 'headers']) {
+  for (const key of ['fields', 'file_field', 'body']) {
     if (raw[key] !== undefined && !rules.takes.includes(key))
       throw invalid(
         `document.${key}`,
@@ -185,12 +188,18 @@ function documentFixture(raw: Json | undefined, file: UploadFile | undefined): D
       );
   }
   for (const key of rules.needs) if (raw[key] === undefined) throw invalid(`document.${key}`, `is required with the encoding ${encoding}`);
+  const headers = (raw.headers as Record<string, string> | undefined) ?? {};
+  for (const name of Object.keys(headers)) {
+    const problem = headerProblem(name, encoding);
+    if (problem) throw invalid(`document.headers.${name}`, problem, 'remove it, or give the header the implementation takes');
+  }
   return {
     encoding,
     fields: (raw.fields as Record<string, string> | undefined) ?? (encoding === 'multipart' ? DEFAULT_DOCUMENT.fields : {}),
     fileField: (raw.file_field as string | undefined) ?? 'file',
     body: raw.body,
-    headers: (raw.headers as Record<string, string> | undefined) ?? { 'content-type': '{{content_type}}' },
+    headers,
+    query: (raw.query as Record<string, string> | undefined) ?? {},
     file,
   };
 }
@@ -228,7 +237,7 @@ export async function readFixtures(path: string, { allowOutside = false } = {}):
       'usage',
       'invalid_fixtures',
       `${path}: ${problems.join('; ')}`,
-      'the keys are applicant, report and document (encoding, fields, file_field, body, headers, file); see docs/contract-kit.md',
+      'the keys are applicant, report and document (encoding, fields, file_field, body, headers, query, file); see docs/contract-kit.md',
     );
   }
   const given = value as { applicant?: Json; report?: Json; document?: Json };
@@ -263,14 +272,18 @@ export function passportFile(fixtures: KitFixtures): UploadFile {
   return fixtures.document.file ?? { name: 'passport.pdf', contentType: 'application/pdf', bytes: samplePassportPdf() };
 }
 
-/** The request of POST /v1/documents that uploads `file` for the applicant, in the fixtures' encoding. */
+/** The request of POST /v1/documents (its path with the query string) that uploads `file` for the applicant, in the fixtures' shape. */
 export async function documentRequest(
   fixture: DocumentFixture,
   applicantId: string,
   file: UploadFile,
-): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+): Promise<{ path: string; headers: Record<string, string>; body: Uint8Array }> {
   const upload = encodeUpload(fixture, { applicantId }, { filename: file.name, contentType: file.contentType, bytes: file.bytes });
-  return { headers: upload.headers, body: new Uint8Array(await upload.body.arrayBuffer()) };
+  return {
+    path: `/v1/documents${upload.query ? `?${upload.query}` : ''}`,
+    headers: upload.headers,
+    body: new Uint8Array(await upload.body.arrayBuffer()),
+  };
 }
 
 /** How the kit uploads, in words, for a setup error. */

@@ -84,28 +84,29 @@ export class Forwarder {
   /**
    * The request as the implementation takes it: the bodies of the fixtures replace the contract's
    * examples of what the specification leaves open (applicant fields, the report's values, the
-   * upload's encoding), each only where the user gave one.
+   * upload's shape, its query string included), each only where the user gave one.
    */
   private async request(
     method: string,
     path: string,
     headers: Record<string, string>,
     raw: Buffer,
-  ): Promise<{ headers: Record<string, string>; body: Uint8Array }> {
+  ): Promise<{ path: string; headers: Record<string, string>; body: Uint8Array }> {
     const { fixtures, setup } = this.context;
     const json = (value: unknown) => ({
+      path,
       headers: { ...headers, 'content-type': 'application/json' },
       body: new Uint8Array(Buffer.from(JSON.stringify(value))),
     });
-    if (method !== 'POST') return { headers, body: raw };
+    if (method !== 'POST') return { path, headers, body: raw };
     if (path === '/v1/applicants' && fixtures.given.applicant && parsed(raw)?.id === undefined) return json(fixtures.applicant);
     const applicantId = parsed(raw)?.applicant_id;
     if (path === '/v1/reports' && fixtures.given.report && typeof applicantId === 'string') return json(reportBody(fixtures, applicantId));
     if (path === '/v1/documents' && fixtures.given.document) {
       const upload = await setup.documentRequest((await setup.applicant()).id, passportFile(fixtures));
-      return { headers: { ...headers, ...upload.headers }, body: upload.body };
+      return { path: upload.path, headers: { ...headers, ...upload.headers }, body: upload.body };
     }
-    return { headers, body: raw };
+    return { path, headers, body: raw };
   }
 
   async start(): Promise<string> {
@@ -132,7 +133,7 @@ export class Forwarder {
           .then((outgoing) =>
             this.context.client.send({
               method,
-              path,
+              path: outgoing.path,
               authorization,
               role,
               purpose: 'pact',

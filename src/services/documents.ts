@@ -98,8 +98,10 @@ export async function uploadDocument(
   upload: DocumentUploadInput,
   onProgress: (sent: number, total: number) => void = () => undefined,
 ): Promise<DocumentAnswer> {
-  const { headers, body } = encodeUpload(upload.shape ?? SANDBOX_UPLOAD_SHAPE, upload, upload.file);
+  const { headers, query, body } = encodeUpload(upload.shape ?? SANDBOX_UPLOAD_SHAPE, upload, upload.file);
   const answer = await client.POST('/v1/documents', {
+    search: query,
+    headers,
     upload: { contentType: headers['content-type']!, length: body.size, chunks: () => counted(body, onProgress) },
   });
   return resourceIn(jsonOf(answer, 'POST /v1/documents'));

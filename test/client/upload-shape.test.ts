@@ -33,7 +33,19 @@ describe('encodeUpload', () => {
   it('sends the raw file as the body with its media type', async () => {
     const upload = encodeUpload(resolveUploadShape({ encoding: 'raw' }, {}, 'default'), {}, FILE);
     expect(upload.headers).toEqual({ 'content-type': 'image/png' });
+    expect(upload.query).toBe('');
     expect(new Uint8Array(await upload.body.arrayBuffer())).toEqual(FILE.bytes);
+  });
+
+  it('puts values in the query string and the headers, encoded, leaving out those whose value is not known', () => {
+    const shape = resolveUploadShape(
+      { encoding: 'raw', query: ['type={{type}}', 'applicant_id={{applicant_id}}', 'name={{file_name}}'], headers: ['X-Kind={{type}}', 'X-Source=cli'] },
+      {},
+      'default',
+    );
+    const upload = encodeUpload(shape, { applicantId: 'app_1 &x=1' }, FILE);
+    expect(upload.query).toBe('applicant_id=app_1%20%26x%3D1&name=scan.png');
+    expect(upload.headers).toEqual({ 'content-type': 'image/png', 'x-source': 'cli' });
   });
 });
 
@@ -44,6 +56,14 @@ describe('resolveUploadShape', () => {
       ...SANDBOX_UPLOAD_SHAPE,
       fields: { kind: '{{type}}', owner: '{{applicant_id}}', channel: 'ops', source: 'cli' },
       fileField: 'upload',
+    });
+  });
+
+  it("adds the query parameters and headers of the flags to the profile's, a flag winning for a name both give", () => {
+    const profile = { upload_query: '{"type":"{{type}}","channel":"profile"}', upload_headers: '{"X-Source":"profile","x-team":"ops"}' };
+    expect(resolveUploadShape({ query: ['channel=cli'], headers: ['x-source=cli'] }, profile, 'other')).toMatchObject({
+      query: { type: '{{type}}', channel: 'cli' },
+      headers: { 'x-source': 'cli', 'x-team': 'ops' },
     });
   });
 

@@ -78,6 +78,7 @@ const ELSEWHERE: Record<string, Partial<Choices>> = {
   'svc documents upload passport.pdf --type passport --encoding json --file-field content --type-field kind --field file_name={{file_name}}': {
     upload: 'json',
   },
+  'svc documents upload passport.pdf --encoding raw --query type=passport --query applicant_id=app_123': { upload: 'query' },
 };
 const elsewhere = new Map<string, OtherImplementation>();
 

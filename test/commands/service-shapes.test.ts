@@ -126,7 +126,8 @@ describe('documents upload in the shape of the service', () => {
 
     const withType = await svc(['documents', 'upload', file, '--encoding', 'raw', '--type', 'passport']);
     expect(withType.code).toBe(ExitCode.usage);
-    expect(withType.stderr).toContain('--type cannot be sent: a raw upload sends the file alone, as the body');
+    expect(withType.stderr).toContain('--type cannot be sent: a raw upload sends the file as the body, and no query parameter or header holds {{type}}');
+    expect(withType.stderr).toContain('--query type={{type}}');
     const withField = await svc(['documents', 'upload', file, '--encoding', 'raw', '--field', 'channel=ops']);
     expect(withField.code).toBe(ExitCode.usage);
     expect(withField.stderr).toContain('the field channel (--field) cannot be sent');
@@ -134,6 +135,69 @@ describe('documents upload in the shape of the service', () => {
     expect(withName.code).toBe(ExitCode.usage);
     expect(withName.stderr).toContain('--file-field names a field, and a raw upload has none');
     expect(server.documents).toHaveLength(1);
+  });
+
+  it('the raw file with its kind and applicant in the query string: refused as a form or JSON (415), taken with --query, a header beside', async () => {
+    const { server, file, svc } = await against({ upload: 'query' });
+    for (const encoding of ['multipart', 'json']) {
+      const refused = await svc(['documents', 'upload', file, '--type', 'passport', '--applicant', 'app_1', '--encoding', encoding]);
+      expect(refused.code, encoding).toBe(ExitCode.invalidInput);
+      expect(refused.stderr).toContain('415');
+    }
+
+    const literal = await svc(['documents', 'upload', file, '--encoding', 'raw', '--query', 'type=passport', '--query', 'applicant_id=app_1', '--json']);
+    expect(literal.code, literal.stderr).toBe(0);
+    expect(JSON.parse(literal.stdout)).toMatchObject({ id: server.documents[0]!.id, type: 'passport' });
+    expect(server.requests.at(-1)!.path).toBe('/v1/documents?type=passport&applicant_id=app_1');
+    expect(server.documents[0]).toMatchObject({ kind: 'passport', applicantId: 'app_1', contentType: 'application/pdf' });
+    expect(server.documents[0]!.bytes.equals(PDF)).toBe(true);
+
+    // --type and --applicant go where a placeholder holds them; a header goes beside.
+    const placed = await svc([
+      'documents',
+      'upload',
+      file,
+      '--type',
+      'passport',
+      '--applicant',
+      'app_2 &x=1',
+      '--encoding',
+      'raw',
+      '--query',
+      'type={{type}}',
+      '--query',
+      'applicant_id={{applicant_id}}',
+      '--header',
+      'X-Channel=ops',
+    ]);
+    expect(placed.code, placed.stderr).toBe(0);
+    expect(server.requests.at(-1)!.path).toBe('/v1/documents?type=passport&applicant_id=app_2%20%26x%3D1');
+    expect(server.requests.at(-1)!.headers['x-channel']).toBe('ops');
+    expect(server.documents[1]).toMatchObject({ kind: 'passport', applicantId: 'app_2 &x=1' });
+  });
+
+  it('takes the query parameters and headers of a raw upload from the profile', async () => {
+    const { server, file, svc } = await against({ upload: 'query' });
+    for (const [name, value] of [
+      ['upload_encoding', 'raw'],
+      ['upload_query', '{"type": "{{type}}", "applicant_id": "{{applicant_id}}"}'],
+      ['upload_headers', '{"X-Channel": "ops"}'],
+    ]) {
+      const set = await svc(['config', 'set', name!, value!]);
+      expect(set.code, set.stderr).toBe(0);
+    }
+    const listed = await svc(['config', 'list', '--json']);
+    expect(JSON.parse(listed.stdout).profiles.default).toEqual({
+      upload_encoding: 'raw',
+      upload_query: '{"type":"{{type}}","applicant_id":"{{applicant_id}}"}',
+      upload_headers: '{"x-channel":"ops"}',
+    });
+
+    const result = await svc(['documents', 'upload', file, '--type', 'passport', '--applicant', 'app_3', '--header', 'x-channel=cli', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(server.requests.at(-1)!.path).toBe('/v1/documents?type=passport&applicant_id=app_3');
+    expect(server.requests.at(-1)!.headers['x-channel']).toBe('cli');
+    expect(server.documents[0]).toMatchObject({ kind: 'passport', applicantId: 'app_3' });
   });
 
   it('refuses a shape that cannot be meant, naming the flag or the setting, before sending', async () => {
@@ -144,6 +208,10 @@ describe('documents upload in the shape of the service', () => {
       [['--field', 'type=passport'], ExitCode.usage, 'the field type (--field) is the kind field (the default)'],
       [['--type-field', 'file'], ExitCode.usage, 'the kind field (--type-field) and the file part (the default) are both named file'],
       [['--encoding', 'xml'], ExitCode.usage, 'Expected --encoding=xml to be one of: multipart, json, raw'],
+      [['--query', 'type'], ExitCode.usage, '--query type is not name=value'],
+      [['--header', 'x kind=passport'], ExitCode.usage, 'the header x kind from --header is not a header name'],
+      [['--header', 'authorization=Bearer other'], ExitCode.usage, 'the header authorization from --header carries the key, which svc sets'],
+      [['--header', 'content-type=text/plain'], ExitCode.usage, "the header content-type (--header) is the multipart form's own"],
     ];
     for (const [flags, code, message] of cases) {
       const result = await svc(['documents', 'upload', file, '--type', 'passport', ...flags]);
@@ -156,6 +224,9 @@ describe('documents upload in the shape of the service', () => {
     const badFields = await svc(['config', 'set', 'upload_fields', 'channel=ops']);
     expect(badFields.code).toBe(ExitCode.config);
     expect(badFields.stderr).toContain('upload_fields from the command line is not a JSON object of strings');
+    const badHeaders = await svc(['config', 'set', 'upload_headers', '{"x-kind": "{{kind}}"}']);
+    expect(badHeaders.code).toBe(ExitCode.config);
+    expect(badHeaders.stderr).toContain('the header x-kind from the command line holds {{kind}}, no placeholder svc knows');
     expect(sent(server)).toEqual([]);
   });
 });

@@ -27,11 +27,12 @@ import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
+import { GATEWAY, GATEWAY_MUTANTS } from './gateway.js';
 import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
 import { BROKEN as STATED_RULES } from './variants.js';
 import { networkOf } from '../../src/api/network.js';
 
-const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS];
+const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS];
 
 const SECRET = 'whsec_accuracytest0123456789abcdefghijklmn';
 /** The broken variants state openapi.yaml's own upload encoding, so that documents.upload is judged at level spec. */
@@ -222,7 +223,7 @@ function unsent(variant: Variant): string {
 }
 
 // The slow variants wait out the 30 s redelivery windows: they start first and run beside the others.
-const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES, PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE];
+const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES, PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, GATEWAY];
 const VARIANTS = [
   ...PASSING.filter((variant) => variant.slow),
   ...BROKEN.filter((variant) => variant.slow),

@@ -8,7 +8,7 @@ import { hmacBase64, type ProxiedRequest, type ProxiedResponse, retrying, type V
 import { data, isReport, type Json, reports } from './variants.js';
 
 /** A multipart body the sandbox takes, made from an upload in another encoding. */
-function asSandboxUpload(request: ProxiedRequest, fields: Record<string, string>, file: { name: string; bytes: Buffer }): void {
+export function asSandboxUpload(request: ProxiedRequest, fields: Record<string, string>, file: { name: string; bytes: Buffer }): void {
   const boundary = `proxy-${randomBytes(8).toString('hex')}`;
   const parts: Buffer[] = Object.entries(fields).map(([name, value]) =>
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),

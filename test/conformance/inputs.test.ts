@@ -12,6 +12,7 @@ import { MAX_DOCUMENT_FILE_BYTES } from '../../src/conformance/fixtures.js';
 import { samplePassportPdf } from '../../src/conformance/samples.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { HANG_MS } from '../helpers/hang.js';
+import { startOtherImplementation } from '../helpers/other-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
@@ -92,6 +93,12 @@ describe('--fixtures', () => {
     ],
     ['a file that is not there', '{"document": {"file": "scan.pdf"}}', /document\.file: cannot read .*scan\.pdf \(ENOENT\)/],
     ['a report that is not an object', '{"report": "FR"}', /report: must be object/],
+    ['a query parameter that is not a string', '{"document": {"encoding": "raw", "query": {"type": 1}}}', /document\.query\.type: must be string/],
+    [
+      'a Content-Type of its own beside a multipart form',
+      '{"document": {"encoding": "multipart", "headers": {"Content-Type": "text/plain"}}}',
+      /document\.headers\.Content-Type: is the multipart form's own \(it carries the boundary\)/,
+    ],
   ])('refuses %s with a usage error naming the key, before anything is sent', async (_name, content, message) => {
     const env = kitEnv({ keys: { test: 'svc_test_fixtures0123456789abcdefghijkl' } } as RunningSandbox);
     const path = fixturesFile(env, 'fixtures.json', content);
@@ -99,6 +106,35 @@ describe('--fixtures', () => {
     expect(result.code, result.stderr).toBe(ExitCode.usage);
     expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'invalid_fixtures' });
     expect(result.stderr).toMatch(message);
+  });
+
+  it('uploads with the query parameters and headers of document, to an implementation that takes the raw file and its kind in the query string', async () => {
+    const implementation = await startOtherImplementation({ upload: 'query' });
+    try {
+      const env = kitEnv({ keys: { test: 'svc_test_fixtures0123456789abcdefghijkl' } } as RunningSandbox);
+      const path = fixturesFile(
+        env,
+        'fixtures.yaml',
+        [
+          'applicant: { first_name: Anna, family_name: Eriksson, passport: L898902C3 }',
+          'document:',
+          '  encoding: raw',
+          '  query: { type: passport, applicant_id: "{{applicant_id}}" }',
+          '  headers: { x-file-name: "{{file_name}}" }',
+        ].join('\n'),
+      );
+      const result = await runSvc(['contract', 'verify', '--base-url', implementation.url, '--fixtures', path, '--only', 'documents.upload', '--json'], {
+        env,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).checks[0]).toMatchObject({ id: 'documents.upload', status: 'passed' });
+      const upload = implementation.requests.find((request) => request.method === 'POST' && request.path.startsWith('/v1/documents'))!;
+      expect(upload.path).toMatch(/^\/v1\/documents\?type=passport&applicant_id=app_\w+$/);
+      expect(upload.headers).toMatchObject({ 'content-type': 'application/pdf', 'x-file-name': 'passport.pdf' });
+      expect(implementation.documents[0]).toMatchObject({ kind: 'passport', applicantId: expect.stringMatching(/^app_/) });
+    } finally {
+      await implementation.close();
+    }
   });
 
   it('refuses a YAML file that does not parse, naming the file', async () => {

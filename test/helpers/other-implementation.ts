@@ -38,10 +38,11 @@ export interface Choices {
   applicantFields: string[];
   /**
    * How it takes POST /v1/documents: a multipart form whose file part is `upload` and kind field
-   * `kind`; a JSON body `{kind, applicant_id, content (base64), file_name}`; or the raw file as
-   * the body, of a PDF or image media type.
+   * `kind`; a JSON body `{kind, applicant_id, content (base64), file_name}`; the raw file as the
+   * body, of a PDF or image media type; or the raw file of any other media type with its kind and
+   * applicant in the query string (`?type=…&applicant_id=…`), refusing a form or JSON with 415.
    */
-  upload: 'multipart' | 'json' | 'raw';
+  upload: 'multipart' | 'json' | 'raw' | 'query';
   /** Query parameters of the list it takes without a word and ignores (a cursor of another convention). */
   ignoredParameters: string[];
 }
@@ -282,10 +283,19 @@ export async function startOtherImplementation(overrides: Partial<Choices> = {})
       case 'raw':
         if (!/^(application\/pdf|image\/)/.test(contentType)) return `a raw upload is a PDF or an image, not ${contentType || 'without a media type'}`;
         return { kind: undefined, applicantId: undefined, fileName: undefined, contentType, bytes: request.raw, fields: {} };
+      case 'query': {
+        const query = new URL(request.path, 'http://query').searchParams;
+        const kind = query.get('type');
+        if (!kind) return 'the query string needs a type';
+        const applicantId = query.get('applicant_id') ?? undefined;
+        return { kind, applicantId, fileName: undefined, contentType, bytes: request.raw, fields: Object.fromEntries(query) };
+      }
     }
   }
 
   async function upload(request: RecordedRequest, response: ServerResponse): Promise<void> {
+    if (choices.upload === 'query' && /^(multipart\/|application\/json)/.test(request.headers['content-type'] ?? ''))
+      return fail(response, 415, 'unsupported_media_type', 'send the file itself as the body, its type and applicant_id in the query string');
     const received = await receivedDocument(request);
     if (typeof received === 'string') return fail(response, 422, 'invalid_upload', received);
     const id = nextId('doc');

@@ -3,6 +3,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { DOCUMENT_TYPES } from '../../spec/enums.js';
 import { assertStated, STATED } from '../../spec/stated.js';
 import type { DocumentAnswer } from '../../api/types.js';
+import { holdsPlaceholder } from '../../api/upload-shape.js';
 import { resolveUploadShape } from '../../config/upload-shape.js';
 import { SvcError } from '../../core/errors.js';
 import { uploadShapeFlags } from '../../flags/upload-shape.js';
@@ -19,7 +20,7 @@ export default class DocumentsUpload extends ApiCommand<JsonResult> {
   static override summary = "Upload a supporting document: a multipart form, or the service's own shape";
   static override description = `The file is sent with the media type its content shows (PDF, JPEG, PNG, UTF-8 text; application/octet-stream otherwise), never guessed from its name. Its size and format are the service's to judge (the specification shows no limit): a warning says what the sandbox would refuse. The document is then analysed asynchronously: \`svc documents get <id>\` shows the outcome.
 The file, --type and --applicant are asked for on a terminal when left out (the applicant picked as \`reports create\` picks it); anywhere else a missing file is an error, and a missing type is left out of the form, with a warning.
-The encoding of an upload is not shown by the specification: the sandbox takes a multipart form of type, applicant_id and the file part "file". For a service that takes another shape, the UPLOAD SHAPE flags choose the encoding and the names of the fields, and add fields of its own; saved once in the profile (\`svc config set upload_file_field upload\`, …), they apply to every upload, and a flag overrides its setting. A raw upload sends the file alone, without --type or --applicant.`;
+The encoding of an upload is not shown by the specification: the sandbox takes a multipart form of type, applicant_id and the file part "file". For a service that takes another shape, the UPLOAD SHAPE flags choose the encoding and the names of the fields, and add fields, query parameters and headers of its own; saved once in the profile (\`svc config set upload_file_field upload\`, …), they apply to every upload, and a flag overrides its setting. A raw upload sends the file as the body: --type and --applicant go where a --query or --header holds {{type}} or {{applicant_id}}.`;
 
   static override examples = [
     {
@@ -35,6 +36,10 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
       description: 'Upload as JSON, the file in "content" and the kind in "kind", with a field of the service\'s own',
       command:
         '<%= config.bin %> documents upload passport.pdf --type passport --encoding json --file-field content --type-field kind --field file_name={{file_name}}',
+    },
+    {
+      description: 'Upload the raw file, its kind and applicant in the query string',
+      command: '<%= config.bin %> documents upload passport.pdf --encoding raw --query type=passport --query applicant_id=app_123',
     },
   ];
 
@@ -61,29 +66,39 @@ The encoding of an upload is not shown by the specification: the sandbox takes a
         typeField: flags['type-field'],
         applicantField: flags['applicant-field'],
         fields: flags.field,
+        query: flags.query,
+        headers: flags.header,
       },
       connection.settings,
       connection.profile,
     );
-    const raw = shape.encoding === 'raw';
-    if (raw && (flags.type !== undefined || flags.applicant !== undefined)) {
+    // A raw upload carries the kind and the applicant only where its query parameters or headers hold them.
+    const sends = { type: holdsPlaceholder(shape, 'type'), applicant_id: holdsPlaceholder(shape, 'applicant_id') };
+    const unsent = (
+      [
+        ['--type', flags.type, 'type'],
+        ['--applicant', flags.applicant, 'applicant_id'],
+      ] as const
+    ).find(([, value, name]) => value !== undefined && !sends[name]);
+    if (unsent) {
+      const [flag, , name] = unsent;
       throw new SvcError(
         'usage',
         'fields_with_raw_upload',
-        `${flags.type === undefined ? '--applicant' : '--type'} cannot be sent: a raw upload sends the file alone, as the body`,
-        'use --encoding multipart or json to send the kind and the applicant with the file',
+        `${flag} cannot be sent: a raw upload sends the file as the body, and no query parameter or header holds {{${name}}}`,
+        `put it where the service takes it, e.g. --query ${name}={{${name}}} or --header x-${name.replace('_', '-')}={{${name}}}; or use --encoding multipart or json`,
       );
     }
     const file = await readDocumentFile(args.file ?? (await this.askForFile()));
     // The applicant the document supports, picked as reports create picks it.
     const applicantId =
       flags.applicant ??
-      (this.io.canPrompt && !raw
+      (this.io.canPrompt && sends.applicant_id
         ? await chooseApplicant(this.prompter, (line) => this.note(line), client, { baseUrl: connection.baseUrl.href, stateDir: this.paths.stateDir })
         : undefined);
     let type = flags.type;
-    if (type === undefined && !raw && this.io.canPrompt) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
-    for (const note of [leftOutWarning(type === undefined && !raw ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
+    if (type === undefined && sends.type && this.io.canPrompt) type = await chooseOrType(this.prompter, 'Kind of document:', DOCUMENT_TYPES);
+    for (const note of [leftOutWarning(type === undefined && sends.type ? ['type'] : []), ...uploadNotes(file)]) if (note) this.warning(note);
     const progress = await uploadProgress(this.io, file.filename, file.bytes.length);
     let document: DocumentAnswer | undefined;
     try {

@@ -262,6 +262,8 @@ export const eventProbes: ProbeSet = {
 
     'documents.rejected': async (context) => {
       const receiver = receiverOf(context);
+      // A refusal judges the file only where the kit's passport, in the same shape, is taken.
+      await context.setup.document();
       const upload = await context.setup.rejectedUpload();
       if (upload.uploaded.status >= 400 && upload.uploaded.status < 500) return `refused at upload: ${upload.uploaded.status}`;
       const findings = new Findings();
