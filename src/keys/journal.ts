@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Key } from '../api/types.js';
 import { makeDirectory } from '../core/directory.js';
 import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 import { ConfigError, SvcError } from '../core/errors.js';
@@ -52,8 +51,13 @@ export interface RotationRecord {
   started_at: string;
   updated_at: string;
   base_url: string;
-  /** Scope (read_only, allowed_ips) and name are null where the service offers no key reads. */
-  old_key: Pick<Key, 'id' | 'prefix_hint'> & {
+  /**
+   * Scope (read_only, allowed_ips) and name are null where the service offers no key reads; the hint
+   * is null (absent in journals of before) where it shows none: the specification shows no key field beyond the id.
+   */
+  old_key: {
+    id: string;
+    prefix_hint?: string | null;
     name: string | null;
     environment: 'test' | 'live';
     read_only: boolean | null;
@@ -82,6 +86,11 @@ export interface RotationRecord {
 
 export function newRotationId(): string {
   return `rot_${randomBytes(10).toString('hex')}`;
+}
+
+/** A key as people read it: its id, with the hint of its secret where there is one. */
+export function keyLabel(key: { id: string; prefix_hint?: string | null }): string {
+  return key.prefix_hint ? `${key.id} (${key.prefix_hint})` : key.id;
 }
 
 export function nextStep(record: RotationRecord): StepName | undefined {

@@ -7,6 +7,7 @@ import { formatDuration } from '../core/duration.js';
 import { findKeyIfOffered, getKey } from '../services/keys.js';
 import {
   type DrainEvidence,
+  keyLabel,
   type NewKeySource,
   newRotationId,
   type RotationJournal,
@@ -95,6 +96,19 @@ export async function assertResumable(record: RotationRecord, admin: ApiClient, 
   }
 }
 
+/** The old key as the key API shows it: a field it leaves out (the specification shows none beyond the id) is recorded as not shown. */
+function oldKeyShown(found: Key): OldKey {
+  const shown: Partial<Key> = found;
+  return {
+    id: found.id,
+    name: shown.name ?? null,
+    environment: found.environment as 'test' | 'live',
+    prefix_hint: typeof shown.prefix_hint === 'string' ? shown.prefix_hint : null,
+    read_only: found.read_only,
+    allowed_ips: found.allowed_ips,
+  };
+}
+
 /**
  * Where the service offers no key reads, the old key's secret stands for it: its prefix gives the
  * environment that the new key must share, and it confirms the revocation at the end.
@@ -151,7 +165,7 @@ async function newKeySource(
     throw new SvcError(
       'usage',
       'new_key_file_holds_old_key',
-      `${given.newKeyFile} holds the old key ${keyId} (${oldKey.prefix_hint}), and the service offers no key API to make a new one`,
+      `${given.newKeyFile} holds the old key ${keyLabel(oldKey)}, and the service offers no key API to make a new one`,
       'make the new key in the dashboard (Settings › API Keys) and put it in that file, or give it on stdin with --new-key-file -',
     );
   }
@@ -227,7 +241,7 @@ export function describeSteps(record: RotationRecord, evidence: DrainEvidence | 
   const actions: Record<StepName, string> = {
     create:
       source === 'api'
-        ? `create a ${old.environment} key "${record.new_key_name}" with the scope of ${old.id} (${old.prefix_hint})${scope}`
+        ? `create a ${old.environment} key "${record.new_key_name}" with the scope of ${keyLabel(old)}${scope}`
         : `check ${given}: the ${old.environment} environment, a read request, the workspace of ${old.id}`,
     save:
       source === 'file'
@@ -301,16 +315,7 @@ export async function findOrPlanRotation(keyId: string, plan: PlanInput): Promis
   if (earlier) return { record: earlier, earlier: true };
   const found = await findKeyIfOffered(plan.admin, keyId);
   if (found) assertRotatable(found, plan.adminKeySecret);
-  const oldKey: OldKey = found
-    ? {
-        id: found.id,
-        name: found.name ?? null,
-        environment: found.environment as 'test' | 'live',
-        prefix_hint: found.prefix_hint,
-        read_only: found.read_only,
-        allowed_ips: found.allowed_ips,
-      }
-    : oldKeyFromSecret(keyId, plan.oldKeySecret, plan.adminKeySecret);
+  const oldKey: OldKey = found ? oldKeyShown(found) : oldKeyFromSecret(keyId, plan.oldKeySecret, plan.adminKeySecret);
   const fromStdin = plan.newKeyFile === '-';
   const newKeyFile = fromStdin ? null : plan.newKeyFile;
   const source = await newKeySource(keyId, oldKey, found !== undefined, { newKeyFile, fromStdin, oldKeySecret: plan.oldKeySecret });

@@ -14,6 +14,7 @@ import { unrecordedNewKeys } from './unrecorded-keys.js';
 import {
   type DrainEvidence,
   type KeyRef,
+  keyLabel,
   nextStep,
   type RotationJournal,
   type RotationRecord,
@@ -569,7 +570,7 @@ class RotationRun {
     const deployedAt = record.steps.deploy!.at;
     const drained = await context.ask({
       kind: 'drained',
-      message: `In the dashboard (Settings › API Keys), look at the last use of ${old.id} (${old.prefix_hint}): has it had no traffic since the deploy at ${deployedAt}? Yes revokes it`,
+      message: `In the dashboard (Settings › API Keys), look at the last use of ${keyLabel(old)}: has it had no traffic since the deploy at ${deployedAt}? Yes revokes it`,
     });
     if (!drained) throw cancelled(record);
     return this.drained('person', `confirmed at the terminal: ${old.id}'s last use in the dashboard shows no traffic since the deploy`);

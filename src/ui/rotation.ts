@@ -1,5 +1,5 @@
 import type { RotationRecord } from '../keys/journal.js';
-import { nextStep, stepNumber } from '../keys/journal.js';
+import { keyLabel, nextStep, stepNumber } from '../keys/journal.js';
 import type { DrainProgress, RotationEvent } from '../keys/rotation-events.js';
 import { formatDuration } from '../core/duration.js';
 import { writeJsonLine } from './json-lines.js';
@@ -95,7 +95,7 @@ export function humanView(out: Output): RotationView {
       switch (event.event) {
         case 'started':
           write(
-            `Rotation ${event.rotation} of ${event.old_key.id} (${event.old_key.prefix_hint}): ${event.resumed ? 'resuming at' : 'starting with'} step ${stepNumber(event.next_step)}/7 (${event.next_step})`,
+            `Rotation ${event.rotation} of ${keyLabel(event.old_key)}: ${event.resumed ? 'resuming at' : 'starting with'} step ${stepNumber(event.next_step)}/7 (${event.next_step})`,
           );
           break;
         case 'step_done':
@@ -140,7 +140,7 @@ export function renderRotations(records: RotationRecord[], times: TimeView, out:
     ],
     records.map((record) => [
       record.id,
-      `${record.old_key.id} (${record.old_key.prefix_hint})${record.steps.create ? ` → ${record.steps.create.new_key.id ?? 'given'} (${record.steps.create.new_key.prefix_hint})` : ''}`,
+      `${keyLabel(record.old_key)}${record.steps.create ? ` → ${record.steps.create.new_key.id ?? 'given'} (${record.steps.create.new_key.prefix_hint})` : ''}`,
       rotationState(record),
       formatDuration(record.quiet_period_ms),
       times.short(record.started_at),

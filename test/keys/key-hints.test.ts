@@ -91,13 +91,35 @@ describe.each([
     record.steps = {};
     record.attempts = { create: record.attempts.create ?? new Date().toISOString() };
     writeFileSync(journalFile, JSON.stringify(record), { mode: 0o600 });
-    const keysBefore = (await allKeys(sandbox)).length;
+    const keysBefore = await allKeys(sandbox);
+    const saved = readFileSync(newFile, 'utf8');
 
     const resumed = await runSvc(['keys', 'rotate', '--resume', rotation, '--deploy-cmd', 'true', ...FAST, '--yes', '--json'], { env });
     expect(resumed.code, resumed.stderr).toBe(ExitCode.rotationStepFailed);
     expect(resumed.stdout).toContain(`${made}, made by an interrupted run, may be the key whose secret ${newFile} holds`);
-    expect((await allKeys(sandbox)).length).toBe(keysBefore);
-    expect((await allKeys(sandbox)).find((key) => key.id === made)?.status).toBe('active');
+    const keysAfter = await allKeys(sandbox);
+    expect(keysAfter.length, 'keys created').toBe(keysBefore.length);
+    expect(keysAfter.filter((key) => key.status === 'revoked').length, 'keys revoked').toBe(keysBefore.filter((key) => key.status === 'revoked').length);
+    expect(keysAfter.find((key) => key.id === made)?.status).toBe('active');
+    expect(readFileSync(newFile, 'utf8'), 'the saved secret').toBe(saved);
+    expect(resumed.stdout + resumed.stderr).not.toContain('undefined');
+  });
+
+  it('says nothing of "(undefined)" to people: the plan of --dry-run, the steps, `keys rotations`', async () => {
+    const name = `people ${randomName()}`;
+    const old = await createKeyWithAdmin(sandbox, { name });
+    const newFile = join(sandbox.env.HOME!, `${name}.new.key`);
+    const { SVC_PROFILE: _, ...user } = sandbox.env;
+    const env = { ...user, SVC_BASE_URL: gateway.url, SVC_API_KEY: old.secret, SVC_ADMIN_KEY: sandbox.keys.admin };
+    const plan = await runSvc(['keys', 'rotate', old.id, '--new-key-file', newFile, '--dry-run'], { env });
+    // A deploy that fails stops the run after its first steps.
+    const stopped = await runSvc(['keys', 'rotate', old.id, '--new-key-file', newFile, '--deploy-cmd', 'false', ...FAST, '--yes'], { env });
+    const listed = await runSvc(['keys', 'rotations'], { env });
+    expect([plan.code, stopped.code, listed.code]).toEqual([0, ExitCode.rotationStepFailed, 0]);
+    for (const output of [plan, stopped, listed]) {
+      expect(output.stdout + output.stderr).toContain(old.id);
+      expect(output.stdout + output.stderr).not.toContain('undefined');
+    }
   });
 });
 

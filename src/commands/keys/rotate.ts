@@ -8,7 +8,7 @@ import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable, readSecretFile } from '../../core/secret-file.js';
 import { SvcError } from '../../core/errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { assertSameBaseUrl, type DrainEvidence, RotationJournal, type RotationRecord } from '../../keys/journal.js';
+import { assertSameBaseUrl, type DrainEvidence, keyLabel, RotationJournal, type RotationRecord } from '../../keys/journal.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, assertResumable, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
@@ -399,7 +399,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       quiet_period_ms: record.quiet_period_ms,
       steps,
     };
-    this.log(terminalText(`${saved ? `Rotation ${record.id} would continue` : `Rotating ${record.old_key.id} (${record.old_key.prefix_hint}) would`}:`));
+    this.log(terminalText(`${saved ? `Rotation ${record.id} would continue` : `Rotating ${keyLabel(record.old_key)} would`}:`));
     this.log(steps.map((step) => `  ${step.number}. ${step.step.padEnd(7)} ${terminalText(step.action)}`).join('\n'));
     this.note('Dry run: nothing was changed.');
     return plan;
