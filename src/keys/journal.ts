@@ -27,8 +27,8 @@ export type NewKeySource = 'api' | 'file' | 'stdin';
 
 /** What each step recorded when it was done; a step is done when its record exists. */
 export interface StepRecords {
-  /** A given key was checked: `workspace` says whether both keys listed the same reports, or why that was not compared. */
-  create: { at: string; new_key: KeyRef; workspace?: string };
+  /** A given key was checked: `workspace` and `scope` say whether they are the old key's, or why that was not compared. */
+  create: { at: string; new_key: KeyRef; workspace?: string; scope?: string };
   save: { at: string; to: 'file' | 'deploy_cmd' };
   deploy: { at: string; by: 'command' | 'operator' };
   verify: { at: string; ip_locked: boolean; new_key_used_after: string };

@@ -104,8 +104,8 @@ function oldKeyShown(found: Key): OldKey {
     name: shown.name ?? null,
     environment: found.environment as 'test' | 'live',
     prefix_hint: typeof shown.prefix_hint === 'string' ? shown.prefix_hint : null,
-    read_only: found.read_only,
-    allowed_ips: found.allowed_ips,
+    read_only: typeof shown.read_only === 'boolean' ? shown.read_only : null,
+    allowed_ips: Array.isArray(shown.allowed_ips) ? shown.allowed_ips : null,
   };
 }
 
@@ -242,7 +242,7 @@ export function describeSteps(record: RotationRecord, evidence: DrainEvidence | 
     create:
       source === 'api'
         ? `create a ${old.environment} key "${record.new_key_name}" with the scope of ${keyLabel(old)}${scope}`
-        : `check ${given}: the ${old.environment} environment, a read request, the workspace of ${old.id}`,
+        : `check ${given}: the ${old.environment} environment, a read request, the workspace and scope of ${old.id}`,
     save:
       source === 'file'
         ? `nothing: ${record.new_key_file} holds it`

@@ -169,6 +169,14 @@ class RotationRun {
         `see \`svc keys get ${this.made}\`; \`svc keys rotate --resume ${record.id}\` goes on, \`--abort\` revokes it`,
       );
     }
+    if (scopeOf(record.old_key) === undefined && !context.allowScopeChange) {
+      throw new SvcError(
+        'rotationStepFailed',
+        'scope_not_shown',
+        `the service shows no scope (read-only, IP list) of ${record.old_key.id}: a key svc made would have the service's default scope, not necessarily its; nothing was created`,
+        "check the old key's scope in the dashboard, then run again with --allow-scope-change (or make the new key there and give it with --new-key-file)",
+      );
+    }
     record.attempts.create = new Date().toISOString();
     await context.journal.save(record);
     const created = await createKey(context.admin, {
@@ -231,18 +239,30 @@ class RotationRun {
         "make the new key in the old key's workspace in the dashboard",
       );
     }
-    if (!workspace.startsWith('same') && !context.allowUnverifiedWorkspace) {
+    const scope = this.compareScopes(shown);
+    if (scope.startsWith('other') && !context.allowScopeChange) {
       throw refuse(
-        `could not be shown to be of ${record.old_key.id}'s workspace (${workspace})`,
-        "check in the dashboard that it is of the old key's workspace, then run again with --allow-unverified-workspace",
+        `has another scope than ${record.old_key.id}: ${scope.slice('other: '.length)}`,
+        "make the new key with the old key's scope, or run again with --allow-scope-change",
       );
     }
-    if (shown) this.assertSameScope(shown, refuse);
+    // What svc could not establish is deployed only when the user says so, each with its flag, named together.
+    const unverified = [
+      !workspace.startsWith('same') &&
+        !context.allowUnverifiedWorkspace && { what: `of ${record.old_key.id}'s workspace (${workspace})`, flag: '--allow-unverified-workspace' },
+      scope.startsWith('not compared') && !context.allowScopeChange && { what: `of ${record.old_key.id}'s scope (${scope})`, flag: '--allow-scope-change' },
+    ].filter((item) => item !== false);
+    if (unverified.length > 0) {
+      throw refuse(
+        `could not be shown to be ${unverified.map((item) => item.what).join(', nor ')}`,
+        `check the key against ${record.old_key.id} in the dashboard (Settings › API Keys), then run again with ${unverified.map((item) => item.flag).join(' ')}`,
+      );
+    }
     this.secret = secret;
     return this.done(
       'create',
-      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace },
-      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}`,
+      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
+      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
     );
   }
 
@@ -283,20 +303,18 @@ class RotationRun {
     );
   }
 
-  /** A given key keeps the old key's scope (read-only, IP list) where the service shows both, unless the user says otherwise. */
-  private assertSameScope(shown: Key, refuse: (why: string, whatToDo: string) => SvcError): void {
+  /**
+   * Whether a given key has the old key's scope (read-only, IP list): `same`, `other: …`, or why it
+   * was not compared (the service shows no scope of one of them, or does not show the given key).
+   */
+  private compareScopes(shown: Key | undefined): string {
     const old = this.record.old_key;
-    if (this.context.allowScopeChange || old.read_only === null || old.allowed_ips === null) return;
-    const scope = (readOnly: boolean | null | undefined, ips: readonly string[] | null | undefined) =>
-      `${readOnly ? 'read-only' : 'read-write'}, ${ips && ips.length > 0 ? [...ips].sort().join(' ') : 'any IP'}`;
-    const given = scope(shown.read_only, shown.allowed_ips);
-    const wanted = scope(old.read_only, old.allowed_ips);
-    if (given !== wanted) {
-      throw refuse(
-        `has another scope than ${old.id}: ${given}, where the old key is ${wanted}`,
-        "make the new key with the old key's scope, or run again with --allow-scope-change",
-      );
-    }
+    const wanted = scopeOf(old);
+    if (wanted === undefined) return `not compared: the service shows no scope of ${old.id}`;
+    if (shown === undefined) return 'not compared: the key API does not show the given key';
+    const given = scopeOf(shown);
+    if (given === undefined) return 'not compared: the service shows no scope of the given key';
+    return given === wanted ? `same (${given})` : `other: ${given}, where the old key is ${wanted}`;
   }
 
   /** The ids of the first page of reports a key lists. */
@@ -497,7 +515,8 @@ class RotationRun {
       return this.done('verify', { at: new Date().toISOString(), ip_locked: false, new_key_used_after: after }, 'a read request with the new key succeeded');
     }
     const observed = await observeKey(context.admin, newKey.id!);
-    const scopeDiffers = observed.key.read_only !== record.old_key.read_only || observed.key.allowed_ips.join() !== record.old_key.allowed_ips?.join();
+    const [wanted, made] = [scopeOf(record.old_key), scopeOf(observed.key)];
+    const scopeDiffers = wanted !== undefined && made !== undefined && made !== wanted;
     if (observed.key.status !== 'active' || scopeDiffers) {
       throw new SvcError(
         'rotationStepFailed',
@@ -722,6 +741,12 @@ class RotationRun {
     }
     return this.done('confirm', { at: new Date().toISOString(), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);
   }
+}
+
+/** A key's scope in words (read-only or read-write, its IP list), or undefined where the service does not show it. */
+function scopeOf(key: { read_only?: boolean | null; allowed_ips?: readonly string[] | null }): string | undefined {
+  if (typeof key.read_only !== 'boolean' || !key.allowed_ips) return undefined;
+  return `${key.read_only ? 'read-only' : 'read-write'}, ${key.allowed_ips.length > 0 ? [...key.allowed_ips].sort().join(' ') : 'any IP'}`;
 }
 
 /** Whether the service shows a key's hint in svc's redacted form (`svc_test_…a1b2`), which a secret can be compared with. */

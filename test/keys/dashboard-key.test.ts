@@ -17,7 +17,8 @@ import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { startInTerminal } from '../helpers/terminal.js';
 import { type RotationLine, spawnSvc } from './fixtures.js';
 
-const FAST = ['--poll-interval', '200ms', '--timeout', '30s'];
+/** Short waits; and as this service shows no key's scope, the operator says that the given key may have another (--allow-scope-change). */
+const FAST = ['--poll-interval', '200ms', '--timeout', '30s', '--allow-scope-change'];
 
 let service: KeylessImplementation;
 let admin: DashboardKey;
@@ -331,7 +332,7 @@ describe('a key made in the dashboard, against a service with no key API', () =>
     expect(result.code, result.stderr).toBe(0);
     const plan = JSON.parse(result.stdout) as { steps: Array<{ step: string; action: string }> };
     expect(plan.steps.find((step) => step.step === 'create')!.action).toBe(
-      `check the key in ${app.newFile}: the test environment, a read request, the workspace of ${app.old.id}`,
+      `check the key in ${app.newFile}: the test environment, a read request, the workspace and scope of ${app.old.id}`,
     );
     expect(plan.steps.find((step) => step.step === 'drain')!.action).toBe('wait 5m after the deploy');
     // Finding out that there is no key API: one read, which creates nothing.

@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { redactKey } from '../../src/core/redaction.js';
 import type { RotationRecord } from '../../src/keys/journal.js';
+import { type RewritingGateway, startRewritingGateway } from '../helpers/rewriting-gateway.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { runSvc } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine } from './fixtures.js';
+import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, startBackgroundClient } from './fixtures.js';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -60,6 +61,103 @@ describe('a key given in --new-key-file', () => {
 
     const taken = await rotate([old.id, '--new-key-file', newFile, '--deploy-cmd', 'false', '--drain-wait', '1s', '--allow-scope-change'], old.secret);
     expect(lines(taken.stdout).find((line) => line.step === 'create')).toMatchObject({ event: 'step_done' });
+  });
+});
+
+/** Each object of an answer without the fields named. */
+const without =
+  (...names: string[]) =>
+  (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(without(...names));
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([name]) => !names.includes(name))
+        .map(([name, item]) => [name, without(...names)(item)]),
+    );
+  };
+
+/** The sandbox behind a gateway whose key answers leave out fields the specification does not show. */
+describe.each([
+  // Nothing shows the key's workspace: not the key API (no hint to find it by), not the reports (the old key may not list them).
+  {
+    shows: 'no prefix_hint',
+    fields: ['prefix_hint'],
+    refusal: (old: string) => `could not be shown to be of ${old}'s workspace (not compared: `,
+    withFlags: 'deployed',
+  },
+  // The key API shows the workspace's keys by their hint: the given key is not among them, whatever the flags.
+  {
+    shows: 'no scope (read_only, allowed_ips)',
+    fields: ['read_only', 'allowed_ips'],
+    refusal: (old: string) => `is not among the keys of ${old}'s workspace that the key API shows`,
+    withFlags: 'refused',
+  },
+])('a key API that shows $shows', ({ fields, refusal, withFlags }) => {
+  let gateway: RewritingGateway;
+  beforeAll(async () => {
+    gateway = await startRewritingGateway(sandbox, { answer: without(...fields) });
+  });
+  afterAll(() => gateway.close());
+
+  /** The real binary through the gateway, in a home of its own. */
+  const rotateThrough = (args: string[], apiKey: string) =>
+    runSvc(['keys', 'rotate', ...args, ...FAST, '--yes', '--json'], {
+      env: isolatedEnv({ SVC_BASE_URL: gateway.url, SVC_API_KEY: apiKey, SVC_ADMIN_KEY: sandbox.keys.admin }),
+    });
+  const allowAll = ['--allow-unverified-workspace', '--allow-scope-change'];
+
+  it(`an IP-locked old key given another workspace's key: refused before anything is deployed; with the flags that say what svc could not establish, ${withFlags}`, async () => {
+    const { old, newFile, deployed, deploy } = await rotation({ allowed_ips: ['203.0.113.7'] });
+    writeFileSync(newFile, `${sandbox.keys.other_workspace}\n`, { mode: 0o600 });
+    const refused = await rotateThrough([old.id, '--new-key-file', newFile, '--deploy-cmd', deploy, '--drain-wait', '1s'], old.secret);
+    expect(refused.code, refused.stderr).toBe(ExitCode.rotationStepFailed);
+    expect(refused.stderr).toContain(refusal(old.id));
+    expect(existsSync(deployed)).toBe(false);
+    expect((await keyById(sandbox, old.id)).status).toBe('active');
+
+    const flagged = await rotateThrough([old.id, '--new-key-file', newFile, '--deploy-cmd', deploy, '--drain-wait', '1s', ...allowAll], old.secret);
+    expect(existsSync(deployed), flagged.stderr).toBe(withFlags === 'deployed');
+  });
+
+  it('a read-only key given for a read-write one: refused, naming the flag it needs, and taken with it', async () => {
+    const { old, newFile, deployed, deploy } = await rotation();
+    const readOnly = await createKeyWithAdmin(sandbox, { name: `read-only ${count}`, read_only: true });
+    writeFileSync(newFile, `${readOnly.secret}\n`, { mode: 0o600 });
+    const refused = await rotateThrough([old.id, '--new-key-file', newFile, '--deploy-cmd', deploy, '--drain-wait', '1s'], old.secret);
+    expect(refused.code, refused.stderr).toBe(ExitCode.rotationStepFailed);
+    expect(refused.stderr).toContain(`could not be shown to be of ${old.id}'s`);
+    expect(refused.stderr).toContain('--allow-scope-change');
+    expect(existsSync(deployed)).toBe(false);
+
+    const taken = await rotateThrough([old.id, '--new-key-file', newFile, '--deploy-cmd', deploy, '--drain-wait', '1s', ...allowAll], old.secret);
+    expect(existsSync(deployed), taken.stderr).toBe(true);
+  });
+});
+
+describe('a key API that shows no scope (read_only, allowed_ips)', () => {
+  let gateway: RewritingGateway;
+  beforeAll(async () => {
+    gateway = await startRewritingGateway(sandbox, { answer: without('read_only', 'allowed_ips') });
+  });
+  afterAll(() => gateway.close());
+
+  it('gets no key made without --allow-scope-change (svc cannot give it the old scope), and with it a rotation that completes', async () => {
+    const { old, newFile } = await rotation({ read_only: true });
+    const env = isolatedEnv({ SVC_BASE_URL: gateway.url, SVC_API_KEY: old.secret, SVC_ADMIN_KEY: sandbox.keys.admin });
+    const before = (await allKeys(sandbox)).length;
+    const refused = await runSvc(['keys', 'rotate', old.id, '--new-key-file', newFile, '--deploy-cmd', 'true', ...FAST, '--yes', '--json'], { env });
+    expect(refused.code, refused.stderr).toBe(ExitCode.rotationStepFailed);
+    expect(refused.stderr).toContain(`the service shows no scope (read-only, IP list) of ${old.id}`);
+    expect((await allKeys(sandbox)).length, 'keys created').toBe(before);
+
+    // The application re-reads its key file: the deploy replaces it, and its use of the new key ends the drain.
+    writeFileSync(newFile, `${old.secret}\n`, { mode: 0o600 });
+    const app = startBackgroundClient(sandbox, newFile);
+    const taken = await runSvc(['keys', 'rotate', old.id, '--deploy-cmd', 'true', '--allow-scope-change', ...FAST, '--yes', '--json'], { env });
+    await app.stop();
+    expect(taken.code, taken.stderr).toBe(0);
+    expect((await allKeys(sandbox)).length, 'keys created').toBe(before + 1);
   });
 });
 

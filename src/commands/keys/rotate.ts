@@ -61,7 +61,8 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
   static override description = helpText`
     Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope, or take a key
     made in the dashboard (--new-key-file holding it, or --new-key-file - on stdin) after checking it: the old key's
-    environment, a read request, and, where both keys list reports, the old key's workspace; (2) save a created
+    environment, a read request, the old key's workspace and scope (what the service does not show needs
+    --allow-unverified-workspace or --allow-scope-change); (2) save a created
     key's secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy
     command only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a
     person confirm the deploy; (4) make a read request with the new key; (5) drain, on the evidence there is: where
@@ -153,7 +154,8 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
         "Deploy a given key (--new-key-file) although svc could not show it is of the old key's workspace (no key API that shows it, no reports to compare)",
     }),
     'allow-scope-change': Flags.boolean({
-      description: "Deploy a given key whose scope (read-only, IP list), as the service shows it, differs from the old key's",
+      description:
+        "Deploy a new key whose scope (read-only, IP list) differs from the old key's, or may: the service shows no scope to compare, or to make the new key with",
     }),
     'dry-run': Flags.boolean({ description: 'Print the plan, keys redacted, and change nothing' }),
     yes: Flags.boolean({
