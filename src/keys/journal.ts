@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDirectory } from '../core/directory.js';
+import { KEY_PREFIXES } from '../core/redaction.js';
 import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 import { ConfigError, SvcError } from '../core/errors.js';
 import { openPrivateDatabase } from '../core/sqlite.js';
@@ -287,17 +288,27 @@ function problemOf(value: unknown, id: string): string | undefined {
     return 'new_key_id is not a key id';
   if (typeof value.new_key_name !== 'string' || !stringOrNull(value.new_key_file) || !stringOrNull(value.deploy_cmd))
     return 'new_key_name, new_key_file or deploy_cmd has the wrong type';
+  // The name svc gives the key it makes, by which an interrupted run's key is found, and revoked when its secret is lost.
+  if (!value.new_key_name.endsWith(` (rotation ${id})`)) return `new_key_name does not end with " (rotation ${id})"`;
+  if (value.key_api !== undefined && typeof value.key_api !== 'boolean') return 'key_api is not true or false';
   if (typeof value.quiet_period_ms !== 'number' || value.quiet_period_ms < 0) return 'quiet_period_ms is not a duration';
+  if (!(value.drain_wait_ms == null || (typeof value.drain_wait_ms === 'number' && value.drain_wait_ms >= 0))) return 'drain_wait_ms is not a duration';
+  if (!(value.drain_check_cmd === undefined || stringOrNull(value.drain_check_cmd))) return 'drain_check_cmd is not text';
   if (!isObject(value.attempts) || !isObject(value.steps)) return 'attempts or steps is not an object';
+  if (!Object.values(value.attempts).every(isTime)) return 'attempts holds something other than times';
   const done = Object.keys(value.steps);
   if (done.some((step) => !STEPS.includes(step as StepName))) return `steps names a step svc does not have (${done.join(', ')})`;
   if (done.length !== STEPS.findIndex((step) => !done.includes(step)) && done.length !== STEPS.length) return 'its steps are not done in order';
+  if (!Object.values(value.steps).every((step) => isObject(step) && isTime(step.at))) return 'a step is not recorded with the time it was done';
   const created = value.steps.create;
   if (created !== undefined) {
     const newKey = isObject(created) ? created.new_key : undefined;
     if (!isObject(newKey) || !(newKey.id === null || (typeof newKey.id === 'string' && KEY_ID.test(newKey.id))))
       return 'steps.create.new_key.id is not a key id';
     if (newKey.id === old.id) return 'its new key is its old key';
+    // svc's own form of the new secret, which has the old key's environment.
+    if (typeof newKey.prefix_hint !== 'string' || !newKey.prefix_hint.startsWith(`${KEY_PREFIXES[old.environment]}…`))
+      return `steps.create.new_key.prefix_hint is not a ${old.environment} key's (${KEY_PREFIXES[old.environment]}…)`;
   }
   return undefined;
 }

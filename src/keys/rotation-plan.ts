@@ -4,7 +4,7 @@ import { keyEnvironment, redactKey } from '../core/redaction.js';
 import { readSecretFile } from '../core/secret-file.js';
 import { SvcError } from '../core/errors.js';
 import { formatDuration } from '../core/duration.js';
-import { findKeyIfOffered, getKey } from '../services/keys.js';
+import { findKeyIfOffered } from '../services/keys.js';
 import {
   type DrainEvidence,
   keyLabel,
@@ -75,24 +75,33 @@ function assertRotatable(oldKey: Key, adminKeySecret: string, allow = { revoked:
  * svc revoke an admin key (the very one doing the revoking, say) or a key of another environment.
  */
 export async function assertResumable(record: RotationRecord, admin: ApiClient, adminKeySecret: string): Promise<void> {
-  if (record.status !== 'in_progress' || record.key_api === false) return;
+  if (record.status !== 'in_progress') return;
+  const disagrees = (what: string) =>
+    new SvcError(
+      'refused',
+      'journal_disagrees',
+      `rotation ${record.id} ${what}`,
+      'svc acts on a journal only as it wrote it: check the rotation with `svc keys rotations`, and the key with `svc keys get`',
+    );
+  // Whether the service shows keys is asked again, as a fresh run asks it: a journal's `key_api: false` turns no check off.
   if (!record.steps.revoke) {
-    const old = await getKey(admin, record.old_key.id);
+    const old = await findKeyIfOffered(admin, record.old_key.id);
     // Once drained, a run may have revoked it and stopped before recording so: the revoke step finds it revoked.
-    assertRotatable(old, adminKeySecret, { revoked: Boolean(record.steps.drain) });
-    if (old.environment !== record.old_key.environment) {
-      throw new SvcError(
-        'refused',
-        'journal_disagrees',
-        `rotation ${record.id} names ${old.id} a ${record.old_key.environment} key, and the service shows a ${old.environment} key`,
-        'svc acts on a journal only as it wrote it: check the rotation with `svc keys rotations`, and the key with `svc keys get`',
-      );
-    }
+    if (old) assertRotatable(old, adminKeySecret, { revoked: Boolean(record.steps.drain) });
+    if (old && old.environment !== record.old_key.environment)
+      throw disagrees(`names ${old.id} a ${record.old_key.environment} key, and the service shows a ${old.environment} key`);
   }
+  // The new key has the old key's environment, and one svc made carries the rotation's name: a recorded id
+  // that the service shows otherwise is not the key that an abort, or a run that finds its secret lost, may revoke.
   const newId = record.steps.create?.new_key.id;
   if (newId && !record.steps.deploy) {
-    const created = await getKey(admin, newId);
-    if (created.environment === 'admin') throw adminKeyRefused(newId, created.prefix_hint === redactKey(adminKeySecret));
+    const created = await findKeyIfOffered(admin, newId);
+    if (created?.environment === 'admin') throw adminKeyRefused(newId, created.prefix_hint === redactKey(adminKeySecret));
+    const shown: Partial<Key> | undefined = created;
+    if (shown?.environment !== undefined && shown.environment !== record.old_key.environment)
+      throw disagrees(`names ${newId} a ${record.old_key.environment} key, and the service shows a ${shown.environment} key`);
+    if ((record.new_key_source ?? 'api') === 'api' && typeof shown?.name === 'string' && shown.name !== record.new_key_name)
+      throw disagrees(`made ${newId} under the name "${record.new_key_name}", and the service shows it as "${shown.name}"`);
   }
 }
 

@@ -183,12 +183,56 @@ describe('a journal', () => {
     expect((await keyById(sandbox, adminKey.id)).status).toBe('active');
   });
 
+  it('edited to say the service has no key API (key_api: false) and to name the admin key: the resumed run reads the key all the same, refuses (exit 15) and revokes nothing', async () => {
+    const { old, id, file, record } = await stopped();
+    const adminKey = (await allKeys(sandbox)).find((key) => key.prefix_hint === redactKey(sandbox.keys.admin))!;
+    record.old_key.id = adminKey.id;
+    record.key_api = false;
+    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+    const resumed = await rotate(['--resume', id, '--deploy-cmd', 'true', '--drain-wait', '1s'], old.secret);
+    expect(resumed.code, resumed.stderr).toBe(ExitCode.refused);
+    expect(JSON.parse(resumed.stdout.trim().split('\n').at(-1)!).error).toMatchObject({ code: 'revoking_own_key' });
+    expect((await keyById(sandbox, adminKey.id)).status).toBe('active');
+  });
+
+  it('edited to make another key of the workspace its new key: --abort refuses (exit 15) and that key stays active', async () => {
+    const { old, id, file, record } = await stopped();
+    const other = await createKeyWithAdmin(sandbox, { name: `the billing service ${count}` });
+    record.steps.create!.new_key.id = other.id;
+    // As a run that stopped before its deploy started: an abort revokes the new key.
+    delete record.attempts.deploy;
+    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+    const aborted = await rotate(['--abort', id], old.secret);
+    expect(aborted.code, aborted.stderr).toBe(ExitCode.refused);
+    expect(aborted.stderr).toContain(`made ${other.id} under the name "${record.new_key_name}", and the service shows it as "the billing service ${count}"`);
+    expect((await keyById(sandbox, other.id)).status).toBe('active');
+  });
+
+  it("edited to give its new key another key's name: --abort refuses (exit 10) and that key stays active", async () => {
+    const { old, id, file, record } = await stopped();
+    const other = await createKeyWithAdmin(sandbox, { name: `the billing service ${count}` });
+    const original = structuredClone(record);
+    // As a run that stopped between making its key and recording it: an abort revokes the keys of the new key's name.
+    record.new_key_name = other.name!;
+    record.steps = {};
+    record.attempts = { create: record.attempts.create! };
+    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
+    const aborted = await rotate(['--abort', id], old.secret);
+    expect(aborted.code, aborted.stderr).toBe(ExitCode.config);
+    expect(aborted.stderr).toContain(`new_key_name does not end with " (rotation ${id})"`);
+    expect((await keyById(sandbox, other.id)).status).toBe('active');
+    writeFileSync(file, JSON.stringify(original), { mode: 0o600 });
+  });
+
   it('that svc would not have written (a key id without its prefix, steps out of order) is refused (exit 10), naming what is wrong', async () => {
     const { old, id, file, record } = await stopped();
     for (const [edit, problem] of [
       [(r: RotationRecord) => void (r.old_key.id = 'admin'), 'old_key.id is not a key id (key_…)'],
       [(r: RotationRecord) => void delete r.steps.save, 'its steps are not done in order'],
       [(r: RotationRecord) => void (r.base_url = 'not a url'), 'base_url is not a URL'],
+      [(r: RotationRecord) => void (r.steps.create!.new_key.prefix_hint = 'svc_live_…a1b2'), 'steps.create.new_key.prefix_hint is not a test key'],
+      [(r: RotationRecord) => void (r.key_api = 'no' as unknown as boolean), 'key_api is not true or false'],
+      [(r: RotationRecord) => void (r.steps.save = {} as RotationRecord['steps']['save']), 'a step is not recorded with the time it was done'],
     ] as const) {
       const edited = structuredClone(record);
       edit(edited);
@@ -199,5 +243,6 @@ describe('a journal', () => {
       expect(resumed.stderr).toContain(problem);
     }
     expect((await keyById(sandbox, old.id)).status).toBe('active');
+    writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
   });
 });
