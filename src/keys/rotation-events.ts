@@ -1,8 +1,8 @@
-import type { DrainEvidence, RotationRecord, StepName } from './journal.js';
+import type { DrainEvidence, StepName } from './journal.js';
 
 /** What the engine reports as it goes; the command renders them (a countdown on a terminal, JSON lines with --json). */
 export type RotationEvent =
-  | { event: 'started'; rotation: string; old_key: Pick<RotationRecord['old_key'], 'id' | 'prefix_hint'>; resumed: boolean; next_step: StepName }
+  | { event: 'started'; rotation: string; old_key: { id: string; prefix_hint: string | null }; resumed: boolean; next_step: StepName }
   /** `evidence`: with the drain step, what decided that the old key has no traffic. */
   | { event: 'step_done'; rotation: string; step: StepName; number: number; message: string; evidence?: DrainEvidence }
   /** The drain check command exited non-zero: the old key still has traffic. */

@@ -105,7 +105,7 @@ class RotationRun {
     context.emit({
       event: 'started',
       rotation: record.id,
-      old_key: { id: record.old_key.id, prefix_hint: record.old_key.prefix_hint },
+      old_key: { id: record.old_key.id, prefix_hint: record.old_key.prefix_hint ?? null },
       resumed,
       next_step: nextStep(record) ?? 'confirm',
     });
