@@ -42,17 +42,20 @@ export interface TakeoverJson {
   event_id: string | null;
   type: string | null;
   resource_id: string | null;
-  forward: { url: string; status: number | null; error: string | null; duration_ms: number };
+  /** null when the event was not forwarded: `detail` says why. */
+  forward: { url: string; status: number | null; error: string | null; duration_ms: number } | null;
+  detail: string | null;
 }
 
-export function takeoverJson({ at, event, forward }: TakeoverReport): TakeoverJson {
+export function takeoverJson({ at, event, forward, detail }: TakeoverReport): TakeoverJson {
   return {
     event: 'takeover',
     at,
     event_id: event.id ?? null,
     type: event.type ?? null,
     resource_id: event.resourceId ?? null,
-    forward: { url: forward.url, status: forward.status, error: forward.error, duration_ms: forward.durationMs },
+    forward: forward && { url: forward.url, status: forward.status, error: forward.error, duration_ms: forward.durationMs },
+    detail,
   };
 }
 

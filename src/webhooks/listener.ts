@@ -88,12 +88,17 @@ interface StoreReport {
   detail: string;
 }
 
-/** A forward another replica left unfinished (it stopped or died), taken over by this one once its lease expired. */
+/**
+ * A forward another replica left unfinished (it stopped or died), taken over by this one once its lease
+ * expired: forwarded, or, when its row fails the checks of a new delivery, not (`detail` says why).
+ */
 export interface TakeoverReport {
   kind: 'takeover';
   at: string;
+  /** The event, verified when forwarded; otherwise what its row claims. */
   event: Partial<EventSummary>;
-  forward: AttemptResult & { url: string };
+  forward: (AttemptResult & { url: string }) | null;
+  detail: string | null;
 }
 
 export type ListenerReport = DeliveryReport | RefusalReport | StoreReport | TakeoverReport;
@@ -341,9 +346,23 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       claims = await intake.claimAbandoned(TAKEOVER_BATCH);
       await Promise.all(
         claims.map(async (claim) => {
+          const checked = intake.checkTakeover(claim);
+          if (!checked.ok) {
+            const detail = `not forwarded on takeover: ${checked.detail}`;
+            const event = { id: claim.eventId ?? undefined, type: claim.type ?? undefined, resourceId: claim.resourceId ?? undefined };
+            this.emit('report', { kind: 'takeover', at: new Date().toISOString(), event, forward: null, detail });
+            // Recorded as a forward that failed, so that no replica takes it over again and `webhooks events --not-forwarded` lists it.
+            await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: null, error: detail }, Date.now()).catch(() => undefined);
+            return;
+          }
           const result = await postRaw(claim.forwardUrl, forwardedHeaders(claim.headers), claim.body, this.options.network);
-          const event = { id: claim.eventId, type: claim.type ?? undefined, resourceId: claim.resourceId ?? undefined };
-          this.emit('report', { kind: 'takeover', at: new Date().toISOString(), event, forward: { url: claim.forwardUrl, ...result } });
+          this.emit('report', {
+            kind: 'takeover',
+            at: new Date().toISOString(),
+            event: checked.event,
+            forward: { url: claim.forwardUrl, ...result },
+            detail: null,
+          });
           await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
         }),
       );

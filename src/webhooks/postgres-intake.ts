@@ -2,6 +2,7 @@ import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { StoreLocation } from '../config/webhook-store.js';
 import { INBOUND_SERVER_OPTIONS } from '../core/inbound-http.js';
+import type { EventSummary } from './envelope.js';
 import type { Delivery, IntakeOptions, IntakeResult } from './intake.js';
 import { type ClaimedForward, PostgresEventStore, refusedForItsRows, type Write, type Written } from './postgres-store.js';
 import { firstBytes, type ForwardOutcome, REJECTED_BODY_BYTES } from './store.js';
@@ -148,15 +149,15 @@ export class PostgresIntake {
   }
 
   /**
-   * Claims forwards that a replica left unfinished (its lease expired): this replica forwards them now.
+   * Claims forwards that a replica left unfinished (its lease expired): this replica forwards them now,
+   * or records why not (checkTakeover).
    * Only after the database has answered for a whole lease: after an outage, the replicas still
    * forwarding have had the time to renew the leases that ran out meanwhile.
    */
   async claimAbandoned(limit: number): Promise<ClaimedForward[]> {
-    const { forwardTo } = this.options;
-    if (forwardTo === undefined || this.closed || !this.available || Date.now() - this.availableSince < this.options.leaseMs) return [];
+    if (this.options.forwardTo === undefined || this.closed || !this.available || Date.now() - this.availableSince < this.options.leaseMs) return [];
     try {
-      const claims = await this.store.claimAbandoned(this.replica, this.options.leaseMs, limit, forwardTo);
+      const claims = await this.store.claimAbandoned(this.replica, this.options.leaseMs, limit);
       for (const claim of claims) this.claimed.add(claim.seq);
       this.markAvailable();
       return claims;
@@ -164,6 +165,21 @@ export class PostgresIntake {
       this.markUnavailable(error as Error);
       return [];
     }
+  }
+
+  /**
+   * A forward taken over, checked as a new delivery is, since its row is anyone's who may write the
+   * table: it must go to this listener's --forward-to, and its stored body verify with the secrets as
+   * the event the row names. The signature's age is not checked: the forward may have waited out an outage.
+   */
+  checkTakeover(claim: ClaimedForward): { ok: true; event: EventSummary } | { ok: false; detail: string } {
+    const { forwardTo, encodings, signedPayloads } = this.options;
+    if (claim.forwardUrl !== forwardTo) return { ok: false, detail: `its row names ${claim.forwardUrl}, not this listener's --forward-to ${forwardTo}` };
+    const verdict = verifyDelivery(claim.headers, claim.body, { secrets: this.keys, toleranceSeconds: Infinity, encodings, signedPayloads });
+    if (!verdict.ok) return { ok: false, detail: `its stored delivery does not verify with this listener's secrets (${verdict.reason}: ${verdict.detail})` };
+    if (verdict.event.id !== claim.eventId)
+      return { ok: false, detail: `its stored delivery is the event ${verdict.event.id}, not ${claim.eventId} as its row says` };
+    return { ok: true, event: verdict.event };
   }
 
   /** The listener stops: outcomes still unrecorded are tried for a bounded time only. */

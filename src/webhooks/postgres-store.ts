@@ -79,6 +79,19 @@ function toStoredEvent(row: Row): StoredEvent {
   };
 }
 
+/** A claimed row's headers: what is not a header's text (a row written by hand may hold anything) is left out, so that checking it cannot throw. */
+function claimedHeaders(text: string): IncomingHttpHeaders {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const isText = (value: unknown) => typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+  return Object.fromEntries(Object.entries(parsed).filter(([, value]) => isText(value)));
+}
+
 const notesColumn = (notes: readonly string[]) => (notes.length > 0 ? JSON.stringify(notes) : null);
 
 /**
@@ -148,10 +161,10 @@ export type Write =
 /** What an accepted write gave: the row, whether the event id was stored before, and whether this replica now holds its forwarding. */
 export type Written = { seq: number; duplicate: boolean; claimed: boolean } | { seq: number };
 
-/** An event whose forwarding this replica claimed from one that did not finish it (its lease expired). */
+/** An event whose forwarding this replica claimed from one that did not finish it (its lease expired): its row as it is, which anyone who may write the table could have written. */
 export interface ClaimedForward {
   seq: number;
-  eventId: string;
+  eventId: string | null;
   type: string | null;
   resourceId: string | null;
   headers: IncomingHttpHeaders;
@@ -221,9 +234,9 @@ export class PostgresEventStore {
    * write rows a takeover would forward. Owned means by the role svc connects as, a role it is a member
    * of, or the role the connection string names trusted (?owner=).
    */
-  private async assertOwned(): Promise<void> {
+  private async assertOwned(sql: Sql | TransactionSql): Promise<void> {
     const { schema, owner: trusted } = this.location;
-    const foreign = await this.sql`
+    const foreign = await sql`
       SELECT kind, name, owner FROM (
         SELECT 'schema' AS kind, n.nspname AS name, n.nspowner AS owner_id FROM pg_namespace n WHERE n.nspname = ${schema}
         UNION ALL
@@ -243,21 +256,21 @@ export class PostgresEventStore {
 
   /** Brings the schema to SCHEMA_VERSION, one replica at a time (an advisory lock); nothing to do, and no DDL grant needed, when it is there. */
   private async migrate(): Promise<void> {
-    await this.assertOwned();
+    await this.assertOwned(this.sql);
     const current = await this.version(this.sql);
     this.refuseNewer(current);
     if (current === SCHEMA_VERSION) return;
     await this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(hashtext(${`svc webhooks ${this.location.schema}`}))`;
       await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${this.location.schema}`);
+      // Another role may have made the schema since the check: refused here, nothing of the migration is committed.
+      await this.assertOwned(tx);
       await tx.unsafe('CREATE TABLE IF NOT EXISTS schema_version (one integer PRIMARY KEY CHECK (one = 1), version integer NOT NULL)');
       const locked = await this.version(tx);
       this.refuseNewer(locked);
       for (let version = locked; version < SCHEMA_VERSION; version++) await tx.unsafe(MIGRATIONS[version]!);
       await tx`INSERT INTO schema_version VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (one) DO UPDATE SET version = EXCLUDED.version`;
     });
-    // Another role may have made the schema between the check and CREATE SCHEMA IF NOT EXISTS.
-    await this.assertOwned();
   }
 
   async close(): Promise<void> {
@@ -355,23 +368,22 @@ export class PostgresEventStore {
   }
 
   /**
-   * Claims up to `limit` unfinished forwards to `forwardUrl` whose lease has expired (their replica
-   * stopped or died), skipping those another replica is claiming now. A row naming another URL is
-   * never claimed: a replica forwards only where it was told to, whatever a row says.
+   * Claims up to `limit` unfinished forwards whose lease has expired (their replica stopped or died),
+   * skipping those another replica is claiming now.
    */
-  async claimAbandoned(replica: string, leaseMs: number, limit: number, forwardUrl: string): Promise<ClaimedForward[]> {
+  async claimAbandoned(replica: string, leaseMs: number, limit: number): Promise<ClaimedForward[]> {
     const rows = await this.sql`
       UPDATE events SET claimed_by = ${replica}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
       WHERE seq IN (
-        SELECT seq FROM events WHERE ${this.sql.unsafe(FORWARD_UNFINISHED)} AND forward_url = ${forwardUrl} AND (lease_until IS NULL OR lease_until < now())
+        SELECT seq FROM events WHERE ${this.sql.unsafe(FORWARD_UNFINISHED)} AND (lease_until IS NULL OR lease_until < now())
         ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       RETURNING seq, event_id, type, resource_id, headers, body, forward_url`;
     return rows.map((row) => ({
       seq: Number(row.seq),
-      eventId: row.event_id as string,
+      eventId: row.event_id as string | null,
       type: row.type as string | null,
       resourceId: row.resource_id as string | null,
-      headers: JSON.parse(row.headers as string) as IncomingHttpHeaders,
+      headers: claimedHeaders(row.headers as string),
       body: row.body as Buffer,
       forwardUrl: row.forward_url as string,
     }));

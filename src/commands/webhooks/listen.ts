@@ -272,8 +272,10 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
     } else if (report.kind === 'delivery') {
       this.print(deliveryLine(report, times, this.io.stdout));
     } else if (report.kind === 'takeover') {
-      const { event, forward } = report;
-      this.note(terminalText(`forwarded ${event.id} (left unfinished by a listener that stopped) to ${forward.url}: ${forward.status ?? forward.error}`));
+      const { event, forward, detail } = report;
+      if (forward)
+        this.note(terminalText(`forwarded ${event.id} (left unfinished by a listener that stopped) to ${forward.url}: ${forward.status ?? forward.error}`));
+      else this.warning(terminalText(`${event.id ?? 'an event without an id'} (left unfinished by a listener that stopped) was ${detail}`));
     } else {
       this.note(
         terminalText(`refused${report.status === null ? '' : ` (${report.status})`} a request from ${report.remote ?? 'an unknown address'}: ${report.detail}`),
