@@ -32,6 +32,16 @@ const UNIT = [
 
 const IN_PROCESS = [
   'test/client/errors.test.ts',
+  'test/commands/applicants.test.ts',
+  'test/commands/config.test.ts',
+  'test/commands/documents.test.ts',
+  'test/commands/errors.test.ts',
+  'test/commands/id-flags.test.ts',
+  'test/commands/in-process.test.ts',
+  'test/commands/mutating.test.ts',
+  'test/commands/other-implementations.test.ts',
+  'test/commands/reports-create.test.ts',
+  'test/commands/service-shapes.test.ts',
   'test/client/retry.test.ts',
   'test/conformance/other-macs.test.ts',
   'test/conformance/pacing.test.ts',
