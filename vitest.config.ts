@@ -32,6 +32,7 @@ const UNIT = [
 
 const IN_PROCESS = [
   'test/client/errors.test.ts',
+  'test/client/retry.test.ts',
   'test/commands/applicants.test.ts',
   'test/commands/config.test.ts',
   'test/commands/documents.test.ts',
@@ -42,7 +43,6 @@ const IN_PROCESS = [
   'test/commands/other-implementations.test.ts',
   'test/commands/reports-create.test.ts',
   'test/commands/service-shapes.test.ts',
-  'test/client/retry.test.ts',
   'test/conformance/other-macs.test.ts',
   'test/conformance/pacing.test.ts',
   'test/conformance/receiver.test.ts',
@@ -52,6 +52,8 @@ const IN_PROCESS = [
   'test/sandbox/limits.test.ts',
   'test/sandbox/server.test.ts',
   'test/sandbox/slow-connections.test.ts',
+  'test/webhooks/interop.test.ts',
+  'test/webhooks/prune.test.ts',
 ];
 
 function tier(name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {

@@ -144,7 +144,9 @@ describe('answers and settings that point the right way', () => {
     const replay = await svcInProcess(['webhooks', 'replay', 'rep_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], { env });
     expect(replay.code, replay.stderr).toBe(ExitCode.invalidInput);
     expect(replay.stderr).toContain('must be an event id starting with evt_');
-    const missing = await svcInProcess(['webhooks', 'replay', 'evt_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], { env });
+    const missing = await svcInProcess(['webhooks', 'replay', 'evt_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], {
+      env,
+    });
     expect(missing.code).toBe(ExitCode.notFound);
     const sandbox = await svcInProcess(['sandbox', 'deliveries', 'replay', 'rep_x', '--data-dir', join(env.HOME!, 'sandbox')], { env });
     expect(sandbox.code, sandbox.stderr).toBe(ExitCode.invalidInput);
@@ -248,7 +250,8 @@ describe('hints that say what svc did and what to do next, for the method and st
     });
   });
   afterAll(() => hinted.close());
-  const run = (args: string[], retries: string) => svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: hinted.url, SVC_API_KEY: KEY, SVC_RETRIES: retries }) });
+  const run = (args: string[], retries: string) =>
+    svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: hinted.url, SVC_API_KEY: KEY, SVC_RETRIES: retries }) });
 
   it("a 404 whose body is not the API's says the base URL looks wrong and shows what was asked", async () => {
     const result = await run(['reports', 'get', 'rep_gateway'], '0');

@@ -115,6 +115,7 @@ export async function runInProcess(
   process.env = ownEnv;
   process.exitCode = undefined;
   let code: number;
+  let overlapped: boolean;
   try {
     const command = new Command(argv, await config);
     command.io = new Io(stdin, stdout.stream, stderr.stream, env);
@@ -136,11 +137,12 @@ export async function runInProcess(
     if (exit === undefined) stderr.stream.write(`${(error as Error).message}\n`);
     code = exit ?? 1;
   } finally {
-    // Runs nest (a command run while another serves) but never overlap otherwise: each holds the process's environment.
-    if (process.env !== ownEnv) throw new Error(`svc ${Command.id} ran beside another command that began before it and ended after: run them one after the other`);
+    overlapped = process.env !== ownEnv;
     process.env = savedEnv;
     process.exitCode = savedExitCode;
   }
+  // Runs nest (a command run while another serves) but never overlap otherwise: each holds the process's environment.
+  if (overlapped) throw new Error(`svc ${Command.id} ran beside another command that began before it and ended after: run them one after the other`);
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
@@ -148,10 +150,7 @@ export async function runInProcess(
  * Runs `svc ...args` in this process, as runSvc runs the binary: the command found by its words, as
  * oclif finds it, and run by runInProcess with `input` on stdin.
  */
-export async function svcInProcess(
-  args: string[],
-  options: Omit<Parameters<typeof runInProcess>[2], 'stdin'> & { input?: string },
-): Promise<InProcessResult> {
+export async function svcInProcess(args: string[], options: Omit<Parameters<typeof runInProcess>[2], 'stdin'> & { input?: string }): Promise<InProcessResult> {
   const words = args.findIndex((arg) => arg.startsWith('-'));
   const candidates = args.slice(0, words === -1 ? args.length : words);
   for (let length = candidates.length; length > 0; length--) {
