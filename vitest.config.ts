@@ -11,6 +11,7 @@ const UNIT = [
   'test/client/upload-shape.test.ts',
   'test/commands/live-lines.test.ts',
   'test/config/paths.test.ts',
+  'test/conformance/accuracy-switches.test.ts',
   'test/conformance/catalogue.test.ts',
   'test/conformance/junit-time.test.ts',
   'test/contracts/openapi.test.ts',

@@ -67,9 +67,11 @@ it(
     let next = 0;
     let roundRobin = 0;
     let killed: Replica | undefined;
-    let faults: Promise<void> | undefined;
-    /** Set while PostgreSQL is being stopped: no new event is sent until it is down, so that some arrive while it is, whatever the scale. */
+    /** The faults, one after the other: the replica killed (and a new one started) before PostgreSQL is restarted. */
+    let faults = Promise.resolve();
+    /** From the moment 60 % are acknowledged until PostgreSQL is down, no new event is sent: some then arrive while it is, whatever the scale. */
     let stopping: Promise<void> | undefined;
+    let down: () => void = () => undefined;
 
     /** Delivers one event as the service does: again and again, on the next replica, until a 2xx. */
     const deliver = async (event: { id: string; body: string }, first: number) => {
@@ -94,16 +96,14 @@ it(
       }
     };
 
-    const faultsAt = async () => {
-      if (acknowledged.size === Math.floor(EVENTS * 0.3) && killed === undefined) {
+    const faultsAt = async (count: number) => {
+      if (count === Math.floor(EVENTS * 0.3)) {
         [killed] = replicas.splice(1, 1);
         await killed!.listen.stop('SIGKILL');
         await killed!.pool.destroy();
         replicas.push(await start());
       }
-      if (acknowledged.size === Math.floor(EVENTS * 0.6)) {
-        let down!: () => void;
-        stopping = new Promise((resolve) => (down = resolve));
+      if (count === Math.floor(EVENTS * 0.6)) {
         await pg.restart(async () => {
           down();
           await refusedWhileDown();
@@ -131,8 +131,9 @@ it(
         // A fifth go to two replicas at once, as when the service retries a delivery still under way.
         await Promise.all(index % TWICE_EVERY === 0 ? [deliver(event, first), deliver(event, first + 1)] : [deliver(event, first)]);
         acknowledged.add(event.id);
-        const fault = faultsAt();
-        faults = faults ? faults.then(() => fault) : fault;
+        const count = acknowledged.size;
+        if (count === Math.floor(EVENTS * 0.6)) stopping = new Promise((resolve) => (down = resolve));
+        faults = faults.then(() => faultsAt(count));
       }
     };
     await Promise.all(Array.from({ length: CONNECTIONS }, worker));
