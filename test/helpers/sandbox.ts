@@ -27,8 +27,11 @@ export interface RunningSandbox {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** What a test uses of a sandbox, wherever it runs. */
+export type TestSandbox = Omit<RunningSandbox, 'process' | 'stop'>;
+
 /** A sandbox in the test's own process: what the in-process tier starts instead of `svc sandbox start`. */
-export interface InProcessSandbox extends Omit<RunningSandbox, 'process' | 'stop'> {
+export interface InProcessSandbox extends TestSandbox {
   stop(): Promise<void>;
 }
 
