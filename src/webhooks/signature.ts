@@ -188,18 +188,3 @@ export function verifySignature(header: string | undefined, body: Uint8Array | s
     timestamp: parsed.timestamp,
   };
 }
-
-/**
- * Checks every signature header of a delivery as `verifySignature` does, `Service-Signature` first:
- * the delivery is authentic when any v1 of either header verifies (receivers accept either name,
- * openapi.yaml); else the first header's failure says why.
- */
-export function verifySignatureHeaders(headers: IncomingHttpHeaders, body: Uint8Array | string, options: SignatureOptions): SignatureCheck {
-  let first: SignatureCheck | undefined;
-  for (const header of signatureHeadersOf(headers)) {
-    const check = verifySignature(header.value, body, options);
-    if (check.ok) return check;
-    first ??= check;
-  }
-  return first ?? verifySignature(undefined, body, options);
-}

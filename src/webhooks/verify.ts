@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { claimedEvent, type EventSummary, readEnvelope, schemaNotes } from './envelope.js';
-import { type SignatureFailure, type SignatureOptions, verifySignatureHeaders } from './signature.js';
+import { type SignatureFailure, type SignatureOptions, signatureHeaderOf, verifySignature } from './signature.js';
 
 /** Why a delivery was refused: one code per failing step. */
 export type RejectionReason = SignatureFailure | 'body_not_json' | 'envelope_invalid';
@@ -22,12 +22,12 @@ function serviceEventOf(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
- * Verifies a delivery as a receiver must: the signature over the raw body first, under either
- * header name (nothing of an unauthenticated body is trusted), then the envelope part 6 states. Where the body differs from
+ * Verifies a delivery as a receiver must: the signature over the raw body first (nothing of an
+ * unauthenticated body is trusted), then the envelope part 6 states. Where the body differs from
  * openapi.yaml's event schemas it is accepted with notes, or refused with `strictSchema`.
  */
 export function verifyDelivery(headers: IncomingHttpHeaders, body: Uint8Array, options: VerifyOptions): DeliveryVerdict {
-  const signature = verifySignatureHeaders(headers, body, options);
+  const signature = verifySignature(signatureHeaderOf(headers)?.value, body, options);
   if (!signature.ok) return { ok: false, reason: signature.reason, detail: signature.detail, claimed: claimedEvent(body), schemaNotes: [] };
   const reading = readEnvelope(body);
   if (!reading.ok) return { ...reading, schemaNotes: [] };

@@ -1,4 +1,4 @@
-import { parseSignatureHeader } from '../../webhooks/signature.js';
+import { parseSignatureHeader, signatureHeadersOf } from '../../webhooks/signature.js';
 import type { CheckId } from '../catalogue.js';
 import type { KitContext } from '../context.js';
 import { field } from '../requests.js';
@@ -358,19 +358,24 @@ export const eventProbes: ProbeSet = {
     'events.signature-form': async (context) => {
       const findings = new Findings();
       for (const delivery of everyDelivery(context)) {
-        const value = header(delivery, 'service-signature') ?? header(delivery, 'x-service-signature');
-        const parsed = value === undefined ? undefined : parseSignatureHeader(value);
-        const ok =
-          parsed !== undefined &&
-          !('reason' in parsed) &&
-          /^t=\d+,/.test(value!.replace(/\s/g, '')) &&
-          parsed.signatures.every((signature) => signature !== '');
-        if (!ok)
+        const headers = signatureHeadersOf(delivery.headers);
+        if (headers.length === 0)
           findings.add({
             expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>',
-            got: value === undefined ? 'no signature header' : value,
+            got: 'no signature header',
             request: deliveryLine(delivery),
           });
+        // Each name it carries: a receiver may read either.
+        for (const { name, value } of headers) {
+          const parsed = parseSignatureHeader(value);
+          const ok = !('reason' in parsed) && /^t=\d+,/.test(value.replace(/\s/g, '')) && parsed.signatures.every((signature) => signature !== '');
+          if (!ok)
+            findings.add({
+              expected: `${name === 'service-signature' ? 'Service-Signature' : 'X-Service-Signature'}: t=<unix_timestamp>,v1=<signature>`,
+              got: value,
+              request: deliveryLine(delivery),
+            });
+        }
       }
       findings.done();
     },
