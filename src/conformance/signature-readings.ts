@@ -12,10 +12,9 @@ import {
 } from '../webhooks/signature.js';
 import { type OtherMac, OtherMacs } from './other-macs.js';
 
-/** The header names as part 6 writes them, for messages. */
-export type SignatureHeaderName = 'Service-Signature' | 'X-Service-Signature';
-
-const HEADER_NAMES = { 'service-signature': 'Service-Signature', 'x-service-signature': 'X-Service-Signature' } as const;
+/** Each signature header's name as part 6 writes it, by Node's lower-case name. */
+export const SIGNATURE_HEADER_NAMES = { 'service-signature': 'Service-Signature', 'x-service-signature': 'X-Service-Signature' } as const;
+export type SignatureHeaderName = (typeof SIGNATURE_HEADER_NAMES)[keyof typeof SIGNATURE_HEADER_NAMES];
 
 /** Where a v1 value is: its header, and its place among that header's v1 values (from 1). */
 export interface V1Place {
@@ -51,7 +50,7 @@ export function readSignatures(headers: IncomingHttpHeaders, raw: Buffer, secret
   const readings: SignatureReading[] = [];
   for (const { name, value } of signatureHeadersOf(headers)) {
     if (value.trim() === '') continue;
-    const header = HEADER_NAMES[name];
+    const header = SIGNATURE_HEADER_NAMES[name];
     const parsed = parseSignatureHeader(value);
     if ('reason' in parsed) {
       readings.push({ header, kind: 'unreadable', reason: parsed.reason });

@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckFailure, SetupError } from '../../src/conformance/outcome.js';
+import { signatureFormFindings } from '../../src/conformance/probes/events.js';
 import { judgeSignatures } from '../../src/conformance/probes/signatures.js';
 import { WebhookReceiver } from '../../src/conformance/receiver.js';
 
@@ -28,8 +29,8 @@ afterEach(async () => {
   for (const receiver of receivers.splice(0)) await receiver.close();
 });
 
-async function receiver(): Promise<{ receiver: WebhookReceiver; port: number }> {
-  const started = new WebhookReceiver({ secret: SECRET });
+async function receiver(encodings?: Array<'hex' | 'base64'>): Promise<{ receiver: WebhookReceiver; port: number }> {
+  const started = new WebhookReceiver({ secret: SECRET, encodings });
   receivers.push(started);
   return { receiver: started, port: await started.start(0, '127.0.0.1') };
 }
@@ -93,14 +94,14 @@ describe('events.signature-valid judges every signature header', () => {
     const verdict = await judgedOne({ 'service-signature': `t=${T},v1=${right()}`, 'x-service-signature': `t=${T},v1=${otherSecret()}` });
     expect(verdict).toBeInstanceOf(CheckFailure);
     const message = (verdict as CheckFailure).message;
-    expect(message).toContain('whose X-Service-Signature: its one v1 is no HMAC-SHA256 of the webhook secret');
-    expect(message).toContain('a receiver that reads it refuses them');
+    expect(message).toContain('got 1 delivery whose X-Service-Signature carries no v1 of the secret (v1 #1 is no HMAC-SHA256 of the webhook secret');
+    expect(message).toContain('a receiver that reads that header refuses such a delivery');
     expectNoSecretNorValue(message, [right(), otherSecret()]);
   });
 
   it('keeps, and fails, a delivery whose Service-Signature is made with another secret and X-Service-Signature right', async () => {
     const verdict = await judgedOne({ 'service-signature': `t=${T},v1=${otherSecret()}`, 'x-service-signature': `t=${T},v1=${right()}` });
-    expect((verdict as CheckFailure).message).toContain('whose Service-Signature: its one v1 is no HMAC-SHA256 of the webhook secret');
+    expect((verdict as CheckFailure).message).toContain('whose Service-Signature carries no v1 of the secret (v1 #1 is no HMAC-SHA256');
   });
 
   it('passes both headers right, each judged with its own t=, and says both carry the signature', async () => {
@@ -144,6 +145,40 @@ describe('events.signature-valid judges every v1 of a header', () => {
 
   it('passes one right v1 in one header, as before', async () => {
     expect(await judgedOne({ 'service-signature': `t=${T},v1=${right()}` })).toBe('1 delivery signed with HMAC-SHA256 over <t>.<raw body>, in hex');
+  });
+});
+
+describe('events.signature-form judges every signature header', () => {
+  it('finds X-Service-Signature not of the form t=…,v1=… beside a Service-Signature that is, and nothing in two that are', async () => {
+    const { receiver: target, port } = await receiver();
+    expect(await deliver(port, { 'service-signature': `t=${T},v1=${right()}`, 'x-service-signature': `sha256=${right()}` })).toBe(200);
+    expect(await deliver(port, { 'service-signature': `t=${T},v1=${right()}`, 'x-service-signature': `t=${T},v1=${right()}` })).toBe(200);
+    const [malformed, wellFormed] = target.deliveries;
+    expect(signatureFormFindings(malformed!)).toEqual([
+      { expected: 'X-Service-Signature: t=<unix_timestamp>,v1=<signature>', got: `sha256=${right()}`, request: expect.stringContaining('delivery #1') },
+    ]);
+    expect(signatureFormFindings(wellFormed!)).toEqual([]);
+    // A header that cannot be read is the form check's: the valid one decides nothing more of it.
+    expect(judgeSignatures([malformed!])).toBe('1 delivery signed with HMAC-SHA256 over <t>.<raw body>, in hex');
+  });
+});
+
+describe('with --signature-encoding', () => {
+  it('is inconclusive, not failed, on a v1 of the secret in the encoding the pin leaves out, beside one in the pinned encoding', async () => {
+    const { receiver: target, port } = await receiver(['hex']);
+    expect(await deliver(port, { 'service-signature': `t=${T},v1=${right()}`, 'x-service-signature': `t=${T},v1=${right(T, 'base64')}` })).toBe(200);
+    const verdict = (() => {
+      try {
+        return judgeSignatures(target.deliveries, ['hex']);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(verdict).toBeInstanceOf(SetupError);
+    expect((verdict as SetupError).message).toContain(
+      'X-Service-Signature v1 #1 is HMAC-SHA256 with the webhook secret in base64, which --signature-encoding hex leaves out',
+    );
+    expect((verdict as SetupError).message).toContain('or without --signature-encoding');
   });
 });
 

@@ -57,6 +57,7 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
   const unjudged = new Map<string, number>();
   const schemes = new Map<string, number>();
   let bodyOnly = false;
+  let unpinned = false;
   for (const delivery of deliveries) {
     const values = delivery.signatures.filter((reading): reading is V1Reading => reading.kind !== 'unreadable');
     const signedWith: string[] = [];
@@ -64,15 +65,18 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
     for (const header of new Set(values.map((value) => value.header))) {
       const own = values.filter((value) => value.header === header);
       if (own.every((value) => value.kind === 'unattributable')) {
-        tally(headersWithout, `${header}: ${own.length === 1 ? 'its one v1 is' : `none of its ${own.length} v1 values is`} ${V1_FORMS}`);
+        const which = own.length === 1 ? 'v1 #1 is' : `v1 #1 to #${own.length} are each`;
+        tally(headersWithout, `${header} carries no v1 of the secret (${which} ${V1_FORMS}) beside another signature header that verifies`);
         continue;
       }
       for (const value of own) {
         const place = `${value.header} v1 #${value.position}`;
         if (value.kind === 'other_mac') tally(otherHashes, `${place} is ${describeOtherMac(value.mac)}`);
         else if (value.kind === 'unattributable') tally(unjudged, `${place} is ${V1_FORMS}, beside a v1 of the same header that verifies`);
-        else if (!encodings.includes(value.encoding))
+        else if (!encodings.includes(value.encoding)) {
           tally(unjudged, `${place} is HMAC-SHA256 with the webhook secret in ${value.encoding}, which --signature-encoding ${encodings.join(' or ')} leaves out`);
+          unpinned = true;
+        }
         else {
           const scheme = describeScheme([value.signedPayload], [value.encoding]);
           if (!signedWith.includes(scheme)) signedWith.push(scheme);
@@ -90,8 +94,8 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
       request: "the kit's webhook receiver",
     })),
     ...[...headersWithout].map(([what, count]) => ({
-      expected: 'a v1 that verifies with the webhook secret in every signature header (a receiver may read either name)',
-      got: `${counted(count)}, the implementation's by their other signature header, whose ${what}: a receiver that reads it refuses them`,
+      expected: 'a v1 that verifies with the webhook secret in each signature header (a receiver may read either name)',
+      got: `${counted(count)} whose ${what}: a receiver that reads that header refuses such a delivery`,
       request: "the kit's webhook receiver",
     })),
   ];
@@ -99,7 +103,7 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
   if (unjudged.size > 0)
     throw new SetupError(
       `the kit cannot judge every v1: ${listed([...unjudged].map(([what, count]) => `${counted(count)} whose ${what}`))} (made with a secret the kit was not given, as while the webhook secret is rotated, or wrong: the kit cannot tell)`,
-      'run the kit when the implementation signs with the secret of --webhook-secret alone, in the encoding --signature-encoding gives',
+      `run the kit when the implementation signs with the secret of --webhook-secret alone${unpinned ? ', or without --signature-encoding' : ''}`,
     );
   const matched = [...schemes].map(([scheme, count]) => `${counted(count)} signed with ${scheme}`).join('; ');
   return bodyOnly ? `${matched}; a signature of the body alone does not bind the timestamp, so replay protection rests on dropping duplicate event ids` : matched;
