@@ -14,10 +14,10 @@ import { type OtherMac, OtherMacs } from './other-macs.js';
 
 /** Each signature header's name as part 6 writes it, by Node's lower-case name. */
 export const SIGNATURE_HEADER_NAMES = { 'service-signature': 'Service-Signature', 'x-service-signature': 'X-Service-Signature' } as const;
-export type SignatureHeaderName = (typeof SIGNATURE_HEADER_NAMES)[keyof typeof SIGNATURE_HEADER_NAMES];
+type SignatureHeaderName = (typeof SIGNATURE_HEADER_NAMES)[keyof typeof SIGNATURE_HEADER_NAMES];
 
 /** Where a v1 value is: its header, and its place among that header's v1 values (from 1). */
-export interface V1Place {
+interface V1Place {
   header: SignatureHeaderName;
   position: number;
 }
@@ -34,7 +34,7 @@ export type V1Reading =
   | (V1Place & { kind: 'unattributable' });
 
 /** A signature header that carries something but cannot be read as `t=…,v1=…` (`events.signature-form` judges it). */
-export interface UnreadableHeader {
+interface UnreadableHeader {
   header: SignatureHeaderName;
   kind: 'unreadable';
   reason: 'malformed_header' | 'no_v1';

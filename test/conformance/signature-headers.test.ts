@@ -90,7 +90,7 @@ describe('events.signature-valid judges every signature header', () => {
     expect((verdict as CheckFailure).message).toContain('whose Service-Signature v1 #1 is HMAC-SHA-1');
   });
 
-  it('fails a header none of whose v1 values is the secret\'s, beside one that verifies: a receiver reading it refuses the delivery', async () => {
+  it("fails a header none of whose v1 values is the secret's, beside one that verifies: a receiver reading it refuses the delivery", async () => {
     const verdict = await judgedOne({ 'service-signature': `t=${T},v1=${right()}`, 'x-service-signature': `t=${T},v1=${otherSecret()}` });
     expect(verdict).toBeInstanceOf(CheckFailure);
     const message = (verdict as CheckFailure).message;

@@ -27,7 +27,13 @@ export function deliveryLine(delivery: Delivery): string {
 export function signatureFormFindings(delivery: Delivery): Finding[] {
   const headers = signatureHeadersOf(delivery.headers);
   if (headers.length === 0)
-    return [{ expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>', got: 'no signature header', request: deliveryLine(delivery) }];
+    return [
+      {
+        expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>',
+        got: 'no signature header',
+        request: deliveryLine(delivery),
+      },
+    ];
   return headers.flatMap(({ name, value }) => {
     const parsed = parseSignatureHeader(value);
     const ok = !('reason' in parsed) && /^t=\d+,/.test(value.replace(/\s/g, '')) && parsed.signatures.every((signature) => signature !== '');

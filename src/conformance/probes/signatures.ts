@@ -74,10 +74,12 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
         if (value.kind === 'other_mac') tally(otherHashes, `${place} is ${describeOtherMac(value.mac)}`);
         else if (value.kind === 'unattributable') tally(unjudged, `${place} is ${V1_FORMS}, beside a v1 of the same header that verifies`);
         else if (!encodings.includes(value.encoding)) {
-          tally(unjudged, `${place} is HMAC-SHA256 with the webhook secret in ${value.encoding}, which --signature-encoding ${encodings.join(' or ')} leaves out`);
+          tally(
+            unjudged,
+            `${place} is HMAC-SHA256 with the webhook secret in ${value.encoding}, which --signature-encoding ${encodings.join(' or ')} leaves out`,
+          );
           unpinned = true;
-        }
-        else {
+        } else {
           const scheme = describeScheme([value.signedPayload], [value.encoding]);
           if (!signedWith.includes(scheme)) signedWith.push(scheme);
           if (!signedIn.includes(header)) signedIn.push(header);
@@ -106,7 +108,9 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
       `run the kit when the implementation signs with the secret of --webhook-secret alone${unpinned ? ', or without --signature-encoding' : ''}`,
     );
   const matched = [...schemes].map(([scheme, count]) => `${counted(count)} signed with ${scheme}`).join('; ');
-  return bodyOnly ? `${matched}; a signature of the body alone does not bind the timestamp, so replay protection rests on dropping duplicate event ids` : matched;
+  return bodyOnly
+    ? `${matched}; a signature of the body alone does not bind the timestamp, so replay protection rests on dropping duplicate event ids`
+    : matched;
 }
 
 export const signatureProbes: ProbeSet = {
