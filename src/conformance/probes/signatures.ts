@@ -58,6 +58,7 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
   const schemes = new Map<string, number>();
   let bodyOnly = false;
   let unpinned = false;
+  let unknownSecret = false;
   for (const delivery of deliveries) {
     const values = delivery.signatures.filter((reading): reading is V1Reading => reading.kind !== 'unreadable');
     const signedWith: string[] = [];
@@ -66,14 +67,19 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
       const own = values.filter((value) => value.header === header);
       if (own.every((value) => value.kind === 'unattributable')) {
         const which = own.length === 1 ? 'v1 #1 is' : `v1 #1 to #${own.length} are each`;
-        tally(headersWithout, `${header} carries no v1 of the secret (${which} ${V1_FORMS}) beside another signature header that verifies`);
+        tally(
+          headersWithout,
+          `${header} carries no v1 of the secret (${which} ${V1_FORMS}) while the delivery's other signature header is made with the secret`,
+        );
         continue;
       }
       for (const value of own) {
         const place = `${value.header} v1 #${value.position}`;
         if (value.kind === 'other_mac') tally(otherHashes, `${place} is ${describeOtherMac(value.mac)}`);
-        else if (value.kind === 'unattributable') tally(unjudged, `${place} is ${V1_FORMS}, beside a v1 of the same header that verifies`);
-        else if (!encodings.includes(value.encoding)) {
+        else if (value.kind === 'unattributable') {
+          tally(unjudged, `${place} is ${V1_FORMS}, beside a v1 of the same header that verifies`);
+          unknownSecret = true;
+        } else if (!encodings.includes(value.encoding)) {
           tally(
             unjudged,
             `${place} is HMAC-SHA256 with the webhook secret in ${value.encoding}, which --signature-encoding ${encodings.join(' or ')} leaves out`,
@@ -104,7 +110,7 @@ export function judgeSignatures(deliveries: readonly Delivery[], encodings: read
   if (findings.length > 0) throw new CheckFailure(findings);
   if (unjudged.size > 0)
     throw new SetupError(
-      `the kit cannot judge every v1: ${listed([...unjudged].map(([what, count]) => `${counted(count)} whose ${what}`))} (made with a secret the kit was not given, as while the webhook secret is rotated, or wrong: the kit cannot tell)`,
+      `the kit cannot judge every v1: ${listed([...unjudged].map(([what, count]) => `${counted(count)} whose ${what}`))}${unknownSecret ? ' (made with a secret the kit was not given, as while the webhook secret is rotated, or wrong: the kit cannot tell)' : ''}`,
       `run the kit when the implementation signs with the secret of --webhook-secret alone${unpinned ? ', or without --signature-encoding' : ''}`,
     );
   const matched = [...schemes].map(([scheme, count]) => `${counted(count)} signed with ${scheme}`).join('; ');
