@@ -29,13 +29,13 @@ import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
-import { GATEWAY, GATEWAY_MUTANTS } from './gateway.js';
+import { GATEWAY, GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1 } from './gateway.js';
 import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
 import { BROKEN as STATED_RULES } from './variants.js';
 import { networkOf } from '../../src/api/network.js';
 
 /** The implementations that break a stated rule each. */
-export const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS];
+export const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1];
 
 const SECRET = 'whsec_accuracytest0123456789abcdefghijklmn';
 /** The broken variants state openapi.yaml's own upload encoding, so that documents.upload is judged at level spec. */
