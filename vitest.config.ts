@@ -47,6 +47,7 @@ const IN_PROCESS = [
   'test/conformance/other-macs.test.ts',
   'test/conformance/pacing.test.ts',
   'test/conformance/receiver.test.ts',
+  'test/conformance/signature-headers.test.ts',
   'test/contracts/consumer.test.ts',
   'test/free-port.test.ts',
   'test/sandbox/hostile-uploads.test.ts',
