@@ -77,5 +77,8 @@ if (asksVersion) {
   const dependencies = Object.fromEntries(plugins.map((name) => [name, pjson.dependencies[name]]));
   // oclif lays a flag's description out two columns past the width it is given: help is given two less.
   const helpOptions = process.stdout.isTTY && process.stdout.columns ? { maxWidth: Math.max(40, process.stdout.columns - 2) } : undefined;
-  await execute({ root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''), pjson: { ...pjson, dependencies, oclif: { ...pjson.oclif, plugins, helpOptions } } });
+  await execute({
+    root: fileURLToPath(new URL('.', root)).replace(/\/$/, ''),
+    pjson: { ...pjson, dependencies, oclif: { ...pjson.oclif, plugins, helpOptions } },
+  });
 }
