@@ -1,9 +1,11 @@
-import { stripVTControlCharacters } from 'node:util';
 import { redactValue } from '../core/redaction.js';
 import { SvcError } from '../core/errors.js';
 import type { Output } from '../ui/io.js';
 import { hangingLine } from '../ui/table.js';
 import { terminalText } from '../ui/terminal-text.js';
+
+// Taken as CommonJS, as in base-command.ts: an ES module import of node:util reads every export.
+const { stripVTControlCharacters } = process.getBuiltinModule('node:util');
 
 /** oclif's errors carry the exit code they ask for (2 for a usage error, 127 for an unknown command). */
 type OclifError = Error & { oclif?: { exit?: number } };

@@ -6,16 +6,20 @@
 // Every command runs once per round, rounds interleaved, so that a busy moment of the machine falls on
 // all of them alike; the figure is the median of the rounds. svc reports get runs against the embedded
 // sandbox on 127.0.0.1, started here in its own process.
-// Usage: npm run bench:startup [-- --runs 21]
-import { spawn, spawnSync } from 'node:child_process';
+// With --cpu each figure is the CPU time (user + system) the call took, as bash's `times` reports it,
+// instead of its wall time: on a machine that other work shares, it moves far less with that work.
+// Where the time goes within a call: test/bench/startup-phases.js.
+// Usage: npm run bench:startup [-- --runs 21] [--cpu]
+import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchHome } from './home.js';
+import { oclifLoaded, oclifLoadedAndHttpsGet } from './floors.js';
+import { sandboxWithReport } from './sandbox-report.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '21' }, cpu: { type: 'boolean', default: false } } });
 const runs = Math.max(11, Number(values.runs));
 const bin = fileURLToPath(new URL('../../bin/run.js', import.meta.url));
 const launcher = fileURLToPath(new URL('../../svc', import.meta.url));
@@ -28,54 +32,34 @@ function median(samples) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-function once(command, args, extraEnv = {}) {
-  const started = process.hrtime.bigint();
-  const child = spawnSync(command, args, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (child.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${child.status}: ${child.stderr}`);
-  return ms;
+const quoted = (arg) => `'${arg.replaceAll("'", `'\\''`)}'`;
+
+/** The CPU time of bash's children, from the second line of `times` (`0m0.034s 0m0.015s`). */
+function childrenCpuMs(times) {
+  const [user, system] = times
+    .trim()
+    .split('\n')[1]
+    .split(' ')
+    .map((field) => {
+      const [, minutes, seconds] = /^(\d+)m([\d.]+)s$/.exec(field);
+      return (Number(minutes) * 60 + Number(seconds)) * 1000;
+    });
+  return user + system;
 }
 
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--plan', 'enterprise', '--data-dir', dataDir], {
-  env,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+function once(command, args, extraEnv = {}) {
+  const options = { env: { ...env, ...extraEnv }, stdio: ['ignore', values.cpu ? 'pipe' : 'ignore', 'pipe'], encoding: 'utf8' };
+  const started = process.hrtime.bigint();
+  const child = values.cpu
+    ? spawnSync('bash', ['-c', `${[command, ...args].map(quoted).join(' ')} >/dev/null || exit; times`], options)
+    : spawnSync(command, args, options);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (child.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${child.status}: ${child.stderr}`);
+  return values.cpu ? childrenCpuMs(child.stdout) : ms;
+}
+
+const { ready, report, key, stop } = await sandboxWithReport(bin, env, dataDir);
 try {
-  const ready = await new Promise((resolve, reject) => {
-    createInterface({ input: sandbox.stdout }).once('line', (line) => resolve(JSON.parse(line)));
-    sandbox.once('exit', (code) => reject(new Error(`the sandbox exited ${code}`)));
-  });
-  const svcJson = (args) => JSON.parse(spawnSync(process.execPath, [bin, ...args, '--json'], { env, encoding: 'utf8' }).stdout);
-  const applicant = svcJson([
-    'applicants',
-    'create',
-    '--profile',
-    'sandbox',
-    '--given-names',
-    'Anna',
-    '--surname',
-    'Eriksson',
-    '--date-of-birth',
-    '1984-08-12',
-    '--nationality',
-    'SE',
-  ]);
-  const report = svcJson([
-    'reports',
-    'create',
-    '--profile',
-    'sandbox',
-    '--applicant',
-    applicant.id,
-    '--destination',
-    'DE',
-    '--visa-type',
-    'tourist',
-    '--purpose',
-    'holiday',
-    '--wait',
-  ]);
-  const key = svcJson(['sandbox', 'keys', '--reveal', '--data-dir', dataDir]).find((item) => item.role === 'test').secret;
   const url = `${ready.url}/v1/reports/${report.id}`;
   // The key reaches the bare clients through their environment or a 0600 file, never their argv.
   const header = join(home, 'authorization');
@@ -86,10 +70,6 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
   const viaFetch = `const tls = require('node:tls'); tls.setDefaultCACertificates([...tls.getCACertificates('default'), require('node:fs').readFileSync(process.env.BENCH_CA, 'utf8')]);
 fetch(process.env.BENCH_URL, { headers: { authorization: 'Bearer ' + process.env.BENCH_KEY } }).then(async (r) => { await r.text(); process.exit(r.ok ? 0 : 1); });`;
   const hasCurl = spawnSync('curl', ['--version'], { stdio: 'ignore' }).status === 0;
-  const oclif = new URL('../../dist/cli/run.js', import.meta.url).href;
-  const loadOclif = `import { enableCompileCache } from 'node:module'; enableCompileCache(); await import(${JSON.stringify(oclif)});`;
-  const viaOclifAndHttps = `${loadOclif} const { get } = await import('node:https'); const { readFileSync } = await import('node:fs');
-get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { authorization: 'Bearer ' + process.env.BENCH_KEY } }, (r) => { r.resume(); r.on('end', () => process.exit(r.statusCode === 200 ? 0 : 1)); });`;
 
   const commands = [
     { name: 'node -e 0', run: () => once(process.execPath, ['-e', '0']) },
@@ -110,8 +90,8 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
       : []),
     { name: 'node:https, the same GET', run: () => once(process.execPath, ['-e', viaHttps], request) },
     { name: 'fetch, the same GET', run: () => once(process.execPath, ['-e', viaFetch], request) },
-    { name: 'oclif loaded', run: () => once(process.execPath, ['--input-type=module', '-e', loadOclif]) },
-    { name: 'oclif loaded + node:https', run: () => once(process.execPath, ['--input-type=module', '-e', viaOclifAndHttps], request) },
+    { name: 'oclif loaded', run: () => once(process.execPath, ['--input-type=module', '-e', oclifLoaded]) },
+    { name: 'oclif loaded + node:https', run: () => once(process.execPath, ['--input-type=module', '-e', oclifLoadedAndHttpsGet], request) },
   ];
   for (const command of commands) command.run(); // warm the file cache and Node's compile cache
   const samples = commands.map(() => []);
@@ -120,7 +100,7 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
   const baseline = median(samples[0]);
   const width = Math.max(...commands.map((command) => command.name.length));
   console.log(
-    `Node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, median of ${runs} interleaved rounds; svc reports get against the sandbox on 127.0.0.1`,
+    `Node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} cores, median ${values.cpu ? 'CPU time (user + system)' : 'wall time'} of ${runs} interleaved rounds; svc reports get against the sandbox on 127.0.0.1`,
   );
   const ratioOf = (name) => median(samples[commands.findIndex((command) => command.name === name)]) / baseline;
   commands.forEach((command, index) => {
@@ -138,7 +118,6 @@ get(process.env.BENCH_URL, { ca: readFileSync(process.env.BENCH_CA), headers: { 
     console.log(`${command.name.padEnd(width)}  ${ms.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}× node -e 0${verdict}${over}`);
   });
 } finally {
-  sandbox.kill('SIGTERM');
-  await new Promise((resolve) => sandbox.once('exit', resolve));
+  await stop();
   rmSync(home, { recursive: true, force: true });
 }

@@ -4,7 +4,6 @@ import { assertStated, STATED } from '../../spec/stated.js';
 import type { Identified, ReportAnswer } from '../../api/types.js';
 import { pageOutputFlag } from '../../flags/page.js';
 import { getReport } from '../../services/reports.js';
-import { renderReport } from '../../ui/reports.js';
 
 /** What `--json` prints. */
 export type JsonResult = Identified<ReportAnswer>;
@@ -35,7 +34,11 @@ export default class ReportsGet extends ApiCommand<JsonResult> {
     if (flags.web) {
       const [{ showPage, shownPageLine }, { reportPage }] = await Promise.all([import('../../ui/open-page.js'), import('../../ui/report-page.js')]);
       this.note(shownPageLine(await showPage(reportPage(report, new Date(this.clock.now())), `${args.id}.html`, { output: flags.output, env: this.io.env })));
-    } else this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
+    } else if (!this.jsonEnabled()) {
+      // The drawing of the risk (and the schema its bands come from) is loaded for a person only, not for --json.
+      const { renderReport } = await import('../../ui/reports.js');
+      this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
+    }
     return report;
   }
 }
