@@ -8,11 +8,12 @@ import { claimedEvent, type EventSummary } from './envelope.js';
 import { forwardedHeaders } from './forward.js';
 import { type AttemptResult, postRaw } from './send.js';
 import type { StoreLocation } from '../config/webhook-store.js';
-import { Intake, type IntakeResult } from './intake.js';
+import type { EventIntake, IntakeResult, Takeovers } from './event-intake.js';
+import { Intake } from './intake.js';
 import { PostgresIntake } from './postgres-intake.js';
 import type { ClaimedForward } from './postgres-store.js';
 import type { SignatureEncoding, SignedPayload } from './signature.js';
-import type { RejectedLimits } from './store.js';
+import type { RejectedLimits } from './event-rows.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
 interface Faults {
@@ -126,7 +127,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
-  private intake: Intake | PostgresIntake | undefined;
+  private intake: EventIntake | undefined;
   private takeovers: NodeJS.Timeout | undefined;
   private takingOver: Promise<void> | undefined;
   private stopping = false;
@@ -149,25 +150,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   async start(): Promise<string> {
     const { options } = this;
-    const intakeOptions = {
-      secrets: options.secrets,
-      toleranceSeconds: options.toleranceSeconds,
-      encodings: options.encodings,
-      signedPayloads: options.signedPayloads,
-      forwardTo: options.forwardTo,
-      eventTypes: options.eventTypes,
-      strictSchema: options.strictSchema,
-      rejectedLimits: options.rejectedLimits,
-    };
-    if (options.store.kind === 'sqlite') this.intake = await Intake.open({ ...intakeOptions, file: options.store.file });
-    else {
-      this.intake = await PostgresIntake.open({
-        ...intakeOptions,
-        location: options.store,
-        leaseMs: options.forwardLeaseMs,
-        onAvailability: (available, detail) => this.emit('report', { kind: 'store', at: new Date().toISOString(), available, detail }),
-      });
-    }
+    const intake = await this.openIntake();
+    this.intake = intake;
     try {
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -177,12 +161,12 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
         });
       });
     } catch (error) {
-      await this.intake.close();
+      await intake.close();
       throw error;
     }
-    if (this.intake instanceof PostgresIntake) {
-      const intake = this.intake;
-      const takeOver = () => void (this.takingOver ??= this.takeOver(intake).finally(() => (this.takingOver = undefined)));
+    const { takeovers } = intake;
+    if (takeovers) {
+      const takeOver = () => void (this.takingOver ??= this.takeOver(intake, takeovers).finally(() => (this.takingOver = undefined)));
       this.takeovers = setInterval(takeOver, options.forwardLeaseMs / 3);
       takeOver();
     }
@@ -206,10 +190,32 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     await closed;
     clearTimeout(deadline);
     clearInterval(this.takeovers);
-    if (this.intake instanceof PostgresIntake) this.intake.stopping();
+    this.intake?.stopping();
     await this.takingOver;
     await Promise.allSettled([...this.forwards]);
     await this.intake?.close();
+  }
+
+  /** The store the options name: a SQLite file, or the PostgreSQL a fleet shares. */
+  private openIntake(): Promise<EventIntake> {
+    const { options } = this;
+    const intakeOptions = {
+      secrets: options.secrets,
+      toleranceSeconds: options.toleranceSeconds,
+      encodings: options.encodings,
+      signedPayloads: options.signedPayloads,
+      forwardTo: options.forwardTo,
+      eventTypes: options.eventTypes,
+      strictSchema: options.strictSchema,
+      rejectedLimits: options.rejectedLimits,
+    };
+    if (options.store.kind === 'sqlite') return Intake.open({ ...intakeOptions, file: options.store.file });
+    return PostgresIntake.open({
+      ...intakeOptions,
+      location: options.store,
+      leaseMs: options.forwardLeaseMs,
+      onAvailability: (available, detail) => this.emit('report', { kind: 'store', at: new Date().toISOString(), available, detail }),
+    });
   }
 
   private refused(status: number | null, detail: string, remote: string | undefined): void {
@@ -340,13 +346,13 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   }
 
   /** Forwards, one claim at a time, the events other replicas left unfinished, until none is left. */
-  private async takeOver(intake: PostgresIntake): Promise<void> {
+  private async takeOver(intake: EventIntake, takeovers: Takeovers): Promise<void> {
     let claims: ClaimedForward[];
     do {
-      claims = await intake.claimAbandoned(TAKEOVER_BATCH);
+      claims = await takeovers.claimAbandoned(TAKEOVER_BATCH);
       await Promise.all(
         claims.map(async (claim) => {
-          const checked = intake.checkTakeover(claim);
+          const checked = takeovers.checkTakeover(claim);
           if (!checked.ok) {
             const detail = `not forwarded on takeover: ${checked.detail}`;
             const event = { id: claim.eventId ?? undefined, type: claim.type ?? undefined, resourceId: claim.resourceId ?? undefined };

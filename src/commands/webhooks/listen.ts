@@ -24,7 +24,7 @@ import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
 import { describeStore } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
-import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
+import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/event-rows.js';
 import { helpText } from '../../cli/help-text.js';
 
 const fraction = Flags.custom<number>({
