@@ -13,7 +13,7 @@ import { Intake } from './intake.js';
 import { PostgresIntake } from './postgres-intake.js';
 import type { ClaimedForward } from './postgres-store.js';
 import type { SignatureEncoding, SignedPayload } from './signature.js';
-import type { RejectedLimits } from './event-rows.js';
+import type { ForwardOutcome, RejectedLimits } from './event-rows.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
 interface Faults {
@@ -102,7 +102,21 @@ export interface TakeoverReport {
   detail: string | null;
 }
 
-export type ListenerReport = DeliveryReport | RefusalReport | StoreReport | TakeoverReport;
+/**
+ * A forward whose outcome the store could not record: the store still shows the forward as unfinished
+ * (`webhooks events --not-forwarded` lists it; with PostgreSQL, another replica takes it over once its
+ * lease expires).
+ */
+interface UnrecordedReport {
+  kind: 'unrecorded';
+  at: string;
+  eventId: string | null;
+  outcome: ForwardOutcome;
+  /** Why the store did not record it. */
+  detail: string;
+}
+
+export type ListenerReport = DeliveryReport | RefusalReport | StoreReport | TakeoverReport | UnrecordedReport;
 
 /** Unfinished forwards claimed at a time from replicas that left them. */
 const TAKEOVER_BATCH = 16;
@@ -358,7 +372,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
             const event = { id: claim.eventId ?? undefined, type: claim.type ?? undefined, resourceId: claim.resourceId ?? undefined };
             this.emit('report', { kind: 'takeover', at: new Date().toISOString(), event, forward: null, detail });
             // Recorded as a forward that failed, so that no replica takes it over again and `webhooks events --not-forwarded` lists it.
-            await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: null, error: detail }, Date.now()).catch(() => undefined);
+            await this.record(intake, claim.seq, claim.eventId, { url: claim.forwardUrl, status: null, error: detail });
             return;
           }
           const result = await postRaw(claim.forwardUrl, forwardedHeaders(claim.headers), claim.body, this.options.network);
@@ -369,7 +383,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
             forward: { url: claim.forwardUrl, ...result },
             detail: null,
           });
-          await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
+          await this.record(intake, claim.seq, claim.eventId, { url: claim.forwardUrl, status: result.status, error: result.error });
         }),
       );
     } while (claims.length > 0 && !this.stopping);
@@ -380,10 +394,19 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     const done = postRaw(url, forwardedHeaders(headers), body, this.options.network)
       .then(async (result) => {
         report.forward = { url, ...result };
-        await this.intake!.recordForward(seq, { url, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
+        await this.record(this.intake!, seq, report.event.id ?? null, { url, status: result.status, error: result.error });
       })
       .finally(() => this.forwards.delete(done));
     this.forwards.add(done);
     return done;
+  }
+
+  /** Records a forward's outcome; one the store cannot record is reported, never dropped unsaid. */
+  private async record(intake: EventIntake, seq: number, eventId: string | null, outcome: ForwardOutcome): Promise<void> {
+    try {
+      await intake.recordForward(seq, outcome, Date.now());
+    } catch (error) {
+      this.emit('report', { kind: 'unrecorded', at: new Date().toISOString(), eventId, outcome, detail: (error as Error).message });
+    }
   }
 }

@@ -265,6 +265,13 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
           ? 'The event store answers again: deliveries are stored and acknowledged again'
           : terminalText(`The event store does not answer (${report.detail}): deliveries are answered 503, so that the service retries them`),
       );
+    } else if (report.kind === 'unrecorded') {
+      const { eventId, outcome, detail } = report;
+      this.warning(
+        terminalText(
+          `could not record in the event store what became of forwarding ${eventId ?? 'an event without an id'} to ${outcome.url} (${outcome.status ?? outcome.error}): ${detail}; the store still shows that forward as unfinished`,
+        ),
+      );
     } else if (json) {
       this.print(
         this.formatJsonLine(report.kind === 'delivery' ? deliveryJson(report) : report.kind === 'takeover' ? takeoverJson(report) : refusalJson(report)),
