@@ -2,9 +2,9 @@ import { ConfigError } from '../core/errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
 import type { GivenFile } from '../api/trust.js';
 import type { KeyEnvironment } from '../core/redaction.js';
-import { assertKey } from './keys.js';
+import { assertKey } from './credentials.js';
 import { pathsOf } from './paths.js';
-import { type ConfigFile, currentProfileName, readConfig, type Profile } from './store.js';
+import { type ConfigFile, currentProfileName, readConfig, type Profile } from './config-file.js';
 
 export interface ConnectionInput {
   profile?: string | undefined;

@@ -8,11 +8,11 @@ import { type ConnectionDeadlines, DEFAULT_CONNECTION_DEADLINES, listenWithTlsFr
 import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
 import { randomToken } from '../core/ids.js';
 import { KeyUseRecorder } from './key-uses.js';
-import { ensureSandboxKeys } from './keys.js';
+import { ensureSandboxKeys } from './workspace-keys.js';
 import { Processing } from './processing.js';
 import { AddressLimiter, type Plan, PLAN_LIMITS, RateLimiter } from './rate-limit.js';
 import { requestHandler } from './request-handler.js';
-import { SandboxStore } from './store.js';
+import { SandboxStore } from './database.js';
 import { ensureCertificate } from './tls.js';
 
 export interface SandboxOptions {

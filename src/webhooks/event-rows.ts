@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RejectionReason } from './verify.js';
 
-// The events table as both stores keep it, the SQLite file (store.ts) and the PostgreSQL a fleet
+// The events table as both stores keep it, the SQLite file (sqlite-store.ts) and the PostgreSQL a fleet
 // shares (postgres-store.ts): its rows as svc reads them, what a rejected delivery keeps, and what
 // both query and prune by.
 

@@ -2,7 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { type Delivery, type IntakeResult, MAX_WRITES_PER_TRANSACTION, REJECTED_EXPIRY_INTERVAL_MS } from './event-intake.js';
 import type { BatchReply, IntakeOptions, Job, JobOutcome } from './intake.js';
-import { EventStore } from './store.js';
+import { EventStore } from './sqlite-store.js';
 import { verifyDelivery } from './verify.js';
 
 // Verification and the store's writes run on this thread: a commit's disk sync never stalls the

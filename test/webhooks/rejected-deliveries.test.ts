@@ -14,7 +14,7 @@ import { ExitCode } from '../../src/core/errors.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { REJECTED_BODY_BYTES } from '../../src/webhooks/event-rows.js';
-import { EventStore } from '../../src/webhooks/store.js';
+import { EventStore } from '../../src/webhooks/sqlite-store.js';
 import { stoppedAfterEachTest } from '../helpers/listen.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 

@@ -12,7 +12,7 @@ import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.
 import { runErrorJunit } from '../../conformance/run-error-report.js';
 import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
 import { resolveConnection } from '../../config/connection.js';
-import { type Profile, SANDBOX_PROFILE } from '../../config/store.js';
+import { type Profile, SANDBOX_PROFILE } from '../../config/config-file.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';

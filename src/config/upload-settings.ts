@@ -12,7 +12,7 @@ import {
   type UploadShape,
 } from '../api/upload-shape.js';
 import { ConfigError, SvcError } from '../core/errors.js';
-import type { Profile } from './store.js';
+import type { Profile } from './config-file.js';
 
 /** What the flags of `documents upload` ask for; undefined: not given. */
 export interface UploadShapeFlags {
