@@ -12,7 +12,8 @@ import { assertSameBaseUrl, type DrainEvidence, keyLabel, RotationJournal, type 
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, assertResumable, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
-import { type RotationContext, runRotation } from '../../keys/rotation.js';
+import type { RotationContext } from '../../keys/rotation-context.js';
+import { runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../core/duration.js';
 import { helpText } from '../../cli/help-text.js';
 import { readStdin } from '../../ui/stdin.js';
