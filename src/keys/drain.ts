@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTimestamp } from '../spec/timestamp.js';
 import { SvcError } from '../core/errors.js';
 import { formatDuration } from '../core/duration.js';
-import { observeKey } from '../services/keys.js';
+import { type ObservedKey, observeKey } from '../services/keys.js';
 import { runDrainCheck } from './deploy.js';
 import { type DrainEvidence, type KeyRef, keyLabel, type RotationRecord, type StepRecords } from './journal.js';
 import { cancelled, type RotationContext } from './rotation-context.js';
@@ -102,39 +102,29 @@ export class Drain {
     return this.drained('wait', `waited ${formatDuration(waitMs)} after the deploy (no evidence of ${record.old_key.id}'s traffic was at hand)`);
   }
 
+  /** Records the drain as the keys' last use decided it. */
+  private drainedByLastUse(old: ObservedKey, fresh: ObservedKey, forced: boolean, message: string): Promise<void> {
+    return this.done(
+      'drain',
+      { at: new Date().toISOString(), forced, evidence: 'last_use', old_key_last_used_at: old.key.last_used_at, new_key_last_used_at: fresh.key.last_used_at },
+      message,
+    );
+  }
+
   /**
    * Waits until the old key has been silent for the quiet period and the new key has been used
    * since the verification, both judged by the API's own timestamps and clock; bounded by the timeout.
    */
   private async drainByLastUse(): Promise<void> {
     const { record, context } = this;
-    const newKey = this.newKey();
-    const newKeyId = newKey.id!;
+    const newKeyId = this.newKey().id!;
     const usedAfter = Date.parse(record.steps.verify!.new_key_used_after);
     const quietPeriod = record.quiet_period_ms;
     const deadline = performance.now() + context.timeoutMs;
     for (;;) {
       const [old, fresh] = await Promise.all([observeKey(context.admin, record.old_key.id), observeKey(context.admin, newKeyId)]);
-      const finish = (forced: boolean, message: string) =>
-        this.done(
-          'drain',
-          {
-            at: new Date().toISOString(),
-            forced,
-            evidence: 'last_use',
-            old_key_last_used_at: old.key.last_used_at,
-            new_key_last_used_at: fresh.key.last_used_at,
-          },
-          message,
-        );
-      if (fresh.key.status !== 'active') {
-        throw new SvcError(
-          'rotationStepFailed',
-          'new_key_revoked',
-          `the new key ${newKey.id} was revoked during the drain; the old key was not`,
-          `\`svc keys rotate --abort ${record.id}\` ends the rotation`,
-        );
-      }
+      const finish = (forced: boolean, message: string) => this.drainedByLastUse(old, fresh, forced, message);
+      if (fresh.key.status !== 'active') throw newKeyRevoked(newKeyId, record);
       if (old.key.status !== 'active') return finish(false, `${record.old_key.id} was already revoked`);
       const lastOldUse = old.key.last_used_at === null ? null : parseTimestamp(old.key.last_used_at);
       const quietFor = lastOldUse === null ? null : Math.max(0, old.serverTime - lastOldUse);
@@ -157,12 +147,7 @@ export class Drain {
           `${record.old_key.id} ${quietFor === null ? 'was never used' : `has been silent for ${formatDuration(quietFor)}`} and the new key is in use`,
         );
       }
-      const why = [
-        quiet ? '' : `${record.old_key.id} was used ${formatDuration(quietFor)} ago${old.key.last_used_ip ? ` from ${old.key.last_used_ip}` : ''}`,
-        progress.new_key_used ? '' : 'the new key has not been used since the verification',
-      ]
-        .filter(Boolean)
-        .join(' and ');
+      const why = notDrainedBecause(record.old_key.id, progress);
       if (context.force) {
         if (!(await context.ask({ kind: 'force_revoke', message: `Not drained: ${why}. Revoke ${record.old_key.id} anyway?`, progress })))
           throw cancelled(record);
@@ -180,4 +165,24 @@ export class Drain {
       await sleep(Math.min(context.pollIntervalMs, untilQuiet, progress.timeout_in_ms), undefined, { signal: context.signal });
     }
   }
+}
+
+function newKeyRevoked(newKeyId: string, record: RotationRecord): SvcError {
+  return new SvcError(
+    'rotationStepFailed',
+    'new_key_revoked',
+    `the new key ${newKeyId} was revoked during the drain; the old key was not`,
+    `\`svc keys rotate --abort ${record.id}\` ends the rotation`,
+  );
+}
+
+/** What keeps the old key from being drained, in words: its use within the quiet period, the new key unused since the verification. */
+function notDrainedBecause(oldKeyId: string, progress: DrainProgress): string {
+  const { old_key_quiet_for_ms: quietFor, old_key_last_used_ip: lastIp } = progress;
+  return [
+    quietFor === null || quietFor >= progress.quiet_period_ms ? '' : `${oldKeyId} was used ${formatDuration(quietFor)} ago${lastIp ? ` from ${lastIp}` : ''}`,
+    progress.new_key_used ? '' : 'the new key has not been used since the verification',
+  ]
+    .filter(Boolean)
+    .join(' and ');
 }
