@@ -191,7 +191,18 @@ class RotationRun {
         "make the new key with the old key's scope, or run again with --allow-scope-change",
       );
     }
-    // What svc could not establish is deployed only when the user says so, each with its flag, named together.
+    this.refuseUnverified(workspace, scope, refuse);
+    this.secret = secret;
+    return this.done(
+      'create',
+      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
+      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
+    );
+  }
+
+  /** What svc could not establish of a given key is deployed only when the user says so, each with its flag, named together. */
+  private refuseUnverified(workspace: string, scope: string, refuse: (why: string, whatToDo: string) => SvcError): void {
+    const { record, context } = this;
     const unverified = [
       !workspace.startsWith('same') &&
         !context.allowUnverifiedWorkspace && { what: `of ${record.old_key.id}'s workspace (${workspace})`, flag: '--allow-unverified-workspace' },
@@ -203,12 +214,6 @@ class RotationRun {
         `check the key against ${record.old_key.id} in the dashboard (Settings › API Keys), then run again with ${unverified.map((item) => item.flag).join(' ')}`,
       );
     }
-    this.secret = secret;
-    return this.done(
-      'create',
-      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
-      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
-    );
   }
 
   /**
