@@ -1,8 +1,78 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * The tiers (docs/development.md, Tiers). A file's tier is what it starts: test/setup/tier-guard.ts
+ * fails a test that starts what its tier does not allow, and says where its file belongs.
+ */
+const UNIT = [
+  'test/api/proxy.test.ts',
+  'test/client/list-answer.test.ts',
+  'test/client/timestamp.test.ts',
+  'test/client/upload-shape.test.ts',
+  'test/config/paths.test.ts',
+  'test/conformance/accuracy-switches.test.ts',
+  'test/conformance/catalogue.test.ts',
+  'test/conformance/junit-time.test.ts',
+  'test/contracts/openapi.test.ts',
+  'test/sandbox/analysis.test.ts',
+  'test/sandbox/document-check.test.ts',
+  'test/sandbox/document-checker.test.ts',
+  'test/sandbox/mrz.test.ts',
+  'test/sandbox/pdf-active-content.test.ts',
+  'test/setup/stale-build.test.ts',
+  'test/ui/applicant-questions.test.ts',
+  'test/ui/live-lines.test.ts',
+  'test/ui/markdown-text.test.ts',
+  'test/ui/table.test.ts',
+  'test/ui/time.test.ts',
+  'test/webhooks/diagnose.test.ts',
+  'test/webhooks/prefix-json.test.ts',
+  'test/webhooks/signature.test.ts',
+  'test/webhooks/verify.test.ts',
+];
+
+const IN_PROCESS = [
+  'test/client/errors.test.ts',
+  'test/client/retry.test.ts',
+  'test/commands/applicants.test.ts',
+  'test/commands/config.test.ts',
+  'test/commands/documents.test.ts',
+  'test/commands/errors.test.ts',
+  'test/commands/id-flags.test.ts',
+  'test/commands/in-process.test.ts',
+  'test/commands/mutating.test.ts',
+  'test/commands/other-implementations.test.ts',
+  'test/commands/reports-create.test.ts',
+  'test/commands/service-shapes.test.ts',
+  'test/conformance/other-macs.test.ts',
+  'test/conformance/pacing.test.ts',
+  'test/conformance/receiver.test.ts',
+  'test/conformance/signature-headers.test.ts',
+  'test/contracts/consumer.test.ts',
+  'test/free-port.test.ts',
+  'test/sandbox/hostile-uploads.test.ts',
+  'test/sandbox/limits.test.ts',
+  'test/sandbox/server.test.ts',
+  'test/sandbox/slow-connections.test.ts',
+  'test/webhooks/interop.test.ts',
+  'test/webhooks/prune.test.ts',
+];
+
+function tier(name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name,
+      include,
+      exclude,
+      env: { SVC_TEST_TIER: name },
+      setupFiles: ['./test/setup/tier-guard.ts', ...(process.env.SVC_TEST_CENSUS ? ['./test/setup/census.ts'] : [])],
+    },
+  };
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['./test/setup/global-setup.ts'],
     // Most test files wait on servers, timers and child processes rather than compute: more files at once
     // than the machine has cores keeps them all busy.
@@ -11,5 +81,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/summary-reporter.ts'],
+    tags: [{ name: 'scale', description: 'loads a listener, a fleet or a receiver: a twentieth of the full size, the full size with SVC_TEST_SCALE=full' }],
+    projects: [tier('unit', UNIT), tier('in-process', IN_PROCESS), tier('binary', ['test/**/*.test.ts'], [...UNIT, ...IN_PROCESS])],
   },
 });

@@ -7,7 +7,7 @@ import { type Paths, pathsOf } from '../config/paths.js';
 import { redactText } from '../core/redaction.js';
 import { asSvcError, type MadeResource, usageError, writeError } from './error-output.js';
 import { type Clock, systemClock } from '../core/clock.js';
-import { ExitCode } from '../core/errors.js';
+import { ExitCode, type ExitCodeValue } from '../core/errors.js';
 import { type TimeView, timeView } from '../ui/time.js';
 import { type Io, type Output, processIo } from '../ui/io.js';
 import { jsonLine } from '../ui/json-lines.js';
@@ -27,6 +27,12 @@ type Flagged = Record<string, unknown>;
 export abstract class SvcCommand<Result, Line = never> extends Command {
   static override enableJsonFlag = true;
 
+  /**
+   * How this run ends: a command sets it for a verdict it prints without failing (a check that did not
+   * pass, a delivery refused), an error and a Ctrl-C set it here; only the base class gives it to the process.
+   */
+  exitCode: ExitCodeValue = ExitCode.ok;
+
   /** What this run made (a report, a key): an error after it names it, so that a script can find it again. */
   protected made: MadeResource | undefined;
 
@@ -44,8 +50,16 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
     return pathsOf(this.io.env);
   }
 
-  /** Asks a person (inquirer on `io`'s terminal); an in-process test answers with a stub. */
-  prompter: Prompter = inquirerPrompter(this.io);
+  private givenPrompter: Prompter | undefined;
+
+  /** Asks a person (inquirer on the run's `io`, whichever it is by then); an in-process test answers with a stub. */
+  get prompter(): Prompter {
+    return this.givenPrompter ?? inquirerPrompter(this.io);
+  }
+
+  set prompter(prompter: Prompter) {
+    this.givenPrompter = prompter;
+  }
 
   /** What `--json` prints: the compiler holds run() to the command's JsonResult, the type its schema is generated from. */
   public abstract override run(): Promise<Result>;
@@ -139,8 +153,9 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
     if (this.interruption) {
       process.off('SIGINT', this.interruption.handler);
       process.off('SIGTERM', this.interruption.handler);
-      if (!error && this.interruption.by === 'SIGINT') process.exitCode = ExitCode.interrupted;
+      if (!error && this.interruption.by === 'SIGINT') this.exitCode = ExitCode.interrupted;
     }
+    if (this.exitCode !== ExitCode.ok) process.exitCode = this.exitCode;
     return super.finally(error);
   }
 
@@ -156,7 +171,7 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
 
   protected override async catch(error: Error): Promise<unknown> {
     const failure = asSvcError(error);
-    process.exitCode = failure.exitCode;
+    this.exitCode = failure.exitCode;
     writeError(failure, { logJson: this.jsonEnabled() ? (json) => this.logJson(json) : undefined, stderr: this.io.stderr }, this.secrets, this.made);
     return this.exit(failure.exitCode);
   }

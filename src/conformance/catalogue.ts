@@ -228,7 +228,7 @@ const ENTRIES = [
     '6',
     'spec',
     'probe',
-    'every delivery carries Service-Signature (or X-Service-Signature) of the form t=<unix time>,v1=<signature>',
+    'every delivery carries Service-Signature or X-Service-Signature, each of them of the form t=<unix time>,v1=<signature>',
     ['webhookPort'],
   ),
   check(
@@ -236,7 +236,7 @@ const ENTRIES = [
     '6',
     'spec',
     'probe',
-    "every delivery's v1 is HMAC-SHA256 with the webhook secret, over <t>.<raw body> or the raw body alone, in hex or base64",
+    'every v1 of every signature header a delivery carries is HMAC-SHA256 with the webhook secret, over <t>.<raw body> or the raw body alone, in hex or base64',
     ['webhookPort', 'webhookSecret'],
   ),
   check('events.redelivery', '6', 'spec', 'probe', 'an event answered 503 is delivered again with the same id, 24 to 45 s later (part 6: 30 s)', [

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { parseSignatureHeader, type SignatureEncoding, SIGNED_PAYLOADS, type SignedPayload } from '../webhooks/signature.js';
+import { type SignatureEncoding, SIGNED_PAYLOADS, type SignedPayload } from '../webhooks/signature.js';
 
 /** Hashes an implementation may wrongly key HMAC with in place of part 6's SHA-256. */
 const OTHER_HASHES = ['sha1', 'sha224', 'sha384', 'sha512', 'md5'] as const;
@@ -11,6 +11,13 @@ export interface OtherMac {
   encoding: SignatureEncoding;
 }
 
+/** One HMAC keyed with the webhook secret under another hash, over one signed string of a header's timestamp. */
+interface OtherDigest {
+  hash: OtherHash;
+  signedPayload: SignedPayload;
+  digest: Buffer;
+}
+
 /** The bytes a v1 value holds in hex (any case) or base64 (either alphabet, padded or not); undefined for anything else. */
 function decoded(value: string): Array<{ bytes: Buffer; encoding: SignatureEncoding }> {
   const out: Array<{ bytes: Buffer; encoding: SignatureEncoding }> = [];
@@ -20,26 +27,42 @@ function decoded(value: string): Array<{ bytes: Buffer; encoding: SignatureEncod
 }
 
 /**
- * Which HMAC other than HMAC-SHA256 keyed with `secret` a delivery's v1 is, over either signed
- * string level spec takes; undefined when none. Only a holder of the secret can make such a value,
- * so a delivery carrying one is the implementation's (or a sender it gave the secret), signed
- * with the wrong hash: evidence against it, which no third party without the secret can forge.
+ * Tells which HMAC other than HMAC-SHA256 keyed with `secret` a v1 value of a header timestamped
+ * `timestamp` is, over either signed string level spec takes. Only a holder of the secret can make
+ * such a value, so a delivery carrying one is the implementation's (or a sender it gave the secret),
+ * signed with the wrong hash: evidence against it, which no third party without the secret can forge.
+ * The digests are made on first use and once for all the header's values.
  */
-export function otherMac(header: string | undefined, raw: Buffer, secret: string): OtherMac | undefined {
-  if (header === undefined) return undefined;
-  const parsed = parseSignatureHeader(header);
-  if ('reason' in parsed) return undefined;
-  const given = parsed.signatures.flatMap(decoded);
-  for (const hash of OTHER_HASHES) {
-    for (const signedPayload of SIGNED_PAYLOADS) {
-      const hmac = createHmac(hash, secret);
-      if (signedPayload === 'timestamped') hmac.update(`${parsed.timestamp}.`);
-      const expected = hmac.update(raw).digest();
-      const match = given.find((item) => item.bytes.length === expected.length && timingSafeEqual(item.bytes, expected));
+export class OtherMacs {
+  private digests: OtherDigest[] | undefined;
+
+  constructor(
+    private readonly secret: string,
+    private readonly timestamp: number,
+    private readonly raw: Buffer,
+  ) {}
+
+  /** The other HMAC `value` is; undefined when none. */
+  of(value: string): OtherMac | undefined {
+    const given = decoded(value);
+    if (given.length === 0) return undefined;
+    for (const { hash, signedPayload, digest } of this.all()) {
+      const match = given.find((item) => item.bytes.length === digest.length && timingSafeEqual(item.bytes, digest));
       if (match) return { hash, signedPayload, encoding: match.encoding };
     }
+    return undefined;
   }
-  return undefined;
+
+  private all(): OtherDigest[] {
+    this.digests ??= OTHER_HASHES.flatMap((hash) =>
+      SIGNED_PAYLOADS.map((signedPayload) => {
+        const hmac = createHmac(hash, this.secret);
+        if (signedPayload === 'timestamped') hmac.update(`${this.timestamp}.`);
+        return { hash, signedPayload, digest: hmac.update(this.raw).digest() };
+      }),
+    );
+    return this.digests;
+  }
 }
 
 export function describeOtherMac(mac: OtherMac): string {

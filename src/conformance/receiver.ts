@@ -7,16 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSelfSignedCertificate } from '../core/certificate.js';
 import { SvcError } from '../core/errors.js';
 import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../core/inbound-http.js';
-import {
-  SIGNATURE_ENCODINGS,
-  SIGNED_PAYLOADS,
-  type SignatureEncoding,
-  type SignatureFailure,
-  signatureHeaderOf,
-  verifySignature,
-} from '../webhooks/signature.js';
+import { SIGNATURE_ENCODINGS, type SignatureEncoding, type SignatureFailure } from '../webhooks/signature.js';
 import { closeServer } from './http.js';
-import { type OtherMac, otherMac } from './other-macs.js';
+import { authenticates, noiseReason, readSignatures, type SignatureReading } from './signature-readings.js';
 import { CheckFailure, type Finding, SetupError } from './outcome.js';
 
 /**
@@ -56,10 +49,11 @@ export interface Delivery {
   /** Milliseconds the kit held its answer back. */
   heldMs: number;
   /**
-   * Set when v1 is an HMAC keyed with the webhook secret under another hash than SHA-256: the
-   * delivery is authenticated (only a holder of the secret makes one) and its signature is wrong.
+   * Given the webhook secret, what the kit makes of every v1 of every signature header (an HMAC
+   * keyed with the secret under another hash than SHA-256 authenticates the delivery too: only a
+   * holder of the secret makes one); empty without the secret.
    */
-  otherMac?: OtherMac | undefined;
+  signatures: SignatureReading[];
 }
 
 export interface EventView {
@@ -126,8 +120,9 @@ export interface ReceiverOptions {
  * The kit's webhook subscriber on `--webhook-port`, on loopback unless `--webhook-host` says
  * otherwise, in plain HTTP or (with a certificate) HTTPS: records each delivery and answers 200,
  * unless a check asked for another answer to one (the redelivery probes). Anyone who can reach the
- * port can send to it: given the webhook secret, it keeps only deliveries whose signature verifies
- * (or is an HMAC keyed with the secret under another hash, marked so) and sets the others aside as noise (answered 400, counted, never evidence); it has the listener's
+ * port can send to it: given the webhook secret, it keeps only deliveries a v1 of whose signature
+ * headers (either name) verifies or is an HMAC keyed with the secret under another hash, each v1
+ * read and kept with the delivery, and sets the others aside as noise (answered 400, counted, never evidence); it has the listener's
  * limits (bounded headers and body, slow clients cut off) and a bound on what the run keeps in memory.
  */
 export class WebhookReceiver {
@@ -208,20 +203,14 @@ export class WebhookReceiver {
   }
 
   private record(request: IncomingMessage, response: ServerResponse, raw: Buffer): void {
-    let wrongMac: OtherMac | undefined;
-    if (this.secret !== undefined) {
-      // Authentic is what the secret signed in any form level spec takes: the signed string and v1's
-      // encoding are not shown, and how old the signature is says nothing of who made it.
-      const check = verifySignature(signatureHeaderOf(request.headers)?.value, raw, {
-        secrets: [this.secret],
-        encodings: this.encodings,
-        signedPayloads: SIGNED_PAYLOADS,
-        toleranceSeconds: Number.POSITIVE_INFINITY,
-      });
-      // An HMAC with the secret under another hash is evidence too: of a wrong signature (events.signature-valid fails on it).
-      if (!check.ok) wrongMac = otherMac(signatureHeaderOf(request.headers)?.value, raw, this.secret);
-      if (!check.ok && !wrongMac)
-        return this.setAside(response, check.reason, 400, `the signature does not verify with the kit's webhook secret: ${check.reason}`);
+    // Authentic is what the secret signed, under either header name, in any form level spec takes: the
+    // signed string and v1's encoding are not shown, and how old the signature is says nothing of who
+    // made it. An HMAC with the secret under another hash is evidence too: of a wrong signature
+    // (events.signature-valid fails on it).
+    const signatures = this.secret === undefined ? [] : readSignatures(request.headers, raw, this.secret);
+    if (this.secret !== undefined && !authenticates(signatures, this.encodings)) {
+      const reason = noiseReason(signatures);
+      return this.setAside(response, reason, 400, `the signature does not verify with the kit's webhook secret: ${reason}`);
     }
     const text = raw.toString('utf8');
     let json: unknown;
@@ -244,7 +233,7 @@ export class WebhookReceiver {
       json,
       answered: 200,
       heldMs: 0,
-      otherMac: wrongMac,
+      signatures,
     };
     for (const rule of this.rules) {
       const answer = rule(delivery);

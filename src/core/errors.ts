@@ -28,6 +28,9 @@ export const ExitCode = {
 
 export type ErrorKind = Exclude<keyof typeof ExitCode, 'ok'>;
 
+/** One of the exit codes. */
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
 /** Every error svc reports on purpose: a code, a one-line message and a hint that says what to do. */
 export class SvcError extends Error {
   readonly kind: ErrorKind;
@@ -42,7 +45,7 @@ export class SvcError extends Error {
     this.hint = hint;
   }
 
-  get exitCode(): number {
+  get exitCode(): ExitCodeValue {
     return ExitCode[this.kind];
   }
 

@@ -117,14 +117,23 @@ export function parseSignatureHeader(value: string): ParsedSignature | { reason:
 /** Part 6 names the header `Service-Signature`, and `X-Service-Signature` as an alternative (lower case, as Node gives them). */
 export const SIGNATURE_HEADERS = ['service-signature', 'x-service-signature'] as const;
 
-/** The signature header of a delivery under either name, `Service-Signature` first. */
-export function signatureHeaderOf(headers: IncomingHttpHeaders): { name: (typeof SIGNATURE_HEADERS)[number]; value: string } | undefined {
-  for (const name of SIGNATURE_HEADERS) {
+export interface SignatureHeader {
+  name: (typeof SIGNATURE_HEADERS)[number];
+  value: string;
+}
+
+/** Every signature header of a delivery, `Service-Signature` first. */
+export function signatureHeadersOf(headers: IncomingHttpHeaders): SignatureHeader[] {
+  return SIGNATURE_HEADERS.flatMap((name) => {
     const value = headers[name];
     // Node joins a repeated header with ", ", so its t= parts then show up twice (malformed).
-    if (value !== undefined) return { name, value: Array.isArray(value) ? value.join(', ') : value };
-  }
-  return undefined;
+    return value === undefined ? [] : [{ name, value: Array.isArray(value) ? value.join(', ') : value }];
+  });
+}
+
+/** The signature header of a delivery under either name, `Service-Signature` first. */
+export function signatureHeaderOf(headers: IncomingHttpHeaders): SignatureHeader | undefined {
+  return signatureHeadersOf(headers)[0];
 }
 
 /** What a receiver accepts of a signature. */

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const KEY = 'svc_test_applicants0123456789abcdefghijk';
 
@@ -52,7 +53,7 @@ beforeEach(() => {
 });
 
 function svc(args: string[]) {
-  return runSvc(args, { env });
+  return svcInProcess(args, { env });
 }
 
 /** Writes a profile file in this test's home and returns its path. */

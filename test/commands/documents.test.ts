@@ -4,7 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeMultipart } from '../../src/api/multipart.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { apiError, type Handler, json, type RecordedRequest, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const KEY = 'svc_test_documents0123456789abcdefghijk';
 const MAX = 10 * 1024 * 1024;
@@ -72,7 +73,7 @@ beforeEach(() => {
 });
 
 function svc(args: string[]) {
-  return runSvc(args, { env });
+  return svcInProcess(args, { env });
 }
 
 /** Writes a file in this test's home and returns its path. */

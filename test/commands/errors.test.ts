@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
-import { HANG_MS } from '../helpers/hang.js';
 
 const KEY = 'svc_test_0123456789abcdefghijklmnopqrstuv';
 const ANSWERS: Record<string, [number, string]> = {
@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 function svc(args: string[], extra: Record<string, string> = {}) {
-  return runSvc(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, SVC_RETRIES: '0', ...extra }) });
+  return svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, SVC_RETRIES: '0', ...extra }) });
 }
 
 describe('errors of the API, through the real binary', () => {
@@ -95,7 +95,7 @@ describe('errors of the API, through the real binary', () => {
   });
 
   it('warns that --api-key is visible in the process list, and still never prints the key', async () => {
-    const result = await runSvc(['reports', 'get', 'rep_invalidkey', '--api-key', KEY], {
+    const result = await svcInProcess(['reports', 'get', 'rep_invalidkey', '--api-key', KEY], {
       env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_RETRIES: '0' }),
     });
     expect(result.code).toBe(ExitCode.auth);
@@ -141,12 +141,14 @@ describe('answers and settings that point the right way', () => {
 
   it('webhooks replay and sandbox deliveries replay refuse an id without evt_ as invalid input (6), as other commands refuse a wrong prefix', async () => {
     const env = isolatedEnv();
-    const replay = await runSvc(['webhooks', 'replay', 'rep_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], { env });
+    const replay = await svcInProcess(['webhooks', 'replay', 'rep_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], { env });
     expect(replay.code, replay.stderr).toBe(ExitCode.invalidInput);
     expect(replay.stderr).toContain('must be an event id starting with evt_');
-    const missing = await runSvc(['webhooks', 'replay', 'evt_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], { env });
+    const missing = await svcInProcess(['webhooks', 'replay', 'evt_x', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://127.0.0.1:1/'], {
+      env,
+    });
     expect(missing.code).toBe(ExitCode.notFound);
-    const sandbox = await runSvc(['sandbox', 'deliveries', 'replay', 'rep_x', '--data-dir', join(env.HOME!, 'sandbox')], { env });
+    const sandbox = await svcInProcess(['sandbox', 'deliveries', 'replay', 'rep_x', '--data-dir', join(env.HOME!, 'sandbox')], { env });
     expect(sandbox.code, sandbox.stderr).toBe(ExitCode.invalidInput);
   });
 });
@@ -160,7 +162,7 @@ describe('waiting out a rate limit', () => {
       return json(response, 200, { object: 'list', data: [], has_more: false });
     });
     try {
-      const result = await runSvc(['reports', 'list', '--json'], { env: isolatedEnv({ SVC_BASE_URL: limited.url, SVC_API_KEY: KEY }) });
+      const result = await svcInProcess(['reports', 'list', '--json'], { env: isolatedEnv({ SVC_BASE_URL: limited.url, SVC_API_KEY: KEY }) });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain(
         "Waiting 1s before trying GET /v1/reports again (attempt 2 of 4): the service answered 429: the plan's request rate is exceeded",
@@ -178,7 +180,7 @@ describe('hints that say where the sandbox keeps what is missing', () => {
     ['contract verify without an API key', ['contract', 'verify', '--base-url', 'https://127.0.0.1:1'], 'no_api_key'],
   ])('%s names `svc sandbox keys --reveal`', async (_, args, code) => {
     const env = isolatedEnv();
-    const result = await runSvc([...args, '--json'], { env, killAfterMs: HANG_MS });
+    const result = await svcInProcess([...args, '--json'], { env });
     expect(result.code).toBe(ExitCode.config);
     expect(JSON.parse(result.stdout).error).toMatchObject({ code, hint: expect.stringContaining('`svc sandbox keys --reveal`') });
   });
@@ -229,7 +231,7 @@ describe('keys that cannot be used', () => {
   });
 
   it('says how to configure a key when there is none', async () => {
-    const result = await runSvc(['reports', 'list'], { env: isolatedEnv({ SVC_BASE_URL: server.url }) });
+    const result = await svcInProcess(['reports', 'list'], { env: isolatedEnv({ SVC_BASE_URL: server.url }) });
     expect(result.code).toBe(ExitCode.config);
     expect(result.stderr).toContain('no API key is configured');
     expect(result.stderr).toContain('svc config set api_key');
@@ -248,7 +250,8 @@ describe('hints that say what svc did and what to do next, for the method and st
     });
   });
   afterAll(() => hinted.close());
-  const run = (args: string[], retries: string) => runSvc(args, { env: isolatedEnv({ SVC_BASE_URL: hinted.url, SVC_API_KEY: KEY, SVC_RETRIES: retries }) });
+  const run = (args: string[], retries: string) =>
+    svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: hinted.url, SVC_API_KEY: KEY, SVC_RETRIES: retries }) });
 
   it("a 404 whose body is not the API's says the base URL looks wrong and shows what was asked", async () => {
     const result = await run(['reports', 'get', 'rep_gateway'], '0');
@@ -300,7 +303,7 @@ describe('the stated codes, read from any error body', () => {
   });
   afterAll(() => coded.close());
   const code = async (id: string) => {
-    const result = await runSvc(['reports', 'get', id, '--json'], { env: isolatedEnv({ SVC_BASE_URL: coded.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' }) });
+    const result = await svcInProcess(['reports', 'get', id, '--json'], { env: isolatedEnv({ SVC_BASE_URL: coded.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' }) });
     return (JSON.parse(result.stdout) as { error: { code: string; exit_code: number } }).error;
   };
 

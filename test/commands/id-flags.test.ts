@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as {
   commands: Record<string, { flags: Record<string, { description?: string }> }>;
@@ -64,7 +65,7 @@ describe('a flag that takes an identifier', () => {
   it.for(idFlags)('%s %s with another prefix is refused before sending, naming %s (exit 6)', async ([command, flag, prefix], { expect }) => {
     const wrong = prefix === 'app_' ? 'rep_4Jd92kQz' : 'app_4Jd92kQz';
     const before = server.requests.length;
-    const result = await runSvc([...command.split(':'), ...argumentsOf(command), flag, wrong], { env, killAfterMs: 60_000 });
+    const result = await svcInProcess([...command.split(':'), ...argumentsOf(command), flag, wrong], { env });
     expect(result.code, result.stderr).toBe(ExitCode.invalidInput);
     expect(result.stderr).toMatch(new RegExp(`"${wrong}" must be an (identifier|event id) starting with ${prefix}`));
     expect(result.stderr).toContain('nothing was sent');

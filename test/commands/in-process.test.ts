@@ -50,16 +50,16 @@ import WebhooksVerify from '../../src/commands/webhooks/verify.js';
 import { ExitCode } from '../../src/core/errors.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 import { ranCommands, runInProcess } from '../helpers/in-process.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { isolatedEnv } from '../helpers/svc.js';
 
 const SECRET = 'whsec_inprocesstestsecret0000000000';
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
-let sandbox: RunningSandbox;
+let sandbox: InProcessSandbox;
 let env: Record<string, string>;
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
+  sandbox = await startSandboxInProcess({ plan: 'enterprise', log: undefined });
   env = { ...sandbox.env, SVC_WEBHOOK_SECRET: SECRET };
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const TEST_KEY = 'svc_test_mutating0123456789abcdefghijk';
 const LIVE_KEY = 'svc_live_mutating_0123456789_abcdefghijk';
@@ -17,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function svc(args: string[], key = TEST_KEY) {
-  return runSvc(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: key }) });
+  return svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: key }) });
 }
 
 describe('a destructive command', () => {

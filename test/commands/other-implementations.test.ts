@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { type Choices, type OtherImplementation, startOtherImplementation } from '../helpers/other-implementation.js';
 import { type Handler, json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const KEY = 'svc_test_otherimplementation0123456789ab';
 const APPLICANT = { first_name: 'Ana', family_name: 'Silva', passport: { number: 'X1234567', expires: '2031-05-01' } };
@@ -46,7 +47,7 @@ const IMPLEMENTATIONS: Array<[string, Partial<Choices>]> = [
 ];
 
 function svcAgainst(implementation: OtherImplementation, env: Record<string, string>) {
-  return (args: string[]) => runSvc(args, { env: { ...env, SVC_BASE_URL: implementation.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' } });
+  return (args: string[]) => svcInProcess(args, { env: { ...env, SVC_BASE_URL: implementation.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' } });
 }
 
 function sent(implementation: OtherImplementation): string[] {
@@ -249,7 +250,7 @@ describe('answers svc cannot read', () => {
   afterAll(() => server.close());
 
   function svc(args: string[]) {
-    return runSvc(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' }) });
+    return svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' }) });
   }
 
   it('names a list answer holding several arrays that could each be the reports (exit 9)', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { apiError, type Handler, json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const KEY = 'svc_test_reports0123456789abcdefghijklm';
 const FLAGS = ['--applicant', 'app_4Jd92kQz', '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'Two weeks of sightseeing'];
@@ -61,7 +62,7 @@ beforeEach(() => {
 });
 
 function svc(args: string[], extra: Record<string, string> = {}) {
-  return runSvc(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, ...extra }) });
+  return svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, ...extra }) });
 }
 
 describe('svc reports create', () => {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { type Choices, type OtherImplementation, startOtherImplementation } from '../helpers/other-implementation.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const KEY = 'svc_test_otherimplementation0123456789ab';
 /** A PDF's first bytes, then bytes that are not UTF-8: a text round trip would change them. */
@@ -25,7 +26,7 @@ async function against(choices: Partial<Choices>) {
   const env = isolatedEnv({ SVC_BASE_URL: implementation.url, SVC_API_KEY: KEY, SVC_RETRIES: '0' });
   const file = join(env.HOME!, 'passport.pdf');
   writeFileSync(file, PDF);
-  return { server: implementation, file, svc: (args: string[]) => runSvc(args, { env }) };
+  return { server: implementation, file, svc: (args: string[]) => svcInProcess(args, { env }) };
 }
 
 function sent(server: OtherImplementation): string[] {

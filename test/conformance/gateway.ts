@@ -1,10 +1,13 @@
 /**
  * An implementation that chose as issue 35 found one behind a gateway: it takes a document as the
  * raw file, its kind and applicant in the query string (`POST /v1/documents?type=passport&applicant_id=app_…`),
- * and refuses a form or JSON with 415. Given a fixture that says so, the kit must pass it. Its
- * mutants run with the kit's own multipart upload, which it refuses: only the checks that need a
- * document are then inconclusive, and a stated rule broken elsewhere still fails.
+ * and refuses a form or JSON with 415, and it signs both Service-Signature and X-Service-Signature.
+ * Given a fixture that says so, the kit must pass it. Its upload mutants run with the kit's own
+ * multipart upload, which it refuses: only the checks that need a document are then inconclusive,
+ * and a stated rule broken elsewhere still fails. Its signature mutant keeps its fixture.
  */
+import { createHmac } from 'node:crypto';
+import { signatureHeader } from '../../src/webhooks/signature.js';
 import type { ProxiedRequest, Variant } from '../helpers/mutating-implementation.js';
 import { asSandboxUpload } from './different-choices.js';
 import { data, type Json, reports } from './variants.js';
@@ -24,14 +27,38 @@ function queryStringUpload(request: ProxiedRequest): { status: number; json: unk
   return undefined;
 }
 
+/** Both names part 6 gives, each signed as openapi.yaml signs (HMAC-SHA256 over `<t>.<body>`, hex). */
+function bothSignatureHeaders(secret: string, body: string): Record<string, string> {
+  const header = signatureHeader(secret, body);
+  return { 'service-signature': header, 'x-service-signature': header };
+}
+
 export const GATEWAY: Variant = {
   name: 'gateway',
-  change: 'the raw file as the upload body, its type and applicant_id in the query string; a form or JSON refused with 415',
+  change:
+    'the raw file as the upload body, its type and applicant_id in the query string; a form or JSON refused with 415; Service-Signature and X-Service-Signature both sent',
   breaks: [],
   // --fast: the specification's delays, and a provoked 429's window, are not waited out.
   skips: ['events.redelivery', 'events.redelivery-4xx', 'events.redelivery-timeout', 'limits.remaining-header-429'],
   fixtures: 'document:\n  encoding: raw\n  query: { type: passport, applicant_id: "{{applicant_id}}" }\n',
+  notes: { 'events.signature-valid': /^\d+ deliveries signed with HMAC-SHA256 over <t>\.<raw body>, in hex, in Service-Signature and X-Service-Signature$/ },
   request: queryStringUpload,
+  sign: bothSignatureHeaders,
+};
+
+/** Issue 35 item 5: Service-Signature right, X-Service-Signature in HMAC-SHA1 with the secret, which a receiver reading that name refuses. */
+export const GATEWAY_X_SIGNATURE_SHA1: Variant = {
+  ...GATEWAY,
+  name: 'gateway-x-signature-sha1',
+  change: 'as gateway, but X-Service-Signature is HMAC-SHA1 with the webhook secret (Service-Signature right)',
+  breaks: ['events.signature-valid'],
+  sign(secret, body) {
+    const t = Math.floor(Date.now() / 1000);
+    return {
+      'service-signature': signatureHeader(secret, body, t),
+      'x-service-signature': `t=${t},v1=${createHmac('sha1', secret).update(`${t}.${body}`).digest('hex')}`,
+    };
+  },
 };
 
 /** The checks that need the kit's passport uploaded: inconclusive when the implementation refuses the upload's shape. */

@@ -9,7 +9,7 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { otherMac } from '../../src/conformance/other-macs.js';
+import { OtherMacs } from '../../src/conformance/other-macs.js';
 import { WebhookReceiver } from '../../src/conformance/receiver.js';
 
 const SECRET = 'whsec_knownanswer6123456789abcdefghijklm';
@@ -22,20 +22,22 @@ const SHA1_OTHER_SECRET = 'cb2e16ccde4e06a554815fe9001dea44ca448a8c';
 /** HMAC-SHA256 over `<t>.<body>` (test/webhooks/signature.test.ts). */
 const SHA256 = 'ae36c9a6cf0ed43b67e4c0ff17f48b41832eb9e971f98eb2a9da355387d64592';
 
-describe('otherMac', () => {
+describe('OtherMacs', () => {
+  const macs = new OtherMacs(SECRET, T, BODY);
+
   it('names the hash, the signed string and the encoding of an HMAC keyed with the secret', () => {
-    expect(otherMac(`t=${T},v1=${SHA1.hex}`, BODY, SECRET)).toEqual({ hash: 'sha1', signedPayload: 'timestamped', encoding: 'hex' });
-    expect(otherMac(`t=${T},v1=${SHA1.hex.toUpperCase()}`, BODY, SECRET)).toEqual({ hash: 'sha1', signedPayload: 'timestamped', encoding: 'hex' });
-    expect(otherMac(`t=${T},v1=${SHA1.base64}`, BODY, SECRET)).toEqual({ hash: 'sha1', signedPayload: 'timestamped', encoding: 'base64' });
-    expect(otherMac(`t=${T},v1=${SHA512_BODY_ONLY}`, BODY, SECRET)).toEqual({ hash: 'sha512', signedPayload: 'body', encoding: 'hex' });
+    expect(macs.of(SHA1.hex)).toEqual({ hash: 'sha1', signedPayload: 'timestamped', encoding: 'hex' });
+    expect(macs.of(SHA1.hex.toUpperCase())).toEqual({ hash: 'sha1', signedPayload: 'timestamped', encoding: 'hex' });
+    expect(macs.of(SHA1.base64)).toEqual({ hash: 'sha1', signedPayload: 'timestamped', encoding: 'base64' });
+    expect(macs.of(SHA512_BODY_ONLY)).toEqual({ hash: 'sha512', signedPayload: 'body', encoding: 'hex' });
   });
 
-  it('names nothing for another secret, a right HMAC-SHA256, a cut digest or no header', () => {
-    expect(otherMac(`t=${T},v1=${SHA1_OTHER_SECRET}`, BODY, SECRET)).toBeUndefined();
-    expect(otherMac(`t=${T},v1=${SHA256}`, BODY, SECRET)).toBeUndefined();
-    expect(otherMac(`t=${T},v1=${SHA1.hex.slice(0, 38)}`, BODY, SECRET)).toBeUndefined();
-    expect(otherMac(`t=${T + 1},v1=${SHA1.hex}`, BODY, SECRET)).toBeUndefined();
-    expect(otherMac(undefined, BODY, SECRET)).toBeUndefined();
+  it('names nothing for another secret, a right HMAC-SHA256, a cut digest, another timestamp or no value', () => {
+    expect(macs.of(SHA1_OTHER_SECRET)).toBeUndefined();
+    expect(macs.of(SHA256)).toBeUndefined();
+    expect(macs.of(SHA1.hex.slice(0, 38))).toBeUndefined();
+    expect(new OtherMacs(SECRET, T + 1, BODY).of(SHA1.hex)).toBeUndefined();
+    expect(macs.of('')).toBeUndefined();
   });
 });
 
@@ -65,7 +67,9 @@ describe("the kit's receiver, given the secret", () => {
     const port = await receiver.start(0, '127.0.0.1');
     expect(await deliver(port, SHA1_OTHER_SECRET)).toBe(400);
     expect(await deliver(port, SHA1.hex)).toBe(200);
-    expect(receiver.deliveries.map((delivery) => delivery.otherMac)).toEqual([{ hash: 'sha1', signedPayload: 'timestamped', encoding: 'hex' }]);
+    expect(receiver.deliveries.map((delivery) => delivery.signatures)).toEqual([
+      [{ header: 'Service-Signature', position: 1, kind: 'other_mac', mac: { hash: 'sha1', signedPayload: 'timestamped', encoding: 'hex' } }],
+    ]);
     expect(Object.fromEntries(receiver.noise)).toEqual({ signature_mismatch: 1 });
   });
 });

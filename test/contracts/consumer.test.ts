@@ -76,7 +76,7 @@ function client(key: string, url: string) {
 
 function delivery(body: unknown): Delivery {
   const text = JSON.stringify(body);
-  return { seq: 0, at: 0, method: 'POST', path: '/', headers: {}, raw: Buffer.from(text), text, json: body, answered: 200, heldMs: 0 };
+  return { seq: 0, at: 0, method: 'POST', path: '/', headers: {}, raw: Buffer.from(text), text, json: body, answered: 200, heldMs: 0, signatures: [] };
 }
 
 describe('svc as the consumer of the Visa Report Service', () => {

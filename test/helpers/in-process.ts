@@ -3,8 +3,10 @@
  * the error model and exit code), with streams of the test's own for its io and a stub for its
  * prompts. The outer ring of tests runs the real binary; this one is the fast inner ring.
  */
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Config } from '@oclif/core';
 import type { SvcCommand } from '../../src/cli/base-command.js';
 import { Io } from '../../src/ui/io.js';
@@ -12,7 +14,28 @@ import type { Clock } from '../../src/core/clock.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const commandsDir = join(root, 'src', 'commands');
 let config: Promise<Config> | undefined;
+
+/** Every command's file under src/commands by its oclif id (`sandbox/deliveries/index.ts` is `sandbox:deliveries`). */
+const COMMAND_FILES = new Map(
+  readdirSync(commandsDir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => [file.replace(/(\/index)?\.ts$/, '').replaceAll('/', ':'), join(commandsDir, file)]),
+);
+
+async function commandOf(id: string): Promise<CommandClass> {
+  const Command = ((await import(pathToFileURL(COMMAND_FILES.get(id)!).href)) as { default: CommandClass }).default;
+  // oclif gives a command its id when it loads it; the constructor reads it from there.
+  Command.id = id;
+  return Command;
+}
+
+/** The id of a command class given directly, as oclif would have set it. */
+async function idOf(Command: CommandClass): Promise<string> {
+  for (const id of COMMAND_FILES.keys()) if ((await commandOf(id)) === Command) return id;
+  throw new Error(`${Command.name} is not a command of src/commands (${relative(root, commandsDir)})`);
+}
 
 /** A command class, as src/commands exports it. */
 type CommandClass = (new (argv: string[], config: Config) => SvcCommand<unknown, unknown>) & {
@@ -78,6 +101,7 @@ export async function runInProcess(
   },
 ): Promise<InProcessResult> {
   config ??= Config.load({ root });
+  Command.id ??= await idOf(Command);
   ranCommands.add(Command);
   const stdout = capture(options.terminal);
   const stderr = capture(options.terminal);
@@ -87,9 +111,11 @@ export async function runInProcess(
   if (options.terminal) delete env.CI;
   const savedEnv = process.env;
   const savedExitCode = process.exitCode;
-  process.env = flagVariables(Command, options.env);
+  const ownEnv = flagVariables(Command, options.env);
+  process.env = ownEnv;
   process.exitCode = undefined;
   let code: number;
+  let overlapped: boolean;
   try {
     const command = new Command(argv, await config);
     command.io = new Io(stdin, stdout.stream, stderr.stream, env);
@@ -105,14 +131,34 @@ export async function runInProcess(
       await Promise.race([options.whileRunning({ stdout: stdout.text, interrupt: () => command['interrupt']() }), stopped]);
     }
     await done;
-    code = Number(process.exitCode ?? 0);
+    code = command.exitCode;
   } catch (error) {
     const exit = (error as { oclif?: { exit?: number } }).oclif?.exit;
     if (exit === undefined) stderr.stream.write(`${(error as Error).message}\n`);
     code = exit ?? 1;
   } finally {
+    overlapped = process.env !== ownEnv;
     process.env = savedEnv;
     process.exitCode = savedExitCode;
   }
+  // Runs nest (a command run while another serves) but never overlap otherwise: each holds the process's environment.
+  if (overlapped) throw new Error(`svc ${Command.id} ran beside another command that began before it and ended after: run them one after the other`);
   return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/**
+ * Runs `svc ...args` in this process, as runSvc runs the binary: the command found by its words, as
+ * oclif finds it, and run by runInProcess with `input` on stdin.
+ */
+export async function svcInProcess(args: string[], options: Omit<Parameters<typeof runInProcess>[2], 'stdin'> & { input?: string }): Promise<InProcessResult> {
+  const words = args.findIndex((arg) => arg.startsWith('-'));
+  const candidates = args.slice(0, words === -1 ? args.length : words);
+  for (let length = candidates.length; length > 0; length--) {
+    const id = candidates.slice(0, length).join(':');
+    if (COMMAND_FILES.has(id)) {
+      const { input, ...rest } = options;
+      return runInProcess(await commandOf(id), args.slice(length), { ...rest, stdin: input });
+    }
+  }
+  throw new Error(`svc ${args.join(' ')}: no command of src/commands has these words`);
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import type { Clock } from '../../src/core/clock.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import type { RunningSandbox } from './sandbox.js';
+import type { TestSandbox } from './sandbox.js';
 import { makeCertificate } from './tls.js';
 
 export interface ProxiedRequest {
@@ -41,7 +41,7 @@ export interface RelayedEvent {
 
 /** What the proxy and the hub know of the sandbox's keys, and learn on the way. */
 export interface ProxyState {
-  keys: RunningSandbox['keys'];
+  keys: TestSandbox['keys'];
   /** Secrets of keys made through POST /v1/keys, by key id. */
   created: Map<string, string>;
   revoked: Set<string>;
@@ -148,7 +148,7 @@ export interface MutatingImplementation {
 }
 
 /** The sandbox behind an HTTPS proxy that applies `variant`; plain HTTP on the same port is refused (400 https_required) unless the variant serves it. */
-export async function startMutatingImplementation(sandbox: RunningSandbox, variant: Variant, state: ProxyState): Promise<MutatingImplementation> {
+export async function startMutatingImplementation(sandbox: TestSandbox, variant: Variant, state: ProxyState): Promise<MutatingImplementation> {
   const certificate = await makeCertificate();
   const dir = mkdtempSync(join(tmpdir(), 'svc-mutating-'));
   const caCertPath = join(dir, 'ca.pem');

@@ -15,8 +15,11 @@ export interface TestPostgres {
   url(schema?: string): string;
   password: string;
   socketDirectory: string;
-  /** Stops the server (fast shutdown: sessions are ended, transactions under way rolled back) and starts it again on the same data, without blocking the event loop. */
-  restart(): Promise<void>;
+  /**
+   * Stops the server (fast shutdown: sessions are ended, transactions under way rolled back) and starts it again on the same data, without blocking the event loop;
+   * `whileDown` runs between the two.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   stop(): void;
   start(): void;
   /** Runs SQL as the superuser with psql; its output, unaligned. */
@@ -86,8 +89,9 @@ export function startPostgres(options: { fsync?: boolean } = {}): TestPostgres {
     url: (schema) => `postgres://svc:${password}@localhost/postgres?host=${encodeURIComponent(folder)}${schema ? `&schema=${schema}` : ''}`,
     password,
     socketDirectory: folder,
-    async restart() {
+    async restart(whileDown) {
       await promisify(execFile)(...commandOf('pg_ctl', stopArgs), runOptions);
+      await whileDown?.();
       await promisify(execFile)(...commandOf('pg_ctl', startArgs), runOptions);
     },
     stop,

@@ -3,6 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
+import { networkOf } from '../../src/api/network.js';
+import { pathsOf } from '../../src/config/paths.js';
+import { writeSandboxProfile } from '../../src/sandbox/profile.js';
+import { type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { isolatedEnv, runSvc, SVC_BIN } from './svc.js';
 import { HANG_MS } from './hang.js';
 
@@ -21,6 +25,53 @@ export interface RunningSandbox {
   /** HTTPS requests that trust the sandbox's certificate. */
   fetch(path: string, init?: RequestInit & { key?: string | null }): Promise<Response>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** What a test uses of a sandbox, wherever it runs. */
+export type TestSandbox = Omit<RunningSandbox, 'process' | 'stop'>;
+
+/** A sandbox in the test's own process: what the in-process tier starts instead of `svc sandbox start`. */
+export interface InProcessSandbox extends TestSandbox {
+  stop(): Promise<void>;
+}
+
+/** HTTPS requests to `url` that trust `caCert` and bear `defaultKey` unless told otherwise. */
+function fetchFrom(url: string, caCert: string, defaultKey: string): RunningSandbox['fetch'] {
+  const dispatcher = new Agent({ connect: { ca: readFileSync(caCert, 'utf8') } });
+  return (path, init = {}) => {
+    const { key = defaultKey, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+    return fetch(`${url}${path}`, { ...rest, headers, dispatcher });
+  };
+}
+
+/**
+ * Starts the sandbox of src/sandbox/server.ts in this process on a free port, as `svc sandbox start`
+ * does (its `sandbox` profile written in `env`'s configuration): options as the command's flags give
+ * them, an analysis delay of 100 ms unless told otherwise.
+ */
+export async function startSandboxInProcess(
+  options: Partial<Omit<SandboxOptions, 'dataDir' | 'port' | 'network'>> = {},
+  env: Record<string, string> = isolatedEnv(),
+): Promise<InProcessSandbox> {
+  const dataDir = join(env.HOME!, 'sandbox');
+  let log = '';
+  const sandbox = await startSandbox({ analysisDelayMs: 100, log: (line) => (log += `${line}\n`), ...options, dataDir, port: 0, network: networkOf(env) });
+  await writeSandboxProfile(sandbox, pathsOf(env).configFile);
+  const keys = Object.fromEntries(sandbox.store.sandboxKeys().map(({ role, secret }) => [role, secret])) as Record<Role, string>;
+  keys.webhook_secret = sandbox.webhookSecret;
+  return {
+    url: sandbox.url,
+    port: sandbox.port,
+    dataDir,
+    caCert: sandbox.certPath,
+    keys,
+    env: { ...env, SVC_PROFILE: 'sandbox' },
+    stderr: () => log,
+    fetch: fetchFrom(sandbox.url, sandbox.certPath, keys.test),
+    stop: () => sandbox.close(),
+  };
 }
 
 /** Starts the real `svc sandbox start` as a child process on a free port and waits until it is ready. */
@@ -48,7 +99,6 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
     string
   >;
   const caCert = ready.ca_cert;
-  const dispatcher = new Agent({ connect: { ca: readFileSync(caCert, 'utf8') } });
   return {
     url: ready.url,
     port: ready.port,
@@ -58,12 +108,7 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
     env: { ...env, SVC_PROFILE: 'sandbox' },
     process: child,
     stderr: () => stderr,
-    fetch(path, init = {}) {
-      const { key = keys.test, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
-      return fetch(`${ready.url}${path}`, { ...rest, headers, dispatcher });
-    },
+    fetch: fetchFrom(ready.url, caCert, keys.test),
     stop(signal = 'SIGTERM') {
       return new Promise((resolve, reject) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);

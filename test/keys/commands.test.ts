@@ -5,20 +5,21 @@ import type { Key, KeyList, KeyRevocation } from '../../src/api/types.js';
 import { redactKey } from '../../src/core/redaction.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { type ProxyState, startMutatingImplementation } from '../helpers/mutating-implementation.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { runSvc } from '../helpers/svc.js';
 import { allKeys, createKeyWithAdmin, keyById } from './fixtures.js';
 import { HANG_MS } from '../helpers/hang.js';
 
-let sandbox: RunningSandbox;
+let sandbox: InProcessSandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet']);
+  sandbox = await startSandboxInProcess({ log: undefined });
 });
 afterAll(() => sandbox.stop());
 
 function svc(args: string[], extra: Record<string, string> = {}) {
-  return runSvc(args, { env: { ...sandbox.env, ...extra } });
+  return svcInProcess(args, { env: { ...sandbox.env, ...extra } });
 }
 
 function parsed<T>(result: { code: number | null; stdout: string; stderr: string }): T {

@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Key, KeyWithSecret } from '../../src/api/types.js';
-import type { RunningSandbox } from '../helpers/sandbox.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 import { SVC_BIN } from '../helpers/svc.js';
 
 /** Short enough for tests, long enough that a request in flight is never mistaken for silence. */
 export const FAST = ['--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '30s'];
 
-export async function createKeyWithAdmin(sandbox: RunningSandbox, body: Record<string, unknown>): Promise<KeyWithSecret> {
+export async function createKeyWithAdmin(sandbox: TestSandbox, body: Record<string, unknown>): Promise<KeyWithSecret> {
   const response = await sandbox.fetch('/v1/keys', {
     method: 'POST',
     key: sandbox.keys.admin,
@@ -20,11 +20,11 @@ export async function createKeyWithAdmin(sandbox: RunningSandbox, body: Record<s
   return (await response.json()) as KeyWithSecret;
 }
 
-export async function keyById(sandbox: RunningSandbox, id: string): Promise<Key> {
+export async function keyById(sandbox: TestSandbox, id: string): Promise<Key> {
   return (await (await sandbox.fetch(`/v1/keys/${id}`, { key: sandbox.keys.admin })).json()) as Key;
 }
 
-export async function allKeys(sandbox: RunningSandbox): Promise<Key[]> {
+export async function allKeys(sandbox: TestSandbox): Promise<Key[]> {
   const keys: Key[] = [];
   let cursor = '';
   for (;;) {
@@ -39,7 +39,7 @@ export async function allKeys(sandbox: RunningSandbox): Promise<Key[]> {
  * An application that calls the API every 50 ms with whatever key its key file holds, as a service
  * that re-reads its secret would. It records every answer's status and which key was used.
  */
-export function startBackgroundClient(sandbox: RunningSandbox, keyFile: string) {
+export function startBackgroundClient(sandbox: TestSandbox, keyFile: string) {
   const answers: Array<{ status: number; key: string }> = [];
   let running = true;
   const loop = (async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Document } from '../../src/api/types.js';
 import { eventsOf, type Received, type Receiver, startReceiver } from '../helpers/receiver.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { pdfWithLines, pdfWithRepeatedContent, streamKeywordsPdf } from './fixtures.js';
 
 /** How many requests must be answered while one document is checked. */
 const ANSWERED_DURING_CHECK = 50;
 
-async function upload(sandbox: RunningSandbox, content: Uint8Array, filename = 'statement.pdf'): Promise<Document> {
+async function upload(sandbox: InProcessSandbox, content: Uint8Array, filename = 'statement.pdf'): Promise<Document> {
   const form = new FormData();
   form.set('type', 'bank_statement');
   form.set('file', new Blob([content], { type: 'application/pdf' }), filename);
@@ -17,7 +17,7 @@ async function upload(sandbox: RunningSandbox, content: Uint8Array, filename = '
   return JSON.parse(text) as Document;
 }
 
-async function getDocument(sandbox: RunningSandbox, id: string): Promise<Document> {
+async function getDocument(sandbox: InProcessSandbox, id: string): Promise<Document> {
   const response = await sandbox.fetch(`/v1/documents/${id}`);
   const text = await response.text();
   expect(response.status, text).toBe(200);
@@ -25,7 +25,7 @@ async function getDocument(sandbox: RunningSandbox, id: string): Promise<Documen
 }
 
 /** Reads the document back to back until its check is over: every read is a request answered meanwhile. */
-async function readUntilChecked(sandbox: RunningSandbox, id: string): Promise<{ document: Document; answeredWhileChecking: number }> {
+async function readUntilChecked(sandbox: InProcessSandbox, id: string): Promise<{ document: Document; answeredWhileChecking: number }> {
   for (let answered = 0; ; answered++) {
     const document = await getDocument(sandbox, id);
     if (document.status !== 'processing') return { document, answeredWhileChecking: answered };
@@ -33,14 +33,14 @@ async function readUntilChecked(sandbox: RunningSandbox, id: string): Promise<{ 
 }
 
 describe('uploads that would stall the sandbox (default budgets)', () => {
-  let sandbox: RunningSandbox;
+  let sandbox: InProcessSandbox;
   let subscriber: Receiver;
   beforeAll(async () => {
     subscriber = await startReceiver();
-    sandbox = await startSandboxProcess(['--plan', 'enterprise', '--analysis-delay', '0', '--webhook-url', subscriber.url, '--quiet']);
+    sandbox = await startSandboxInProcess({ plan: 'enterprise', analysisDelayMs: 0, webhookUrls: [subscriber.url] });
   });
   afterAll(async () => {
-    expect(await sandbox.stop()).toBe(0);
+    await sandbox.stop();
     await subscriber.close();
   });
 
@@ -74,22 +74,12 @@ describe('uploads that would stall the sandbox (default budgets)', () => {
 });
 
 describe('a document check past its time budget', () => {
-  let sandbox: RunningSandbox;
+  let sandbox: InProcessSandbox;
   beforeAll(async () => {
-    sandbox = await startSandboxProcess([
-      '--plan',
-      'enterprise',
-      '--analysis-delay',
-      '0',
-      '--document-check-time',
-      '3000',
-      '--document-check-memory',
-      '1024',
-      '--quiet',
-    ]);
+    sandbox = await startSandboxInProcess({ plan: 'enterprise', analysisDelayMs: 0, documentCheckBudget: { timeMs: 3000, memoryMb: 1024 } });
   });
   afterAll(async () => {
-    expect(await sandbox.stop()).toBe(0);
+    await sandbox.stop();
   });
 
   it('does not hold back the rejection of a file its first bytes condemn', async () => {

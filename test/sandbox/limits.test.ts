@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, KeyWithSecret } from '../../src/api/types.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 
 const PROFILE = { given_names: 'Ola', surname: 'Nordmann', date_of_birth: '1990-01-01', nationality: 'NO' };
 
 describe('part 8 on the free plan: 10 requests a minute, and the monthly report quota of live keys', () => {
-  let sandbox: RunningSandbox;
+  let sandbox: InProcessSandbox;
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--plan', 'free', '--monthly-quota', '1', '--quiet']);
+    sandbox = await startSandboxInProcess({ plan: 'free', monthlyQuota: 1 });
   });
   afterAll(() => sandbox.stop());
 
@@ -43,9 +43,9 @@ describe('part 8 on the free plan: 10 requests a minute, and the monthly report 
 });
 
 describe('part 8 for requests without a valid key: guessing keys is throttled by source address', () => {
-  let sandbox: RunningSandbox;
+  let sandbox: InProcessSandbox;
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--plan', 'free', '--quiet']);
+    sandbox = await startSandboxInProcess({ plan: 'free' });
   });
   afterAll(() => sandbox.stop());
 

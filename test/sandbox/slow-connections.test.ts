@@ -3,20 +3,20 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANG_MS } from '../helpers/hang.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 
 // Deadlines short enough for a test; the defaults are for real use.
-const DEADLINES = ['--handshake-timeout', '500', '--headers-timeout', '1000', '--request-timeout', '2000', '--keep-alive-timeout', '500'];
+const DEADLINES = { handshakeMs: 500, headersMs: 1000, requestMs: 2000, keepAliveMs: 500 };
 const IDLE_CONNECTIONS = 500;
 
-let sandbox: RunningSandbox;
+let sandbox: InProcessSandbox;
 let ca: string;
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--plan', 'enterprise', '--quiet', ...DEADLINES]);
+  sandbox = await startSandboxInProcess({ plan: 'enterprise', connectionDeadlines: DEADLINES });
   ca = readFileSync(sandbox.caCert, 'utf8');
 });
 afterAll(async () => {
-  expect(await sandbox.stop()).toBe(0);
+  await sandbox.stop();
 });
 
 /** What the sandbox sent on the connection until it closed it. */
@@ -104,23 +104,13 @@ describe('slow and idle connections are closed on a deadline', () => {
 describe(`${IDLE_CONNECTIONS} idle connections`, () => {
   // Deadlines long enough for all of them to be open while the request is answered, however slowly a
   // loaded machine opens 500 connections (5 s did not suffice at a load average of 20).
-  let patient: RunningSandbox;
+  let patient: InProcessSandbox;
   beforeAll(async () => {
-    const deadline = String(HANG_MS / 2);
-    patient = await startSandboxProcess([
-      '--plan',
-      'enterprise',
-      '--quiet',
-      '--handshake-timeout',
-      deadline,
-      '--headers-timeout',
-      deadline,
-      '--request-timeout',
-      deadline,
-    ]);
+    const deadline = HANG_MS / 2;
+    patient = await startSandboxInProcess({ plan: 'enterprise', connectionDeadlines: { handshakeMs: deadline, headersMs: deadline, requestMs: deadline } });
   });
   afterAll(async () => {
-    expect(await patient.stop()).toBe(0);
+    await patient.stop();
   });
 
   it(

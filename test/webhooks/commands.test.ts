@@ -10,6 +10,7 @@ import { signatureHeader, verifySignature } from '../../src/webhooks/signature.j
 import { stoppedAfterEachTest } from '../helpers/listen.js';
 import { eventsOf } from '../helpers/receiver.js';
 import { startServer } from '../helpers/server.js';
+import { svcInProcess } from '../helpers/in-process.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { HANG_MS } from '../helpers/hang.js';
@@ -21,7 +22,7 @@ const { listen, recorder, stopAfterTest } = stoppedAfterEachTest(SECRET);
 describe('svc webhooks trigger', () => {
   it('sends a signed, schema-valid sample of each of the six kinds, with the headers of part 6', async () => {
     const receiver = await recorder();
-    const result = await runSvc(['webhooks', 'trigger', 'all', '--to', receiver.url, '--json'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    const result = await svcInProcess(['webhooks', 'trigger', 'all', '--to', receiver.url, '--json'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).map((sent: { status: number }) => sent.status)).toEqual([200, 200, 200, 200, 200, 200]);
     const events = eventsOf(receiver.received);
@@ -36,7 +37,7 @@ describe('svc webhooks trigger', () => {
 
   it("pairs the report.completed sample's score with the band the sandbox gives it, and prints duration_ms in snake_case", async () => {
     const receiver = await recorder();
-    const result = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', receiver.url, '--json'], {
+    const result = await svcInProcess(['webhooks', 'trigger', 'report.completed', '--to', receiver.url, '--json'], {
       env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
     });
     expect(result.code).toBe(0);
@@ -52,7 +53,7 @@ describe('svc webhooks trigger', () => {
   it('warns that --secret is visible in the process list and never prints the secret', async () => {
     const receiver = await recorder();
     receiver.answer = (_delivery, response) => response.writeHead(500).end();
-    const result = await runSvc(['webhooks', 'trigger', 'report.failed', '--to', receiver.url, '--secret', SECRET], { env: isolatedEnv() });
+    const result = await svcInProcess(['webhooks', 'trigger', 'report.failed', '--to', receiver.url, '--secret', SECRET], { env: isolatedEnv() });
     expect(result.code).toBe(ExitCode.verificationFailed);
     expect(result.stderr).toMatch(/visible to other local users in the process list; prefer SVC_WEBHOOK_SECRET/);
     expect(`${result.stdout}${result.stderr}`).not.toContain(SECRET);
@@ -62,7 +63,7 @@ describe('svc webhooks trigger', () => {
   it('sends a kind openapi.yaml does not list as the least part 6 describes, saying so; refuses a kind that cannot be a header', async () => {
     const receiver = await recorder();
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const result = await runSvc(['webhooks', 'trigger', 'applicant.updated', '--to', receiver.url, '--json'], { env });
+    const result = await svcInProcess(['webhooks', 'trigger', 'applicant.updated', '--to', receiver.url, '--json'], { env });
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/applicant\.updated is not a kind openapi\.yaml lists: sending the minimal sample \{id, type, created_at, data: \{id\}\}/);
     const [event] = eventsOf(receiver.received);
@@ -73,7 +74,7 @@ describe('svc webhooks trigger', () => {
       data: { id: expect.stringMatching(/^app_\w+$/) },
     });
     expect(receiver.received[0]!.headers['service-event']).toBe('applicant.updated');
-    const spaced = await runSvc(['webhooks', 'trigger', 'report completed', '--to', receiver.url], { env });
+    const spaced = await svcInProcess(['webhooks', 'trigger', 'report completed', '--to', receiver.url], { env });
     expect(spaced.code).toBe(ExitCode.usage);
     expect(spaced.stderr).toMatch(
       /"report completed" cannot be sent as an event kind: it goes into the Service-Event header\n.*visible ASCII characters without spaces/,
@@ -82,11 +83,11 @@ describe('svc webhooks trigger', () => {
   });
 
   it('exits 8 when the receiver cannot be reached, 10 without a secret', async () => {
-    const unreachable = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], {
+    const unreachable = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], {
       env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
     });
     expect(unreachable.code).toBe(ExitCode.network);
-    const noSecret = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], { env: isolatedEnv() });
+    const noSecret = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', 'http://127.0.0.1:9/hooks'], { env: isolatedEnv() });
     expect(noSecret.code).toBe(ExitCode.config);
     expect(noSecret.stderr).toMatch(/SVC_WEBHOOK_SECRET/);
   });
@@ -97,7 +98,7 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     const app = await recorder();
     const running = await listen(['--forward-to', app.url, '--events', 'report.completed,report.failed']);
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    expect((await runSvc(['webhooks', 'trigger', 'all', '--to', `${running.url}/hooks`], { env })).code).toBe(0);
+    expect((await svcInProcess(['webhooks', 'trigger', 'all', '--to', `${running.url}/hooks`], { env })).code).toBe(0);
     await app.waitFor((received) => received.length === 2);
     await running.waitFor((lines) => lines.length === 2);
     expect(
@@ -111,15 +112,15 @@ describe('svc webhooks listen with trigger, events and replay', () => {
         ['report.failed', 'accepted', 200],
       ]),
     );
-    const stored = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout);
+    const stored = JSON.parse((await svcInProcess(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout);
     expect(stored.map((event: { type: string }) => event.type).sort()).toEqual([...EVENT_TYPES].sort());
     const filtered = JSON.parse(
-      (await runSvc(['webhooks', 'events', '--store', running.store, '--type', 'report.failed', '--since', '5m', '--json'], { env })).stdout,
+      (await svcInProcess(['webhooks', 'events', '--store', running.store, '--type', 'report.failed', '--since', '5m', '--json'], { env })).stdout,
     );
     expect(filtered).toHaveLength(1);
     expect(filtered[0]).toMatchObject({ type: 'report.failed', status: 'accepted', forward: { status: 200 } });
     expect(JSON.parse(filtered[0].body)).toMatchObject({ type: 'report.failed' });
-    const future = await runSvc(['webhooks', 'events', '--store', running.store, '--since', '2999-01-01T00:00:00Z', '--json'], { env });
+    const future = await svcInProcess(['webhooks', 'events', '--store', running.store, '--since', '2999-01-01T00:00:00Z', '--json'], { env });
     expect(JSON.parse(future.stdout)).toEqual([]);
 
     // A forged delivery is shown whatever kind it claims to be.
@@ -136,25 +137,27 @@ describe('svc webhooks listen with trigger, events and replay', () => {
   it('replays a stored event to --forward-to: raw body, original headers, re-signed when a secret is given', async () => {
     const running = await listen();
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const sent = JSON.parse((await runSvc(['webhooks', 'trigger', 'document.rejected', '--to', `${running.url}/hooks`, '--json'], { env })).stdout)[0];
+    const sent = JSON.parse((await svcInProcess(['webhooks', 'trigger', 'document.rejected', '--to', `${running.url}/hooks`, '--json'], { env })).stdout)[0];
     await running.waitFor((lines) => lines.length === 1);
     const app = await recorder();
-    const replayed = await runSvc(['webhooks', 'replay', sent.event.id, '--store', running.store, '--forward-to', app.url, '--json'], { env });
+    const replayed = await svcInProcess(['webhooks', 'replay', sent.event.id, '--store', running.store, '--forward-to', app.url, '--json'], { env });
     expect(replayed.code).toBe(0);
     expect(JSON.parse(replayed.stdout)).toMatchObject({ event_id: sent.event.id, status: 200, resigned: true });
     expect(JSON.parse(app.received[0]!.body)).toEqual(sent.event);
     expect(app.received[0]!.headers['service-event']).toBe('document.rejected');
     expect(verifySignature(app.received[0]!.headers['service-signature'] as string, app.received[0]!.body, { secrets: [SECRET] }).ok).toBe(true);
 
-    const unsigned = await runSvc(['webhooks', 'replay', sent.event.id, '--store', running.store, '--forward-to', app.url, '--json'], { env: isolatedEnv() });
+    const unsigned = await svcInProcess(['webhooks', 'replay', sent.event.id, '--store', running.store, '--forward-to', app.url, '--json'], {
+      env: isolatedEnv(),
+    });
     expect(JSON.parse(unsigned.stdout)).toMatchObject({ status: 200, resigned: false });
-    const missing = await runSvc(['webhooks', 'replay', 'evt_nothere', '--store', running.store, '--forward-to', app.url], { env });
+    const missing = await svcInProcess(['webhooks', 'replay', 'evt_nothere', '--store', running.store, '--forward-to', app.url], { env });
     expect(missing.code).toBe(ExitCode.notFound);
   });
 
   it('replay refuses to send an event in clear text to a host that is not loopback, before it looks the event up', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const refused = await runSvc(
+    const refused = await svcInProcess(
       ['webhooks', 'replay', 'evt_nothere', '--store', join(env.HOME!, 'events.db'), '--forward-to', 'http://192.0.2.10/hooks', '--json'],
       { env },
     );
@@ -176,15 +179,15 @@ describe('svc webhooks listen with trigger, events and replay', () => {
   it('injects faults: --respond answers that status and stores nothing; --delay holds every answer back', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const failing = await listen(['--respond', '503']);
-    const refused = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${failing.url}/hooks`, '--json'], { env });
+    const refused = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${failing.url}/hooks`, '--json'], { env });
     expect(refused.code).toBe(ExitCode.verificationFailed);
     expect(JSON.parse(refused.stdout)[0].status).toBe(503);
     await failing.waitFor((lines) => lines.length === 1);
     expect(failing.lines[0]).toMatchObject({ result: 'injected', status: 503 });
-    expect(JSON.parse((await runSvc(['webhooks', 'events', '--store', failing.store, '--json'], { env })).stdout)).toEqual([]);
+    expect(JSON.parse((await svcInProcess(['webhooks', 'events', '--store', failing.store, '--json'], { env })).stdout)).toEqual([]);
 
     const slow = await listen(['--delay', '400ms']);
-    const delayed = JSON.parse((await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${slow.url}/hooks`, '--json'], { env })).stdout)[0];
+    const delayed = JSON.parse((await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${slow.url}/hooks`, '--json'], { env })).stdout)[0];
     expect(delayed.status).toBe(200);
     expect(delayed.duration_ms).toBeGreaterThanOrEqual(400);
   });
@@ -197,19 +200,19 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     const running = await listen(['--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')]);
     expect(running.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const untrusted = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`], { env });
+    const untrusted = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`], { env });
     expect(untrusted.code).toBe(ExitCode.network);
     expect(untrusted.stdout).toMatch(/its TLS certificate is not trusted \(\w+\): give its CA certificate with --ca-cert/);
-    const trusted = await runSvc(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem')], { env });
+    const trusted = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem')], { env });
     expect(trusted.code).toBe(0);
     await running.waitFor((lines) => lines.some((line) => line.result === 'accepted'));
-    const checked = await runSvc(['webhooks', 'check', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem'), '--json'], { env });
+    const checked = await svcInProcess(['webhooks', 'check', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem'), '--json'], { env });
     expect(checked.code).toBe(0);
     expect(JSON.parse(checked.stdout).passed).toBe(true);
 
     // A second listener forwards to the first over TLS, trusting it through --ca-cert.
     const front = await listen(['--forward-to', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem')]);
-    const sent = JSON.parse((await runSvc(['webhooks', 'trigger', 'report.failed', '--to', `${front.url}/hooks`, '--json'], { env })).stdout)[0];
+    const sent = JSON.parse((await svcInProcess(['webhooks', 'trigger', 'report.failed', '--to', `${front.url}/hooks`, '--json'], { env })).stdout)[0];
     await front.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
     expect(front.lines.find((line) => line.event_id === sent.event.id)).toMatchObject({ result: 'accepted', forward: { status: 200, error: null } });
     await running.waitFor((lines) => lines.some((line) => line.event_id === sent.event.id && line.result === 'accepted'));
@@ -218,9 +221,12 @@ describe('svc webhooks listen with trigger, events and replay', () => {
   it('says which file is wrong when --ca-cert is no certificate', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
     writeFileSync(join(dir, 'not-a-cert.pem'), 'hello');
-    const result = await runSvc(['webhooks', 'trigger', 'report.created', '--to', 'https://127.0.0.1:9/hooks', '--ca-cert', join(dir, 'not-a-cert.pem')], {
-      env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
-    });
+    const result = await svcInProcess(
+      ['webhooks', 'trigger', 'report.created', '--to', 'https://127.0.0.1:9/hooks', '--ca-cert', join(dir, 'not-a-cert.pem')],
+      {
+        env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
+      },
+    );
     expect(result.code).toBe(ExitCode.config);
     expect(result.stderr).toContain(`${join(dir, 'not-a-cert.pem')} holds no PEM certificate`);
   });
@@ -229,7 +235,7 @@ describe('svc webhooks listen with trigger, events and replay', () => {
 describe('svc webhooks check', () => {
   it('passes svc webhooks listen, one line per verdict', async () => {
     const running = await listen();
-    const result = await runSvc(['webhooks', 'check', `${running.url}/hooks`], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    const result = await svcInProcess(['webhooks', 'check', `${running.url}/hooks`], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
     expect(result.code).toBe(0);
     const verdicts = result.stdout.trim().split('\n');
     expect(verdicts.map((line) => line.split(/\s+/).slice(0, 2).join(' '))).toEqual([
@@ -249,7 +255,7 @@ describe('svc webhooks check', () => {
     const lax = await startServer((_request, response) => response.writeHead(200).end());
     stopAfterTest(() => lax.close());
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const result = await runSvc(['webhooks', 'check', lax.url, '--json'], { env });
+    const result = await svcInProcess(['webhooks', 'check', lax.url, '--json'], { env });
     expect(result.code).toBe(ExitCode.verificationFailed);
     const graded = JSON.parse(result.stdout);
     expect(graded.passed).toBe(false);
@@ -273,14 +279,14 @@ describe('svc webhooks check', () => {
       response.writeHead(fresh && signatureHeader(SECRET, request.raw, timestamp).endsWith(v1.slice(3)) && v1 !== '' ? 200 : 400).end();
     });
     stopAfterTest(() => firstOnly.close());
-    const rotation = JSON.parse((await runSvc(['webhooks', 'check', firstOnly.url, '--json'], { env })).stdout);
+    const rotation = JSON.parse((await svcInProcess(['webhooks', 'check', firstOnly.url, '--json'], { env })).stdout);
     expect(rotation.verdicts.find((verdict: { check: string }) => verdict.check === 'accepts_several_v1')).toMatchObject({ passed: false });
   });
 
   it('skips the refusal checks when the endpoint does not accept a valid event', async () => {
     const down = await startServer((_request, response) => response.writeHead(500).end());
     stopAfterTest(() => down.close());
-    const result = await runSvc(['webhooks', 'check', down.url], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    const result = await svcInProcess(['webhooks', 'check', down.url], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
     expect(result.code).toBe(ExitCode.verificationFailed);
     expect(result.stdout).toMatch(/^FAIL {2}accepts_valid_event +answered 500/m);
     expect(result.stdout.match(/^SKIP/gm)).toHaveLength(8);
@@ -289,7 +295,7 @@ describe('svc webhooks check', () => {
   it('fails a receiver that refuses a kind openapi.yaml does not list, unless --strict-schema; --event-type takes any kind', async () => {
     const strict = await listen(['--strict-schema']);
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const graded = await runSvc(['webhooks', 'check', `${strict.url}/hooks`, '--json'], { env });
+    const graded = await svcInProcess(['webhooks', 'check', `${strict.url}/hooks`, '--json'], { env });
     expect(graded.code).toBe(ExitCode.verificationFailed);
     const failed = JSON.parse(graded.stdout).verdicts.filter((verdict: { passed: boolean }) => !verdict.passed);
     expect(failed).toEqual([
@@ -299,12 +305,12 @@ describe('svc webhooks check', () => {
         detail: expect.stringMatching(/^a report\.archived event, a kind part 6 does not list: answered 400 in \d+ ms; expected a 2xx$/),
       },
     ]);
-    const asked = await runSvc(['webhooks', 'check', `${strict.url}/hooks`, '--strict-schema', '--json'], { env });
+    const asked = await svcInProcess(['webhooks', 'check', `${strict.url}/hooks`, '--strict-schema', '--json'], { env });
     expect(asked.code).toBe(0);
     expect(JSON.parse(asked.stdout).verdicts.map((verdict: { check: string }) => verdict.check)).not.toContain('accepts_unlisted_kind');
 
     const tolerant = await listen();
-    const unlisted = await runSvc(['webhooks', 'check', `${tolerant.url}/hooks`, '--event-type', 'document.archived'], { env });
+    const unlisted = await svcInProcess(['webhooks', 'check', `${tolerant.url}/hooks`, '--event-type', 'document.archived'], { env });
     expect(unlisted.code).toBe(0);
     expect(unlisted.stderr).toMatch(/document\.archived is not a kind openapi\.yaml lists: the samples are the least part 6 describes/);
     await tolerant.waitFor((lines) => lines.some((line) => line.type === 'document.archived' && line.result === 'duplicate'));
@@ -318,15 +324,15 @@ describe('svc webhooks sign and verify', () => {
     const body = JSON.stringify(sampleEvent('report.completed'));
     writeFileSync(file, body);
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const header = (await runSvc(['webhooks', 'sign', '--payload-file', file], { env })).stdout.trim();
+    const header = (await svcInProcess(['webhooks', 'sign', '--payload-file', file], { env })).stdout.trim();
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    const valid = await runSvc(['webhooks', 'verify', '--header', header, '--payload-file', file], { env });
+    const valid = await svcInProcess(['webhooks', 'verify', '--header', header, '--payload-file', file], { env });
     expect(valid.code).toBe(0);
     expect(valid.stdout).toMatch(/^signature +ok +the v1 value matches the secret whsec_…mnop: HMAC-SHA256 over <t>\.<raw body>, in hex$/m);
     expect(valid.stdout.trim().split('\n').at(-1)).toBe('valid');
 
     writeFileSync(file, `${JSON.stringify(JSON.parse(body), null, 2)}\n`);
-    const changed = await runSvc(['webhooks', 'verify', '--header', header, '--payload-file', file], { env });
+    const changed = await svcInProcess(['webhooks', 'verify', '--header', header, '--payload-file', file], { env });
     expect(changed.code).toBe(ExitCode.verificationFailed);
     expect(changed.stdout).toMatch(/re-serialised as compact JSON/);
     expect(changed.stdout.trim().split('\n').at(-1)).toBe('invalid: signature_mismatch');
@@ -336,9 +342,9 @@ describe('svc webhooks sign and verify', () => {
     const body = JSON.stringify(sampleEvent('report.created'));
     const header = signatureHeader(SECRET, body, 1_767_225_600);
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const now = await runSvc(['webhooks', 'verify', '--header', header, '--json'], { env, input: body });
+    const now = await svcInProcess(['webhooks', 'verify', '--header', header, '--json'], { env, input: body });
     expect(JSON.parse(now.stdout)).toMatchObject({ ok: false, reason: 'timestamp_too_old' });
-    const then = await runSvc(['webhooks', 'verify', '--header', header, '--at', '2026-01-01T00:01:00Z', '--json'], { env, input: body });
+    const then = await svcInProcess(['webhooks', 'verify', '--header', header, '--at', '2026-01-01T00:01:00Z', '--json'], { env, input: body });
     expect(JSON.parse(then.stdout)).toMatchObject({ ok: true });
   });
 });

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader, verifySignature } from '../../src/webhooks/signature.js';
 import { verifyDelivery } from '../../src/webhooks/verify.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 // Stripe's library verifies headers of exactly this form (`t=…,v1=…`, HMAC-SHA256 over `<t>.<body>`,
 // hex): an independent, widely used implementation of the scheme openapi.yaml assumes.
@@ -66,12 +67,12 @@ describe('the signature scheme is the conventional one (checked against the Stri
     const body = JSON.stringify(sampleEvent('report.completed'));
     writeFileSync(file, body);
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const signed = await runSvc(['webhooks', 'sign', '--payload-file', file], { env });
+    const signed = await svcInProcess(['webhooks', 'sign', '--payload-file', file], { env });
     expect(signed.code).toBe(0);
     expect(stripe.webhooks.constructEvent(body, signed.stdout.trim(), SECRET).id).toBe(JSON.parse(body).id);
 
     const header = stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRET });
-    const verified = await runSvc(['webhooks', 'verify', '--header', header, '--json'], { env, input: body });
+    const verified = await svcInProcess(['webhooks', 'verify', '--header', header, '--json'], { env, input: body });
     expect(verified.code).toBe(0);
     expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, reason: null, matched: { secret: 0, v1: 0 } });
   });

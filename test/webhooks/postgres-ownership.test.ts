@@ -11,7 +11,8 @@ import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { stoppedAfterEachTest } from '../helpers/listen.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const SECRET = 'whsec_ownership0123456789abcdefghijklmno';
 const LISTENER_PASSWORD = 'listener-password-0123456789';
@@ -33,7 +34,7 @@ const env = () => isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
 describe('a schema another role owns', () => {
   it('is refused (exit 10) before anything is read or written, and taken when the connection string names its owner trusted', async () => {
     pg.psql('SET ROLE intruder; CREATE SCHEMA made_first; GRANT USAGE, CREATE ON SCHEMA made_first TO listener');
-    const refused = await runSvc(['webhooks', 'events', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: storeOf('made_first') } });
+    const refused = await svcInProcess(['webhooks', 'events', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: storeOf('made_first') } });
     expect(refused.code).toBe(ExitCode.config);
     expect(JSON.parse(refused.stdout).error).toMatchObject({ code: 'store_not_owned' });
     expect(refused.stderr).toContain('the schema made_first is owned by the role intruder');
@@ -41,14 +42,14 @@ describe('a schema another role owns', () => {
     expect(refused.stdout + refused.stderr).not.toContain(LISTENER_PASSWORD);
     expect(pg.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'made_first'")).toBe('0');
 
-    const trusted = await runSvc(['webhooks', 'events', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: storeOf('made_first', '&owner=intruder') } });
+    const trusted = await svcInProcess(['webhooks', 'events', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: storeOf('made_first', '&owner=intruder') } });
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(JSON.parse(trusted.stdout)).toEqual([]);
   });
 
   it('stops `webhooks listen` (exit 10) before it listens, and the listener runs when the connection string names the owner trusted', async () => {
     pg.psql('SET ROLE intruder; CREATE SCHEMA listened_first; GRANT USAGE, CREATE ON SCHEMA listened_first TO listener');
-    const refused = await runSvc(['webhooks', 'listen', '--port', '0', '--store', storeOf('listened_first')], { env: env() });
+    const refused = await svcInProcess(['webhooks', 'listen', '--port', '0', '--store', storeOf('listened_first')], { env: env() });
     expect(refused.code).toBe(ExitCode.config);
     expect(refused.stderr).toContain('the schema listened_first is owned by the role intruder');
     expect(refused.stderr).not.toContain('Listening on');
@@ -61,7 +62,7 @@ describe('a schema another role owns', () => {
   it("a table another role made in the listener's own schema is refused too", async () => {
     pg.psql('CREATE SCHEMA own_schema AUTHORIZATION listener; GRANT CREATE, USAGE ON SCHEMA own_schema TO intruder');
     pg.psql('SET ROLE intruder; CREATE TABLE own_schema.events (seq bigint)');
-    const refused = await runSvc(['webhooks', 'events', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: storeOf('own_schema') } });
+    const refused = await svcInProcess(['webhooks', 'events', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: storeOf('own_schema') } });
     expect(refused.code).toBe(ExitCode.config);
     expect(refused.stderr).toContain('the table own_schema.events is owned by the role intruder');
   });
@@ -114,7 +115,7 @@ describe('a forward taken over', () => {
       // Recorded as not forwarded, with the reason, so that no replica takes it over again.
       expect(pg.psql(`SELECT forward_status IS NULL, forward_error FROM takeovers.events WHERE event_id = '${id}'`)).toBe(`t|${takeovers.get(id)!.detail}`);
     }
-    const listed = await runSvc(['webhooks', 'events', '--not-forwarded', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: store } });
+    const listed = await svcInProcess(['webhooks', 'events', '--not-forwarded', '--json'], { env: { ...env(), SVC_WEBHOOK_STORE: store } });
     expect((JSON.parse(listed.stdout) as Array<{ event_id: string }>).map((event) => event.event_id).sort()).toEqual(
       Object.keys(refusals)
         .map((name) => rows[name as keyof typeof rows].id)

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { EventStore } from '../../src/webhooks/sqlite-store.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const DAY = 86_400_000;
 
@@ -48,18 +49,18 @@ describe('svc webhooks prune', () => {
   it('deletes what is older, in chunks, but keeps events the application never took; a dry run only counts', async () => {
     const { file, ids } = seededStore();
     const env = isolatedEnv();
-    const dryRun = await runSvc(['webhooks', 'prune', '--store', file, '--before', '30d', '--dry-run', '--json'], { env });
+    const dryRun = await svcInProcess(['webhooks', 'prune', '--store', file, '--before', '30d', '--dry-run', '--json'], { env });
     expect(dryRun.code).toBe(0);
     expect(JSON.parse(dryRun.stdout)).toMatchObject({ deleted: 2102, kept_not_forwarded: 1, dry_run: true });
     expect(storedIds(file)).toHaveLength(2104);
 
-    const pruned = await runSvc(['webhooks', 'prune', '--store', file, '--before', '30d', '--json'], { env });
+    const pruned = await svcInProcess(['webhooks', 'prune', '--store', file, '--before', '30d', '--json'], { env });
     expect(pruned.code).toBe(0);
     expect(JSON.parse(pruned.stdout)).toMatchObject({ deleted: 2102, kept_not_forwarded: 1, dry_run: false });
     expect(pruned.stderr).toContain('Kept 1 accepted event the application never took');
     expect(storedIds(file).sort()).toEqual([ids.neverTaken, ids.recent].sort());
 
-    const all = await runSvc(['webhooks', 'prune', '--store', file, '--before', '30d', '--include-not-forwarded'], { env });
+    const all = await svcInProcess(['webhooks', 'prune', '--store', file, '--before', '30d', '--include-not-forwarded'], { env });
     expect(all.code).toBe(0);
     expect(all.stdout).toMatch(/^Deleted 1 stored delivery received before \d{4}-\d{2}-\d{2}T/);
     expect(storedIds(file)).toEqual([ids.recent]);
@@ -67,7 +68,7 @@ describe('svc webhooks prune', () => {
 
   it('refuses to prune the last 25 hours, whose retries may still come, and deletes nothing', async () => {
     const { file } = seededStore();
-    const result = await runSvc(['webhooks', 'prune', '--store', file, '--before', '1h'], { env: isolatedEnv() });
+    const result = await svcInProcess(['webhooks', 'prune', '--store', file, '--before', '1h'], { env: isolatedEnv() });
     expect(result.code).toBe(ExitCode.usage);
     expect(result.stderr).toContain('would prune events of the last 25 hours');
     expect(result.stderr).toContain('give --before 25h or earlier');

@@ -10,7 +10,8 @@ import { ExitCode } from '../../src/core/errors.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { stoppedAfterEachTest } from '../helpers/listen.js';
 import { SIGNATURE_FORMS, signIn } from '../helpers/signature-forms.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 const SECRET = 'whsec_signatureforms0123456789abcdefghij';
 
@@ -64,13 +65,13 @@ describe.each(SIGNATURE_FORMS)('a delivery signed in $name', (form) => {
     const body = JSON.stringify(sampleEvent('report.completed', 1_767_225_600_000));
     const header = signIn(form, SECRET, body, 1_767_225_600);
     const args = ['webhooks', 'verify', '--header', header, '--at', '2026-01-01T00:00:00Z', ...form.args];
-    const people = await runSvc(args, { env, input: body });
+    const people = await svcInProcess(args, { env, input: body });
     expect(people.code, people.stdout + people.stderr).toBe(0);
     const signed = form.signedPayload === 'timestamped' ? '<t>.<raw body>' : 'the raw body alone';
     expect(people.stdout).toMatch(
       new RegExp(`^signature +ok +the v1 value matches the secret whsec_…ghij: HMAC-SHA256 over ${signed}, in ${form.encoding}\\b`, 'm'),
     );
-    const json = await runSvc([...args, '--json'], { env, input: body });
+    const json = await svcInProcess([...args, '--json'], { env, input: body });
     expect(JSON.parse(json.stdout)).toMatchObject({
       ok: true,
       matched: { secret: 0, v1: 0, encoding: form.encoding, signed_payload: form.signedPayload },
@@ -103,7 +104,7 @@ describe('what is taken is what the user says', () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const body = JSON.stringify(sampleEvent('report.completed', 1_767_225_600_000));
     const header = signIn(SIGNATURE_FORMS[5]!, SECRET, body, 1_767_225_600);
-    const refused = await runSvc(['webhooks', 'verify', '--header', header, '--at', '2026-01-01T00:00:00Z'], { env, input: body });
+    const refused = await svcInProcess(['webhooks', 'verify', '--header', header, '--at', '2026-01-01T00:00:00Z'], { env, input: body });
     expect(refused.code).toBe(ExitCode.verificationFailed);
     expect(refused.stdout).toMatch(/→ a v1 value is the signature of the body alone signed, not `<t>\.<body>` \(.*--signed-payload body takes it/);
   });
@@ -111,7 +112,7 @@ describe('what is taken is what the user says', () => {
   it('svc webhooks sign gives the known answers (openssl, as in signature.test.ts) in each encoding and over each signed string', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: 'whsec_knownanswer6123456789abcdefghijklm' });
     const sign = async (...args: string[]) =>
-      (await runSvc(['webhooks', 'sign', '--timestamp', '1700000000', ...args], { env, input: '{"id":"evt_1"}' })).stdout.trim();
+      (await svcInProcess(['webhooks', 'sign', '--timestamp', '1700000000', ...args], { env, input: '{"id":"evt_1"}' })).stdout.trim();
     expect(await sign()).toBe('t=1700000000,v1=ae36c9a6cf0ed43b67e4c0ff17f48b41832eb9e971f98eb2a9da355387d64592');
     expect(await sign('--signature-encoding', 'base64')).toBe('t=1700000000,v1=rjbJps8O1Dtn5MD/F/SLQYMuuelx+Y6yqdo1U4fWRZI=');
     expect(await sign('--signed-payload', 'body')).toBe('t=1700000000,v1=26c288e06cd749cc0c16b734ae1756777c4680b19f4c408b0ab6bc27ae1719fb');
@@ -120,7 +121,7 @@ describe('what is taken is what the user says', () => {
 
   it('svc webhooks trigger signs in base64 or over the body alone, and svc webhooks listen takes each when told to', async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const trigger = (url: string, ...args: string[]) => runSvc(['webhooks', 'trigger', 'report.completed', '--to', `${url}/hooks`, ...args], { env });
+    const trigger = (url: string, ...args: string[]) => svcInProcess(['webhooks', 'trigger', 'report.completed', '--to', `${url}/hooks`, ...args], { env });
     const either = await listen();
     const hexOnly = await listen(['--signature-encoding', 'hex']);
     const bodyAlone = await listen(['--signed-payload', 'body']);

@@ -10,7 +10,8 @@ import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { type ListenLine, stoppedAfterEachTest } from '../helpers/listen.js';
 import { SIGNATURE_FORMS, type SignatureForm, signIn } from '../helpers/signature-forms.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { svcInProcess } from '../helpers/in-process.js';
+import { isolatedEnv } from '../helpers/svc.js';
 
 // The events part 6 allows and openapi.yaml's schemas do not describe: svc must take them from any
 // implementation, the real service first, and refuse them only when asked to (--strict-schema).
@@ -114,19 +115,19 @@ describe('svc webhooks listen: an authentic event is taken whatever openapi.yaml
     );
 
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
-    const stored = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout) as Array<{
+    const stored = JSON.parse((await svcInProcess(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout) as Array<{
       event_id: string;
       schema_notes: string[];
     }>;
     for (const { event, notes } of cases) expect(stored.find((item) => item.event_id === event.id)).toMatchObject({ status: 'accepted', schema_notes: notes });
-    const table = await runSvc(['webhooks', 'events', '--store', running.store], { env });
+    const table = await svcInProcess(['webhooks', 'events', '--store', running.store], { env });
     expect(table.stdout).toMatch(/\treport\.archived\t.*\taccepted, 1 repeat, 2 schema notes\t/);
 
     // Kinds openapi.yaml does not list are filtered and replayed as any other.
     const archived = cases[2]!.event;
-    const filtered = JSON.parse((await runSvc(['webhooks', 'events', '--store', running.store, '--type', 'report.archived', '--json'], { env })).stdout);
+    const filtered = JSON.parse((await svcInProcess(['webhooks', 'events', '--store', running.store, '--type', 'report.archived', '--json'], { env })).stdout);
     expect(filtered.map((item: { event_id: string }) => item.event_id)).toEqual([archived.id]);
-    const replayed = await runSvc(['webhooks', 'replay', archived.id, '--store', running.store, '--forward-to', app.url, '--json'], { env });
+    const replayed = await svcInProcess(['webhooks', 'replay', archived.id, '--store', running.store, '--forward-to', app.url, '--json'], { env });
     expect(replayed.code).toBe(0);
     expect(JSON.parse(app.received.at(-1)!.body)).toEqual(archived);
   });
@@ -157,7 +158,7 @@ describe('svc webhooks listen: an authentic event is taken whatever openapi.yaml
     expect(app.received.map((received) => JSON.parse(received.body).id)).toEqual([archived!.event.id]);
     expect(storedRows(running.store).map((row) => row.event_id)).toEqual([short!.event.id, archived!.event.id]);
 
-    const empty = await runSvc(['webhooks', 'listen', '--port', '0', '--events', 'report.completed,,report.failed'], {
+    const empty = await svcInProcess(['webhooks', 'listen', '--port', '0', '--events', 'report.completed,,report.failed'], {
       env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }),
     });
     expect(empty.code).toBe(ExitCode.usage);
@@ -274,10 +275,10 @@ describe('svc webhooks verify and schema notes', () => {
     for (const { event, notes } of differentEvents()) {
       const delivery = signed(event);
       const args = ['webhooks', 'verify', '--header', delivery.headers['service-signature']!, '--event-type', event.type, '--json'];
-      const noted = await runSvc(args, { env, input: delivery.body.toString() });
+      const noted = await svcInProcess(args, { env, input: delivery.body.toString() });
       expect(noted.code, event.type).toBe(0);
       expect(JSON.parse(noted.stdout)).toMatchObject({ ok: true, reason: null, schema_notes: notes });
-      const strict = await runSvc([...args, '--strict-schema'], { env, input: delivery.body.toString() });
+      const strict = await svcInProcess([...args, '--strict-schema'], { env, input: delivery.body.toString() });
       expect(strict.code, event.type).toBe(ExitCode.verificationFailed);
       expect(JSON.parse(strict.stdout)).toMatchObject({ ok: false, reason: 'envelope_invalid', schema_notes: notes });
     }
@@ -287,7 +288,7 @@ describe('svc webhooks verify and schema notes', () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
     const [short] = differentEvents();
     const delivery = signed(short!.event);
-    const shown = await runSvc(['webhooks', 'verify', '--header', delivery.headers['service-signature']!], { env, input: delivery.body.toString() });
+    const shown = await svcInProcess(['webhooks', 'verify', '--header', delivery.headers['service-signature']!], { env, input: delivery.body.toString() });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^envelope +ok +a report\.completed event \(evt_\w+\), as part 6 states the envelope$/m);
     expect(shown.stdout).toMatch(
@@ -296,7 +297,7 @@ describe('svc webhooks verify and schema notes', () => {
     expect(shown.stdout.trim().split('\n').at(-1)).toBe('valid, with 1 schema note');
 
     const noPrefix = signed({ ...short!.event, id: '1234' });
-    const refused = await runSvc(['webhooks', 'verify', '--header', noPrefix.headers['service-signature']!], { env, input: noPrefix.body.toString() });
+    const refused = await svcInProcess(['webhooks', 'verify', '--header', noPrefix.headers['service-signature']!], { env, input: noPrefix.body.toString() });
     expect(refused.code).toBe(ExitCode.verificationFailed);
     expect(refused.stdout).toMatch(/^envelope +failed +id: "1234" is not evt_ followed by the event's identifier \(part 6\) \[envelope_invalid\]$/m);
     expect(refused.stdout.trim().split('\n').at(-1)).toBe('invalid: envelope_invalid');
@@ -321,7 +322,7 @@ describe('an event store made before schema notes were kept', () => {
     const [short] = differentEvents();
     expect((await post(running.url, signed(short!.event))).status).toBe(200);
     await running.waitFor((lines) => lines.length === 1);
-    const stored = JSON.parse((await runSvc(['webhooks', 'events', '--store', store, '--json'], { env })).stdout);
+    const stored = JSON.parse((await svcInProcess(['webhooks', 'events', '--store', store, '--json'], { env })).stdout);
     expect(stored.map((item: { event_id: string; schema_notes: string[] }) => [item.event_id, item.schema_notes])).toEqual([
       [short!.event.id, short!.notes],
       ['evt_old1', []],

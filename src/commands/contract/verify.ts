@@ -241,8 +241,8 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       this.note(`JUnit report written to ${flags.junit}`);
     }
     this.log(renderForPeople(result, this.io.stdout));
-    if (result.failed > 0) process.exitCode = ExitCode.nonConformant;
-    else if (result.inconclusive > 0) process.exitCode = ExitCode.inconclusive;
+    if (result.failed > 0) this.exitCode = ExitCode.nonConformant;
+    else if (result.inconclusive > 0) this.exitCode = ExitCode.inconclusive;
     return toJson(result);
   }
 

@@ -102,7 +102,7 @@ export default class ReportsCreate extends ApiCommand<JsonResult> {
       );
     }
     this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
-    if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
+    if (reportOutcome(report) === 'failed') this.exitCode = ExitCode.reportFailed;
     return report;
   }
 

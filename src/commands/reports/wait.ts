@@ -40,7 +40,7 @@ export default class ReportsWait extends ApiCommand<JsonResult> {
       waitForReport(client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
     );
     this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
-    if (reportOutcome(report) === 'failed') process.exitCode = ExitCode.reportFailed;
+    if (reportOutcome(report) === 'failed') this.exitCode = ExitCode.reportFailed;
     return report;
   }
 }

@@ -51,7 +51,7 @@ Exit code 0 when every check passes, 16 otherwise.`;
     const passed = verdicts.every((verdict) => verdict.passed === true);
     const failed = verdicts.filter((verdict) => verdict.passed !== true).length;
     this.note(passed ? `${args.url} passes all ${verdicts.length} checks` : `${args.url} fails ${failed} of ${verdicts.length} checks`);
-    if (!passed) process.exitCode = ExitCode.verificationFailed;
+    if (!passed) this.exitCode = ExitCode.verificationFailed;
     return { url: args.url, passed, verdicts };
   }
 }

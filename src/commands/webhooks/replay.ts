@@ -71,8 +71,8 @@ export default class WebhooksReplay extends WebhookCommand<JsonResult> {
       const result = await postRaw(flags['forward-to'], headers, event.body, network);
       await store.recordForward(event.seq, { url: flags['forward-to'], status: result.status, error: result.error }, this.clock.now());
       this.log(`${args.event} → ${flags['forward-to']}: ${result.status ?? result.error} (${result.durationMs} ms)`);
-      if (result.status === null) process.exitCode = ExitCode.network;
-      else if (!isDelivered(result)) process.exitCode = ExitCode.verificationFailed;
+      if (result.status === null) this.exitCode = ExitCode.network;
+      else if (!isDelivered(result)) this.exitCode = ExitCode.verificationFailed;
       return {
         event_id: args.event,
         url: flags['forward-to'],

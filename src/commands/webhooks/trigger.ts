@@ -73,9 +73,9 @@ export default class WebhooksTrigger extends WebhookCommand<JsonResult> {
       this.log(`${event.id}  ${type}  → ${flags.to}: ${result.status ?? result.error} (${result.durationMs} ms)`);
     }
     if (sent.some((item) => item.status === null)) {
-      process.exitCode = ExitCode.network;
+      this.exitCode = ExitCode.network;
     } else if (sent.some((item) => !isDelivered(item))) {
-      process.exitCode = ExitCode.verificationFailed;
+      this.exitCode = ExitCode.verificationFailed;
     }
     return sent;
   }

@@ -89,7 +89,7 @@ export default class WebhooksVerify extends WebhookCommand<JsonResult> {
     }
     const noted = schemaNotes.length > 0 ? `, with ${schemaNotes.length} schema ${schemaNotes.length === 1 ? 'note' : 'notes'}` : '';
     this.log(diagnosis.ok ? `valid${noted}` : `invalid: ${diagnosis.reason}`);
-    if (!diagnosis.ok) process.exitCode = ExitCode.verificationFailed;
+    if (!diagnosis.ok) this.exitCode = ExitCode.verificationFailed;
     return { ...diagnosis, schema_notes: schemaNotes };
   }
 }

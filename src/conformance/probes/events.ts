@@ -1,9 +1,10 @@
-import { parseSignatureHeader } from '../../webhooks/signature.js';
+import { parseSignatureHeader, signatureHeadersOf } from '../../webhooks/signature.js';
 import type { CheckId } from '../catalogue.js';
 import type { KitContext } from '../context.js';
 import { field } from '../requests.js';
-import { CheckSkipped, Findings, isSuccess, requestLine, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
+import { CheckSkipped, type Finding, Findings, isSuccess, requestLine, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
 import { type Answer, type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
+import { SIGNATURE_HEADER_NAMES } from '../signature-readings.js';
 import type { Probe, ProbeSet } from './types.js';
 import { isJsonObject } from '../../core/json-object.js';
 
@@ -20,6 +21,24 @@ function header(delivery: Delivery, name: string): string | undefined {
 export function deliveryLine(delivery: Delivery): string {
   const event = eventOf(delivery);
   return `delivery #${delivery.seq + 1} (${event.type ?? 'no type'} ${event.id ?? 'without id'}) to the kit's receiver`;
+}
+
+/** What `events.signature-form` finds of a delivery: no signature header, or one of either name not of part 6's form (a receiver may read either). */
+export function signatureFormFindings(delivery: Delivery): Finding[] {
+  const headers = signatureHeadersOf(delivery.headers);
+  if (headers.length === 0)
+    return [
+      {
+        expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>',
+        got: 'no signature header',
+        request: deliveryLine(delivery),
+      },
+    ];
+  return headers.flatMap(({ name, value }) => {
+    const parsed = parseSignatureHeader(value);
+    const ok = !('reason' in parsed) && /^t=\d+,/.test(value.replace(/\s/g, '')) && parsed.signatures.every((signature) => signature !== '');
+    return ok ? [] : [{ expected: `${SIGNATURE_HEADER_NAMES[name]}: t=<unix_timestamp>,v1=<signature>`, got: value, request: deliveryLine(delivery) }];
+  });
 }
 
 function everyDelivery(context: KitContext): Delivery[] {
@@ -357,21 +376,7 @@ export const eventProbes: ProbeSet = {
 
     'events.signature-form': async (context) => {
       const findings = new Findings();
-      for (const delivery of everyDelivery(context)) {
-        const value = header(delivery, 'service-signature') ?? header(delivery, 'x-service-signature');
-        const parsed = value === undefined ? undefined : parseSignatureHeader(value);
-        const ok =
-          parsed !== undefined &&
-          !('reason' in parsed) &&
-          /^t=\d+,/.test(value!.replace(/\s/g, '')) &&
-          parsed.signatures.every((signature) => signature !== '');
-        if (!ok)
-          findings.add({
-            expected: 'Service-Signature (or X-Service-Signature): t=<unix_timestamp>,v1=<signature>',
-            got: value === undefined ? 'no signature header' : value,
-            request: deliveryLine(delivery),
-          });
-      }
+      for (const delivery of everyDelivery(context)) for (const finding of signatureFormFindings(delivery)) findings.add(finding);
       findings.done();
     },
   },

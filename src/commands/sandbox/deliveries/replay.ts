@@ -43,8 +43,8 @@ export default class SandboxDeliveriesReplay extends SandboxCommand<JsonResult> 
       }
       const failed = deliveries.filter((delivery) => delivery.status !== 'delivered');
       // As webhooks replay and trigger: no answer at all is the network's failure, any other the receiver's.
-      if (failed.some((delivery) => delivery.lastStatus === null)) process.exitCode = ExitCode.network;
-      else if (failed.length > 0) process.exitCode = ExitCode.verificationFailed;
+      if (failed.some((delivery) => delivery.lastStatus === null)) this.exitCode = ExitCode.network;
+      else if (failed.length > 0) this.exitCode = ExitCode.verificationFailed;
       return deliveries.map(deliveryJson);
     } finally {
       store.close();

@@ -2,7 +2,9 @@
  * The kit's accuracy: against an implementation that breaks one stated rule at a time, the kit
  * must fail at level spec (and name the rule's check); against ones that make other choices where
  * the specification says "not shown", given their fixtures, it must pass. The matrix (variant ->
- * failed and inconclusive checks) is printed, and written to $SVC_ACCURACY_MATRIX when that is set.
+ * failed and inconclusive checks) is printed, and written to $SVC_ACCURACY_MATRIX-<part> when that is set.
+ * It runs in parts (accuracy-<part>.test.ts), each a test file of its own with its own sandbox, so
+ * that the matrix is not one worker's.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,12 +29,13 @@ import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
-import { GATEWAY, GATEWAY_MUTANTS } from './gateway.js';
+import { GATEWAY, GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1 } from './gateway.js';
 import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
 import { BROKEN as STATED_RULES } from './variants.js';
 import { networkOf } from '../../src/api/network.js';
 
-const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS];
+/** The implementations that break a stated rule each. */
+export const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1];
 
 const SECRET = 'whsec_accuracytest0123456789abcdefghijklmn';
 /** The broken variants state openapi.yaml's own upload encoding, so that documents.upload is judged at level spec. */
@@ -42,16 +45,6 @@ let sandbox: RunningSandbox;
 let hub: WebhookHub;
 let receiverTls: { cert: string; certPath: string; keyPath: string };
 const dir = mkdtempSync(join(tmpdir(), 'svc-accuracy-'));
-
-beforeAll(async () => {
-  hub = await startWebhookHub();
-  // Not --quiet: its log of webhook attempts tells, when an event is missed, whether the sandbox failed to send it.
-  sandbox = await startSandboxProcess(['--plan', 'enterprise', '--webhook-url', hub.url, '--webhook-secret', SECRET], isolatedEnv());
-  const certificate = await makeCertificate();
-  receiverTls = { cert: certificate.cert, certPath: join(dir, 'receiver.pem'), keyPath: join(dir, 'receiver-key.pem') };
-  writeFileSync(receiverTls.certPath, certificate.cert);
-  writeFileSync(receiverTls.keyPath, certificate.key, { mode: 0o600 });
-});
 
 /** A key made outside the implementation's API, as one made in a dashboard is. */
 async function dashboardKey(state: ProxyState): Promise<RevocableKey> {
@@ -65,11 +58,6 @@ async function dashboardKey(state: ProxyState): Promise<RevocableKey> {
   state.created.set(key.id, key.secret);
   return { id: key.id, secret: key.secret };
 }
-
-afterAll(async () => {
-  await sandbox?.stop();
-  await hub?.close();
-});
 
 interface Row {
   variant: Variant;
@@ -236,58 +224,69 @@ const VARIANTS = [
  * times over. Each variant has its own, so the matrix as a whole may take as long as the machine needs.
  */
 const VARIANT_HANG_MS = 900_000;
-const rows = new Map<Variant, Row>();
+/** Registers part `part` of `parts` of the matrix: every `parts`-th variant, the slow ones spread over the parts. */
+export function accuracyMatrix(part: number, parts: number): void {
+  const variants = VARIANTS.filter((_, index) => index % parts === part - 1);
+  const rows = new Map<Variant, Row>();
 
-afterAll(() => {
-  const listed = (ids: string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
-  const matrix = VARIANTS.flatMap((variant) => {
-    const row = rows.get(variant);
-    if (!row) return [];
-    const failed = row.failed.length > 0 ? row.failed.join(', ') : row.inconclusive.length > 0 ? 'none (inconclusive)' : 'none (passes)';
-    return [`| ${variant.name} | ${variant.change} | ${failed} | ${listed(row.inconclusive)} |`];
+  beforeAll(async () => {
+    hub = await startWebhookHub();
+    // Not --quiet: its log of webhook attempts tells, when an event is missed, whether the sandbox failed to send it.
+    sandbox = await startSandboxProcess(['--plan', 'enterprise', '--webhook-url', hub.url, '--webhook-secret', SECRET], isolatedEnv());
+    const certificate = await makeCertificate();
+    receiverTls = { cert: certificate.cert, certPath: join(dir, 'receiver.pem'), keyPath: join(dir, 'receiver-key.pem') };
+    writeFileSync(receiverTls.certPath, certificate.cert);
+    writeFileSync(receiverTls.keyPath, certificate.key, { mode: 0o600 });
   });
-  const table = ['| variant | what it changes | checks failed at level spec | inconclusive |', '|---|---|---|---|', ...matrix].join('\n');
-  process.stdout.write(`\n${table}\n\n`);
-  if (process.env.SVC_ACCURACY_MATRIX) {
-    const timings = [...rows.values()].map((row) => ({
-      variant: row.variant.name,
-      details: row.details,
-      seconds: row.seconds,
-      unanswered: hub.unanswered(row.variant.name),
-    }));
-    writeFileSync(process.env.SVC_ACCURACY_MATRIX, `${table}\n\n${JSON.stringify(timings, null, 2)}\n`);
-  }
-});
 
-// The kit fails every implementation that breaks a stated rule, and passes those that choose differently where the specification says "not shown".
-it.concurrent.each(VARIANTS)(
-  '$name',
-  async (variant) => {
-    const row = await run(variant);
-    rows.set(variant, row);
-    for (const id of variant.breaks) expect(CHECKS_BY_ID.get(id)?.level, `${variant.name} names ${id}`).toBe('spec');
-    if (PASSING.includes(variant)) {
-      expect(row.details, `${variant.name} must pass at level spec${unsent(variant)}`).toEqual({});
-      // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.
-      expect([...row.skipped].sort(), `${variant.name} skips: ${JSON.stringify(row.skipReasons)}`).toEqual([...(variant.skips ?? [])].sort());
-      for (const [id, note] of Object.entries(variant.notes ?? {})) expect(row.notes[id], `${variant.name}: ${id}`).toMatch(note);
-    } else {
-      // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).
-      expect([...row.failed].sort(), `${variant.name} must fail ${variant.breaks.join(', ')}: ${JSON.stringify(row.details)}${unsent(variant)}`).toEqual(
-        [...variant.breaks].sort(),
-      );
-      expect([...row.inconclusive].sort(), `${variant.name} leaves inconclusive: ${JSON.stringify(row.details)}`).toEqual(
-        [...(variant.inconclusive ?? [])].sort(),
-      );
+  afterAll(async () => {
+    await sandbox?.stop();
+    await hub?.close();
+  });
+
+  afterAll(() => {
+    const listed = (ids: string[]) => (ids.length === 0 ? 'none' : ids.join(', '));
+    const matrix = variants.flatMap((variant) => {
+      const row = rows.get(variant);
+      if (!row) return [];
+      const failed = row.failed.length > 0 ? row.failed.join(', ') : row.inconclusive.length > 0 ? 'none (inconclusive)' : 'none (passes)';
+      return [`| ${variant.name} | ${variant.change} | ${failed} | ${listed(row.inconclusive)} |`];
+    });
+    const table = ['| variant | what it changes | checks failed at level spec | inconclusive |', '|---|---|---|---|', ...matrix].join('\n');
+    process.stdout.write(`\n${table}\n\n`);
+    if (process.env.SVC_ACCURACY_MATRIX) {
+      const timings = [...rows.values()].map((row) => ({
+        variant: row.variant.name,
+        details: row.details,
+        seconds: row.seconds,
+        unanswered: hub.unanswered(row.variant.name),
+      }));
+      writeFileSync(`${process.env.SVC_ACCURACY_MATRIX}-${part}`, `${table}\n\n${JSON.stringify(timings, null, 2)}\n`);
     }
-  },
-  VARIANT_HANG_MS,
-);
+  });
 
-it('has a switch for every check of level spec', () => {
-  // A check that no implementation can fail on evidence the kit authenticates (the signature's, given the
-  // secret: what does not verify is noise) shows that it does not pass blindly by a variant it leaves inconclusive.
-  const switched = new Set(BROKEN.flatMap((variant) => (variant.breaks.length > 0 ? variant.breaks : (variant.inconclusive ?? []))));
-  const spec = [...CHECKS_BY_ID.values()].filter((check) => check.level === 'spec').map((check) => check.id);
-  expect(spec.filter((id) => !switched.has(id))).toEqual([]);
-});
+  // The kit fails every implementation that breaks a stated rule, and passes those that choose differently where the specification says "not shown".
+  it.concurrent.each(variants)(
+    '$name',
+    async (variant) => {
+      const row = await run(variant);
+      rows.set(variant, row);
+      for (const id of variant.breaks) expect(CHECKS_BY_ID.get(id)?.level, `${variant.name} names ${id}`).toBe('spec');
+      if (PASSING.includes(variant)) {
+        expect(row.details, `${variant.name} must pass at level spec${unsent(variant)}`).toEqual({});
+        // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.
+        expect([...row.skipped].sort(), `${variant.name} skips: ${JSON.stringify(row.skipReasons)}`).toEqual([...(variant.skips ?? [])].sort());
+        for (const [id, note] of Object.entries(variant.notes ?? {})) expect(row.notes[id], `${variant.name}: ${id}`).toMatch(note);
+      } else {
+        // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).
+        expect([...row.failed].sort(), `${variant.name} must fail ${variant.breaks.join(', ')}: ${JSON.stringify(row.details)}${unsent(variant)}`).toEqual(
+          [...variant.breaks].sort(),
+        );
+        expect([...row.inconclusive].sort(), `${variant.name} leaves inconclusive: ${JSON.stringify(row.details)}`).toEqual(
+          [...(variant.inconclusive ?? [])].sort(),
+        );
+      }
+    },
+    VARIANT_HANG_MS,
+  );
+}

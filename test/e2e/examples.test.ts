@@ -149,20 +149,6 @@ function onKitPort<T>(id: string, run: () => Promise<T>): Promise<T> {
 }
 const USE_KIT_PORT = ['contract:verify', 'sandbox:deliveries:replay'];
 
-/** The default ports of the commands that listen: two examples on one port take turns. */
-const DEFAULT_PORT: Record<string, number> = { 'webhooks:listen': 4000, 'sandbox:start': 8443 };
-const portTaken = new Map<number, Promise<unknown>>();
-
-function onOwnPort<T>(id: string, command: string, run: () => Promise<T>): Promise<T> {
-  const port = Number(/--port (\d+)/.exec(command)?.[1] ?? DEFAULT_PORT[id] ?? 0);
-  if (port === 0) return run();
-  const turn = (portTaken.get(port) ?? Promise.resolve()).then(run);
-  portTaken.set(
-    port,
-    turn.catch(() => undefined),
-  );
-  return turn;
-}
 /** Placeholders that stand for something else in some commands: `evt_123` of `sandbox deliveries replay` is a sandbox event. */
 let placeholdersOf: Record<string, Placeholders>;
 
@@ -349,7 +335,15 @@ async function prepared(example: Example): Promise<string> {
     const pattern = new RegExp(`${placeholder.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w.])`, 'g');
     if (pattern.test(command)) command = command.replace(pattern, await value());
   }
-  return command;
+  return UNTIL_STOPPED[example.id] ? onAnyPort(command) : command;
+}
+
+/**
+ * A command that listens, on a port the system picks (its ready line says which): its own port, or
+ * the default (4000, 8443), may be another program's on this machine, or another example's.
+ */
+function onAnyPort(command: string): string {
+  return /--port \d+/.test(command) ? command.replace(/--port \d+/, '--port 0') : `${command} --port 0`;
 }
 
 interface Run {
@@ -416,7 +410,7 @@ describe.concurrent('every example of every command, pasted', () => {
       }
       const ready = UNTIL_STOPPED[example.id];
       const pasted = () => runPasted(command, environmentFor(example.id, example.command), ready);
-      const { code, output } = await (USE_KIT_PORT.includes(example.id) ? onKitPort(example.id, pasted) : onOwnPort(example.id, command, pasted));
+      const { code, output } = await (USE_KIT_PORT.includes(example.id) ? onKitPort(example.id, pasted) : pasted());
       expect(code, `${command}\n${output}`).toBe(ready ? ExitCode.interrupted : ExitCode.ok);
     });
   }

@@ -29,7 +29,7 @@ import WebhooksTrigger from '../../src/commands/webhooks/trigger.js';
 import type { Prompter } from '../../src/ui/prompter.js';
 import { type RewritingGateway, startHostileGateway } from '../helpers/rewriting-gateway.js';
 import { type InProcessResult, runInProcess } from '../helpers/in-process.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { KEYS, startInTerminal } from '../helpers/terminal.js';
 
@@ -53,12 +53,12 @@ function rawIn(text: string): string | undefined {
   return found ? JSON.stringify(text.slice(Math.max(0, found.index - 40), found.index + 20)) : undefined;
 }
 
-let sandbox: RunningSandbox;
+let sandbox: InProcessSandbox;
 let gateway: RewritingGateway;
 let receiver: TestServer;
 let env: Record<string, string>;
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
+  sandbox = await startSandboxInProcess({ plan: 'enterprise', log: undefined });
   gateway = await startHostileGateway(sandbox, SUFFIX);
   // A receiver as hostile as the service: its answers and headers carry the same sequences.
   receiver = await startServer((_request, response) => json(response, 400, { error: `nope${SUFFIX}` }));

@@ -1,0 +1,3 @@
+import { accuracyMatrix } from './accuracy.js';
+
+accuracyMatrix(1, 4);

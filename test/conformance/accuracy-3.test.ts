@@ -1,0 +1,3 @@
+import { accuracyMatrix } from './accuracy.js';
+
+accuracyMatrix(3, 4);
