@@ -26,7 +26,7 @@ const scripts = [
   'src/keys/journal.ts',
   'src/webhooks/samples.ts',
   'src/webhooks/signature.ts',
-  'src/webhooks/store.ts',
+  'src/webhooks/sqlite-store.ts',
   'src/webhooks/verify.ts',
 ];
 

@@ -200,6 +200,16 @@ export function isUntrustedCertificate(code: string | undefined): boolean {
   return TLS_CODES.has(code ?? '');
 }
 
+/** True for the codes of a TLS handshake the server broke off: often a client certificate it wanted, or refused. */
+function isFailedHandshake(code: string | undefined): boolean {
+  return (
+    code === 'EPROTO' ||
+    code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+    code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' ||
+    code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE'
+  );
+}
+
 /** The first `code` of an error or of its causes (a Node system error's, a TLS error's). */
 export function causeCode(error: unknown): string | undefined {
   let current: unknown = error;
@@ -300,12 +310,7 @@ export function errorFromFailure(request: ApiRequest, error: unknown, timeoutMs:
       hint: 'check the host name in --base-url / SVC_BASE_URL; on a network whose way out is a proxy, set HTTPS_PROXY',
     });
   }
-  if (
-    code === 'EPROTO' ||
-    code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
-    code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' ||
-    code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE'
-  ) {
+  if (isFailedHandshake(code)) {
     const asked = network?.trust.presentsClientCertificate ? 'the client certificate svc presented was refused' : 'the server may require a client certificate';
     return new ApiError({
       ...base,

@@ -2,7 +2,7 @@ import type { Interfaces } from '@oclif/core';
 import type { ApiClient } from '../api/client.js';
 import { BaseCommand } from './base-command.js';
 import { type Connection, missingKeyError, resolveConnection } from '../config/connection.js';
-import { SANDBOX_PROFILE } from '../config/store.js';
+import { SANDBOX_PROFILE } from '../config/config-file.js';
 import { redactKey } from '../core/redaction.js';
 import { connectionFlags } from '../flags/connection.js';
 import { secretOnCommandLine } from '../flags/secret.js';

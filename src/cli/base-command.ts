@@ -1,7 +1,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Network } from '../api/network.js';
 import type { TrustOptions } from '../api/trust.js';
-import { environmentSecrets } from '../config/keys.js';
+import { environmentSecrets } from '../config/credentials.js';
 import { type Paths, pathsOf } from '../config/paths.js';
 import { redactText } from '../core/redaction.js';
 import { asSvcError, type MadeResource, usageError, writeError } from './error-output.js';

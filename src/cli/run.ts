@@ -22,7 +22,7 @@ export async function execute(loadOptions: Interfaces.LoadOptions): Promise<void
     if (error instanceof Errors.ExitError) process.exit(error.oclif.exit);
     const [{ asSvcError, writeError }, { environmentSecrets }, { processIo }] = await Promise.all([
       import('./error-output.js'),
-      import('../config/keys.js'),
+      import('../config/credentials.js'),
       import('../ui/io.js'),
     ]);
     const failure = asSvcError(error as Error);

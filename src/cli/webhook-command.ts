@@ -1,10 +1,10 @@
 import type { Network } from '../api/network.js';
 import { BaseCommand } from './base-command.js';
-import { currentProfileName, readConfig } from '../config/store.js';
+import { currentProfileName, readConfig } from '../config/config-file.js';
 import { parseStoreLocation, type StoreLocation, storeSecrets } from '../config/webhook-store.js';
 import { ConfigError } from '../core/errors.js';
 import { secretOnCommandLine } from '../flags/secret.js';
-import { defaultStorePath } from '../webhooks/store.js';
+import { defaultStorePath } from '../webhooks/sqlite-store.js';
 
 /**
  * A `svc webhooks …` command: takes the webhook secret from --secret or SVC_WEBHOOK_SECRET, and the

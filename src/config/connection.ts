@@ -2,9 +2,9 @@ import { ConfigError } from '../core/errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
 import type { GivenFile } from '../api/trust.js';
 import type { KeyEnvironment } from '../core/redaction.js';
-import { assertKey } from './keys.js';
+import { assertKey } from './credentials.js';
 import { pathsOf } from './paths.js';
-import { type ConfigFile, currentProfileName, readConfig, type Profile } from './store.js';
+import { type ConfigFile, currentProfileName, readConfig, type Profile } from './config-file.js';
 
 export interface ConnectionInput {
   profile?: string | undefined;
@@ -89,17 +89,10 @@ function isTrue(value: string | undefined): boolean {
   return value !== undefined && /^(1|true|yes)$/i.test(value.trim());
 }
 
-/**
- * Resolves the connection: each setting from its flag, else its SVC_ variable, else the profile.
- * A key, CA or client certificate of a profile belongs to that profile's base URL: with a base URL
- * given by flag or environment, only a profile of that same URL lends them (as gh binds a token to
- * its host), so a key is never sent to a host it was not configured for.
- */
-export async function resolveConnection(input: ConnectionInput, env: NodeJS.ProcessEnv): Promise<Connection> {
-  const config = await readConfig(pathsOf(env).configFile);
-  const profileName = currentProfileName(config, input.profile, env);
-  const selected: Profile = config.profiles[profileName] ?? {};
-  const named = input.profile !== undefined ? '--profile' : env.SVC_PROFILE ? 'SVC_PROFILE' : undefined;
+/** The profile a run uses (currentProfileName): one that --profile or SVC_PROFILE names must exist. */
+function existingProfileName(config: ConfigFile, requested: string | undefined, env: NodeJS.ProcessEnv): string {
+  const profileName = currentProfileName(config, requested, env);
+  const named = requested !== undefined ? '--profile' : env.SVC_PROFILE ? 'SVC_PROFILE' : undefined;
   if (named && !config.profiles[profileName]) {
     const existing = Object.keys(config.profiles);
     throw new ConfigError(
@@ -108,6 +101,19 @@ export async function resolveConnection(input: ConnectionInput, env: NodeJS.Proc
       `pick one of them, or create it with \`svc config set base_url <url> --profile ${profileName}\``,
     );
   }
+  return profileName;
+}
+
+/**
+ * Resolves the connection: each setting from its flag, else its SVC_ variable, else the profile.
+ * A key, CA or client certificate of a profile belongs to that profile's base URL: with a base URL
+ * given by flag or environment, only a profile of that same URL lends them (as gh binds a token to
+ * its host), so a key is never sent to a host it was not configured for.
+ */
+export async function resolveConnection(input: ConnectionInput, env: NodeJS.ProcessEnv): Promise<Connection> {
+  const config = await readConfig(pathsOf(env).configFile);
+  const profileName = existingProfileName(config, input.profile, env);
+  const selected: Profile = config.profiles[profileName] ?? {};
 
   const given = (name: ConnectionSetting, flagValue: string | undefined) => {
     if (flagValue !== undefined) return { value: flagValue, source: FLAGS[name] };

@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { parseBaseUrl } from '../api/base-url.js';
 import { ConfigError } from '../core/errors.js';
 import { redactKey } from '../core/redaction.js';
-import { assertKey } from './keys.js';
-import { SETTINGS, type SettingName } from './store.js';
-import { parseEncoding, parseFieldName, parsePairsSetting } from './upload-shape.js';
+import { assertKey } from './credentials.js';
+import { SETTINGS, type SettingName } from './config-file.js';
+import { parseEncoding, parseFieldName, parsePairsSetting } from './upload-settings.js';
 import { describeStore, parseStoreLocation, storeSecrets } from './webhook-store.js';
 
 /** Checks a value before it is saved, and returns it in the form to save. */

@@ -1,4 +1,4 @@
-import { assertKey } from '../config/keys.js';
+import { assertKey } from '../config/credentials.js';
 import { ConfigError, SvcError } from '../core/errors.js';
 
 /** A key of the implementation's workspace that the kit may revoke (made in its dashboard). */

@@ -100,17 +100,12 @@ function contentTypeOf(delivery: Delivery): string {
  * kit's receiver, kept for the message providers (which do not get the states' values).
  */
 function kitStates(context: KitContext, deliveries: Map<string, Delivery>): Record<string, StateHandler> {
-  const { setup, timeouts } = context;
-  const receiver = () => {
-    if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
-    return context.receiver;
-  };
-  const awaitEvent = async (state: string, what: string, since: number, match: (delivery: Delivery) => boolean) => {
-    const found = await receiver().waitFor(match, timeouts.eventMs, since);
-    // The event not sent is the check's verdict (unless deliveries were set aside as noise), not a setup the kit failed to make.
-    if (!found) throw receiver().absence({ expected: what, got: `none within ${timeouts.eventMs / 1000} s`, request: "the kit's webhook receiver" });
-    deliveries.set(state, found);
-  };
+  return { ...fixtureStates(context), ...eventStates(context, deliveries) };
+}
+
+/** The states of the run's shared fixtures: an applicant, reports, a key to revoke, a document. */
+function fixtureStates(context: KitContext): Record<string, StateHandler> {
+  const { setup } = context;
   return {
     [STATES.applicant]: async () => ({ applicantId: (await setup.applicant()).id }),
     [STATES.completedReport]: async () => {
@@ -127,6 +122,23 @@ function kitStates(context: KitContext, deliveries: Map<string, Delivery>): Reco
     },
     [STATES.revocableKey]: async () => ({ keyId: (await setup.keyToRevoke('pact')).id }),
     [STATES.document]: async () => ({ documentId: (await setup.document()).id }),
+  };
+}
+
+/** The states of the events: each waits for the delivery the implementation sent the kit's receiver, and keeps it for the message providers. */
+function eventStates(context: KitContext, deliveries: Map<string, Delivery>): Record<string, StateHandler> {
+  const { setup, timeouts } = context;
+  const receiver = () => {
+    if (!context.receiver) throw new CheckSkipped('needs --webhook-port');
+    return context.receiver;
+  };
+  const awaitEvent = async (state: string, what: string, since: number, match: (delivery: Delivery) => boolean) => {
+    const found = await receiver().waitFor(match, timeouts.eventMs, since);
+    // The event not sent is the check's verdict (unless deliveries were set aside as noise), not a setup the kit failed to make.
+    if (!found) throw receiver().absence({ expected: what, got: `none within ${timeouts.eventMs / 1000} s`, request: "the kit's webhook receiver" });
+    deliveries.set(state, found);
+  };
+  return {
     [STATES.reportCreated]: async () => {
       const report = await setup.firstReport();
       // The payload of report.created is not shown, so it may name no report: one that names this report, or

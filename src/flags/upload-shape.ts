@@ -4,7 +4,7 @@ import { UPLOAD_ENCODINGS, UPLOAD_PLACEHOLDERS } from '../api/upload-shape.js';
 const GROUP = 'UPLOAD SHAPE';
 const PLACEHOLDERS = UPLOAD_PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ');
 
-/** The shape of `documents upload` (config/upload-shape.ts): each flag overrides the profile's `upload_…` setting. */
+/** The shape of `documents upload` (config/upload-settings.ts): each flag overrides the profile's `upload_…` setting. */
 export const uploadShapeFlags = {
   encoding: Flags.string({
     description:

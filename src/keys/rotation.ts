@@ -1,60 +1,14 @@
-import type { Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient } from '../api/client.js';
-import { parseTimestamp } from '../spec/timestamp.js';
 import { keyEnvironment, redactKey } from '../core/redaction.js';
 import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 import { ApiError, SvcError } from '../core/errors.js';
-import { formatDuration } from '../core/duration.js';
 import { listReports } from '../services/reports.js';
 import { createKey, getKey, listAllKeys, observeKey, probeKey, revokeKey } from '../services/keys.js';
 import type { Key } from '../api/types.js';
-import { runDeployCommand, runDrainCheck } from './deploy.js';
+import { runDeployCommand } from './deploy.js';
+import { Drain } from './drain.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
-import {
-  type DrainEvidence,
-  type KeyRef,
-  keyLabel,
-  nextStep,
-  type RotationJournal,
-  type RotationRecord,
-  type StepName,
-  type StepRecords,
-  stepNumber,
-} from './journal.js';
-
-import type { DrainProgress, RotationEvent, RotationQuestion } from './rotation-events.js';
-
-export interface RotationContext {
-  /** Where the rotation is recorded, step by step. */
-  journal: RotationJournal;
-  /** Authenticated with the admin key. */
-  admin: ApiClient;
-  /** A client on the same connection that authenticates with `secret`. */
-  clientWith(secret: string): Promise<ApiClient>;
-  /** The old key's secret when svc has it (--old-key-file, or the configured API key): step 7 then tries it. */
-  oldKeySecret: string | undefined;
-  /** A new key given on stdin, made in the dashboard. */
-  givenSecret: string | undefined;
-  /** What decides the drain (see drainEvidence). */
-  drainEvidence: DrainEvidence;
-  /** Every secret this run knows (the admin key, the API key…): redacted from the deploy command's output. */
-  secrets: readonly string[];
-  /** Where the deploy command's output goes (svc's stderr, so that stdout stays --json). */
-  deployOutput: Writable;
-  /** The environment the deploy and drain check commands start from (the command's; svc's own variables are left out). */
-  env: NodeJS.ProcessEnv;
-  ask(question: RotationQuestion): Promise<boolean>;
-  emit(event: RotationEvent): void;
-  signal: AbortSignal;
-  pollIntervalMs: number;
-  timeoutMs: number;
-  force: boolean;
-  /** A given key may be deployed though svc could not establish that it is of the old key's workspace (--allow-unverified-workspace). */
-  allowUnverifiedWorkspace: boolean;
-  /** A given key may have another scope than the old key (read-only, IP list) (--allow-scope-change). */
-  allowScopeChange: boolean;
-}
+import { type KeyRef, nextStep, type RotationRecord, type StepName, type StepRecords, stepNumber } from './journal.js';
+import { cancelled, type RotationContext } from './rotation-context.js';
 
 function interrupted(record: RotationRecord): SvcError {
   const step = nextStep(record);
@@ -64,15 +18,6 @@ function interrupted(record: RotationRecord): SvcError {
     'interrupted',
     `rotation ${record.id} was interrupted${where}; its journal is consistent`,
     `continue it with \`svc keys rotate --resume ${record.id}\``,
-  );
-}
-
-function cancelled(record: RotationRecord): SvcError {
-  return new SvcError(
-    'failure',
-    'cancelled',
-    `rotation ${record.id} stopped at your answer; nothing more was changed`,
-    `continue it with \`svc keys rotate --resume ${record.id}\`, or end it with --abort`,
   );
 }
 
@@ -246,7 +191,18 @@ class RotationRun {
         "make the new key with the old key's scope, or run again with --allow-scope-change",
       );
     }
-    // What svc could not establish is deployed only when the user says so, each with its flag, named together.
+    this.refuseUnverified(workspace, scope, refuse);
+    this.secret = secret;
+    return this.done(
+      'create',
+      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
+      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
+    );
+  }
+
+  /** What svc could not establish of a given key is deployed only when the user says so, each with its flag, named together. */
+  private refuseUnverified(workspace: string, scope: string, refuse: (why: string, whatToDo: string) => SvcError): void {
+    const { record, context } = this;
     const unverified = [
       !workspace.startsWith('same') &&
         !context.allowUnverifiedWorkspace && { what: `of ${record.old_key.id}'s workspace (${workspace})`, flag: '--allow-unverified-workspace' },
@@ -258,12 +214,6 @@ class RotationRun {
         `check the key against ${record.old_key.id} in the dashboard (Settings › API Keys), then run again with ${unverified.map((item) => item.flag).join(' ')}`,
       );
     }
-    this.secret = secret;
-    return this.done(
-      'create',
-      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
-      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
-    );
   }
 
   /**
@@ -533,162 +483,14 @@ class RotationRun {
     return this.done('verify', { at: new Date().toISOString(), ip_locked: ipLocked, new_key_used_after: usedAfter }, message);
   }
 
-  /** Step 5, on the evidence there is (drainEvidence): the JSON lines and the journal say which decided. */
-  private async drain(): Promise<void> {
-    switch (this.context.drainEvidence) {
-      case 'last_use':
-        return this.drainByLastUse();
-      case 'check_command':
-        return this.drainByCheckCommand();
-      case 'person':
-        return this.drainByPerson();
-      case 'wait':
-        return this.drainByWait();
-    }
-  }
-
-  private drained(evidence: DrainEvidence, message: string): Promise<void> {
-    return this.done('drain', { at: new Date().toISOString(), forced: false, evidence }, message);
-  }
-
-  /** Runs the user's check command until it exits 0 (the old key has no traffic), bounded by the timeout. */
-  private async drainByCheckCommand(): Promise<void> {
-    const { record, context } = this;
-    const command = record.drain_check_cmd!;
-    const deadline = performance.now() + context.timeoutMs;
-    for (let attempt = 1; ; attempt++) {
-      const exitCode = await runDrainCheck(
-        command,
-        { oldKeyId: record.old_key.id, newKeyId: this.newKey().id },
-        {
-          env: context.env,
-          secrets: context.secrets,
-          output: context.deployOutput,
-          signal: context.signal,
-        },
-      );
-      if (exitCode === 0) return this.drained('check_command', `the drain check command exited 0: ${record.old_key.id} has no traffic`);
-      const timeoutIn = Math.max(0, Math.round(deadline - performance.now()));
-      context.emit({ event: 'drain_check', rotation: record.id, attempt, exit_code: exitCode, timeout_in_ms: timeoutIn });
-      if (timeoutIn <= 0) {
-        throw new SvcError(
-          'drainTimedOut',
-          'drain_timed_out',
-          `waiting timed out: the drain check command still exits ${exitCode ?? 'by a signal'} (the old key has traffic); nothing was revoked`,
-          `\`svc keys rotate --resume ${record.id}\` checks again`,
-        );
-      }
-      await sleep(Math.min(context.pollIntervalMs, timeoutIn), undefined, { signal: context.signal });
-    }
-  }
-
-  /** A person at the terminal looks at the old key's last use in the dashboard. */
-  private async drainByPerson(): Promise<void> {
-    const { record, context } = this;
-    const old = record.old_key;
-    const deployedAt = record.steps.deploy!.at;
-    const drained = await context.ask({
-      kind: 'drained',
-      message: `In the dashboard (Settings › API Keys), look at the last use of ${keyLabel(old)}: has it had no traffic since the deploy at ${deployedAt}? Yes revokes it`,
-    });
-    if (!drained) throw cancelled(record);
-    return this.drained('person', `confirmed at the terminal: ${old.id}'s last use in the dashboard shows no traffic since the deploy`);
-  }
-
-  /** No evidence of traffic is at hand: waits --drain-wait after the deploy finished (a resumed run waits what is left). */
-  private async drainByWait(): Promise<void> {
-    const { record, context } = this;
-    const waitMs = record.drain_wait_ms ?? 0;
-    const until = Date.parse(record.steps.deploy!.at) + waitMs;
-    const left = until - Date.now();
-    if (left > 0) {
-      context.emit({
-        event: 'notice',
-        rotation: record.id,
-        message: `waiting ${formatDuration(left)}, until ${new Date(until).toISOString()} (--drain-wait ${formatDuration(waitMs)} after the deploy): nothing shows the old key's traffic`,
-      });
-      await sleep(left, undefined, { signal: context.signal });
-    }
-    return this.drained('wait', `waited ${formatDuration(waitMs)} after the deploy (no evidence of ${record.old_key.id}'s traffic was at hand)`);
-  }
-
-  /**
-   * Waits until the old key has been silent for the quiet period and the new key has been used
-   * since the verification, both judged by the API's own timestamps and clock; bounded by the timeout.
-   */
-  private async drainByLastUse(): Promise<void> {
-    const { record, context } = this;
-    const newKey = this.newKey();
-    const newKeyId = newKey.id!;
-    const usedAfter = Date.parse(record.steps.verify!.new_key_used_after);
-    const quietPeriod = record.quiet_period_ms;
-    const deadline = performance.now() + context.timeoutMs;
-    for (;;) {
-      const [old, fresh] = await Promise.all([observeKey(context.admin, record.old_key.id), observeKey(context.admin, newKeyId)]);
-      const finish = (forced: boolean, message: string) =>
-        this.done(
-          'drain',
-          {
-            at: new Date().toISOString(),
-            forced,
-            evidence: 'last_use',
-            old_key_last_used_at: old.key.last_used_at,
-            new_key_last_used_at: fresh.key.last_used_at,
-          },
-          message,
-        );
-      if (fresh.key.status !== 'active') {
-        throw new SvcError(
-          'rotationStepFailed',
-          'new_key_revoked',
-          `the new key ${newKey.id} was revoked during the drain; the old key was not`,
-          `\`svc keys rotate --abort ${record.id}\` ends the rotation`,
-        );
-      }
-      if (old.key.status !== 'active') return finish(false, `${record.old_key.id} was already revoked`);
-      const lastOldUse = old.key.last_used_at === null ? null : parseTimestamp(old.key.last_used_at);
-      const quietFor = lastOldUse === null ? null : Math.max(0, old.serverTime - lastOldUse);
-      const progress: DrainProgress = {
-        event: 'drain_progress',
-        rotation: record.id,
-        old_key_last_used_at: old.key.last_used_at,
-        old_key_last_used_ip: old.key.last_used_ip,
-        old_key_quiet_for_ms: quietFor,
-        quiet_period_ms: quietPeriod,
-        new_key_used: fresh.key.last_used_at !== null && parseTimestamp(fresh.key.last_used_at) >= usedAfter,
-        new_key_last_used_at: fresh.key.last_used_at,
-        timeout_in_ms: Math.max(0, Math.round(deadline - performance.now())),
-      };
-      context.emit(progress);
-      const quiet = quietFor === null || quietFor >= quietPeriod;
-      if (quiet && progress.new_key_used) {
-        return finish(
-          false,
-          `${record.old_key.id} ${quietFor === null ? 'was never used' : `has been silent for ${formatDuration(quietFor)}`} and the new key is in use`,
-        );
-      }
-      const why = [
-        quiet ? '' : `${record.old_key.id} was used ${formatDuration(quietFor)} ago${old.key.last_used_ip ? ` from ${old.key.last_used_ip}` : ''}`,
-        progress.new_key_used ? '' : 'the new key has not been used since the verification',
-      ]
-        .filter(Boolean)
-        .join(' and ');
-      if (context.force) {
-        if (!(await context.ask({ kind: 'force_revoke', message: `Not drained: ${why}. Revoke ${record.old_key.id} anyway?`, progress })))
-          throw cancelled(record);
-        return finish(true, `forced: ${why}`);
-      }
-      if (progress.timeout_in_ms <= 0) {
-        throw new SvcError(
-          'drainTimedOut',
-          'drain_timed_out',
-          `waiting timed out: ${why}; nothing was revoked`,
-          `\`svc keys rotate --resume ${record.id}\` waits again; --force revokes anyway`,
-        );
-      }
-      const untilQuiet = quiet ? context.pollIntervalMs : quietPeriod - quietFor + 1000;
-      await sleep(Math.min(context.pollIntervalMs, untilQuiet, progress.timeout_in_ms), undefined, { signal: context.signal });
-    }
+  /** Step 5 (drain.ts). */
+  private drain(): Promise<void> {
+    return new Drain(
+      this.record,
+      this.context,
+      () => this.newKey(),
+      (step, result, message) => this.done(step, result, message),
+    ).run();
   }
 
   private async revoke(): Promise<void> {

@@ -3,7 +3,7 @@ import type { Authenticator, Scope } from './auth.js';
 import type { EventLog } from './events.js';
 import type { Processing } from './processing.js';
 import type { Plan } from './rate-limit.js';
-import type { SandboxStore, StoredKey } from './store.js';
+import type { SandboxStore, StoredKey } from './database.js';
 
 /** What the route handlers work with. */
 export interface SandboxApp {

@@ -1,5 +1,5 @@
 import { HttpError } from './http.js';
-import { hashSecret, type SandboxStore, type StoredKey } from './store.js';
+import { hashSecret, type SandboxStore, type StoredKey } from './database.js';
 
 export type Scope = 'read' | 'write' | 'admin';
 

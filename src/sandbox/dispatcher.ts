@@ -2,7 +2,7 @@ import type { Network } from '../api/network.js';
 import { SvcError } from '../core/errors.js';
 import { ANSWER_TIMEOUT_MS, isDelivered, sendEvent } from '../webhooks/send.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
-import type { Delivery, SandboxStore } from './store.js';
+import type { Delivery, SandboxStore } from './database.js';
 
 /** Part 6: the delays before attempts 2 to 7, then dead-letter. */
 const RETRY_DELAYS_SECONDS = [30, 120, 600, 3600, 21_600, 43_200] as const;

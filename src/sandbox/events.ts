@@ -1,6 +1,6 @@
 import type { EventType } from '../api/types.js';
 import { newId, nowIso } from '../core/ids.js';
-import type { SandboxStore } from './store.js';
+import type { SandboxStore } from './database.js';
 
 /**
  * Records events of part 6 with one delivery per subscriber URL. Call it inside the transaction

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 
 /** When the sandbox closes a connection that is slow or idle, in milliseconds. */
@@ -26,6 +26,22 @@ export interface FrontOptions {
   onRequest: (request: IncomingMessage, response: ServerResponse) => void;
   /** The raw answer to a connection whose first byte is not a TLS handshake; it is then closed. */
   refusePlain: (socket: Socket) => string;
+}
+
+/** A connection whose first byte starts a TLS handshake goes to `https`; any other gets `refusePlain`'s answer and is closed. */
+function routeByFirstByte(socket: Socket, https: HttpsServer, handshakeMs: number, refusePlain: FrontOptions['refusePlain']): void {
+  // Until the first byte; a plain-HTTP client that does not close after the refusal is closed too.
+  socket.setTimeout(handshakeMs, () => socket.destroy());
+  socket.once('data', (first: Buffer) => {
+    socket.pause();
+    socket.unshift(first);
+    if (first[0] === TLS_HANDSHAKE) {
+      socket.setTimeout(0);
+      https.emit('connection', socket);
+    } else {
+      socket.end(refusePlain(socket));
+    }
+  });
 }
 
 /**
@@ -70,18 +86,7 @@ export async function listenWithTlsFront(options: FrontOptions): Promise<{ port:
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    // Until the first byte; a plain-HTTP client that does not close after the refusal is closed too.
-    socket.setTimeout(deadlines.handshakeMs, () => socket.destroy());
-    socket.once('data', (first: Buffer) => {
-      socket.pause();
-      socket.unshift(first);
-      if (first[0] === TLS_HANDSHAKE) {
-        socket.setTimeout(0);
-        https.emit('connection', socket);
-      } else {
-        socket.end(options.refusePlain(socket));
-      }
-    });
+    routeByFirstByte(socket, https, deadlines.handshakeMs, options.refusePlain);
   });
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);

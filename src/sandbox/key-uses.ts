@@ -1,4 +1,4 @@
-import type { SandboxStore } from './store.js';
+import type { SandboxStore } from './database.js';
 
 const FLUSH_MS = 500;
 

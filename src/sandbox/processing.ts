@@ -4,7 +4,7 @@ import { analyseDocument, rejectionByStart, SIGNATURE_BYTES } from './document-c
 import { type DocumentCheckBudget, DocumentChecker } from './document-checker.js';
 import type { EventLog } from './events.js';
 import { nowIso } from '../core/ids.js';
-import type { SandboxStore } from './store.js';
+import type { SandboxStore } from './database.js';
 
 export interface ProcessingOptions {
   /** Time between upload or creation and the end of the analysis, so the queued state is observable. */

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Paths } from '../config/paths.js';
-import { DEFAULT_PROFILE, readConfig, SANDBOX_PROFILE, writeConfig } from '../config/store.js';
+import { DEFAULT_PROFILE, readConfig, SANDBOX_PROFILE, writeConfig } from '../config/config-file.js';
 import { ConfigError } from '../core/errors.js';
 import type { Sandbox } from './server.js';
-import { SandboxStore } from './store.js';
+import { SandboxStore } from './database.js';
 
 export function defaultSandboxDir(paths: Paths): string {
   return join(paths.dataDir, 'sandbox');

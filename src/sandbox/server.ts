@@ -8,11 +8,11 @@ import { type ConnectionDeadlines, DEFAULT_CONNECTION_DEADLINES, listenWithTlsFr
 import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
 import { randomToken } from '../core/ids.js';
 import { KeyUseRecorder } from './key-uses.js';
-import { ensureSandboxKeys } from './keys.js';
+import { ensureSandboxKeys } from './workspace-keys.js';
 import { Processing } from './processing.js';
 import { AddressLimiter, type Plan, PLAN_LIMITS, RateLimiter } from './rate-limit.js';
 import { requestHandler } from './request-handler.js';
-import { SandboxStore } from './store.js';
+import { SandboxStore } from './database.js';
 import { ensureCertificate } from './tls.js';
 
 export interface SandboxOptions {
@@ -67,6 +67,18 @@ function plainHttpRefusal(remaining: number): string {
   ].join('\r\n');
 }
 
+/** The settings of this start, those given or else those of the last start (a new webhook secret the first time), stored for the next. */
+function storeSettings(store: SandboxStore, options: SandboxOptions): { webhookSecret: string; webhookUrls: string[]; signatureEncoding: SignatureEncoding } {
+  const webhookSecret = options.webhookSecret ?? store.setting('webhook_secret') ?? `whsec_${randomToken(32)}`;
+  store.setSetting('webhook_secret', webhookSecret);
+  const webhookUrls = options.webhookUrls ?? (JSON.parse(store.setting('webhook_urls') ?? '[]') as string[]);
+  store.setSetting('webhook_urls', JSON.stringify(webhookUrls));
+  store.setSetting('time_scale', String(options.timeScale ?? 1));
+  const signatureEncoding = options.signatureEncoding ?? signatureEncodingSetting(store);
+  store.setSetting('signature_encoding', signatureEncoding);
+  return { webhookSecret, webhookUrls, signatureEncoding };
+}
+
 /**
  * The embedded sandbox: the whole specification over HTTPS on 127.0.0.1, with state in SQLite.
  * Plain HTTP on the same port is answered 400 `https_required` (part 5.2) and the connection closed.
@@ -76,14 +88,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const certificate = await ensureCertificate(options.dataDir);
   const store = new SandboxStore(options.dataDir);
   const firstStart = ensureSandboxKeys(store);
-
-  const webhookSecret = options.webhookSecret ?? store.setting('webhook_secret') ?? `whsec_${randomToken(32)}`;
-  store.setSetting('webhook_secret', webhookSecret);
-  const webhookUrls = options.webhookUrls ?? (JSON.parse(store.setting('webhook_urls') ?? '[]') as string[]);
-  store.setSetting('webhook_urls', JSON.stringify(webhookUrls));
-  store.setSetting('time_scale', String(options.timeScale ?? 1));
-  const signatureEncoding = options.signatureEncoding ?? signatureEncodingSetting(store);
-  store.setSetting('signature_encoding', signatureEncoding);
+  const { webhookSecret, webhookUrls, signatureEncoding } = storeSettings(store, options);
 
   const dispatcher = new WebhookDispatcher(store, {
     secret: webhookSecret,

@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryAttempt } from '../sandbox/store.js';
+import type { Delivery, DeliveryAttempt } from '../sandbox/database.js';
 
 /** A delivery of the sandbox as `--json` writes it: snake_case like the API, times in ISO 8601. */
 export interface DeliveryJson {

@@ -129,6 +129,21 @@ function shownColumns(columns: Column[], room: number[], width: number): number[
   return shown;
 }
 
+/** One row in its columns' widths: each cell wrapped inside its column (and styled, given `styles`), as many lines as its tallest cell. */
+function layRow(row: string[], widths: number[], styles?: Array<(part: string) => string>): string[] {
+  const wrapped = row.map((cell, column) => wrapAnsi(cell, Math.max(1, widths[column]!), { hard: true }).split('\n'));
+  const height = Math.max(...wrapped.map((lines) => lines.length));
+  return Array.from({ length: height }, (_, line) =>
+    wrapped
+      .map((lines, column) => {
+        const part = lines[line] ?? '';
+        return (styles && part ? styles[column]!(part) : part) + ' '.repeat(Math.max(0, widths[column]! - stringWidth(part)));
+      })
+      .join(GAP)
+      .trimEnd(),
+  );
+}
+
 /**
  * A table for people on a terminal, as `gh` and `kubectl` draw them: titles in capitals, columns
  * two spaces apart, no wider than the terminal (long cells wrap inside their column, and columns
@@ -177,21 +192,8 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], out: O
         );
   const color = out.color;
   const styles = pick(columns).map((column) => (color && column.style) || ((part: string) => part));
-  const lay = (row: string[], styled: boolean) => {
-    const wrapped = row.map((cell, column) => wrapAnsi(cell, Math.max(1, widths[column]!), { hard: true }).split('\n'));
-    const height = Math.max(...wrapped.map((lines) => lines.length));
-    return Array.from({ length: height }, (_, line) =>
-      wrapped
-        .map((lines, column) => {
-          const part = lines[line] ?? '';
-          return (styled && part ? styles[column]!(part) : part) + ' '.repeat(Math.max(0, widths[column]! - stringWidth(part)));
-        })
-        .join(GAP)
-        .trimEnd(),
-    );
-  };
-  const header = lay(pick(titles), false).map((line) => (color ? `\u001b[1m${line}\u001b[22m` : line));
-  const body = cells.map((row) => lay(pick(row), true));
+  const header = layRow(pick(titles), widths).map((line) => (color ? `\u001b[1m${line}\u001b[22m` : line));
+  const body = cells.map((row) => layRow(pick(row), widths, styles));
   // Rows that take several lines are set apart, so that each reads as one.
   const separated = body.some((lines) => lines.length > 1);
   const lines = [...header, ...body.flatMap((row, index) => (separated && index > 0 ? ['', ...row] : row))];

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../webhooks/store.js';
+import type { StoredEvent } from '../webhooks/event-rows.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

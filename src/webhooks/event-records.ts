@@ -1,6 +1,7 @@
 import { type StoreLocation } from '../config/webhook-store.js';
 import { PostgresEventStore } from './postgres-store.js';
-import { type EventFilter, EventStore, type ForwardOutcome, type PruneResult, type StoredEvent } from './store.js';
+import type { EventFilter, ForwardOutcome, PruneResult, StoredEvent } from './event-rows.js';
+import { EventStore } from './sqlite-store.js';
 
 /**
  * The stored events as `webhooks events`, `replay`, `prune` and `listen` read them: one interface over

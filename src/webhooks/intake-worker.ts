@@ -1,7 +1,8 @@
 import { createSecretKey } from 'node:crypto';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import type { BatchReply, Delivery, IntakeOptions, IntakeResult, Job, JobOutcome } from './intake.js';
-import { EventStore } from './store.js';
+import { type Delivery, type IntakeResult, MAX_WRITES_PER_TRANSACTION, REJECTED_EXPIRY_INTERVAL_MS } from './event-intake.js';
+import type { BatchReply, IntakeOptions, Job, JobOutcome } from './intake.js';
+import { EventStore } from './sqlite-store.js';
 import { verifyDelivery } from './verify.js';
 
 // Verification and the store's writes run on this thread: a commit's disk sync never stalls the
@@ -10,12 +11,6 @@ const options = workerData as IntakeOptions;
 const store = new EventStore(options.file);
 const port = parentPort!;
 const keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
-
-/** A transaction stops taking jobs from the inbox at this many, so that a steady stream still gets its answers. */
-const MAX_JOBS_PER_TRANSACTION = 1024;
-
-/** How often rejected deliveries past their time are deleted while none arrive. */
-const EXPIRY_INTERVAL_MS = 60_000;
 
 function expireRejected(): void {
   try {
@@ -27,7 +22,7 @@ function expireRejected(): void {
 
 // Rejected deliveries are held within their limits as the worker starts, after each one stored, and every minute.
 expireRejected();
-const expiry = setInterval(expireRejected, EXPIRY_INTERVAL_MS);
+const expiry = setInterval(expireRejected, REJECTED_EXPIRY_INTERVAL_MS);
 
 function receive(delivery: Delivery): IntakeResult {
   const verdict = verifyDelivery(delivery.headers, delivery.body, {
@@ -70,7 +65,7 @@ function close(): void {
 /** The jobs that woke the worker and those waiting behind them in the inbox, up to the limit. */
 function takeWaiting(first: Job[]): { jobs: Job[]; closeAfter: boolean } {
   const jobs = [...first];
-  while (jobs.length < MAX_JOBS_PER_TRANSACTION) {
+  while (jobs.length < MAX_WRITES_PER_TRANSACTION) {
     const next = receiveMessageOnPort(port)?.message as Job[] | 'close' | undefined;
     if (next === undefined) break;
     if (next === 'close') return { jobs, closeAfter: true };

@@ -1,36 +1,12 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { ownWorker } from '../core/package-files.js';
-import type { EventSummary } from './envelope.js';
-import type { SignatureEncoding, SignedPayload } from './signature.js';
-import type { ForwardOutcome, RejectedLimits } from './store.js';
-import type { RejectionReason } from './verify.js';
+import type { Delivery, EventIntake, EventIntakeOptions, IntakeResult } from './event-intake.js';
+import type { ForwardOutcome } from './event-rows.js';
 
-export interface IntakeOptions {
+export interface IntakeOptions extends EventIntakeOptions {
   /** The SQLite file of the event store. */
   file: string;
-  secrets: readonly string[];
-  toleranceSeconds: number;
-  /** The encodings of v1 and what a signature may be taken over (defaults: verifySignature's). */
-  encodings?: readonly SignatureEncoding[] | undefined;
-  signedPayloads?: readonly SignedPayload[] | undefined;
-  forwardTo?: string | undefined;
-  /** Kinds to forward; the others are stored but not marked for forwarding. */
-  eventTypes?: readonly string[] | undefined;
-  /** Refuse bodies that differ from openapi.yaml's event schemas, instead of noting it. */
-  strictSchema: boolean;
-  rejectedLimits: RejectedLimits;
 }
-
-export interface Delivery {
-  headers: IncomingHttpHeaders;
-  body: Uint8Array;
-  receivedAt: number;
-}
-
-export type IntakeResult =
-  | { result: 'accepted' | 'duplicate'; event: EventSummary; schemaNotes: string[]; seq: number; forwardUrl: string | null }
-  | { result: 'rejected'; claimed: Partial<EventSummary>; reason: RejectionReason; detail: string; schemaNotes: string[] };
 
 export type Job = { op: 'receive'; delivery: Delivery } | { op: 'forwarded'; seq: number; outcome: ForwardOutcome; at: number };
 
@@ -66,7 +42,9 @@ interface Pending {
  * returned. Nothing is acknowledged before it is on disk, and concurrent deliveries share one disk
  * sync instead of paying one each.
  */
-export class Intake {
+export class Intake implements EventIntake {
+  /** A SQLite file has one listener: no other leaves forwards to take over. */
+  readonly takeovers = undefined;
   /** Jobs submitted and not answered yet, in the order the worker answers them. */
   private readonly pending: Pending[] = [];
   private unsent: Job[] = [];
@@ -96,6 +74,10 @@ export class Intake {
 
   recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void> {
     return this.submit({ op: 'forwarded', seq, outcome, at }) as Promise<void>;
+  }
+
+  stopping(): void {
+    // Nothing to bound: an outcome the worker cannot record fails at once.
   }
 
   /** Waits for every job submitted to be answered, then stops the worker, which closes the store. */

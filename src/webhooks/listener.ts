@@ -8,11 +8,12 @@ import { claimedEvent, type EventSummary } from './envelope.js';
 import { forwardedHeaders } from './forward.js';
 import { type AttemptResult, postRaw } from './send.js';
 import type { StoreLocation } from '../config/webhook-store.js';
-import { Intake, type IntakeResult } from './intake.js';
+import type { EventIntake, IntakeResult, Takeovers } from './event-intake.js';
+import { Intake } from './intake.js';
 import { PostgresIntake } from './postgres-intake.js';
 import type { ClaimedForward } from './postgres-store.js';
 import type { SignatureEncoding, SignedPayload } from './signature.js';
-import type { RejectedLimits } from './store.js';
+import type { ForwardOutcome, RejectedLimits } from './event-rows.js';
 import { type RejectionReason, verifyDelivery } from './verify.js';
 
 interface Faults {
@@ -101,7 +102,21 @@ export interface TakeoverReport {
   detail: string | null;
 }
 
-export type ListenerReport = DeliveryReport | RefusalReport | StoreReport | TakeoverReport;
+/**
+ * A forward whose outcome the store could not record: the store still shows the forward as unfinished
+ * (`webhooks events --not-forwarded` lists it; with PostgreSQL, another replica takes it over once its
+ * lease expires).
+ */
+interface UnrecordedReport {
+  kind: 'unrecorded';
+  at: string;
+  eventId: string | null;
+  outcome: ForwardOutcome;
+  /** Why the store did not record it. */
+  detail: string;
+}
+
+export type ListenerReport = DeliveryReport | RefusalReport | StoreReport | TakeoverReport | UnrecordedReport;
 
 /** Unfinished forwards claimed at a time from replicas that left them. */
 const TAKEOVER_BATCH = 16;
@@ -126,7 +141,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
-  private intake: Intake | PostgresIntake | undefined;
+  private intake: EventIntake | undefined;
   private takeovers: NodeJS.Timeout | undefined;
   private takingOver: Promise<void> | undefined;
   private stopping = false;
@@ -149,25 +164,8 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   async start(): Promise<string> {
     const { options } = this;
-    const intakeOptions = {
-      secrets: options.secrets,
-      toleranceSeconds: options.toleranceSeconds,
-      encodings: options.encodings,
-      signedPayloads: options.signedPayloads,
-      forwardTo: options.forwardTo,
-      eventTypes: options.eventTypes,
-      strictSchema: options.strictSchema,
-      rejectedLimits: options.rejectedLimits,
-    };
-    if (options.store.kind === 'sqlite') this.intake = await Intake.open({ ...intakeOptions, file: options.store.file });
-    else {
-      this.intake = await PostgresIntake.open({
-        ...intakeOptions,
-        location: options.store,
-        leaseMs: options.forwardLeaseMs,
-        onAvailability: (available, detail) => this.emit('report', { kind: 'store', at: new Date().toISOString(), available, detail }),
-      });
-    }
+    const intake = await this.openIntake();
+    this.intake = intake;
     try {
       await new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
@@ -177,12 +175,12 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
         });
       });
     } catch (error) {
-      await this.intake.close();
+      await intake.close();
       throw error;
     }
-    if (this.intake instanceof PostgresIntake) {
-      const intake = this.intake;
-      const takeOver = () => void (this.takingOver ??= this.takeOver(intake).finally(() => (this.takingOver = undefined)));
+    const { takeovers } = intake;
+    if (takeovers) {
+      const takeOver = () => void (this.takingOver ??= this.takeOver(intake, takeovers).finally(() => (this.takingOver = undefined)));
       this.takeovers = setInterval(takeOver, options.forwardLeaseMs / 3);
       takeOver();
     }
@@ -206,10 +204,32 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     await closed;
     clearTimeout(deadline);
     clearInterval(this.takeovers);
-    if (this.intake instanceof PostgresIntake) this.intake.stopping();
+    this.intake?.stopping();
     await this.takingOver;
     await Promise.allSettled([...this.forwards]);
     await this.intake?.close();
+  }
+
+  /** The store the options name: a SQLite file, or the PostgreSQL a fleet shares. */
+  private openIntake(): Promise<EventIntake> {
+    const { options } = this;
+    const intakeOptions = {
+      secrets: options.secrets,
+      toleranceSeconds: options.toleranceSeconds,
+      encodings: options.encodings,
+      signedPayloads: options.signedPayloads,
+      forwardTo: options.forwardTo,
+      eventTypes: options.eventTypes,
+      strictSchema: options.strictSchema,
+      rejectedLimits: options.rejectedLimits,
+    };
+    if (options.store.kind === 'sqlite') return Intake.open({ ...intakeOptions, file: options.store.file });
+    return PostgresIntake.open({
+      ...intakeOptions,
+      location: options.store,
+      leaseMs: options.forwardLeaseMs,
+      onAvailability: (available, detail) => this.emit('report', { kind: 'store', at: new Date().toISOString(), available, detail }),
+    });
   }
 
   private refused(status: number | null, detail: string, remote: string | undefined): void {
@@ -340,19 +360,19 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   }
 
   /** Forwards, one claim at a time, the events other replicas left unfinished, until none is left. */
-  private async takeOver(intake: PostgresIntake): Promise<void> {
+  private async takeOver(intake: EventIntake, takeovers: Takeovers): Promise<void> {
     let claims: ClaimedForward[];
     do {
-      claims = await intake.claimAbandoned(TAKEOVER_BATCH);
+      claims = await takeovers.claimAbandoned(TAKEOVER_BATCH);
       await Promise.all(
         claims.map(async (claim) => {
-          const checked = intake.checkTakeover(claim);
+          const checked = takeovers.checkTakeover(claim);
           if (!checked.ok) {
             const detail = `not forwarded on takeover: ${checked.detail}`;
             const event = { id: claim.eventId ?? undefined, type: claim.type ?? undefined, resourceId: claim.resourceId ?? undefined };
             this.emit('report', { kind: 'takeover', at: new Date().toISOString(), event, forward: null, detail });
             // Recorded as a forward that failed, so that no replica takes it over again and `webhooks events --not-forwarded` lists it.
-            await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: null, error: detail }, Date.now()).catch(() => undefined);
+            await this.record(intake, claim.seq, claim.eventId, { url: claim.forwardUrl, status: null, error: detail });
             return;
           }
           const result = await postRaw(claim.forwardUrl, forwardedHeaders(claim.headers), claim.body, this.options.network);
@@ -363,7 +383,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
             forward: { url: claim.forwardUrl, ...result },
             detail: null,
           });
-          await intake.recordForward(claim.seq, { url: claim.forwardUrl, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
+          await this.record(intake, claim.seq, claim.eventId, { url: claim.forwardUrl, status: result.status, error: result.error });
         }),
       );
     } while (claims.length > 0 && !this.stopping);
@@ -374,10 +394,19 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     const done = postRaw(url, forwardedHeaders(headers), body, this.options.network)
       .then(async (result) => {
         report.forward = { url, ...result };
-        await this.intake!.recordForward(seq, { url, status: result.status, error: result.error }, Date.now()).catch(() => undefined);
+        await this.record(this.intake!, seq, report.event.id ?? null, { url, status: result.status, error: result.error });
       })
       .finally(() => this.forwards.delete(done));
     this.forwards.add(done);
     return done;
+  }
+
+  /** Records a forward's outcome; one the store cannot record is reported, never dropped unsaid. */
+  private async record(intake: EventIntake, seq: number, eventId: string | null, outcome: ForwardOutcome): Promise<void> {
+    try {
+      await intake.recordForward(seq, outcome, Date.now());
+    } catch (error) {
+      this.emit('report', { kind: 'unrecorded', at: new Date().toISOString(), eventId, outcome, detail: (error as Error).message });
+    }
   }
 }

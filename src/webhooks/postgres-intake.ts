@@ -3,12 +3,20 @@ import { hostname } from 'node:os';
 import type { StoreLocation } from '../config/webhook-store.js';
 import { INBOUND_SERVER_OPTIONS } from '../core/inbound-http.js';
 import type { EventSummary } from './envelope.js';
-import type { Delivery, IntakeOptions, IntakeResult } from './intake.js';
+import {
+  type Delivery,
+  type EventIntake,
+  type EventIntakeOptions,
+  type IntakeResult,
+  MAX_WRITES_PER_TRANSACTION,
+  REJECTED_EXPIRY_INTERVAL_MS,
+  type Takeovers,
+} from './event-intake.js';
 import { type ClaimedForward, PostgresEventStore, refusedForItsRows, type Write, type Written } from './postgres-store.js';
-import { firstBytes, type ForwardOutcome, REJECTED_BODY_BYTES } from './store.js';
+import { firstBytes, type ForwardOutcome, REJECTED_BODY_BYTES } from './event-rows.js';
 import { verifyDelivery } from './verify.js';
 
-export interface PostgresIntakeOptions extends Omit<IntakeOptions, 'file'> {
+export interface PostgresIntakeOptions extends EventIntakeOptions {
   location: Extract<StoreLocation, { kind: 'postgres' }>;
   /** How long a claim on an event's forwarding holds unless renewed: the time another replica waits for one that died. */
   leaseMs: number;
@@ -16,14 +24,10 @@ export interface PostgresIntakeOptions extends Omit<IntakeOptions, 'file'> {
   onAvailability: (available: boolean, detail: string) => void;
 }
 
-/** A transaction takes at most this many deliveries, so that a steady stream still gets its answers. */
-const MAX_WRITES_PER_TRANSACTION = 1024;
 /** How long to wait before recording a forward's outcome again while the database does not answer. */
 const RECORD_RETRY_MS = 1000;
 /** How long a stopping listener keeps trying to record its forwards' outcomes; after that, their leases expire and another replica forwards them again. */
 const RECORD_RETRY_WHEN_STOPPING_MS = 10_000;
-/** How often rejected deliveries past their time are deleted while none arrive. */
-const EXPIRY_INTERVAL_MS = 60_000;
 /** A delivery whose COMMIT has not returned this long after it arrived is answered 503: the service waits 10 s for an answer (part 6). */
 const ANSWER_WITHIN_MS = 8000;
 /** The database gives up a statement after this (a lock it waits for, a server too slow), in time for the answer. */
@@ -50,9 +54,11 @@ const bytesOf = (write: Write) =>
  * deliveries that arrive while a transaction is under way share the next one, and each answer waits
  * for its COMMIT. Verification is light enough for this thread; the database does the storing.
  */
-export class PostgresIntake {
+export class PostgresIntake implements EventIntake, Takeovers {
   /** This process, as its claims name it. */
   readonly replica = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** Its own: a fleet's listeners take over what one of them left. */
+  readonly takeovers: Takeovers = this;
   private readonly keys: KeyObject[];
   private queue: Queued[] = [];
   /** Of the deliveries queued or being written. */
@@ -77,7 +83,7 @@ export class PostgresIntake {
   ) {
     this.keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
     this.renewal = setInterval(() => void this.renewLeases(), options.leaseMs / 3);
-    this.expiry = setInterval(() => void this.trimRejected(), EXPIRY_INTERVAL_MS);
+    this.expiry = setInterval(() => void this.trimRejected(), REJECTED_EXPIRY_INTERVAL_MS);
     void this.trimRejected();
   }
 

@@ -3,7 +3,17 @@ import postgres, { type Sql, type TransactionSql } from 'postgres';
 import type { StoreLocation } from '../config/webhook-store.js';
 import { SvcError } from '../core/errors.js';
 import type { EventSummary } from './envelope.js';
-import { type EventFilter, type ForwardOutcome, type PruneResult, type RejectedLimits, type StoredEvent, type StoredStatus } from './store.js';
+import {
+  type EventFilter,
+  type ForwardOutcome,
+  NOT_FORWARDED,
+  notesColumn,
+  PRUNE_CHUNK,
+  type PruneResult,
+  type RejectedLimits,
+  type StoredEvent,
+  toStoredEvent,
+} from './event-rows.js';
 import type { RejectionReason } from './verify.js';
 
 type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
@@ -45,39 +55,8 @@ CREATE INDEX forwards_due ON events (lease_until) WHERE forward_url IS NOT NULL 
 `,
 ];
 
-/** Accepted events due for forwarding that got no 2xx answer: failed, or cut off by a stop. */
-const NOT_FORWARDED = "status = 'accepted' AND forward_url IS NOT NULL AND (forward_status IS NULL OR forward_status NOT BETWEEN 200 AND 299)";
 /** Accepted events whose forwarding has not finished: under way on some replica, or left by one that stopped. */
 const FORWARD_UNFINISHED = 'forward_url IS NOT NULL AND forwarded_at IS NULL';
-const PRUNE_CHUNK = 1000;
-
-type Row = Record<string, unknown>;
-
-function toStoredEvent(row: Row): StoredEvent {
-  const time = (value: unknown) => (value === null ? null : new Date(Number(value)).toISOString());
-  const body = row.body as Buffer;
-  const bodySize = Number(row.body_size);
-  return {
-    seq: Number(row.seq),
-    eventId: row.event_id as string | null,
-    type: row.type as string | null,
-    resourceId: row.resource_id as string | null,
-    status: row.status as StoredStatus,
-    reason: row.reason as RejectionReason | null,
-    detail: row.detail as string | null,
-    schemaNotes: row.schema_notes === null ? [] : (JSON.parse(row.schema_notes as string) as string[]),
-    receivedAt: time(row.received_at)!,
-    duplicates: Number(row.duplicates),
-    headers: JSON.parse(row.headers as string) as IncomingHttpHeaders,
-    body,
-    bodySize,
-    bodyTruncated: bodySize > body.length,
-    forwardUrl: row.forward_url as string | null,
-    forwardStatus: row.forward_status === null ? null : Number(row.forward_status),
-    forwardError: row.forward_error as string | null,
-    forwardedAt: time(row.forwarded_at),
-  };
-}
 
 /** A claimed row's headers: what is not a header's text (a row written by hand may hold anything) is left out, so that checking it cannot throw. */
 function claimedHeaders(text: string): IncomingHttpHeaders {
@@ -91,8 +70,6 @@ function claimedHeaders(text: string): IncomingHttpHeaders {
   const isText = (value: unknown) => typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
   return Object.fromEntries(Object.entries(parsed).filter(([, value]) => isText(value)));
 }
-
-const notesColumn = (notes: readonly string[]) => (notes.length > 0 ? JSON.stringify(notes) : null);
 
 /**
  * Text as a PostgreSQL text column takes it: NUL, the one character it refuses, and lone surrogates,

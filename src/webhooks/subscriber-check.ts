@@ -31,6 +31,46 @@ function answered(result: AttemptResult): string {
   return result.status === null ? `no answer: ${result.error} (${result.durationMs} ms)` : `answered ${result.status} in ${result.durationMs} ms`;
 }
 
+/** Deliveries to one endpoint and the verdicts on its answers. */
+class SubscriberProbe {
+  readonly verdicts: Verdict[] = [];
+  /** Whether the endpoint accepted a valid event: until it does, no other answer proves anything. */
+  accepted = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: SubscriberCheckOptions,
+  ) {}
+
+  record(verdict: Verdict): void {
+    this.verdicts.push(verdict);
+    this.options.onVerdict?.(verdict);
+  }
+
+  send(event: EventBody, signature: (body: string) => string | undefined): Promise<AttemptResult> {
+    const body = JSON.stringify(event);
+    return postRaw(this.url, deliveryHeaders(event.type, signature(body)), Buffer.from(body), this.options.network);
+  }
+
+  /** A delivery the endpoint must acknowledge with a 2xx. */
+  async expectAccepted(check: string, event: EventBody, signature: (body: string) => string, what: string): Promise<void> {
+    if (!this.accepted) return this.record({ check, passed: null, detail: 'skipped: the endpoint does not accept a valid event' });
+    const result = await this.send(event, signature);
+    this.record({ check, passed: isDelivered(result), detail: `${what}: ${answered(result)}${isDelivered(result) ? '' : '; expected a 2xx'}` });
+  }
+
+  /** A delivery of a new event, signed as `signature` says, that the endpoint must refuse with a 4xx. */
+  async expectRefused(check: string, signature: (body: string) => string | undefined, what: string): Promise<void> {
+    if (!this.accepted) return this.record({ check, passed: null, detail: 'skipped: the endpoint does not accept a valid event, so a refusal proves nothing' });
+    const result = await this.send(sampleEvent(this.options.eventType), signature);
+    const refused = result.status !== null && result.status >= 400 && result.status < 500;
+    let detail = `${what}: ${answered(result)}`;
+    if (isDelivered(result)) detail += '; it must be refused, or anyone can forge events';
+    else if (!refused) detail += '; expected a 4xx, a deliberate refusal';
+    this.record({ check, passed: refused, detail });
+  }
+}
+
 /**
  * Grades a subscriber endpoint the way the service will treat it (part 6): a valid event gets a
  * 2xx within 10 s, also with several v1 values, also in report.completed's shorter variant and of a
@@ -40,67 +80,44 @@ function answered(result: AttemptResult): string {
  * It sends real deliveries: point it at a test endpoint.
  */
 export async function checkSubscriber(url: string, options: SubscriberCheckOptions): Promise<Verdict[]> {
-  const verdicts: Verdict[] = [];
-  const record = (verdict: Verdict) => {
-    verdicts.push(verdict);
-    options.onVerdict?.(verdict);
-  };
-  const send = (event: EventBody, signature: (body: string) => string | undefined) => {
-    const body = JSON.stringify(event);
-    return postRaw(url, deliveryHeaders(event.type, signature(body)), Buffer.from(body), options.network);
-  };
+  const probe = new SubscriberProbe(url, options);
   const signedNow = (body: string) => signatureHeader(options.secrets, body);
   const now = () => Math.floor(Date.now() / 1000);
-  const fresh = () => sampleEvent(options.eventType);
 
-  const valid = fresh();
-  const first = await send(valid, signedNow);
-  const accepted = isDelivered(first);
-  record({ check: 'accepts_valid_event', passed: accepted, detail: answered(first) + (accepted ? '' : '; expected a 2xx within 10 s') });
+  const valid = sampleEvent(options.eventType);
+  const first = await probe.send(valid, signedNow);
+  probe.accepted = isDelivered(first);
+  probe.record({ check: 'accepts_valid_event', passed: probe.accepted, detail: answered(first) + (probe.accepted ? '' : '; expected a 2xx within 10 s') });
 
   const strangerSecret = `whsec_${randomBytes(24).toString('hex')}`;
-  const expectAccepted = async (check: string, event: EventBody, signature: (body: string) => string, what: string) => {
-    if (!accepted) return record({ check, passed: null, detail: 'skipped: the endpoint does not accept a valid event' });
-    const result = await send(event, signature);
-    record({ check, passed: isDelivered(result), detail: `${what}: ${answered(result)}${isDelivered(result) ? '' : '; expected a 2xx'}` });
-  };
-  await expectAccepted(
+  await probe.expectAccepted(
     'accepts_several_v1',
-    fresh(),
+    sampleEvent(options.eventType),
     (body) => signatureHeader([strangerSecret, ...options.secrets], body),
     "an unknown secret's v1 first, then a valid one (as during a secret rotation)",
   );
-  await expectAccepted(
+  await probe.expectAccepted(
     'accepts_short_completed',
     shortCompletedEvent(),
     signedNow,
     "report.completed with data {report_id, risk_score}, part 6's shorter variant",
   );
   if (!options.strictSchema)
-    await expectAccepted('accepts_unlisted_kind', sampleEvent(UNLISTED_KIND), signedNow, `a ${UNLISTED_KIND} event, a kind part 6 does not list`);
+    await probe.expectAccepted('accepts_unlisted_kind', sampleEvent(UNLISTED_KIND), signedNow, `a ${UNLISTED_KIND} event, a kind part 6 does not list`);
 
-  const expectRefused = async (check: string, signature: (body: string) => string | undefined, what: string) => {
-    if (!accepted) return record({ check, passed: null, detail: 'skipped: the endpoint does not accept a valid event, so a refusal proves nothing' });
-    const result = await send(fresh(), signature);
-    const refused = result.status !== null && result.status >= 400 && result.status < 500;
-    let detail = `${what}: ${answered(result)}`;
-    if (isDelivered(result)) detail += '; it must be refused, or anyone can forge events';
-    else if (!refused) detail += '; expected a 4xx, a deliberate refusal';
-    record({ check, passed: refused, detail });
-  };
-  await expectRefused('rejects_bad_signature', (body) => signatureHeader(strangerSecret, body), 'signed with another secret');
-  await expectRefused('rejects_missing_signature', () => undefined, 'no signature header');
-  await expectRefused(
+  await probe.expectRefused('rejects_bad_signature', (body) => signatureHeader(strangerSecret, body), 'signed with another secret');
+  await probe.expectRefused('rejects_missing_signature', () => undefined, 'no signature header');
+  await probe.expectRefused(
     'rejects_stale_timestamp',
     (body) => signatureHeader(options.secrets, body, now() - SKEW_SECONDS),
     `validly signed ${SKEW_SECONDS} s ago`,
   );
-  await expectRefused(
+  await probe.expectRefused(
     'rejects_future_timestamp',
     (body) => signatureHeader(options.secrets, body, now() + SKEW_SECONDS),
     `validly signed ${SKEW_SECONDS} s in the future`,
   );
 
-  await expectAccepted('acknowledges_duplicate', valid, signedNow, 'the first event again, same id, signed anew as a retry is');
-  return verdicts;
+  await probe.expectAccepted('acknowledges_duplicate', valid, signedNow, 'the first event again, same id, signed anew as a retry is');
+  return probe.verdicts;
 }

@@ -5,7 +5,7 @@
 // Usage: SVC_WEBHOOK_SECRET=… node test/bench/single-thread-receiver.js <store file>   (prints its port)
 import { createSecretKey } from 'node:crypto';
 import { createServer } from 'node:http';
-import { EventStore } from '../../dist/webhooks/store.js';
+import { EventStore } from '../../dist/webhooks/sqlite-store.js';
 import { verifyDelivery } from '../../dist/webhooks/verify.js';
 
 const store = new EventStore(process.argv[2]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeUpload, SANDBOX_UPLOAD_SHAPE } from '../../src/api/upload-shape.js';
-import { resolveUploadShape } from '../../src/config/upload-shape.js';
+import { resolveUploadShape } from '../../src/config/upload-settings.js';
 
 const FILE = { filename: 'scan.png', contentType: 'image/png', bytes: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff]) };
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
 import { DocumentChecker } from '../../src/sandbox/document-checker.js';
-import { SandboxStore } from '../../src/sandbox/store.js';
+import { SandboxStore } from '../../src/sandbox/database.js';
 import { pdfWithLines, pdfWithRepeatedContent, png } from './fixtures.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-checker-'));

@@ -306,6 +306,41 @@ describe('svc webhooks listen against bad input', () => {
     expect(eventsOf(app.received).map((received) => received.id)).toEqual([event.id]);
   });
 
+  it("warns when a forward's outcome cannot be recorded, another writer holding the store meanwhile, and leaves the forward shown as unfinished", async () => {
+    const app = await recorder();
+    const running = await listen(['--forward-to', app.url]);
+    const event = delivery('valid', 'report.completed');
+    const other = new DatabaseSync(running.store);
+    try {
+      // The application takes the store's write lock before it answers: the event is stored, its forward's outcome cannot be.
+      app.answer = (_received, response) => {
+        other.exec('BEGIN IMMEDIATE');
+        response.writeHead(200).end();
+      };
+      const answer = await fetch(`${running.url}/hooks`, { method: 'POST', headers: event.headers, body: event.body });
+      expect(answer.status).toBe(200);
+      await running.waitFor(() => running.stderr().includes('could not record'));
+    } finally {
+      if (other.isTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(running.stderr()).toContain(
+      `Warning: could not record in the event store what became of forwarding ${event.id} to ${app.url} (200): database is locked; the store still shows that forward as unfinished`,
+    );
+    await running.waitFor((lines) => lines.some((line) => line.result === 'accepted'));
+    expect(running.lines).toEqual([
+      expect.objectContaining({ event: 'delivery', result: 'accepted', event_id: event.id, forward: expect.objectContaining({ status: 200 }) }),
+    ]);
+    const db = new DatabaseSync(running.store, { readOnly: true });
+    try {
+      expect(db.prepare('SELECT forward_url, forward_status, forwarded_at FROM events').all()).toEqual([
+        { forward_url: app.url, forward_status: null, forwarded_at: null },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('on SIGTERM answers the delivery under way, closing its connection, so that a busy sender does not keep it running', async () => {
     const running = await listen(['--delay', '2s']);
     const item = delivery('valid', 'report.completed');

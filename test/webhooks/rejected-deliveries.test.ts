@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/core/errors.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { EventStore, REJECTED_BODY_BYTES } from '../../src/webhooks/store.js';
+import { REJECTED_BODY_BYTES } from '../../src/webhooks/event-rows.js';
+import { EventStore } from '../../src/webhooks/sqlite-store.js';
 import { stoppedAfterEachTest } from '../helpers/listen.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { displaySetting } from '../../config/settings.js';
-import { currentProfileName, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
+import { currentProfileName, readConfig, SETTINGS, type SettingName } from '../../config/config-file.js';
 import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */

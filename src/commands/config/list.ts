@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../cli/base-command.js';
 import { displaySetting } from '../../config/settings.js';
-import { currentProfileName, type Profile, readConfig, SETTINGS, type SettingName } from '../../config/store.js';
+import { currentProfileName, type Profile, readConfig, SETTINGS, type SettingName } from '../../config/config-file.js';
 import { renderTable } from '../../ui/table.js';
 
 /** What `--json` prints. */

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { displaySetting, isSecretValue, normaliseSetting } from '../../config/settings.js';
-import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
+import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/config-file.js';
 import { ConfigError } from '../../core/errors.js';
 import { secretOnCommandLine } from '../../flags/secret.js';
 import { readStdin } from '../../ui/stdin.js';

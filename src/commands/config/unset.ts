@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/store.js';
+import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/config-file.js';
 
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; removed: boolean };

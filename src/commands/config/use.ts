@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { assertProfileName, updateConfig } from '../../config/store.js';
+import { assertProfileName, updateConfig } from '../../config/config-file.js';
 import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */

@@ -4,15 +4,15 @@ import { isLoopbackHost } from '../../api/base-url.js';
 import { assertStated, STATED } from '../../spec/stated.js';
 import { SvcCommand } from '../../cli/base-command.js';
 import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
-import { kitKeys } from '../../conformance/kit-keys.js';
+import { kitKeys, type KitKeys } from '../../conformance/kit-keys.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
 import { runErrorJunit } from '../../conformance/run-error-report.js';
 import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
-import { resolveConnection } from '../../config/connection.js';
-import { type Profile, SANDBOX_PROFILE } from '../../config/store.js';
+import { type Connection, resolveConnection } from '../../config/connection.js';
+import { type Profile, SANDBOX_PROFILE } from '../../config/config-file.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
@@ -204,23 +204,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       this.io.env,
     );
     const { baseUrl } = connection;
-    // A profile's keys are one workspace's: with the API key given by flag or environment, none of them is mixed in.
-    const saved: Profile = flags['api-key'] === undefined ? connection.settings : {};
-    if (flags['api-key'] === undefined && connection.apiKey) this.note(`The keys of the profile "${connection.boundProfile}", whose base URL this is`);
-    const webhookSecret = flags['webhook-secret'] ?? saved.webhook_secret;
-    const revocableId = flags['revocable-key-id'] ?? saved.revocable_key_id;
-    assertStated([['--revocable-key-id', revocableId, STATED.keyId]]);
-    const keys = kitKeys({
-      api: connection.apiKey?.value,
-      admin: flags['admin-key'] ?? saved.admin_key,
-      readOnly: flags['read-only-key'] ?? saved.read_only_key,
-      ipLocked: flags['ip-locked-key'] ?? saved.ip_locked_key,
-      other: flags['other-workspace-key'] ?? saved.other_workspace_key,
-      otherAdmin: flags['other-workspace-admin-key'] ?? saved.other_workspace_admin_key,
-      revocableId,
-      revocable: flags['revocable-key'] ?? saved.revocable_key,
-    });
-    this.secrets.push(...Object.values(keys).filter((value): value is string => typeof value === 'string'), ...(webhookSecret ? [webhookSecret] : []));
+    const { keys, webhookSecret } = this.givenKitKeys(flags, connection);
     const level = flags.level;
     const only = onlyChecks(level, flags.only);
     const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file'], flags['fixtures-allow-outside']);
@@ -274,6 +258,34 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       }
     }
     return super.catch(error);
+  }
+
+  /**
+   * The kit's keys and webhook secret, each from its flag (or variable), else the profile's setting, and
+   * redacted from the run's output from then on.
+   */
+  private givenKitKeys(
+    flags: Partial<Record<keyof typeof KEY_FLAGS | 'revocable-key-id', string>>,
+    connection: Connection,
+  ): { keys: KitKeys; webhookSecret: string | undefined } {
+    // A profile's keys are one workspace's: with the API key given by flag or environment, none of them is mixed in.
+    const saved: Profile = flags['api-key'] === undefined ? connection.settings : {};
+    if (flags['api-key'] === undefined && connection.apiKey) this.note(`The keys of the profile "${connection.boundProfile}", whose base URL this is`);
+    const webhookSecret = flags['webhook-secret'] ?? saved.webhook_secret;
+    const revocableId = flags['revocable-key-id'] ?? saved.revocable_key_id;
+    assertStated([['--revocable-key-id', revocableId, STATED.keyId]]);
+    const keys = kitKeys({
+      api: connection.apiKey?.value,
+      admin: flags['admin-key'] ?? saved.admin_key,
+      readOnly: flags['read-only-key'] ?? saved.read_only_key,
+      ipLocked: flags['ip-locked-key'] ?? saved.ip_locked_key,
+      other: flags['other-workspace-key'] ?? saved.other_workspace_key,
+      otherAdmin: flags['other-workspace-admin-key'] ?? saved.other_workspace_admin_key,
+      revocableId,
+      revocable: flags['revocable-key'] ?? saved.revocable_key,
+    });
+    this.secrets.push(...Object.values(keys).filter((value): value is string => typeof value === 'string'), ...(webhookSecret ? [webhookSecret] : []));
+    return { keys, webhookSecret };
   }
 
   /** Each key given is redacted from the run's output; one given in argv is warned of (it is in the shell's history). */

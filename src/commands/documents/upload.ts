@@ -4,7 +4,7 @@ import { DOCUMENT_TYPES } from '../../spec/enums.js';
 import { assertStated, STATED } from '../../spec/stated.js';
 import type { DocumentAnswer } from '../../api/types.js';
 import { holdsPlaceholder } from '../../api/upload-shape.js';
-import { resolveUploadShape } from '../../config/upload-shape.js';
+import { resolveUploadShape } from '../../config/upload-settings.js';
 import { SvcError } from '../../core/errors.js';
 import { uploadShapeFlags } from '../../flags/upload-shape.js';
 import { isReadableFile, readDocumentFile, uploadDocument, uploadNotes } from '../../services/documents.js';

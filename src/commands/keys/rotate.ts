@@ -12,7 +12,8 @@ import { assertSameBaseUrl, type DrainEvidence, keyLabel, RotationJournal, type 
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, assertResumable, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
-import { type RotationContext, runRotation } from '../../keys/rotation.js';
+import type { RotationContext } from '../../keys/rotation-context.js';
+import { runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../core/duration.js';
 import { helpText } from '../../cli/help-text.js';
 import { readStdin } from '../../ui/stdin.js';
@@ -223,20 +224,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     },
   ): Promise<JsonResult | undefined> {
     const { admin, connection, connectionFlags } = session;
-    if (record.status === 'completed') {
-      const newKey = record.steps.create!.new_key;
-      this.note(`Rotation ${record.id} is complete: ${record.old_key.id} was revoked and replaced by ${newKey.id ?? newKey.prefix_hint}.`);
-      this.view.show({ event: 'completed', rotation: record.id, old_key: record.old_key.id, new_key: newKey.id, new_key_file: record.new_key_file });
-      return undefined;
-    }
-    if (record.status === 'aborted') {
-      throw new SvcError(
-        'refused',
-        'rotation_aborted',
-        `rotation ${record.id} was aborted at ${record.aborted?.at}`,
-        `start another with \`svc keys rotate ${record.old_key.id}\``,
-      );
-    }
+    if (this.alreadyOver(record)) return undefined;
     assertSameBaseUrl(record, connection.baseUrl.href);
     applyChanges(record, {
       newKeyFile: flags['new-key-file'] === undefined || flags['new-key-file'] === '-' ? flags['new-key-file'] : resolve(flags['new-key-file']),
@@ -269,13 +257,37 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       secrets: this.secrets,
       drainEvidence: evidence,
     });
+    this.sayRotated(record);
+    return undefined;
+  }
+
+  /** Whether the rotation is over already: a completed one is shown as such; an aborted one cannot go on. */
+  private alreadyOver(record: RotationRecord): boolean {
+    if (record.status === 'completed') {
+      const newKey = record.steps.create!.new_key;
+      this.note(`Rotation ${record.id} is complete: ${record.old_key.id} was revoked and replaced by ${newKey.id ?? newKey.prefix_hint}.`);
+      this.view.show({ event: 'completed', rotation: record.id, old_key: record.old_key.id, new_key: newKey.id, new_key_file: record.new_key_file });
+      return true;
+    }
+    if (record.status === 'aborted') {
+      throw new SvcError(
+        'refused',
+        'rotation_aborted',
+        `rotation ${record.id} was aborted at ${record.aborted?.at}`,
+        `start another with \`svc keys rotate ${record.old_key.id}\``,
+      );
+    }
+    return false;
+  }
+
+  /** What the rotation did, once it is complete: the new key, where its secret is, a revocation svc could not confirm. */
+  private sayRotated(record: RotationRecord): void {
     const newKey = record.steps.create!.new_key;
     this.log(
       `Rotated ${record.old_key.id} → ${newKey.id ? `${newKey.id} (${newKey.prefix_hint})` : newKey.prefix_hint}${record.new_key_file ? `; the new secret is in ${record.new_key_file}` : ''}`,
     );
     if (record.steps.confirm?.by === 'not_confirmed')
       this.warning(`the revocation of ${record.old_key.id} was not confirmed: svc held no secret of it (--old-key-file)`);
-    return undefined;
   }
 
   /** The old key's secret: --old-key-file, else the profile's API key. */

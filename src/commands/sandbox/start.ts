@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { redactKey } from '../../core/redaction.js';
 import { SandboxCommand } from '../../cli/sandbox-command.js';
-import { SANDBOX_PROFILE } from '../../config/store.js';
+import { SANDBOX_PROFILE } from '../../config/config-file.js';
 import { writeSandboxProfile } from '../../sandbox/profile.js';
 import type { Plan } from '../../sandbox/rate-limit.js';
 import { SIGNATURE_ENCODINGS } from '../../webhooks/signature.js';

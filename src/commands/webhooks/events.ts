@@ -5,7 +5,7 @@ import { renderTable } from '../../ui/table.js';
 import { forwardCell, statusCell, storedEventJson, type StoredEventJson } from '../../ui/webhooks.js';
 import { storeFlag } from '../../flags/webhook.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
-import { REJECTED_BODY_BYTES, type StoredStatus } from '../../webhooks/store.js';
+import { REJECTED_BODY_BYTES, type StoredStatus } from '../../webhooks/event-rows.js';
 import { WebhookCommand } from '../../cli/webhook-command.js';
 
 /** What `--json` prints. */

@@ -22,9 +22,9 @@ import {
 import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
-import { describeStore } from '../../config/webhook-store.js';
+import { describeStore, type StoreLocation } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
-import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/store.js';
+import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/event-rows.js';
 import { helpText } from '../../cli/help-text.js';
 
 const fraction = Flags.custom<number>({
@@ -171,28 +171,11 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
       );
     }
     const network = await this.receiverNetwork(flags['ca-cert']);
-    const tls = flags.cert && flags.key ? { cert: await readFile(flags.cert, 'utf8'), key: await readFile(flags.key, 'utf8') } : undefined;
-    if (!tls && !isLoopbackHost(flags.host)) {
-      throw new SvcError(
-        'usage',
-        'plain_http_not_loopback',
-        `plain HTTP on ${flags.host} would expose the deliveries`,
-        'give --cert and --key to listen with TLS, or listen on 127.0.0.1',
-      );
-    }
+    const tls = await this.serverTls(flags.host, flags.cert, flags.key);
     for (const line of unlistedKindNotes(flags.events ?? [], 'only events of exactly that kind are forwarded (is it spelt as the service sends it?)'))
       this.note(line);
     const store = await this.webhookStore(flags.store, flags.profile);
-    const opened = await openEventRecords(store);
-    const unfinished = await opened.unfinishedForwards();
-    await opened.close();
-    if (unfinished > 0 && store.kind === 'postgres') {
-      this.note(`${unfinished} stored events were left unforwarded by a listener that stopped; forwarding them now`);
-    } else if (unfinished > 0) {
-      this.warning(
-        `${unfinished} stored events were being forwarded when an earlier run stopped; they are not forwarded again automatically (list them with \`svc webhooks events --not-forwarded\`, replay with \`svc webhooks replay\`)`,
-      );
-    }
+    await this.sayUnfinishedForwards(store);
     const listener = new WebhookListener({
       host: flags.host,
       port: flags.port,
@@ -214,32 +197,69 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
     const json = this.jsonEnabled();
     const times = this.timeView(flags.utc);
     listener.on('report', (report) => this.render(report, json, times));
-    let url: string;
+    const url = await this.startListening(listener, flags.host, flags.port);
+    // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
+    const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
+    this.sayReady(url, store, secrets, flags['forward-to'], flags['strict-schema']);
+
+    await stopped;
+    await listener.stop();
+    this.flushLines();
+  }
+
+  /** The certificate and key to listen with; plain HTTP only on a loopback host. */
+  private async serverTls(host: string, cert: string | undefined, key: string | undefined): Promise<{ cert: string; key: string } | undefined> {
+    const tls = cert && key ? { cert: await readFile(cert, 'utf8'), key: await readFile(key, 'utf8') } : undefined;
+    if (!tls && !isLoopbackHost(host)) {
+      throw new SvcError(
+        'usage',
+        'plain_http_not_loopback',
+        `plain HTTP on ${host} would expose the deliveries`,
+        'give --cert and --key to listen with TLS, or listen on 127.0.0.1',
+      );
+    }
+    return tls;
+  }
+
+  /** Says how many forwards an earlier run left unfinished in the store: a fleet takes them over, a SQLite store's are the operator's to replay. */
+  private async sayUnfinishedForwards(store: StoreLocation): Promise<void> {
+    const opened = await openEventRecords(store);
+    const unfinished = await opened.unfinishedForwards();
+    await opened.close();
+    if (unfinished > 0 && store.kind === 'postgres') {
+      this.note(`${unfinished} stored events were left unforwarded by a listener that stopped; forwarding them now`);
+    } else if (unfinished > 0) {
+      this.warning(
+        `${unfinished} stored events were being forwarded when an earlier run stopped; they are not forwarded again automatically (list them with \`svc webhooks events --not-forwarded\`, replay with \`svc webhooks replay\`)`,
+      );
+    }
+  }
+
+  /** Starts the listener; a port that cannot be listened on is a usage error that says why. */
+  private async startListening(listener: WebhookListener, host: string, port: number): Promise<string> {
     try {
-      url = await listener.start();
+      return await listener.start();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new SvcError(
         'usage',
         'cannot_listen',
-        `cannot listen on ${flags.host}:${flags.port}: ${code ?? (error as Error).message}`,
+        `cannot listen on ${host}:${port}: ${code ?? (error as Error).message}`,
         code === 'EADDRINUSE' ? 'another process uses the port: choose another with --port (0: any free port)' : undefined,
       );
     }
-    // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
-    const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
+  }
+
+  /** The ready line with --json; for people, where the listener listens, verifies, stores and forwards. */
+  private sayReady(url: string, store: StoreLocation, secrets: readonly string[], forwardTo: string | undefined, strictSchema: boolean): void {
     if (this.jsonEnabled()) {
-      this.io.stdout.write(`${this.formatJsonLine({ event: 'ready', url, store: describeStore(store), forward_to: flags['forward-to'] ?? null })}\n`);
+      this.io.stdout.write(`${this.formatJsonLine({ event: 'ready', url, store: describeStore(store), forward_to: forwardTo ?? null })}\n`);
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${describeStore(store)}`);
-      if (flags['forward-to']) this.note(`Forwarding new events to ${flags['forward-to']}`);
-      if (flags['strict-schema']) this.note("Refusing events that differ from openapi.yaml's event schemas (--strict-schema)");
+      if (forwardTo) this.note(`Forwarding new events to ${forwardTo}`);
+      if (strictSchema) this.note("Refusing events that differ from openapi.yaml's event schemas (--strict-schema)");
       this.note('Press Ctrl-C to stop.');
     }
-
-    await stopped;
-    await listener.stop();
-    this.flushLines();
   }
 
   /** One line, so that with --json even a failure to start keeps stdout to JSON lines. */
@@ -264,6 +284,13 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
         report.available
           ? 'The event store answers again: deliveries are stored and acknowledged again'
           : terminalText(`The event store does not answer (${report.detail}): deliveries are answered 503, so that the service retries them`),
+      );
+    } else if (report.kind === 'unrecorded') {
+      const { eventId, outcome, detail } = report;
+      this.warning(
+        terminalText(
+          `could not record in the event store what became of forwarding ${eventId ?? 'an event without an id'} to ${outcome.url} (${outcome.status ?? outcome.error}): ${detail}; the store still shows that forward as unfinished`,
+        ),
       );
     } else if (json) {
       this.print(

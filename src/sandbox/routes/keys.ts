@@ -3,7 +3,7 @@ import type { KeyCreate } from '../../api/types.js';
 import { type Answer, type HandlerContext, ok, type Handler } from '../app.js';
 import { HttpError, readJson } from '../http.js';
 import { nowIso } from '../../core/ids.js';
-import { createKey } from '../keys.js';
+import { createKey } from '../workspace-keys.js';
 import { validBody } from '../validation.js';
 
 function stored({ app, params, workspaceId }: HandlerContext) {

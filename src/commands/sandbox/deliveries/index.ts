@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { assertStated, STATED } from '../../../spec/stated.js';
 import { SandboxCommand } from '../../../cli/sandbox-command.js';
 import { openSandboxStore } from '../../../sandbox/profile.js';
-import type { Delivery } from '../../../sandbox/store.js';
+import type { Delivery } from '../../../sandbox/database.js';
 import { type AttemptJson, attemptJson, type DeliveryJson, deliveryJson } from '../../../ui/sandbox-deliveries.js';
 import { renderTable } from '../../../ui/table.js';
 

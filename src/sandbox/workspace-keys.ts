@@ -1,7 +1,7 @@
 import type { Key } from '../api/types.js';
 import { KEY_PREFIXES, type KeyEnvironment, redactKey } from '../core/redaction.js';
 import { newId, nowIso, randomToken } from '../core/ids.js';
-import { hashSecret, type KeyRole, type SandboxStore } from './store.js';
+import { hashSecret, type KeyRole, type SandboxStore } from './database.js';
 
 const MAIN_WORKSPACE = 'ws_main';
 const OTHER_WORKSPACE = 'ws_other';

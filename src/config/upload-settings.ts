@@ -12,7 +12,7 @@ import {
   type UploadShape,
 } from '../api/upload-shape.js';
 import { ConfigError, SvcError } from '../core/errors.js';
-import type { Profile } from './store.js';
+import type { Profile } from './config-file.js';
 
 /** What the flags of `documents upload` ask for; undefined: not given. */
 export interface UploadShapeFlags {
@@ -115,82 +115,89 @@ export function parseFieldName(text: string, source: string): string {
   return text;
 }
 
-/**
- * The shape to upload in. A multipart form or a JSON body holds the kind, the applicant, the extra
- * fields and the file (as base64 in JSON); a raw upload sends the file as the body, so it refuses
- * fields rather than drop them. Any of them sends the query parameters and headers given.
- */
-export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, profileName: string): UploadShape {
-  const fromProfile = `profile "${profileName}"`;
-  const pick = (flag: string | undefined, flagName: string, setting: keyof Profile): { value: string; source: string } | undefined => {
-    if (flag !== undefined) return { value: flag, source: flagName };
-    const saved = profile[setting];
-    return saved === undefined ? undefined : { value: saved, source: `${setting} of ${fromProfile}` };
-  };
-  const encodingPick = pick(flags.encoding, '--encoding', 'upload_encoding');
-  const encoding = encodingPick ? parseEncoding(encodingPick.value, encodingPick.source) : SANDBOX_UPLOAD_SHAPE.encoding;
-  const names = {
-    fileField: pick(flags.fileField, '--file-field', 'upload_file_field'),
-    typeField: pick(flags.typeField, '--type-field', 'upload_type_field'),
-    applicantField: pick(flags.applicantField, '--applicant-field', 'upload_applicant_field'),
-  };
-  const [fileField, typeField, applicantField] = (['fileField', 'typeField', 'applicantField'] as const).map((part) => {
-    const picked = names[part];
-    return picked ? { name: parseFieldName(picked.value, picked.source), source: picked.source } : { name: DEFAULT_NAMES[part], source: 'the default' };
-  }) as [{ name: string; source: string }, { name: string; source: string }, { name: string; source: string }];
+/** A value of the shape and where it came from (a flag, a profile's setting, the default). */
+interface Sourced {
+  value: string;
+  source: string;
+}
 
-  /** The profile's name=value of `kind`, then the flags' (a flag wins for a name both give), each with its source. */
-  const pairs = (kind: PairKind, given: string[] | undefined) => {
-    const found: Record<string, { value: string; source: string }> = {};
-    const saved = profile[PAIRS[kind].setting];
-    if (saved !== undefined) {
-      const source = `${PAIRS[kind].setting} of ${fromProfile}`;
-      for (const [name, value] of Object.entries(parsePairsSetting(kind, saved, source))) found[name] = { value, source };
-    }
-    for (const text of given ?? []) {
-      const [name, value] = parsePairFlag(kind, text);
-      found[name] = { value, source: PAIRS[kind].flag };
-    }
-    return found;
+/** A setting of the profile, with where it came from; undefined where the profile has none. */
+type SavedSetting = (setting: keyof Profile) => Sourced | undefined;
+
+function savedSettings(profile: Profile, profileName: string): SavedSetting {
+  return (setting) => {
+    const saved = profile[setting];
+    return saved === undefined ? undefined : { value: saved, source: `${setting} of profile "${profileName}"` };
   };
-  const values = (found: Record<string, { value: string }>) => Object.fromEntries(Object.entries(found).map(([name, pair]) => [name, pair.value]));
-  const extra = pairs('field', flags.fields);
-  const query = values(pairs('query', flags.query));
-  const headerPairs = pairs('header', flags.headers);
-  const refused = Object.entries(headerPairs).find(([name]) => headerProblem(name, encoding));
+}
+
+/** A flag's value, else the profile's setting. */
+function flagOrSaved(flag: string | undefined, flagName: string, saved: SavedSetting, setting: keyof Profile): Sourced | undefined {
+  return flag !== undefined ? { value: flag, source: flagName } : saved(setting);
+}
+
+/** The names of the file part, the kind field and the applicant field: each from its flag, else the profile, else the sandbox's. */
+function fieldNames(flags: UploadShapeFlags, saved: SavedSetting): Record<keyof typeof DEFAULT_NAMES, { name: string; source: string }> {
+  const named = (part: keyof typeof DEFAULT_NAMES, flag: string | undefined, flagName: string, setting: keyof Profile) => {
+    const picked = flagOrSaved(flag, flagName, saved, setting);
+    return picked ? { name: parseFieldName(picked.value, picked.source), source: picked.source } : { name: DEFAULT_NAMES[part], source: 'the default' };
+  };
+  return {
+    fileField: named('fileField', flags.fileField, '--file-field', 'upload_file_field'),
+    typeField: named('typeField', flags.typeField, '--type-field', 'upload_type_field'),
+    applicantField: named('applicantField', flags.applicantField, '--applicant-field', 'upload_applicant_field'),
+  };
+}
+
+/** The profile's name=value of `kind`, then the flags' (a flag wins for a name both give), each with its source. */
+function givenPairs(kind: PairKind, given: string[] | undefined, saved: SavedSetting): Record<string, Sourced> {
+  const found: Record<string, Sourced> = {};
+  const setting = saved(PAIRS[kind].setting);
+  if (setting !== undefined) {
+    for (const [name, value] of Object.entries(parsePairsSetting(kind, setting.value, setting.source))) found[name] = { value, source: setting.source };
+  }
+  for (const text of given ?? []) {
+    const [name, value] = parsePairFlag(kind, text);
+    found[name] = { value, source: PAIRS[kind].flag };
+  }
+  return found;
+}
+
+const values = (found: Record<string, Sourced>) => Object.fromEntries(Object.entries(found).map(([name, pair]) => [name, pair.value]));
+
+/** Refuses a header svc sets itself in this encoding. */
+function refuseHeadersSvcSets(headers: Record<string, Sourced>, encoding: UploadEncoding): void {
+  const refused = Object.entries(headers).find(([name]) => headerProblem(name, encoding));
   if (refused) {
     const [name, header] = refused;
     throw fault(header.source, 'invalid_header', `the header ${name} (${header.source}) ${headerProblem(name, encoding)}`, 'leave it out: svc sets it');
   }
-  const headers = values(headerPairs);
+}
 
-  if (encoding === 'raw') {
-    const named = [fileField, typeField, applicantField].find((part) => part.source.startsWith('--'));
-    if (named) {
-      throw fault(
-        named.source,
-        'fields_with_raw_upload',
-        `${named.source} names a field, and a raw upload has none: it sends the file as the body`,
-        'leave it out, send the value in the query string (--query) or a header (--header), or use --encoding multipart or json',
-      );
-    }
-    const [name, field] = Object.entries(extra)[0] ?? [];
-    if (name !== undefined) {
-      throw fault(
-        field!.source,
-        'fields_with_raw_upload',
-        `the field ${name} (${field!.source}) cannot be sent: a raw upload sends the file as the body, and has no fields`,
-        'send it in the query string (--query) or a header (--header), or use --encoding multipart or json to send fields',
-      );
-    }
-    return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields: {}, headers, query };
+/** A raw upload sends the file as the body and has no fields: a field name a flag gives, or an extra field, is refused rather than dropped. */
+function refuseFieldsOfRawUpload(names: ReadonlyArray<{ source: string }>, extra: Record<string, Sourced>): void {
+  const named = names.find((part) => part.source.startsWith('--'));
+  if (named) {
+    throw fault(
+      named.source,
+      'fields_with_raw_upload',
+      `${named.source} names a field, and a raw upload has none: it sends the file as the body`,
+      'leave it out, send the value in the query string (--query) or a header (--header), or use --encoding multipart or json',
+    );
   }
+  const [name, field] = Object.entries(extra)[0] ?? [];
+  if (name !== undefined) {
+    throw fault(
+      field!.source,
+      'fields_with_raw_upload',
+      `the field ${name} (${field!.source}) cannot be sent: a raw upload sends the file as the body, and has no fields`,
+      'send it in the query string (--query) or a header (--header), or use --encoding multipart or json to send fields',
+    );
+  }
+}
 
-  const named = [
-    { ...typeField, what: 'the kind field', flag: '--type-field, and give the kind with --type' },
-    { ...applicantField, what: 'the applicant field', flag: '--applicant-field' },
-    { ...fileField, what: encoding === 'json' ? 'the field of the file' : 'the file part', flag: '--file-field' },
-  ];
+/** The kind, applicant and file fields each need a name of their own, which no extra field takes. */
+function refuseNameClashes(named: ReadonlyArray<{ name: string; source: string; what: string; flag: string }>, extra: Record<string, Sourced>): void {
   for (const [index, part] of named.entries()) {
     const clash = named.slice(0, index).find((other) => other.name === part.name);
     if (clash) {
@@ -211,6 +218,37 @@ export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, pr
       );
     }
   }
+}
+
+/**
+ * The shape to upload in. A multipart form or a JSON body holds the kind, the applicant, the extra
+ * fields and the file (as base64 in JSON); a raw upload sends the file as the body, so it refuses
+ * fields rather than drop them. Any of them sends the query parameters and headers given.
+ */
+export function resolveUploadShape(flags: UploadShapeFlags, profile: Profile, profileName: string): UploadShape {
+  const saved = savedSettings(profile, profileName);
+  const encodingPick = flagOrSaved(flags.encoding, '--encoding', saved, 'upload_encoding');
+  const encoding = encodingPick ? parseEncoding(encodingPick.value, encodingPick.source) : SANDBOX_UPLOAD_SHAPE.encoding;
+  const { fileField, typeField, applicantField } = fieldNames(flags, saved);
+  const extra = givenPairs('field', flags.fields, saved);
+  const query = values(givenPairs('query', flags.query, saved));
+  const headerPairs = givenPairs('header', flags.headers, saved);
+  refuseHeadersSvcSets(headerPairs, encoding);
+  const headers = values(headerPairs);
+
+  if (encoding === 'raw') {
+    refuseFieldsOfRawUpload([fileField, typeField, applicantField], extra);
+    return { ...SANDBOX_UPLOAD_SHAPE, encoding, fields: {}, headers, query };
+  }
+
+  refuseNameClashes(
+    [
+      { ...typeField, what: 'the kind field', flag: '--type-field, and give the kind with --type' },
+      { ...applicantField, what: 'the applicant field', flag: '--applicant-field' },
+      { ...fileField, what: encoding === 'json' ? 'the field of the file' : 'the file part', flag: '--file-field' },
+    ],
+    extra,
+  );
   const fields = {
     [typeField.name]: '{{type}}',
     [applicantField.name]: '{{applicant_id}}',

@@ -1,0 +1,46 @@
+import type { Writable } from 'node:stream';
+import type { ApiClient } from '../api/client.js';
+import { SvcError } from '../core/errors.js';
+import type { DrainEvidence, RotationJournal, RotationRecord } from './journal.js';
+import type { RotationEvent, RotationQuestion } from './rotation-events.js';
+
+export interface RotationContext {
+  /** Where the rotation is recorded, step by step. */
+  journal: RotationJournal;
+  /** Authenticated with the admin key. */
+  admin: ApiClient;
+  /** A client on the same connection that authenticates with `secret`. */
+  clientWith(secret: string): Promise<ApiClient>;
+  /** The old key's secret when svc has it (--old-key-file, or the configured API key): step 7 then tries it. */
+  oldKeySecret: string | undefined;
+  /** A new key given on stdin, made in the dashboard. */
+  givenSecret: string | undefined;
+  /** What decides the drain (see drainEvidence). */
+  drainEvidence: DrainEvidence;
+  /** Every secret this run knows (the admin key, the API key…): redacted from the deploy command's output. */
+  secrets: readonly string[];
+  /** Where the deploy command's output goes (svc's stderr, so that stdout stays --json). */
+  deployOutput: Writable;
+  /** The environment the deploy and drain check commands start from (the command's; svc's own variables are left out). */
+  env: NodeJS.ProcessEnv;
+  ask(question: RotationQuestion): Promise<boolean>;
+  emit(event: RotationEvent): void;
+  signal: AbortSignal;
+  pollIntervalMs: number;
+  timeoutMs: number;
+  force: boolean;
+  /** A given key may be deployed though svc could not establish that it is of the old key's workspace (--allow-unverified-workspace). */
+  allowUnverifiedWorkspace: boolean;
+  /** A given key may have another scope than the old key (read-only, IP list) (--allow-scope-change). */
+  allowScopeChange: boolean;
+}
+
+/** The error of a run stopped at the operator's answer. */
+export function cancelled(record: RotationRecord): SvcError {
+  return new SvcError(
+    'failure',
+    'cancelled',
+    `rotation ${record.id} stopped at your answer; nothing more was changed`,
+    `continue it with \`svc keys rotate --resume ${record.id}\`, or end it with --abort`,
+  );
+}
