@@ -72,7 +72,7 @@ describe('--fixtures', () => {
     expect(byId['documents.upload'], result.stderr).toMatchObject({ status: 'passed' });
     expect(byId['reports.completes'].status).toBe('inconclusive');
     expect(byId['reports.completes'].detail).toMatch(/ended failed \(\{"code":"invalid_input".*give others in --fixtures/);
-    expect(output.run.fixtures).toEqual({ applicant: false, report: true, document: true, document_encoding: 'multipart' });
+    expect(output.run.fixtures).toEqual({ applicant: false, report: true, document: true, document_encoding: 'multipart', failing_report: false });
     expect(result.code).toBe(ExitCode.inconclusive);
   });
 
