@@ -1,13 +1,19 @@
 /**
  * An implementation that chose as issue 35 found one behind a gateway: it takes a document as the
  * raw file, its kind and applicant in the query string (`POST /v1/documents?type=passport&applicant_id=app_…`),
- * and refuses a form or JSON with 415. Given a fixture that says so, the kit must pass it. Its
+ * and refuses a form or JSON with 415, and a file that is no PDF, JPEG or PNG too (so no document of
+ * its is ever rejected after upload, and no report fails of one); a report for an unknown destination
+ * ends `error` and sends report.failed. Given a fixture that says so, the kit must pass it. Its
  * mutants run with the kit's own multipart upload, which it refuses: only the checks that need a
  * document are then inconclusive, and a stated rule broken elsewhere still fails.
  */
-import type { ProxiedRequest, Variant } from '../helpers/mutating-implementation.js';
+import { detectFormat } from '../../src/documents/format.js';
+import type { ProxiedRequest, ProxiedResponse, Variant } from '../helpers/mutating-implementation.js';
 import { asSandboxUpload } from './different-choices.js';
 import { data, type Json, reports } from './variants.js';
+
+/** The formats of a passport the gateway takes at upload. */
+const TAKEN_FORMATS = ['application/pdf', 'image/jpeg', 'image/png'];
 
 /** Turns a query-string upload into the sandbox's form; refuses a form or JSON as the implementation does. */
 function queryStringUpload(request: ProxiedRequest): { status: number; json: unknown } | undefined {
@@ -18,20 +24,37 @@ function queryStringUpload(request: ProxiedRequest): { status: number; json: unk
       status: 415,
       json: { error: { code: 'unsupported_media_type', message: 'send the file as the body, its type and applicant_id in the query string' } },
     };
+  if (!TAKEN_FORMATS.includes(detectFormat(request.body) ?? ''))
+    return { status: 415, json: { error: { code: 'unsupported_media_type', message: 'a passport is a PDF, JPEG or PNG file' } } };
   const query = new URLSearchParams(upload[1] ?? '');
   request.path = '/v1/documents';
   asSandboxUpload(request, { type: query.get('type') ?? '', applicant_id: query.get('applicant_id') ?? '' }, { name: 'upload', bytes: request.body });
   return undefined;
 }
 
+/** The failed outcome's status is `error` (part 3 does not name it). */
+function failedAsError(response: ProxiedResponse): void {
+  reports(response, (report) => void (report.status === 'failed' && (report.status = 'error')));
+}
+
 export const GATEWAY: Variant = {
   name: 'gateway',
-  change: 'the raw file as the upload body, its type and applicant_id in the query string; a form or JSON refused with 415',
+  change:
+    'the raw file as the upload body, its type and applicant_id in the query string; a form or JSON, or a file not PDF, JPEG or PNG, refused with 415; a failed report ends error',
   breaks: [],
   // --fast: the specification's delays, and a provoked 429's window, are not waited out.
   skips: ['events.redelivery', 'events.redelivery-4xx', 'events.redelivery-timeout', 'limits.remaining-header-429'],
-  fixtures: 'document:\n  encoding: raw\n  query: { type: passport, applicant_id: "{{applicant_id}}" }\n',
+  fixtures: [
+    'document:\n  encoding: raw\n  query: { type: passport, applicant_id: "{{applicant_id}}" }\n',
+    // The kit's rejected document is refused at upload: the input that fails a report is an unknown destination.
+    'failing_report:\n  report: { destination: ZZ }\n',
+  ].join(''),
   request: queryStringUpload,
+  response: failedAsError,
+  notes: {
+    'documents.rejected': /^refused at upload: 415$/,
+    'events.report-failed': /^report\.failed for rep_\w+ \(the failing_report of --fixtures\), which ended "error"$/,
+  },
 };
 
 /** The checks that need the kit's passport uploaded: inconclusive when the implementation refuses the upload's shape. */
@@ -55,7 +78,18 @@ function refusingUploads(name: string, change: string, breaks: string[], variant
   };
 }
 
+/** The faithful implementation, given its fixtures, that fails the report of failing_report without sending report.failed. */
+const WITHOUT_REPORT_FAILED: Variant = {
+  ...GATEWAY,
+  name: 'gateway-no-report-failed',
+  change: 'never sends report.failed, though a report for an unknown destination ends error (failing_report in its fixtures)',
+  breaks: ['events.report-failed'],
+  only: ['events.*'],
+  event: (event) => (event.body.type === 'report.failed' ? 'drop' : undefined),
+};
+
 export const GATEWAY_MUTANTS: Variant[] = [
+  WITHOUT_REPORT_FAILED,
   refusingUploads('', '', []),
   refusingUploads('-weight-over-one', '; a criterion weight of 1.25', ['reports.criteria-weights'], {
     response: (response) =>

@@ -242,7 +242,7 @@ export const eventProbes: ProbeSet = {
       const end = reportEnd(provoked.read, context.timeouts.completionMs);
       if (end.outcome !== 'failed') {
         const said = `${provoked.input} (${provoked.id}) ${end.words}`;
-        if (provoked.given) throw new SetupError(`the kit expected ${said}`, SUPPLY.failingReport);
+        if (provoked.given) throw new SetupError(`${said}, not in a failed outcome`, SUPPLY.failingReport);
         throw new CheckSkipped(`${said}, ${NO_FAILING_INPUT}`);
       }
       const event = await receiver.waitFor(
