@@ -3,7 +3,9 @@
  * raw file, its kind and applicant in the query string (`POST /v1/documents?type=passport&applicant_id=app_…`),
  * and refuses a form or JSON with 415, and a file that is no PDF, JPEG or PNG too (so no document of
  * its is ever rejected after upload, and no report fails of one); a report for an unknown destination
- * ends `error` and sends report.failed. Given a fixture that says so, the kit must pass it. Its
+ * ends `error` and sends report.failed; errors are `{"message": …, "error_code": …}` with the stated
+ * codes; it has no key API but the stated DELETE /v1/keys/{id} (keys are made in the dashboard).
+ * Given a fixture that says so, the kit must pass it, and the CLI's commands work against it. Its
  * mutants run with the kit's own multipart upload, which it refuses: only the checks that need a
  * document are then inconclusive, and a stated rule broken elsewhere still fails.
  */
@@ -15,17 +17,33 @@ import { data, type Json, reports } from './variants.js';
 /** The formats of a passport the gateway takes at upload. */
 const TAKEN_FORMATS = ['application/pdf', 'image/jpeg', 'image/png'];
 
+/** An error as the gateway answers it. */
+function gatewayError(status: number, code: string, message: string): { status: number; json: unknown } {
+  return { status, json: { message, error_code: code } };
+}
+
+/** The sandbox's errors (`{"error": {"code", "message"}}`) as the gateway answers them; a refused key is said to be revoked. */
+function gatewayErrors(response: ProxiedResponse): void {
+  const error = (response.json as { error?: Json } | undefined)?.error;
+  if (response.status < 400 || typeof error !== 'object' || error === null) return;
+  const code = String(error.code);
+  response.json = gatewayError(response.status, code, code === 'invalid_key' ? 'This API key has been revoked' : String(error.message)).json;
+}
+
+/** No key API but the stated DELETE /v1/keys/{id}: keys are made in the dashboard. */
+function onlyKeyRevocation(request: ProxiedRequest): { status: number; json: unknown } | undefined {
+  if (!request.path.startsWith('/v1/keys') || (request.method === 'DELETE' && /^\/v1\/keys\/[^/?]+$/.test(request.path))) return undefined;
+  return gatewayError(404, 'not_found', 'keys are managed in the dashboard');
+}
+
 /** Turns a query-string upload into the sandbox's form; refuses a form or JSON as the implementation does. */
 function queryStringUpload(request: ProxiedRequest): { status: number; json: unknown } | undefined {
   const upload = /^\/v1\/documents(\?.*)?$/.exec(request.path);
   if (request.method !== 'POST' || !upload) return undefined;
   if (/^(multipart\/|application\/json)/.test(request.headers['content-type'] ?? ''))
-    return {
-      status: 415,
-      json: { error: { code: 'unsupported_media_type', message: 'send the file as the body, its type and applicant_id in the query string' } },
-    };
+    return gatewayError(415, 'unsupported_media_type', 'send the file as the body, its type and applicant_id in the query string');
   if (!TAKEN_FORMATS.includes(detectFormat(request.body) ?? ''))
-    return { status: 415, json: { error: { code: 'unsupported_media_type', message: 'a passport is a PDF, JPEG or PNG file' } } };
+    return gatewayError(415, 'unsupported_media_type', 'a passport is a PDF, JPEG or PNG file');
   const query = new URLSearchParams(upload[1] ?? '');
   request.path = '/v1/documents';
   asSandboxUpload(request, { type: query.get('type') ?? '', applicant_id: query.get('applicant_id') ?? '' }, { name: 'upload', bytes: request.body });
@@ -40,7 +58,8 @@ function failedAsError(response: ProxiedResponse): void {
 export const GATEWAY: Variant = {
   name: 'gateway',
   change:
-    'the raw file as the upload body, its type and applicant_id in the query string; a form or JSON, or a file not PDF, JPEG or PNG, refused with 415; a failed report ends error',
+    'the raw file as the upload body, its type and applicant_id in the query string; a form or JSON, or a file not PDF, JPEG or PNG, refused with 415; a failed report ends error; ' +
+    'errors as {message, error_code}; keys made only in the dashboard',
   breaks: [],
   // --fast: the specification's delays, and a provoked 429's window, are not waited out.
   skips: ['events.redelivery', 'events.redelivery-4xx', 'events.redelivery-timeout', 'limits.remaining-header-429'],
@@ -49,8 +68,12 @@ export const GATEWAY: Variant = {
     // The kit's rejected document is refused at upload: the input that fails a report is an unknown destination.
     'failing_report:\n  report: { destination: ZZ }\n',
   ].join(''),
-  request: queryStringUpload,
-  response: failedAsError,
+  dashboardKeys: true,
+  request: (request) => onlyKeyRevocation(request) ?? queryStringUpload(request),
+  response: (response) => {
+    failedAsError(response);
+    gatewayErrors(response);
+  },
   notes: {
     'documents.rejected': /^refused at upload: 415$/,
     'events.report-failed': /^report\.failed for rep_\w+ \(the failing_report of --fixtures\), which ended "error"$/,
