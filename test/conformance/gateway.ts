@@ -11,6 +11,7 @@
  */
 import { detectFormat } from '../../src/documents/format.js';
 import type { ProxiedRequest, ProxiedResponse, Variant } from '../helpers/mutating-implementation.js';
+import { waitingClock } from './pro-plan.js';
 import { asSandboxUpload } from './different-choices.js';
 import { data, type Json, reports } from './variants.js';
 
@@ -111,8 +112,57 @@ const WITHOUT_REPORT_FAILED: Variant = {
   event: (event) => (event.body.type === 'report.failed' ? 'drop' : undefined),
 };
 
+const FREE_PLAN_PER_MINUTE = 10;
+const WINDOW_MS = 60_000;
+
+/**
+ * The faithful implementation on the Free plan (part 8: 10 requests a minute, counted per key on
+ * a clock the kit shares, see waitingClock), whose 429 leaves X-RateLimit-Remaining off. Not under
+ * --fast the kit provokes a 429 and must fail limits.remaining-header-429; under --fast it provokes
+ * none, and must name the check skipped rather than let the rule pass.
+ */
+function freePlanWithout429Remaining(fast: boolean): Variant {
+  const clock = waitingClock();
+  const windows = new Map<string, { startedAt: number; used: number }>();
+  const remainingOf = new WeakMap<ProxiedRequest, number>();
+  return {
+    ...GATEWAY,
+    name: `gateway-free-plan-429-without-remaining${fast ? '-fast' : ''}`,
+    change: `the Free plan (10 requests a minute), its 429 without X-RateLimit-Remaining${fast ? ', the kit run with --fast' : ''}`,
+    breaks: fast ? [] : ['limits.remaining-header-429'],
+    only: ['limits.*'],
+    slow: !fast,
+    clock,
+    ...(fast && { skipReasons: { 'limits.remaining-header-429': /^--fast skips it: / } }),
+    request(request, state) {
+      const now = clock.now();
+      const key = request.headers.authorization ?? '';
+      let window = windows.get(key);
+      if (!window || now - window.startedAt >= WINDOW_MS) windows.set(key, (window = { startedAt: now, used: 0 }));
+      if (window.used >= FREE_PLAN_PER_MINUTE) {
+        const retryAfter = Math.max(1, Math.ceil((window.startedAt + WINDOW_MS - now) / 1000));
+        const refusal = gatewayError(429, 'rate_limited', `${FREE_PLAN_PER_MINUTE} requests a minute on the Free plan`);
+        const headers: Record<string, string> = { 'retry-after': String(retryAfter), 'x-ratelimit-remaining': '' };
+        return { ...refusal, headers };
+      }
+      window.used++;
+      remainingOf.set(request, FREE_PLAN_PER_MINUTE - window.used);
+      const answered = GATEWAY.request!(request, state);
+      if (!answered) return undefined;
+      return { ...answered, headers: { ...answered.headers, 'x-ratelimit-remaining': String(FREE_PLAN_PER_MINUTE - window.used) } };
+    },
+    response(response, request, state) {
+      GATEWAY.response!(response, request, state);
+      const remaining = remainingOf.get(request);
+      if (remaining !== undefined) response.headers['x-ratelimit-remaining'] = String(remaining);
+    },
+  };
+}
+
 export const GATEWAY_MUTANTS: Variant[] = [
   WITHOUT_REPORT_FAILED,
+  freePlanWithout429Remaining(false),
+  freePlanWithout429Remaining(true),
   refusingUploads('', '', []),
   refusingUploads('-weight-over-one', '; a criterion weight of 1.25', ['reports.criteria-weights'], {
     response: (response) =>
