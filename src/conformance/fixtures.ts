@@ -45,7 +45,7 @@ export interface DocumentFixture extends UploadShape {
  * `failing_report`: a report the implementation is expected to end in its failed outcome (part 3),
  * made for an applicant of its own; each part laid over the fixtures' own.
  */
-export interface FailingReportFixture {
+interface FailingReportFixture {
   /** The applicant's body: `applicant` with these fields laid over it. */
   applicant: Json;
   /** The report's fields but `applicant_id`: `report` with these fields laid over it. */

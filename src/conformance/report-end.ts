@@ -24,7 +24,10 @@ export function reportEnd(read: Exchange, waitedMs: number): ReportEnd {
   const outcome = reportOutcome(report);
   const status: unknown = report.status;
   if (typeof status === 'string') {
-    return { outcome, words: outcome === 'unfinished' ? `was still ${JSON.stringify(status)} ${waitedMs / 1000} s after its creation` : `ended ${JSON.stringify(status)}` };
+    return {
+      outcome,
+      words: outcome === 'unfinished' ? `was still ${JSON.stringify(status)} ${waitedMs / 1000} s after its creation` : `ended ${JSON.stringify(status)}`,
+    };
   }
   const noStatus = status === undefined || status === null ? 'no status' : `the status ${shownValue(status)}, not a string`;
   if (outcome === 'unfinished') return { outcome, words: `showed ${noStatus} ${waitedMs / 1000} s after its creation` };

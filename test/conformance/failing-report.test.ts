@@ -37,7 +37,11 @@ afterAll(async () => {
 });
 
 /** The kit's two checks of a failed report against the sandbox changed by `variant`, with `fixtures` (YAML) and its report and event timeouts. */
-async function verify(variant: Variant, fixtures: string, { completionMs = 30_000, eventMs = 30_000 } = {}): Promise<Record<string, ConformanceJson['checks'][number]>> {
+async function verify(
+  variant: Variant,
+  fixtures: string,
+  { completionMs = 30_000, eventMs = 30_000 } = {},
+): Promise<Record<string, ConformanceJson['checks'][number]>> {
   const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: SECRET };
   const implementation = await startMutatingImplementation(sandbox, variant, state);
   const port = await freePort();
@@ -67,7 +71,7 @@ async function verify(variant: Variant, fixtures: string, { completionMs = 30_00
 
 const dropReportFailed = (event: { body: Record<string, unknown> }) => (event.body.type === 'report.failed' ? 'drop' : undefined);
 
-it('makes the report of failing_report (its report fields over the fixtures\' own) and judges its report.failed', async () => {
+it("makes the report of failing_report (its report fields over the fixtures' own) and judges its report.failed", async () => {
   const checks = await verify({ name: 'unknown-destination', change: '', breaks: [] }, 'failing_report:\n  report: { destination: ZZ }\n');
   expect(checks['events.report-failed']).toMatchObject({ status: 'passed' });
   expect(checks['events.report-failed']!.detail).toMatch(/^report\.failed for rep_\w+ \(the failing_report of --fixtures\), which ended "failed"$/);
@@ -89,7 +93,9 @@ it('fails events.report-failed when the report ends failed and no report.failed 
     { eventMs: 5_000 },
   );
   expect(checks['events.report-failed']).toMatchObject({ status: 'failed' });
-  expect(checks['events.report-failed']!.detail).toMatch(/^expected report\.failed for rep_\w+, which ended "failed"; got none within 5 s \(the failing_report of --fixtures/);
+  expect(checks['events.report-failed']!.detail).toMatch(
+    /^expected report\.failed for rep_\w+, which ended "failed"; got none within 5 s \(the failing_report of --fixtures/,
+  );
   expect(checks['events.report-failed-fields']).toMatchObject({ status: 'skipped' });
   expect(checks['events.report-failed-fields']!.detail).toMatch(/which ended "failed" \(events\.report-failed judges that\)$/);
 });
@@ -97,7 +103,9 @@ it('fails events.report-failed when the report ends failed and no report.failed 
 it('is inconclusive, not failed, when the report of failing_report completes: the fixture is to be changed', async () => {
   const checks = await verify({ name: 'known-destination', change: '', breaks: [] }, 'failing_report:\n  report: { destination: JP }\n');
   expect(checks['events.report-failed']).toMatchObject({ status: 'inconclusive' });
-  expect(checks['events.report-failed']!.detail).toMatch(/^the failing_report of --fixtures \(rep_\w+\) ended "completed", not in a failed outcome; give as "failing_report"/);
+  expect(checks['events.report-failed']!.detail).toMatch(
+    /^the failing_report of --fixtures \(rep_\w+\) ended "completed", not in a failed outcome; give as "failing_report"/,
+  );
 });
 
 it('says what the report showed when it shows no status, never "ended undefined"', async () => {
@@ -132,7 +140,9 @@ it('says that the report could not be read back when its read is refused', async
       change: '',
       breaks: [],
       request: (request) =>
-        request.method === 'GET' && /^\/v1\/reports\/rep_/.test(request.path) ? { status: 404, json: { error: { code: 'not_found', message: 'gone' } } } : undefined,
+        request.method === 'GET' && /^\/v1\/reports\/rep_/.test(request.path)
+          ? { status: 404, json: { error: { code: 'not_found', message: 'gone' } } }
+          : undefined,
       event: dropReportFailed,
     },
     '{}\n',

@@ -43,8 +43,7 @@ function queryStringUpload(request: ProxiedRequest): { status: number; json: unk
   if (request.method !== 'POST' || !upload) return undefined;
   if (/^(multipart\/|application\/json)/.test(request.headers['content-type'] ?? ''))
     return gatewayError(415, 'unsupported_media_type', 'send the file as the body, its type and applicant_id in the query string');
-  if (!TAKEN_FORMATS.includes(detectFormat(request.body) ?? ''))
-    return gatewayError(415, 'unsupported_media_type', 'a passport is a PDF, JPEG or PNG file');
+  if (!TAKEN_FORMATS.includes(detectFormat(request.body) ?? '')) return gatewayError(415, 'unsupported_media_type', 'a passport is a PDF, JPEG or PNG file');
   const query = new URLSearchParams(upload[1] ?? '');
   request.path = '/v1/documents';
   asSandboxUpload(request, { type: query.get('type') ?? '', applicant_id: query.get('applicant_id') ?? '' }, { name: 'upload', bytes: request.body });

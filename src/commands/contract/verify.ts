@@ -172,7 +172,8 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       helpGroup: 'INPUT',
     }),
     'fixtures-allow-outside': Flags.boolean({
-      description: 'Let "document.file" and "failing_report.file" of --fixtures name a file outside the fixtures file\'s directory (it must still be a regular file of at most 32 MiB)',
+      description:
+        'Let "document.file" and "failing_report.file" of --fixtures name a file outside the fixtures file\'s directory (it must still be a regular file of at most 32 MiB)',
       dependsOn: ['fixtures'],
       helpGroup: 'INPUT',
     }),

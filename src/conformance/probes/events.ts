@@ -46,8 +46,7 @@ function canonical(value: unknown): string {
 }
 
 /** Why a check about a failed report may have no report to judge. */
-const NO_FAILING_INPUT =
-  'and the specification states no input that must fail a report: give one the implementation fails as "failing_report" in --fixtures';
+const NO_FAILING_INPUT = 'and the specification states no input that must fail a report: give one the implementation fails as "failing_report" in --fixtures';
 
 const PROCESSED_GRACE_MS = 3_000;
 /** The subscriber's time to answer (part 6). */
@@ -273,7 +272,9 @@ export const eventProbes: ProbeSet = {
       const failed = receiverOf(context).deliveries.filter((delivery) => eventOf(delivery).type === 'report.failed');
       if (failed.length === 0) {
         if (provoked && end?.outcome === 'failed')
-          throw new CheckSkipped(`no report.failed arrived: none for ${provoked.input} (${provoked.id}), which ${end.words} (events.report-failed judges that)`);
+          throw new CheckSkipped(
+            `no report.failed arrived: none for ${provoked.input} (${provoked.id}), which ${end.words} (events.report-failed judges that)`,
+          );
         throw new CheckSkipped(
           `no report.failed arrived: ${provoked && end ? `${provoked.input} (${provoked.id}) ${end.words}` : `${DEFAULT_FAILING_INPUT} could not be made`}, ${NO_FAILING_INPUT}`,
         );
