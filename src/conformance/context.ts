@@ -263,17 +263,21 @@ export class SharedSetup {
         const report = await this.createReport('events.report-failed', upload.applicantId).catch(() => undefined);
         return report && { ...report, given: false, input: DEFAULT_FAILING_INPUT, read: await this.finishOf(report.id, 'events.report-failed') };
       }
-      const applicant = await this.applicant('failing', { body: given.applicant, supply: SUPPLY.failingReport });
+      const { fixtures } = this.context;
+      const applicant = await this.applicant('failing', { body: { ...fixtures.applicant, ...given.applicant }, supply: SUPPLY.failingReport });
       if (given.file) {
         const upload = await this.upload(applicant.id, given.file, 'events.report-failed');
         if (!isSuccess(upload.uploaded.status)) {
           throw new SetupError(
-            `the kit could not upload failing_report.file (${given.file.name}, ${describeEncoding(this.context.fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`,
+            `the kit could not upload failing_report.file (${given.file.name}, ${describeEncoding(fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`,
             SUPPLY.failingReport,
           );
         }
       }
-      const report = await this.createReport('events.report-failed', applicant.id, { body: given.report, supply: SUPPLY.failingReport });
+      const report = await this.createReport('events.report-failed', applicant.id, {
+        body: { ...fixtures.report, ...given.report },
+        supply: SUPPLY.failingReport,
+      });
       return { ...report, given: true, input: 'the failing_report of --fixtures', read: await this.finishOf(report.id, 'events.report-failed') };
     });
   }

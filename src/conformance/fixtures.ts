@@ -43,12 +43,12 @@ export interface DocumentFixture extends UploadShape {
 
 /**
  * `failing_report`: a report the implementation is expected to end in its failed outcome (part 3),
- * made for an applicant of its own; each part laid over the fixtures' own.
+ * made for an applicant of its own.
  */
 interface FailingReportFixture {
-  /** The applicant's body: `applicant` with these fields laid over it. */
+  /** Fields laid over the applicant's body (`applicant`, or the kit's). */
   applicant: Json;
-  /** The report's fields but `applicant_id`: `report` with these fields laid over it. */
+  /** Fields laid over the report's (`report`, or the kit's). */
   report: Json;
   /** A file uploaded for the applicant before the report, in the shape of `document` (an expired passport, say). */
   file: UploadFile | undefined;
@@ -286,13 +286,11 @@ export async function readFixtures(path: string, { allowOutside = false } = {}):
       );
   }
   const file = typeof given.document?.file === 'string' ? await readUploadFile(path, given.document.file, allowOutside, 'document.file') : undefined;
-  const applicant = given.applicant ?? DEFAULT_FIXTURES.applicant;
-  const report = given.report ?? DEFAULT_FIXTURES.report;
   return {
-    applicant,
-    report,
+    applicant: given.applicant ?? DEFAULT_FIXTURES.applicant,
+    report: given.report ?? DEFAULT_FIXTURES.report,
     document: documentFixture(given.document, file),
-    failingReport: given.failing_report && (await failingReportFixture(given.failing_report, { applicant, report }, { path, allowOutside })),
+    failingReport: given.failing_report && (await failingReportFixture(given.failing_report, path, allowOutside)),
     given: {
       applicant: given.applicant !== undefined,
       report: given.report !== undefined,
@@ -302,15 +300,11 @@ export async function readFixtures(path: string, { allowOutside = false } = {}):
   };
 }
 
-async function failingReportFixture(
-  raw: Json,
-  base: { applicant: Json; report: Json },
-  fixtures: { path: string; allowOutside: boolean },
-): Promise<FailingReportFixture> {
+async function failingReportFixture(raw: Json, fixturesPath: string, allowOutside: boolean): Promise<FailingReportFixture> {
   return {
-    applicant: { ...base.applicant, ...(raw.applicant as Json | undefined) },
-    report: { ...base.report, ...(raw.report as Json | undefined) },
-    file: typeof raw.file === 'string' ? await readUploadFile(fixtures.path, raw.file, fixtures.allowOutside, 'failing_report.file') : undefined,
+    applicant: (raw.applicant as Json | undefined) ?? {},
+    report: (raw.report as Json | undefined) ?? {},
+    file: typeof raw.file === 'string' ? await readUploadFile(fixturesPath, raw.file, allowOutside, 'failing_report.file') : undefined,
   };
 }
 

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { networkOf } from '../../src/api/network.js';
-import { readFixtures } from '../../src/conformance/fixtures.js';
+import { readKitFixtures } from '../../src/conformance/fixtures.js';
 import { type ConformanceJson, toJson } from '../../src/conformance/report.js';
 import { runConformance } from '../../src/conformance/run.js';
-import { sampleUnsafeFile } from '../../src/conformance/samples.js';
+import { SAMPLE_APPLICANT, sampleUnsafeFile } from '../../src/conformance/samples.js';
 import { type ProxyState, startMutatingImplementation, startWebhookHub, type Variant, type WebhookHub } from '../helpers/mutating-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/server.js';
@@ -36,11 +36,11 @@ afterAll(async () => {
   await hub?.close();
 });
 
-/** The kit's two checks of a failed report against the sandbox changed by `variant`, with `fixtures` (YAML) and its report and event timeouts. */
+/** The kit's two checks of a failed report against the sandbox changed by `variant`, with `fixtures` (YAML, and an --applicant-file) and its report and event timeouts. */
 async function verify(
   variant: Variant,
   fixtures: string,
-  { completionMs = 30_000, eventMs = 30_000 } = {},
+  { completionMs = 30_000, eventMs = 30_000, applicantFile }: { completionMs?: number; eventMs?: number; applicantFile?: string } = {},
 ): Promise<Record<string, ConformanceJson['checks'][number]>> {
   const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: SECRET };
   const implementation = await startMutatingImplementation(sandbox, variant, state);
@@ -53,7 +53,7 @@ async function verify(
       baseUrl: new URL(implementation.baseUrl),
       network: networkOf({}, { caCert: { path: implementation.caCertPath, source: 'the test' } }),
       keys: { api: sandbox.keys.test },
-      fixtures: await readFixtures(fixturesPath),
+      fixtures: await readKitFixtures(fixturesPath, applicantFile),
       webhookSecret: SECRET,
       webhookPort: port,
       level: 'spec',
@@ -76,6 +76,18 @@ it("makes the report of failing_report (its report fields over the fixtures' own
   expect(checks['events.report-failed']).toMatchObject({ status: 'passed' });
   expect(checks['events.report-failed']!.detail).toMatch(/^report\.failed for rep_\w+ \(the failing_report of --fixtures\), which ended "failed"$/);
   expect(checks['events.report-failed-fields']).toMatchObject({ status: 'passed' });
+});
+
+it("lays failing_report's applicant and report over those of --applicant-file and the fixtures", async () => {
+  // A Japanese applicant (--applicant-file) asking for a report on Japan: the sandbox fails it (invalid_input); on the kit's own Swedish applicant it would complete.
+  const applicantFile = join(dir, 'applicant.json');
+  writeFileSync(applicantFile, JSON.stringify({ ...SAMPLE_APPLICANT, nationality: 'JP' }));
+  const checks = await verify(
+    { name: 'own-country', change: '', breaks: [] },
+    'report: { destination: FR, visa_type: tourist, purpose: Holiday }\nfailing_report:\n  report: { destination: JP }\n  applicant: { occupation: Teacher }\n',
+    { applicantFile },
+  );
+  expect(checks['events.report-failed']).toMatchObject({ status: 'passed' });
 });
 
 it('uploads the file of failing_report for its applicant before the report', async () => {
