@@ -260,8 +260,10 @@ export class SharedSetup {
       const given = this.context.fixtures.failingReport;
       if (!given) {
         const upload = await this.rejectedUpload();
+        const refused = upload.uploaded.status >= 400 && upload.uploaded.status < 500;
+        const input = refused ? `the report for an applicant whose only document was refused at upload (${upload.uploaded.status})` : DEFAULT_FAILING_INPUT;
         const report = await this.createReport('events.report-failed', upload.applicantId).catch(() => undefined);
-        return report && { ...report, given: false, input: DEFAULT_FAILING_INPUT, read: await this.finishOf(report.id, 'events.report-failed') };
+        return report && { ...report, given: false, input, read: await this.finishOf(report.id, 'events.report-failed') };
       }
       const { fixtures } = this.context;
       const applicant = await this.applicant('failing', { body: { ...fixtures.applicant, ...given.applicant }, supply: SUPPLY.failingReport });

@@ -120,6 +120,25 @@ it('is inconclusive, not failed, when the report of failing_report completes: th
   );
 });
 
+it('names failing_report when the file the kit has rejected is refused at upload, and the report of its applicant completes', async () => {
+  const checks = await verify(
+    {
+      name: 'refused-at-upload',
+      change: '',
+      breaks: [],
+      request: (request) =>
+        request.method === 'POST' && request.path === '/v1/documents' && request.body.includes('filename="passport.exe"')
+          ? { status: 415, json: { error: { code: 'unsupported_media_type', message: 'a passport is a PDF, JPEG or PNG file' } } }
+          : undefined,
+    },
+    '{}\n',
+  );
+  expect(checks['events.report-failed']).toMatchObject({ status: 'skipped' });
+  expect(checks['events.report-failed']!.detail).toMatch(
+    /^the report for an applicant whose only document was refused at upload \(415\) \(rep_\w+\) ended "completed", and the specification states no input that must fail a report: give one the implementation fails as "failing_report" in --fixtures$/,
+  );
+});
+
 it('says what the report showed when it shows no status, never "ended undefined"', async () => {
   const checks = await verify(
     {

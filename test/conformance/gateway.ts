@@ -116,7 +116,8 @@ const WINDOW_MS = 60_000;
 
 /**
  * The faithful implementation on the Free plan (part 8: 10 requests a minute, counted per key on
- * a clock the kit shares, see waitingClock), whose 429 leaves X-RateLimit-Remaining off. Not under
+ * a clock the kit shares, see waitingClock), whose 429 leaves X-RateLimit-Remaining off (empty: the
+ * proxy gives its own answers one otherwise; the kit takes an empty header for none). Not under
  * --fast the kit provokes a 429 and must fail limits.remaining-header-429; under --fast it provokes
  * none, and must name the check skipped rather than let the rule pass.
  */
