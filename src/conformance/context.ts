@@ -2,11 +2,13 @@ import type { Clock } from '../core/clock.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readsAsFailure } from '../api/report-outcome.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
+import type { JsonObject } from '../core/json-object.js';
 import type { Level } from './catalogue.js';
 import { describeEncoding, documentRequest, type KitFixtures, passportFile, reportBody, type UploadFile } from './fixtures.js';
 import type { Exchange, ImplementationClient, Purpose } from './http.js';
 import { CheckSkipped, isSuccess, SetupError, shown } from './outcome.js';
 import { eventOf, mentions, type WebhookReceiver } from './receiver.js';
+import { reportEnd } from './report-end.js';
 import { sampleUnsafeFile } from './samples.js';
 import type { KitKeys, KitTimeouts, RevocableKey } from './kit-keys.js';
 import { sendWithKey, field, idOf } from './requests.js';
@@ -41,6 +43,18 @@ export interface FinishedReport extends CreatedReport {
   finished: Exchange;
 }
 
+/** The report the kit expects to fail (see SharedSetup.failingReport). */
+export interface ProvokedFailure extends CreatedReport {
+  /** Whether its input is the user's failing_report, which the implementation is said to fail. */
+  given: boolean;
+  /** Its input, in words. */
+  input: string;
+  /** Its last read: failed, completed, or unfinished when the report timeout passed. */
+  read: Exchange;
+}
+
+export const DEFAULT_FAILING_INPUT = 'the report for an applicant whose only document was rejected';
+
 export interface UploadedDocument {
   /** The id of the answer; empty when it gave none (the answer to an upload is not shown). */
   id: string;
@@ -59,7 +73,15 @@ export const SUPPLY = {
   report:
     'give the fields the implementation takes as "report" in --fixtures (destination, visa_type, purpose; their values are not shown by the specification)',
   document: 'give the encoding the implementation takes as "document" in --fixtures (the upload encoding is not shown by the specification)',
+  failingReport:
+    'give as "failing_report" in --fixtures an input the implementation takes and then ends the report of in its failed outcome (the specification states no such input)',
 } as const;
+
+/** A body the kit sends to make something, and what the user can give when it is refused. */
+interface Input {
+  body: JsonObject;
+  supply: string;
+}
 
 /** The kit's report did not finish in time: a failure of reports.completes, and for every other check a setup that could not be done. */
 export class ReportUnfinished extends SetupError {}
@@ -91,13 +113,13 @@ export class SharedSetup {
     return this.context.receiver?.deliveries.length ?? 0;
   }
 
-  /** An applicant made from the fixtures' body; `name` tells apart the kit's applicants. */
-  applicant(name = 'main'): Promise<{ id: string; created: Exchange }> {
+  /** An applicant made from the fixtures' body (or another input's); `name` tells apart the kit's applicants. */
+  applicant(name = 'main', input: Input = { body: this.context.fixtures.applicant, supply: SUPPLY.applicant }): Promise<{ id: string; created: Exchange }> {
     return this.once(`applicant ${name}`, async () => {
-      const created = await sendWithKey(this.context, 'POST', '/v1/applicants', { role: 'api', purpose: 'fixture', json: this.context.fixtures.applicant });
+      const created = await sendWithKey(this.context, 'POST', '/v1/applicants', { role: 'api', purpose: 'fixture', json: input.body });
       const id = idOf(created);
       if (!isSuccess(created.status) || !id) {
-        throw new SetupError(`the kit could not create an applicant: POST /v1/applicants answered ${shown(created)}`, SUPPLY.applicant);
+        throw new SetupError(`the kit could not create an applicant: POST /v1/applicants answered ${shown(created)}`, input.supply);
       }
       return { id, created };
     });
@@ -130,14 +152,18 @@ export class SharedSetup {
     return { id: idOf(uploaded) ?? '', uploaded, deliveriesBefore };
   }
 
-  /** A report of the fixtures for the kit's main applicant, or for another of its applicants. */
-  async createReport(purpose: Purpose, applicantId?: string): Promise<CreatedReport> {
+  /** A report of the fixtures (or of another input) for the kit's main applicant, or for another of its applicants. */
+  async createReport(
+    purpose: Purpose,
+    applicantId?: string,
+    input: Input = { body: this.context.fixtures.report, supply: SUPPLY.report },
+  ): Promise<CreatedReport> {
     const applicant = applicantId ?? (await this.applicant()).id;
     const deliveriesBefore = this.deliveries;
-    const created = await sendWithKey(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody(this.context.fixtures, applicant) });
+    const created = await sendWithKey(this.context, 'POST', '/v1/reports', { role: 'api', purpose, json: reportBody({ report: input.body }, applicant) });
     const id = idOf(created);
     if (!isSuccess(created.status) || !id) {
-      throw new SetupError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`, SUPPLY.report);
+      throw new SetupError(`the kit could not create a report: POST /v1/reports answered ${shown(created)}`, input.supply);
     }
     this.reports.add(id);
     return { id, created, deliveriesBefore };
@@ -224,15 +250,37 @@ export class SharedSetup {
   }
 
   /**
-   * A report for the applicant whose only document was rejected: part 3 names unreadable documents
-   * as what fails a report, so it may end failed and send report.failed. Undefined when the report
-   * could not be made; its last read otherwise.
+   * The report the kit expects to fail, and its last read: the failing_report of the fixtures, which
+   * the user says the implementation fails, when given (what keeps it from being made is then a
+   * setup error); else a report for the applicant whose only document was rejected (part 3 names
+   * unreadable documents as what fails a report), undefined when it could not be made.
    */
-  reportOfRejectedApplicant(): Promise<Exchange | undefined> {
-    return this.once('report of the rejected applicant', async () => {
-      const upload = await this.rejectedUpload();
-      const report = await this.createReport('events.report-failed-fields', upload.applicantId).catch(() => undefined);
-      return report && this.finishOf(report.id, 'events.report-failed-fields');
+  failingReport(): Promise<ProvokedFailure | undefined> {
+    return this.once('failing report', async () => {
+      const given = this.context.fixtures.failingReport;
+      if (!given) {
+        const upload = await this.rejectedUpload();
+        const refused = upload.uploaded.status >= 400 && upload.uploaded.status < 500;
+        const input = refused ? `the report for an applicant whose only document was refused at upload (${upload.uploaded.status})` : DEFAULT_FAILING_INPUT;
+        const report = await this.createReport('events.report-failed', upload.applicantId).catch(() => undefined);
+        return report && { ...report, given: false, input, read: await this.finishOf(report.id, 'events.report-failed') };
+      }
+      const { fixtures } = this.context;
+      const applicant = await this.applicant('failing', { body: { ...fixtures.applicant, ...given.applicant }, supply: SUPPLY.failingReport });
+      if (given.file) {
+        const upload = await this.upload(applicant.id, given.file, 'events.report-failed');
+        if (!isSuccess(upload.uploaded.status)) {
+          throw new SetupError(
+            `the kit could not upload failing_report.file (${given.file.name}, ${describeEncoding(fixtures.document)}): POST /v1/documents answered ${shown(upload.uploaded)}`,
+            SUPPLY.failingReport,
+          );
+        }
+      }
+      const report = await this.createReport('events.report-failed', applicant.id, {
+        body: { ...fixtures.report, ...given.report },
+        supply: SUPPLY.failingReport,
+      });
+      return { ...report, given: true, input: 'the failing_report of --fixtures', read: await this.finishOf(report.id, 'events.report-failed') };
     });
   }
 
@@ -241,8 +289,7 @@ export class SharedSetup {
     const deadline = Date.now() + this.context.timeouts.completionMs;
     for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
       const read = await sendWithKey(this.context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
-      const status = field(read, 'status');
-      if (!isSuccess(read.status) || status === 'completed' || readsAsFailure(status) || Date.now() >= deadline) return read;
+      if (reportEnd(read, this.context.timeouts.completionMs).outcome !== 'unfinished' || Date.now() >= deadline) return read;
       await sleep(Math.min(interval, deadline - Date.now()));
     }
   }

@@ -1,8 +1,9 @@
 /**
  * `--fixtures`: the request bodies the specification leaves open (applicant fields, the report's
  * destination, visa type and purpose, the upload's encoding), given by the user for an
- * implementation that chose other shapes than openapi.yaml. Every key is optional; what is left
- * out keeps the kit's defaults (openapi.yaml's shapes).
+ * implementation that chose other shapes than openapi.yaml, and an input the implementation fails a
+ * report for (the specification states none). Every key is optional; what is left out keeps the
+ * kit's defaults (openapi.yaml's shapes; a report for an applicant whose only document was rejected).
  */
 import { constants, type Stats } from 'node:fs';
 import { open, readFile, realpath } from 'node:fs/promises';
@@ -40,13 +41,28 @@ export interface DocumentFixture extends UploadShape {
   file: UploadFile | undefined;
 }
 
+/**
+ * `failing_report`: a report the implementation is expected to end in its failed outcome (part 3),
+ * made for an applicant of its own.
+ */
+interface FailingReportFixture {
+  /** Fields laid over the applicant's body (`applicant`, or the kit's). */
+  applicant: Json;
+  /** Fields laid over the report's (`report`, or the kit's). */
+  report: Json;
+  /** A file uploaded for the applicant before the report, in the shape of `document` (an expired passport, say). */
+  file: UploadFile | undefined;
+}
+
 export interface KitFixtures {
   applicant: Json;
   /** The report's fields but `applicant_id`, which the kit puts in. */
   report: Json;
   document: DocumentFixture;
-  /** Which of the three the user gave (the others are the kit's defaults). */
-  given: { applicant: boolean; report: boolean; document: boolean };
+  /** The input that fails a report, when the user gave one. */
+  failingReport: FailingReportFixture | undefined;
+  /** Which the user gave (the others are the kit's defaults). */
+  given: { applicant: boolean; report: boolean; document: boolean; failingReport: boolean };
 }
 
 /** The kit uploads its passport with no kind of its own: `{{type}}` is the CLI's (`--type`). */
@@ -66,7 +82,8 @@ export const DEFAULT_FIXTURES: KitFixtures = {
   applicant: SAMPLE_APPLICANT,
   report: SAMPLE_REPORT,
   document: DEFAULT_DOCUMENT,
-  given: { applicant: false, report: false, document: false },
+  failingReport: undefined,
+  given: { applicant: false, report: false, document: false, failingReport: false },
 };
 
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } };
@@ -86,6 +103,15 @@ const SCHEMA = {
         body: {},
         headers: stringMap,
         query: stringMap,
+        file: { type: 'string', minLength: 1 },
+      },
+    },
+    failing_report: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        applicant: { type: 'object' },
+        report: { type: 'object' },
         file: { type: 'string', minLength: 1 },
       },
     },
@@ -129,15 +155,16 @@ function kindOf(stats: Stats): string {
 }
 
 /**
- * The file of `document.file`, which the kit sends to the implementation under test: a fixtures file
- * that names any path would upload whatever it names (/proc/self/environ and the CI's secrets in it,
- * /dev/zero without end). So it must be a regular file of at most MAX_DOCUMENT_FILE_BYTES, in the
- * fixtures file's directory once links are resolved (anywhere with `allowOutside`).
+ * The file of `document.file` (or `failing_report.file`: `key`), which the kit sends to the
+ * implementation under test: a fixtures file that names any path would upload whatever it names
+ * (/proc/self/environ and the CI's secrets in it, /dev/zero without end). So it must be a regular
+ * file of at most MAX_DOCUMENT_FILE_BYTES, in the fixtures file's directory once links are resolved
+ * (anywhere with `allowOutside`).
  */
-async function readUploadFile(fixturesPath: string, given: string, allowOutside: boolean): Promise<UploadFile> {
+async function readUploadFile(fixturesPath: string, given: string, allowOutside: boolean, key: string): Promise<UploadFile> {
   const named = resolve(dirname(fixturesPath), given);
   const cannotRead = (error: NodeJS.ErrnoException) =>
-    invalid('document.file', `cannot read ${named} (${error.code ?? error.message})`, 'give a path relative to the fixtures file');
+    invalid(key, `cannot read ${named} (${error.code ?? error.message})`, 'give a path relative to the fixtures file');
   const path = await realpath(named).catch((error: NodeJS.ErrnoException) => {
     throw cannotRead(error);
   });
@@ -145,7 +172,7 @@ async function readUploadFile(fixturesPath: string, given: string, allowOutside:
   const inside = relative(directory, path);
   if (!allowOutside && (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))) {
     throw invalid(
-      'document.file',
+      key,
       `${given}${path === given ? '' : ` (${path}${path === named ? '' : ' once links are resolved'})`} is outside ${directory}, the directory of the fixtures file`,
       'put the file beside the fixtures file, or pass --fixtures-allow-outside to upload it from where it is',
     );
@@ -156,16 +183,16 @@ async function readUploadFile(fixturesPath: string, given: string, allowOutside:
   });
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw invalid('document.file', `${path} is ${kindOf(stats)}, not a regular file`, 'give a passport scan: a regular file');
+    if (!stats.isFile()) throw invalid(key, `${path} is ${kindOf(stats)}, not a regular file`, 'give a passport scan: a regular file');
     if (stats.size > MAX_DOCUMENT_FILE_BYTES) {
       throw invalid(
-        'document.file',
+        key,
         `${path} is ${stats.size} bytes, over the kit's cap of ${MAX_DOCUMENT_FILE_BYTES / 1024 / 1024} MiB (${MAX_DOCUMENT_FILE_BYTES} bytes) for an upload`,
         'give a smaller scan: a file of a few MiB checks an upload as well',
       );
     }
     // The size the system reports, no more: files of /proc and /sys report 0 whatever they hold.
-    if (stats.size === 0) throw invalid('document.file', `${path} is empty (0 bytes as the system reports it)`, 'give a passport scan');
+    if (stats.size === 0) throw invalid(key, `${path} is empty (0 bytes as the system reports it)`, 'give a passport scan');
     const bytes = new Uint8Array(stats.size);
     const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
     const content = bytes.subarray(0, bytesRead);
@@ -206,7 +233,7 @@ function documentFixture(raw: Json | undefined, file: UploadFile | undefined): D
 
 /**
  * Reads and checks a fixtures file; any fault is a usage error naming the key at fault.
- * `allowOutside`: its document.file may be outside the fixtures file's directory.
+ * `allowOutside`: its document.file and failing_report.file may be outside the fixtures file's directory.
  */
 export async function readFixtures(path: string, { allowOutside = false } = {}): Promise<KitFixtures> {
   let text: string;
@@ -237,11 +264,16 @@ export async function readFixtures(path: string, { allowOutside = false } = {}):
       'usage',
       'invalid_fixtures',
       `${path}: ${problems.join('; ')}`,
-      'the keys are applicant, report and document (encoding, fields, file_field, body, headers, query, file); see docs/contract-kit.md',
+      'the keys are applicant, report, document (encoding, fields, file_field, body, headers, query, file) and failing_report (applicant, report, file); see docs/contract-kit.md',
     );
   }
-  const given = value as { applicant?: Json; report?: Json; document?: Json };
-  for (const found of placeholdersIn({ report: given.report, applicant: given.applicant, document: given.document }, '').map((item) => ({
+  const given = value as { applicant?: Json; report?: Json; document?: Json; failing_report?: Json };
+  if (given.failing_report && Object.keys(given.failing_report).length === 0)
+    throw invalid('failing_report', 'is empty', 'give the applicant, report or file that makes the implementation fail a report, or remove failing_report');
+  for (const found of placeholdersIn(
+    { report: given.report, applicant: given.applicant, document: given.document, failing_report: given.failing_report },
+    '',
+  ).map((item) => ({
     ...item,
     path: item.path.slice(1),
   }))) {
@@ -253,17 +285,31 @@ export async function readFixtures(path: string, { allowOutside = false } = {}):
         `the placeholders are ${PLACEHOLDERS.map((name) => `{{${name}}}`).join(', ')}`,
       );
   }
-  const file = typeof given.document?.file === 'string' ? await readUploadFile(path, given.document.file, allowOutside) : undefined;
+  const file = typeof given.document?.file === 'string' ? await readUploadFile(path, given.document.file, allowOutside, 'document.file') : undefined;
   return {
     applicant: given.applicant ?? DEFAULT_FIXTURES.applicant,
     report: given.report ?? DEFAULT_FIXTURES.report,
     document: documentFixture(given.document, file),
-    given: { applicant: given.applicant !== undefined, report: given.report !== undefined, document: given.document !== undefined },
+    failingReport: given.failing_report && (await failingReportFixture(given.failing_report, path, allowOutside)),
+    given: {
+      applicant: given.applicant !== undefined,
+      report: given.report !== undefined,
+      document: given.document !== undefined,
+      failingReport: given.failing_report !== undefined,
+    },
   };
 }
 
-/** The body of POST /v1/reports for an applicant. */
-export function reportBody(fixtures: KitFixtures, applicantId: string): Json {
+async function failingReportFixture(raw: Json, fixturesPath: string, allowOutside: boolean): Promise<FailingReportFixture> {
+  return {
+    applicant: (raw.applicant as Json | undefined) ?? {},
+    report: (raw.report as Json | undefined) ?? {},
+    file: typeof raw.file === 'string' ? await readUploadFile(fixturesPath, raw.file, allowOutside, 'failing_report.file') : undefined,
+  };
+}
+
+/** The body of POST /v1/reports for an applicant: the fixtures' report, or the fields given. */
+export function reportBody(fixtures: Pick<KitFixtures, 'report'>, applicantId: string): Json {
   return { ...fixtures.report, applicant_id: applicantId };
 }
 

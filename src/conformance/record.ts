@@ -38,8 +38,11 @@ export interface RunRecord {
   duration_ms: number;
   openapi_sha256: string;
   contracts: Array<{ file: string; sha256: string }>;
-  /** Which request bodies came from `--fixtures` (the others are openapi.yaml's), and the upload's encoding. */
-  fixtures: { applicant: boolean; report: boolean; document: boolean; document_encoding: string };
+  /**
+   * Which request bodies came from `--fixtures` (the others are openapi.yaml's), the upload's
+   * encoding, and whether the input that fails a report did (else: an applicant whose only document was rejected).
+   */
+  fixtures: { applicant: boolean; report: boolean; document: boolean; document_encoding: string; failing_report: boolean };
   /**
    * The kit's webhook receiver, when it listened: its scheme, the certificate the implementation had
    * to trust, whether deliveries were authenticated with --webhook-secret (without it, the event
@@ -118,7 +121,13 @@ export async function runRecord(input: {
     duration_ms: finished.getTime() - input.started.getTime(),
     openapi_sha256: sha256(await readFile(packageFile('openapi.yaml'))),
     contracts: await Promise.all(files.map(async (file) => ({ file: `contracts/${file}`, sha256: sha256(await readFile(join(dir, file))) }))),
-    fixtures: { ...input.fixtures.given, document_encoding: input.fixtures.document.encoding },
+    fixtures: {
+      applicant: input.fixtures.given.applicant,
+      report: input.fixtures.given.report,
+      document: input.fixtures.given.document,
+      document_encoding: input.fixtures.document.encoding,
+      failing_report: input.fixtures.given.failingReport,
+    },
     webhook_receiver: input.webhookReceiver ?? null,
     coverage: coverage(input.level, input.catalogue, new Map(input.checks.map((check) => [check.id, check.status]))),
   };

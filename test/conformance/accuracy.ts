@@ -272,6 +272,7 @@ export function accuracyMatrix(part: number, parts: number): void {
       const row = await run(variant);
       rows.set(variant, row);
       for (const id of variant.breaks) expect(CHECKS_BY_ID.get(id)?.level, `${variant.name} names ${id}`).toBe('spec');
+      for (const [id, reason] of Object.entries(variant.skipReasons ?? {})) expect(row.skipReasons[id], `${variant.name} skips ${id}`).toMatch(reason);
       if (PASSING.includes(variant)) {
         expect(row.details, `${variant.name} must pass at level spec${unsent(variant)}`).toEqual({});
         // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.

@@ -98,7 +98,7 @@ describe('the JUnit report', () => {
         duration_ms: 1500,
         openapi_sha256: 'h',
         contracts: [],
-        fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart' },
+        fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },
         webhook_receiver: null,
         coverage: [],
       },

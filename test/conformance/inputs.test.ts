@@ -72,7 +72,7 @@ describe('--fixtures', () => {
     expect(byId['documents.upload'], result.stderr).toMatchObject({ status: 'passed' });
     expect(byId['reports.completes'].status).toBe('inconclusive');
     expect(byId['reports.completes'].detail).toMatch(/ended failed \(\{"code":"invalid_input".*give others in --fixtures/);
-    expect(output.run.fixtures).toEqual({ applicant: false, report: true, document: true, document_encoding: 'multipart' });
+    expect(output.run.fixtures).toEqual({ applicant: false, report: true, document: true, document_encoding: 'multipart', failing_report: false });
     expect(result.code).toBe(ExitCode.inconclusive);
   });
 
@@ -94,6 +94,15 @@ describe('--fixtures', () => {
     ['a file that is not there', '{"document": {"file": "scan.pdf"}}', /document\.file: cannot read .*scan\.pdf \(ENOENT\)/],
     ['a report that is not an object', '{"report": "FR"}', /report: must be object/],
     ['a query parameter that is not a string', '{"document": {"encoding": "raw", "query": {"type": 1}}}', /document\.query\.type: must be string/],
+    ['a key failing_report does not take', '{"failing_report": {"destination": "ZZ"}}', /failing_report\.destination: is not a known field/],
+    ['an empty failing_report', '{"failing_report": {}}', /failing_report: is empty/],
+    ['a failing_report report that is not an object', '{"failing_report": {"report": "ZZ"}}', /failing_report\.report: must be object/],
+    ['a failing_report file that is not there', '{"failing_report": {"file": "expired.pdf"}}', /failing_report\.file: cannot read .*expired\.pdf \(ENOENT\)/],
+    [
+      'a placeholder in failing_report',
+      '{"failing_report": {"applicant": {"given_names": "{{applicant_id}}"}}}',
+      /failing_report\.applicant\.given_names: placeholders such as \{\{applicant_id\}\} are only taken in document/,
+    ],
     [
       'a Content-Type of its own beside a multipart form',
       '{"document": {"encoding": "multipart", "headers": {"Content-Type": "text/plain"}}}',
@@ -249,6 +258,22 @@ describe('--fixtures document.file', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).checks[0]).toMatchObject({ id: 'documents.upload', status: 'passed' });
     expect(requests).toMatch(/^POST \/v1\/documents 201/m);
+  });
+
+  it('holds failing_report.file to the same rules, naming it', async () => {
+    const env = kitEnv(target);
+    const path = fixturesIn(env, 'passport.pdf', (dir) => writeFileSync(join(dir, 'passport.pdf'), samplePassportPdf()));
+    writeFileSync(path, JSON.stringify({ failing_report: { file: '../elsewhere/secret.txt' } }));
+    let result = { code: 0 as number | null, stdout: '', stderr: '' };
+    const requests = await requestsDuring(async () => {
+      result = await runSvc(
+        ['contract', 'verify', '--base-url', target.url, '--ca-cert', target.caCert, '--fixtures', path, '--only', 'events.report-failed', '--json'],
+        { env, killAfterMs: HANG_MS },
+      );
+    });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(result.stderr).toMatch(/failing_report\.file: \.\.\/elsewhere\/secret\.txt \(\S+\/elsewhere\/secret\.txt\) is outside \S+\/fixtures, the directory/);
+    expect(requests).not.toContain('/v1/');
   });
 });
 

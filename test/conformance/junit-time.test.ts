@@ -30,7 +30,7 @@ const result: RunResult = {
     duration_ms: 3100,
     openapi_sha256: 'h',
     contracts: [],
-    fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart' },
+    fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },
     webhook_receiver: null,
     coverage: [],
   },

@@ -70,6 +70,8 @@ export interface Variant {
   skips?: string[];
   /** For a variant that must pass: what some checks must say of it. */
   notes?: Record<string, RegExp>;
+  /** Checks that must be skipped, and why (a part of a rule the run did not observe is named, never passed). */
+  skipReasons?: Record<string, RegExp>;
   /** Needs a run without --fast (the 30 s redeliveries, the provoked 429). */
   slow?: boolean;
   /** The time the kit and the variant's rate limit share: one that moves only when the kit waits keeps the limit independent of the machine's speed. */

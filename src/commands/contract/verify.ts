@@ -52,7 +52,8 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     port…) is skipped, never passed. The kit deletes the reports and revokes the keys it made.
 
     What the specification leaves open in requests (applicant fields, the report's visa type and purpose, the
-    upload's encoding) the kit takes from --fixtures, and sends openapi.yaml's shapes where it is not given. When
+    upload's encoding) the kit takes from --fixtures, and sends openapi.yaml's shapes where it is not given; so is
+    an input the implementation fails a report for (failing_report), which the specification does not state. When
     the kit's own setup is refused (its applicant, its report, its upload), the checks that needed it are
     inconclusive, with what to supply: not a verdict on the implementation.
 
@@ -166,11 +167,13 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redeliveries)" }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
     fixtures: Flags.string({
-      description: 'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document (see docs/contract-kit.md)',
+      description:
+        'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document, failing_report (see docs/contract-kit.md)',
       helpGroup: 'INPUT',
     }),
     'fixtures-allow-outside': Flags.boolean({
-      description: 'Let "document.file" of --fixtures name a file outside the fixtures file\'s directory (it must still be a regular file of at most 32 MiB)',
+      description:
+        'Let "document.file" and "failing_report.file" of --fixtures name a file outside the fixtures file\'s directory (it must still be a regular file of at most 32 MiB)',
       dependsOn: ['fixtures'],
       helpGroup: 'INPUT',
     }),

@@ -1,7 +1,7 @@
 import { parseSignatureHeader, signatureHeadersOf } from '../../webhooks/signature.js';
 import type { CheckId } from '../catalogue.js';
-import type { KitContext } from '../context.js';
-import { field } from '../requests.js';
+import { DEFAULT_FAILING_INPUT, type KitContext, SUPPLY } from '../context.js';
+import { reportEnd } from '../report-end.js';
 import { CheckSkipped, type Finding, Findings, isSuccess, requestLine, SetupError, shown, shownValue, UTC_TIMESTAMP } from '../outcome.js';
 import { type Answer, type Delivery, eventOf, mentions, type WebhookReceiver } from '../receiver.js';
 import { SIGNATURE_HEADER_NAMES } from '../signature-readings.js';
@@ -63,6 +63,9 @@ function canonical(value: unknown): string {
       .join(',')}}`;
   return JSON.stringify(value);
 }
+
+/** Why a check about a failed report may have no report to judge. */
+const NO_FAILING_INPUT = 'and the specification states no input that must fail a report: give one the implementation fails as "failing_report" in --fixtures';
 
 const PROCESSED_GRACE_MS = 3_000;
 /** The subscriber's time to answer (part 6). */
@@ -250,18 +253,49 @@ export const eventProbes: ProbeSet = {
       findings.done();
     },
 
+    'events.report-failed': async (context) => {
+      const receiver = receiverOf(context);
+      const provoked = await context.setup.failingReport();
+      if (!provoked) throw new CheckSkipped(`${DEFAULT_FAILING_INPUT} could not be made, ${NO_FAILING_INPUT}`);
+      const end = reportEnd(provoked.read, context.timeouts.completionMs);
+      if (end.outcome !== 'failed') {
+        const said = `${provoked.input} (${provoked.id}) ${end.words}`;
+        if (provoked.given) throw new SetupError(`${said}, not in a failed outcome`, SUPPLY.failingReport);
+        throw new CheckSkipped(`${said}, ${NO_FAILING_INPUT}`);
+      }
+      const event = await receiver.waitFor(
+        (delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, provoked.id),
+        context.timeouts.eventMs,
+        provoked.deliveriesBefore,
+      );
+      if (!event) {
+        throw receiver.absence({
+          expected: `report.failed for ${provoked.id}, which ${end.words}`,
+          got: `none within ${context.timeouts.eventMs / 1000} s`,
+          request: `${provoked.input}, read with GET /v1/reports/${provoked.id}`,
+        });
+      }
+      return `report.failed for ${provoked.id} (${provoked.input}), which ${end.words}`;
+    },
+
     'events.report-failed-fields': async (context) => {
-      const provoked = await context.setup.reportOfRejectedApplicant();
-      if (provoked && field(provoked, 'status') !== 'completed') {
+      const provoked = await context.setup.failingReport();
+      const end = provoked && reportEnd(provoked.read, context.timeouts.completionMs);
+      if (provoked && end?.outcome === 'failed') {
         await receiverOf(context).waitFor(
-          (delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, String(field(provoked, 'id'))),
+          (delivery) => eventOf(delivery).type === 'report.failed' && mentions(delivery.json, provoked.id),
           context.timeouts.eventMs,
+          provoked.deliveriesBefore,
         );
       }
       const failed = receiverOf(context).deliveries.filter((delivery) => eventOf(delivery).type === 'report.failed');
       if (failed.length === 0) {
+        if (provoked && end?.outcome === 'failed')
+          throw new CheckSkipped(
+            `no report.failed arrived: none for ${provoked.input} (${provoked.id}), which ${end.words} (events.report-failed judges that)`,
+          );
         throw new CheckSkipped(
-          `no report.failed arrived: the report for an applicant whose only document was rejected ${provoked ? `ended ${JSON.stringify(field(provoked, 'status'))}` : 'could not be made'}, and the specification states no input that must fail a report`,
+          `no report.failed arrived: ${provoked && end ? `${provoked.input} (${provoked.id}) ${end.words}` : `${DEFAULT_FAILING_INPUT} could not be made`}, ${NO_FAILING_INPUT}`,
         );
       }
       const findings = new Findings();
