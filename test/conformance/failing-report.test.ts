@@ -14,21 +14,20 @@ import { type ConformanceJson, toJson } from '../../src/conformance/report.js';
 import { runConformance } from '../../src/conformance/run.js';
 import { SAMPLE_APPLICANT, sampleUnsafeFile } from '../../src/conformance/samples.js';
 import { type ProxyState, startMutatingImplementation, startWebhookHub, type Variant, type WebhookHub } from '../helpers/mutating-implementation.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/server.js';
-import { isolatedEnv } from '../helpers/svc.js';
 import { reports } from './variants.js';
 
 const SECRET = 'whsec_failingreport0123456789abcdefghijk';
 const CHECKS = ['events.report-failed', 'events.report-failed-fields'];
 
-let sandbox: RunningSandbox;
+let sandbox: InProcessSandbox;
 let hub: WebhookHub;
 const dir = mkdtempSync(join(tmpdir(), 'svc-failing-report-'));
 
 beforeAll(async () => {
   hub = await startWebhookHub();
-  sandbox = await startSandboxProcess(['--plan', 'enterprise', '--webhook-url', hub.url, '--webhook-secret', SECRET, '--quiet'], isolatedEnv());
+  sandbox = await startSandboxInProcess({ plan: 'enterprise', webhookUrls: [hub.url], webhookSecret: SECRET, log: undefined });
 });
 
 afterAll(async () => {

@@ -15,16 +15,16 @@ import { SAMPLE_APPLICANT, SAMPLE_REPORT, samplePassportPdf } from '../../src/co
 import { ExitCode } from '../../src/core/errors.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { type MutatingImplementation, type ProxyState, startMutatingImplementation } from '../helpers/mutating-implementation.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { isolatedEnv } from '../helpers/svc.js';
 import { createKeyWithAdmin } from '../keys/fixtures.js';
 import { GATEWAY } from './gateway.js';
 
-let sandbox: RunningSandbox;
+let sandbox: InProcessSandbox;
 let gateway: MutatingImplementation;
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
+  sandbox = await startSandboxInProcess({ plan: 'enterprise', log: undefined });
   const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: sandbox.keys.webhook_secret };
   gateway = await startMutatingImplementation(sandbox, GATEWAY, state);
 });
