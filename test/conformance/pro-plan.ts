@@ -78,7 +78,7 @@ function listAnswer(items: Json[], next: Cursor | undefined, linkOnly = false): 
  * The time the kit and the rate limit share: it stands still until the kit waits (pacing, a
  * Retry-After), so that the kit's burst lands in one window however slowly this machine sends it.
  */
-function waitingClock(): Clock {
+export function waitingClock(): Clock {
   let now = Date.now();
   return {
     now: () => now,
