@@ -71,11 +71,13 @@ function neverClearing(): Variant {
     name: 'gateway-blip-never-clears',
     change: `${GATEWAY.change}; every GET of a report answered 503 with a Retry-After date, for ever`,
     skips: undefined,
-    only: ['reports.get', 'reports.completes'],
-    inconclusive: ['reports.get', 'reports.completes'],
+    // Checks of each kind that read a report: a Pact interaction, one waiting on it as a setup, a probe judging the answer.
+    only: ['reports.get', 'reports.completes', 'auth.read-only-can-read'],
+    inconclusive: ['reports.get', 'reports.completes', 'auth.read-only-can-read'],
     reasons: {
       'reports.get': /503 with Retry-After on GET \/v1\/reports\/rep_\w+, 4 attempts \(\d+ s waited\)$/,
       'reports.completes': /^503 with Retry-After on GET \/v1\/reports\/rep_\w+, 4 attempts \(\d+ s waited\)$/,
+      'auth.read-only-can-read': /^503 with Retry-After on GET \/v1\/reports\/rep_\w+, 4 attempts \(\d+ s waited\)$/,
     },
     clock,
     request(request, state) {
