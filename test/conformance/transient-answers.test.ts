@@ -45,17 +45,18 @@ function testClock(): Clock & { slept: number[] } {
   };
 }
 
-type Answer = (request: RecordedRequest, response: ServerResponse, index: number) => void;
+/** Answers a request, by the test clock that the kit waits on. */
+type Answer = (request: RecordedRequest, response: ServerResponse, index: number, clock: Clock) => void;
 
 async function implementation(
   answer: Answer,
 ): Promise<{ server: TestServer; client: ImplementationClient; clock: ReturnType<typeof testClock>; lines: string[] }> {
   const certificate = await makeCertificate();
-  const server = await startServer(answer, certificate);
+  const clock = testClock();
+  const server = await startServer((request, response, index) => answer(request, response, index, clock), certificate);
   closers.push(() => server.close());
   const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-blips-')), 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
-  const clock = testClock();
   const lines: string[] = [];
   const client = new ImplementationClient({
     baseUrl: new URL(server.url),
@@ -82,11 +83,9 @@ const request = (method: string, path: string): SendOptions => ({
 
 describe('the probes: a transient answer is waited out and the request sent again', () => {
   it('a GET answered 503 with a Retry-After date is sent again once the date has come; its check sees the final answer', async () => {
-    let clock: Clock | undefined;
-    const made = await implementation((_request, response, index) =>
-      index === 0 ? json(response, 503, { message: 'down for maintenance' }, datedRetry(clock!, 3)) : json(response, 200, { id: 'rep_1', object: 'report' }),
+    const made = await implementation((_request, response, index, clock) =>
+      index === 0 ? json(response, 503, { message: 'down for maintenance' }, datedRetry(clock, 3)) : json(response, 200, { id: 'rep_1', object: 'report' }),
     );
-    clock = made.clock;
     const answer = await made.client.send(request('GET', '/v1/reports/rep_1'));
     expect(answer.status).toBe(200);
     expect(made.clock.slept).toEqual([3_000]);
@@ -111,9 +110,7 @@ describe('the probes: a transient answer is waited out and the request sent agai
   });
 
   it('a blip that never clears is a TransientAnswer naming it, after 4 attempts', async () => {
-    let clock: Clock | undefined;
-    const made = await implementation((_request, response) => json(response, 503, { message: 'down for maintenance' }, datedRetry(clock!, 2)));
-    clock = made.clock;
+    const made = await implementation((_request, response, _index, clock) => json(response, 503, { message: 'down for maintenance' }, datedRetry(clock, 2)));
     const sent = made.client.send(request('GET', '/v1/reports/rep_1'));
     await expect(sent).rejects.toBeInstanceOf(TransientAnswer);
     await expect(sent).rejects.toThrow('503 with Retry-After on GET /v1/reports/rep_1, 4 attempts (6 s waited)');
@@ -197,9 +194,9 @@ describe("the Pact verifier's requests, through the kit's forwarder", () => {
 
   it('a 503 with a Retry-After date is retried away: the verifier sees the report, and the check passes', async () => {
     let reads = 0;
-    const { server, context } = await pactContext((sent, response) => {
+    const { server, context } = await pactContext((sent, response, _index, clock) => {
       if (sent.method !== 'GET') return json(response, 404, { error: { code: 'not_found' } });
-      if (reads++ === 0) return json(response, 503, { message: 'down for maintenance' }, datedRetry(context.clock!, 1));
+      if (reads++ === 0) return json(response, 503, { message: 'down for maintenance' }, datedRetry(clock, 1));
       json(response, 200, COMPLETED);
     });
     const result = await runPactVerification(context, reportsGet, { env: process.env, states });
@@ -208,7 +205,9 @@ describe("the Pact verifier's requests, through the kit's forwarder", () => {
   });
 
   it('a blip that never clears makes the interaction inconclusive with the reason, never failed', async () => {
-    const { server, context } = await pactContext((_sent, response) => json(response, 503, { message: 'down for maintenance' }, datedRetry(context.clock!, 1)));
+    const { server, context } = await pactContext((_sent, response, _index, clock) =>
+      json(response, 503, { message: 'down for maintenance' }, datedRetry(clock, 1)),
+    );
     const result = await runPactVerification(context, reportsGet, { env: process.env, states });
     expect(server.requests).toHaveLength(4);
     // What the verifier made of the forwarder's 502 is overruled: the request never got the implementation's answer.
