@@ -7,7 +7,9 @@
 // `--reset seconds`; none: `--reset none`), and a 429 with Retry-After beyond the limit.
 // `--svc` names the bin/run.js of another build of svc (an older one, to compare).
 // Usage: npm run bench:free-plan [-- --window minute|first-request --reset epoch|seconds|none --svc <path/to/bin/run.js>]
-// Prints the run's wall time, its pacing waits as the kit logged them, the 429s and the verdicts.
+// Prints the run's wall time, its pacing waits and 429 waits as the kit logged them (each credential
+// waits on its own: waits of different keys overlap, and may sum to more than the wall time), the 429s
+// and the verdicts.
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -170,8 +172,12 @@ try {
     .split('\n')
     .filter((line) => line.startsWith('X-RateLimit-Remaining is 0: waiting'))
     .map((line) => Number(/waiting (\d+) s/.exec(line)[1]));
-  const retries = kit.stderr.split('\n').filter((line) => /^429 on .*: waiting \d+ s/.test(line));
+  const retries = kit.stderr
+    .split('\n')
+    .filter((line) => /^429 on .*: waiting \d+ s/.test(line))
+    .map((line) => Number(/waiting (\d+) s/.exec(line)[1]));
   const result = kit.stdout ? JSON.parse(kit.stdout) : undefined;
+  const listed = (seconds) => `${seconds.length} (${seconds.join(' + ') || '0'} = ${seconds.reduce((sum, wait) => sum + wait, 0)} s)`;
   console.log(
     `svc: ${kitBin}; X-RateLimit-Reset: ${values.reset}; Free plan (${PER_MINUTE} requests a minute per workspace, window: ${values.window}); --fast`,
   );
@@ -180,9 +186,7 @@ try {
     : kit.stderr.slice(-500);
   console.log(`exit ${kit.status}; ${verdicts}`);
   console.log(`wall time ${seconds.toFixed(1)} s; ${front.counts.requests} requests, ${front.counts.limited} answered 429`);
-  console.log(
-    `pacing waits: ${waits.length} (${waits.join(' + ') || '0'} = ${waits.reduce((sum, wait) => sum + wait, 0)} s); 429s waited out: ${retries.length}`,
-  );
+  console.log(`pacing waits: ${listed(waits)}; 429s waited out: ${listed(retries)}`);
   for (const check of result?.checks ?? [])
     if (check.status === 'failed' || check.status === 'inconclusive') console.log(`  ${check.status} ${check.id}: ${check.detail}`);
 } finally {
