@@ -124,6 +124,16 @@ export class Forwarder {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         this.seen.push(`${method} ${path}`);
+        response.on('close', () => {
+          // The verifier gave up on its request while the kit was still waiting (the rate limit, a transient answer): whatever it concluded proves nothing.
+          if (!response.writableFinished && !this.setupErrors.has(`${method} ${path}`))
+            this.setupErrors.set(
+              `${method} ${path}`,
+              new Error(
+                `the Pact verifier stopped waiting for ${method} ${path} while the kit waited for the implementation (its rate limit, a transient answer)`,
+              ),
+            );
+        });
         const { authorization, role } = this.credentials(request.headers.authorization);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(request.headers)) {

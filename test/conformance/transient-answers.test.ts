@@ -218,3 +218,35 @@ describe("the Pact verifier's requests, through the kit's forwarder", () => {
     });
   });
 });
+
+it('a request the verifier gives up on while the kit waits (its own request timeout) makes the interaction inconclusive, never failed', async () => {
+  const certificate = await makeCertificate();
+  // Real time: the verifier's timeout is.
+  const server = await startServer(
+    (sent, response, index) =>
+      index === 0 ? json(response, 503, { message: 'down for maintenance' }, { 'retry-after': '3' }) : json(response, 200, COMPLETED),
+    certificate,
+  );
+  closers.push(() => server.close());
+  const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-blips-')), 'ca.pem');
+  writeFileSync(caCertPath, certificate.cert);
+  const client = new ImplementationClient({ baseUrl: new URL(server.url), network: networkOf({}, { caCert: { path: caCertPath, source: 'the test' } }) });
+  const base = {
+    level: 'spec' as const,
+    client,
+    keys: { api: KEY },
+    receiver: undefined,
+    fixtures: DEFAULT_FIXTURES,
+    timeouts: DEFAULT_TIMEOUTS,
+    log: () => undefined,
+  };
+  const result = await runPactVerification({ ...base, setup: new SharedSetup(base) }, [CHECKS_BY_ID.get('reports.get')!], {
+    env: process.env,
+    states: { [STATES.completedReport]: async () => ({ reportId: 'rep_real1', applicantId: 'app_real1' }) },
+    timeoutMs: 1_000,
+  });
+  expect(result.outcomes.get('reports.get')).toEqual({
+    status: 'inconclusive',
+    detail: 'the Pact verifier stopped waiting for GET /v1/reports/rep_real1 while the kit waited for the implementation (its rate limit, a transient answer)',
+  });
+});
