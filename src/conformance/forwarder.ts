@@ -38,8 +38,8 @@ function digest(value: string): Buffer {
  * on through the kit's own client: HTTPS with the CA, paced by X-RateLimit-Remaining, a 429 and a
  * gateway's transient 502, 503 or 504 waited out and sent again (the verifier sees only the final
  * answer; a request that never got one makes its interaction inconclusive), recorded for the checks
- * on all answers. It puts the real keys in place of the contracts'
- * example keys, and notes the reports the verifier creates and deletes, for the cleanup.
+ * on all answers. It puts the real keys in place of the contracts' example keys, and notes the
+ * reports the verifier creates and deletes, for the cleanup.
  *
  * Only the interactions' own requests reach it: the verifier's state-setup and message calls go to
  * Pact's proxy in the child process and are answered there, never forwarded. Any process on the

@@ -3,6 +3,7 @@ import { causeCode } from '../api/errors.js';
 import type { Network } from '../api/network.js';
 import { exchange } from '../api/transport.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { escapeControls } from '../core/control-characters.js';
 import { redactText } from '../core/redaction.js';
 import type { CheckId } from './catalogue.js';
 import { statedWait } from './stated-wait.js';
@@ -91,8 +92,8 @@ export type PlainAnswer = { status: number; headers: Record<string, string>; bod
 /**
  * The kit's only way to the implementation: HTTPS with the operator's CA (or none checked with
  * `--insecure`), paced by X-RateLimit-Remaining per credential, waiting out a 429 and a gateway's
- * transient 502, 503 or 504 as they ask, and
- * recording every exchange for the checks that look at all answers (X-RateLimit-Remaining, strict).
+ * transient 502, 503 or 504 as they ask, and recording every exchange for the checks that look at
+ * all answers (X-RateLimit-Remaining, strict).
  */
 export class ImplementationClient {
   readonly exchanges: Exchange[] = [];
@@ -123,8 +124,9 @@ export class ImplementationClient {
     return bucket;
   }
 
+  /** A line for people: a path may carry an id the implementation chose, so its control characters are shown escaped. */
   private log(line: string): void {
-    this.options.log?.(redactText(line, this.options.secrets ?? []));
+    this.options.log?.(escapeControls(redactText(line, this.options.secrets ?? [])));
   }
 
   /**

@@ -151,6 +151,14 @@ describe('the probes: a transient answer is waited out and the request sent agai
     expect(made.server.requests).toHaveLength(1);
   });
 
+  it('a wait logged for a path that carries an id of the implementation’s shows its control characters escaped', async () => {
+    const made = await implementation((_request, response, index) =>
+      index === 0 ? json(response, 503, { message: 'busy' }, { 'retry-after': '1' }) : json(response, 200, {}),
+    );
+    await made.client.send(request('GET', '/v1/reports/rep_\u001b[2Jx'));
+    expect(made.lines).toEqual(['503 on GET /v1/reports/rep_\\u001b[2Jx: waiting 1 s (Retry-After) before sending it again']);
+  });
+
   it('a request sent unpaced (the provoked 429) is never sent again', async () => {
     const made = await implementation((_request, response) => json(response, 503, { message: 'busy' }, { 'retry-after': '1' }));
     expect((await made.client.sendUnpaced(request('GET', '/v1/reports/rep_1'))).status).toBe(503);
@@ -223,7 +231,7 @@ it('a request the verifier gives up on while the kit waits (its own request time
   const certificate = await makeCertificate();
   // Real time: the verifier's timeout is.
   const server = await startServer(
-    (sent, response, index) =>
+    (_sent, response, index) =>
       index === 0 ? json(response, 503, { message: 'down for maintenance' }, { 'retry-after': '3' }) : json(response, 200, COMPLETED),
     certificate,
   );

@@ -37,8 +37,8 @@ const MAX_WINDOW_WAIT_S = 120;
  * "Returned on every response" covers the answer to a request over the limit: the kit provokes a
  * 429 with the test key (reads of a report that does not exist: no report made, no quota spent),
  * sending without pacing until one comes or MAX_REQUESTS_FOR_429 were sent, then waits out the
- * window it used up (Retry-After or X-RateLimit-Reset, else a minute), so that the implementation is left as it was
- * found. The 429 and what it cost; skipped when none could be provoked, saying why.
+ * window it used up (Retry-After or X-RateLimit-Reset, else a minute), so that the implementation
+ * is left as it was found. The 429 and what it cost; skipped when none could be provoked, saying why.
  */
 async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost: string }> {
   const purpose = 'limits.remaining-header-429';
