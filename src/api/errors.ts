@@ -35,7 +35,7 @@ function kindForStatus(status: number): ErrorKind {
 }
 
 /** A Retry-After value in seconds, from either of its forms (delta-seconds or an HTTP date). */
-export function parseRetryAfter(value: string | null | undefined): number | undefined {
+function parseRetryAfter(value: string | null | undefined): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;
   if (/^\d+$/.test(text)) return Number(text);

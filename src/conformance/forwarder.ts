@@ -35,9 +35,11 @@ function digest(value: string): Buffer {
 /**
  * A plain-HTTP server on 127.0.0.1 that the Pact verifier talks to instead of the implementation.
  * The verifier's HTTP client cannot take the operator's CA nor pace itself, so every request goes
- * on through the kit's own client: HTTPS with the CA, paced by X-RateLimit-Remaining, 429 waited
- * out, recorded for the checks on all answers. It puts the real keys in place of the contracts'
- * example keys, and notes the reports the verifier creates and deletes, for the cleanup.
+ * on through the kit's own client: HTTPS with the CA, paced by X-RateLimit-Remaining, a 429 and a
+ * gateway's transient 502, 503 or 504 waited out and sent again (the verifier sees only the final
+ * answer; a request that never got one makes its interaction inconclusive), recorded for the checks
+ * on all answers. It puts the real keys in place of the contracts' example keys, and notes the
+ * reports the verifier creates and deletes, for the cleanup.
  *
  * Only the interactions' own requests reach it: the verifier's state-setup and message calls go to
  * Pact's proxy in the child process and are answered there, never forwarded. Any process on the
@@ -52,7 +54,10 @@ export class Forwarder {
   private readonly tokenDigest = digest(this.token);
   /** `METHOD path` of every request forwarded, for tests. */
   readonly seen: string[] = [];
-  /** Requests whose body the kit could not make, or which the implementation refused as an input of the kit's, by `METHOD path`: inconclusive. */
+  /**
+   * Requests whose body the kit could not make, which the implementation refused as an input of the
+   * kit's, or which got no final answer (still transient, or none at all), by `METHOD path`: inconclusive.
+   */
   readonly setupErrors = new Map<string, Error>();
 
   constructor(
@@ -119,6 +124,16 @@ export class Forwarder {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         this.seen.push(`${method} ${path}`);
+        response.on('close', () => {
+          // The verifier gave up on its request while the kit was still waiting (the rate limit, a transient answer): whatever it concluded proves nothing.
+          if (!response.writableFinished && !this.setupErrors.has(`${method} ${path}`))
+            this.setupErrors.set(
+              `${method} ${path}`,
+              new Error(
+                `the Pact verifier stopped waiting for ${method} ${path} while the kit waited for the implementation (its rate limit, a transient answer)`,
+              ),
+            );
+        });
         const { authorization, role } = this.credentials(request.headers.authorization);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(request.headers)) {
@@ -150,6 +165,8 @@ export class Forwarder {
             response.writeHead(exchange.status, out).end(exchange.body);
           })
           .catch((error: Error) => {
+            // No answer of the implementation's (none came, or only transient ones): the interaction proves nothing, whatever the verifier makes of this 502.
+            if (!this.setupErrors.has(`${method} ${path}`)) this.setupErrors.set(`${method} ${path}`, error);
             response.writeHead(502, { 'content-type': 'text/plain' }).end(`svc contract verify could not reach the implementation: ${error.message}`);
           });
       });

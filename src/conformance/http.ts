@@ -1,10 +1,13 @@
 import type { Server } from 'node:http';
-import { causeCode, parseRetryAfter } from '../api/errors.js';
+import { causeCode } from '../api/errors.js';
 import type { Network } from '../api/network.js';
 import { exchange } from '../api/transport.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { escapeControls } from '../core/control-characters.js';
 import { redactText } from '../core/redaction.js';
 import type { CheckId } from './catalogue.js';
+import { statedWait } from './stated-wait.js';
+import { MAX_WAIT_MS, TransientRetries } from './transient-answers.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
 export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'otherAdmin' | 'revocable' | 'none';
@@ -59,15 +62,10 @@ export interface ImplementationClientOptions {
 const WINDOW_MS = 60_000;
 const TIMEOUT_MS = 30_000;
 const PLAIN_HTTP_TIMEOUT_MS = 10_000;
-const MAX_RATE_LIMIT_RETRIES = 20;
-const DEFAULT_RETRY_AFTER_S = 5;
-const MAX_WAIT_S = 120;
 
 interface Bucket {
-  /** The last X-RateLimit-Remaining the implementation sent for this credential. */
-  remaining: number | undefined;
-  /** When the answer that said so arrived: the implementation counted every request of its window by then. */
-  answeredAt: number;
+  /** Once the implementation said this credential has no request left: when it may send again, and why then. */
+  pause: { until: number; why: string } | undefined;
   /** Requests of one credential go one after another, so the count the implementation reports stays meaningful. */
   queue: Promise<unknown>;
 }
@@ -82,13 +80,20 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/** An answer's X-RateLimit-Remaining as a number; undefined when it has none that reads as one. */
+function remainingOf(exchange: Exchange): number | undefined {
+  const value = exchange.headers['x-ratelimit-remaining']?.trim();
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
 /** The answer to a plain HTTP request, or why there was none. */
 export type PlainAnswer = { status: number; headers: Record<string, string>; body: string; url: string } | { refused: string; url: string };
 
 /**
  * The kit's only way to the implementation: HTTPS with the operator's CA (or none checked with
- * `--insecure`), paced by X-RateLimit-Remaining per credential, waiting out 429 Retry-After, and
- * recording every exchange for the checks that look at all answers (X-RateLimit-Remaining, strict).
+ * `--insecure`), paced by X-RateLimit-Remaining per credential, waiting out a 429 and a gateway's
+ * transient 502, 503 or 504 as they ask, and recording every exchange for the checks that look at
+ * all answers (X-RateLimit-Remaining, strict).
  */
 export class ImplementationClient {
   readonly exchanges: Exchange[] = [];
@@ -113,17 +118,22 @@ export class ImplementationClient {
     const name = authorization ?? '';
     let bucket = this.buckets.get(name);
     if (!bucket) {
-      bucket = { remaining: undefined, answeredAt: 0, queue: Promise.resolve() };
+      bucket = { pause: undefined, queue: Promise.resolve() };
       this.buckets.set(name, bucket);
     }
     return bucket;
   }
 
+  /** A line for people: a path may carry an id the implementation chose, so its control characters are shown escaped. */
   private log(line: string): void {
-    this.options.log?.(redactText(line, this.options.secrets ?? []));
+    this.options.log?.(escapeControls(redactText(line, this.options.secrets ?? [])));
   }
 
-  /** Sends one request, after the credential's earlier ones, and returns its final answer (a 429 is waited out and sent again). */
+  /**
+   * Sends one request, after the credential's earlier ones, and returns its final answer: a 429, or a
+   * gateway's 502, 503 or 504 with Retry-After, is waited out and sent again, within bounds
+   * (TransientRetries); a request still answered so is a TransientAnswer.
+   */
   send(options: SendOptions): Promise<Exchange> {
     const bucket = this.bucket(options.authorization);
     const run = bucket.queue.then(() => this.sendPaced(options, bucket));
@@ -132,19 +142,31 @@ export class ImplementationClient {
   }
 
   /**
-   * Waits, once X-RateLimit-Remaining reached 0, until the window that answer belongs to has surely
-   * passed. Part 8 counts requests per minute without saying how; a window, fixed or sliding, that
-   * counted the last request began no later than that request's answer, so a minute after the answer
-   * is free whichever the implementation keeps.
+   * Once an answer said the credential has no request left (X-RateLimit-Remaining: 0, or a provoked
+   * 429), the next waits for the window to end: as long as that answer said (X-RateLimit-Reset,
+   * Retry-After; the longer of the two), at most MAX_WAIT_MS. When it said nothing, a minute after
+   * the answer: part 8 counts requests per minute without saying how, and a window, fixed or
+   * sliding, that counted the last request began no later than that request's answer.
    */
+  private notePause(bucket: Bucket, exchange: Exchange, exhausted: boolean): void {
+    if (!exhausted) {
+      bucket.pause = undefined;
+      return;
+    }
+    const stated = statedWait(exchange.headers, exchange.at);
+    bucket.pause = stated
+      ? { until: exchange.at + Math.min(stated.ms, MAX_WAIT_MS), why: `until the end of the window its ${stated.header} gives` }
+      : { until: exchange.at + (this.options.windowMs ?? WINDOW_MS), why: 'a minute after the answer (no reset stated)' };
+  }
+
   private async pace(bucket: Bucket): Promise<void> {
-    if (bucket.remaining !== 0) return;
-    const waitMs = bucket.answeredAt + (this.options.windowMs ?? WINDOW_MS) - this.clock.now();
+    if (!bucket.pause) return;
+    const waitMs = bucket.pause.until - this.clock.now();
     if (waitMs > 0) {
-      this.log(`X-RateLimit-Remaining is 0: waiting ${Math.ceil(waitMs / 1000)} s before the next request`);
+      this.log(`X-RateLimit-Remaining is 0: waiting ${Math.ceil(waitMs / 1000)} s before the next request, ${bucket.pause.why}`);
       await this.clock.sleep(waitMs);
     }
-    bucket.remaining = undefined;
+    bucket.pause = undefined;
   }
 
   /**
@@ -155,9 +177,7 @@ export class ImplementationClient {
     const bucket = this.bucket(options.authorization);
     const run = bucket.queue.then(async () => {
       const exchange = await this.sendOnce(options);
-      const remaining = exchange.headers['x-ratelimit-remaining'];
-      bucket.remaining = exchange.status === 429 ? 0 : remaining !== undefined && /^\d+$/.test(remaining.trim()) ? Number(remaining.trim()) : undefined;
-      bucket.answeredAt = exchange.at;
+      this.notePause(bucket, exchange, exchange.status === 429 || remainingOf(exchange) === 0);
       return exchange;
     });
     bucket.queue = run.catch(() => undefined);
@@ -165,17 +185,15 @@ export class ImplementationClient {
   }
 
   private async sendPaced(options: SendOptions, bucket: Bucket): Promise<Exchange> {
-    for (let attempt = 0; ; attempt++) {
+    const retries = new TransientRetries(options, () => this.clock.now());
+    for (;;) {
       await this.pace(bucket);
       const exchange = await this.sendOnce(options);
-      const remaining = exchange.headers['x-ratelimit-remaining'];
-      bucket.remaining = remaining !== undefined && /^\d+$/.test(remaining.trim()) ? Number(remaining.trim()) : undefined;
-      bucket.answeredAt = exchange.at;
-      if (exchange.status !== 429 || attempt >= MAX_RATE_LIMIT_RETRIES) return exchange;
-      const waitS = Math.min(MAX_WAIT_S, parseRetryAfter(exchange.headers['retry-after']) ?? DEFAULT_RETRY_AFTER_S * 2 ** Math.min(attempt, 3));
-      this.log(`429 on ${options.method} ${options.path}: waiting ${waitS} s (Retry-After) before sending it again`);
-      await this.clock.sleep(waitS * 1000);
-      bucket.remaining = undefined;
+      this.notePause(bucket, exchange, remainingOf(exchange) === 0);
+      const retry = retries.after(exchange);
+      if (!retry) return exchange;
+      this.log(retry.line);
+      await this.clock.sleep(retry.waitMs);
     }
   }
 

@@ -13,6 +13,7 @@ import { reportProbes } from './probes/reports.js';
 import { signatureProbes } from './probes/signatures.js';
 import { strictProbes } from './probes/strict.js';
 import type { Probe } from './probes/types.js';
+import { TransientAnswer } from './transient-answers.js';
 import { WebhookReceiver } from './receiver.js';
 import { type RunRecord, runRecord } from './record.js';
 import { causeCode, errorFromFailure, isUntrustedCertificate } from '../api/errors.js';
@@ -117,7 +118,7 @@ async function outcomeOf(probe: Probe, context: KitContext): Promise<Outcome> {
   } catch (error) {
     if (error instanceof CheckSkipped) return { status: 'skipped', detail: error.message };
     if (error instanceof CheckFailure) return { status: 'failed', detail: error.message, findings: error.findings.map(describeFinding) };
-    if (error instanceof SetupError) return { status: 'inconclusive', detail: error.message };
+    if (error instanceof SetupError || error instanceof TransientAnswer) return { status: 'inconclusive', detail: error.message };
     const cause = (error as Error & { cause?: Error }).cause;
     return { status: 'inconclusive', detail: `the check could not complete: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}` };
   }
@@ -342,6 +343,8 @@ async function preflight(context: KitContext): Promise<void> {
       purpose: 'preflight',
     });
   } catch (error) {
+    if (error instanceof TransientAnswer)
+      throw new SvcError('server', 'transient_answer', `the implementation is not answering yet: ${error.message}`, 'run the kit again later');
     const url = `${context.client.baseUrl.origin}/v1/reports`;
     if (error instanceof ProxyFailure) throw errorFromFailure({ method: 'GET', url, headers: {} }, error, context.timeouts.answerMs);
     const code = causeCode(error) ?? '';

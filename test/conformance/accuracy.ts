@@ -30,12 +30,13 @@ import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
 import { GATEWAY, GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1 } from './gateway.js';
+import { GATEWAY_BLIP_NEVER_CLEARS, GATEWAY_BLIPS } from './gateway-blips.js';
 import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
 import { BROKEN as STATED_RULES } from './variants.js';
 import { networkOf } from '../../src/api/network.js';
 
 /** The implementations that break a stated rule each. */
-export const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1];
+export const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1, GATEWAY_BLIP_NEVER_CLEARS];
 
 const SECRET = 'whsec_accuracytest0123456789abcdefghijklmn';
 /** The broken variants state openapi.yaml's own upload encoding, so that documents.upload is judged at level spec. */
@@ -211,7 +212,7 @@ function unsent(variant: Variant): string {
 }
 
 // The slow variants wait out the 30 s redelivery windows: they start first and run beside the others.
-const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES, PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, GATEWAY];
+const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES, PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, GATEWAY, GATEWAY_BLIPS];
 const VARIANTS = [
   ...PASSING.filter((variant) => variant.slow),
   ...BROKEN.filter((variant) => variant.slow),
@@ -278,6 +279,7 @@ export function accuracyMatrix(part: number, parts: number): void {
         // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.
         expect([...row.skipped].sort(), `${variant.name} skips: ${JSON.stringify(row.skipReasons)}`).toEqual([...(variant.skips ?? [])].sort());
         for (const [id, note] of Object.entries(variant.notes ?? {})) expect(row.notes[id], `${variant.name}: ${id}`).toMatch(note);
+        if (variant.served) expect(variant.served, `${variant.name} served what the kit had to come through`).not.toEqual([]);
       } else {
         // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).
         expect([...row.failed].sort(), `${variant.name} must fail ${variant.breaks.join(', ')}: ${JSON.stringify(row.details)}${unsent(variant)}`).toEqual(
@@ -286,6 +288,7 @@ export function accuracyMatrix(part: number, parts: number): void {
         expect([...row.inconclusive].sort(), `${variant.name} leaves inconclusive: ${JSON.stringify(row.details)}`).toEqual(
           [...(variant.inconclusive ?? [])].sort(),
         );
+        for (const [id, reason] of Object.entries(variant.reasons ?? {})) expect(row.details[id], `${variant.name}: ${id}`).toMatch(reason);
       }
     },
     VARIANT_HANG_MS,

@@ -7,7 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { ImplementationClient } from '../../src/conformance/http.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
@@ -125,4 +125,71 @@ it('on 429 waits Retry-After and sends the request again, a POST included (a 429
   // The 429 is recorded too: the checks on every answer (X-RateLimit-Remaining on errors) see it.
   expect(made.exchanges.map((exchange) => exchange.status)).toEqual([429, 201]);
   expect(lines.join('\n')).toContain('429 on POST /v1/reports: waiting 1 s (Retry-After)');
+});
+
+/**
+ * The wait after an answer with X-RateLimit-Remaining: 0, when that answer also carries `headers`
+ * (the server's Date is the test clock's unless `headers` gives one).
+ */
+async function waitAfter(headers: (clock: Clock) => Record<string, string>): Promise<{ slept: number[]; lines: string[] }> {
+  const certificate = await makeCertificate();
+  const clock = testClock();
+  const server = await startServer((_request, response, index) => {
+    const stated = index === 0 ? { 'x-ratelimit-remaining': '0', ...headers(clock) } : { 'x-ratelimit-remaining': '9' };
+    json(response, 200, { data: [] }, { date: new Date(clock.now()).toUTCString(), ...stated });
+  }, certificate);
+  const { client: made, lines } = await client(server, certificate, 60_000, clock);
+  await get(made);
+  await get(made);
+  return { slept: clock.slept, lines };
+}
+
+const epochSeconds = (clock: Clock, later: number) => String(Math.floor(clock.now() / 1000) + later);
+
+describe('on X-RateLimit-Remaining: 0, the wait the service states', () => {
+  it('X-RateLimit-Reset as the seconds left in the window', async () => {
+    const { slept, lines } = await waitAfter(() => ({ 'x-ratelimit-reset': '7' }));
+    expect(slept).toEqual([7_000]);
+    expect(lines).toEqual(['X-RateLimit-Remaining is 0: waiting 7 s before the next request, until the end of the window its X-RateLimit-Reset gives']);
+  });
+
+  it('X-RateLimit-Reset as the end of the window in epoch seconds', async () => {
+    expect((await waitAfter((clock) => ({ 'x-ratelimit-reset': epochSeconds(clock, 12) }))).slept).toEqual([12_000]);
+  });
+
+  it('X-RateLimit-Reset in epoch seconds, read by the Date of the answer when the two clocks differ', async () => {
+    // The service's clock is 30 s behind the kit's: its window ends 10 s after its answer, not 20 s before.
+    const { slept } = await waitAfter((clock) => ({
+      date: new Date(clock.now() - 30_000).toUTCString(),
+      'x-ratelimit-reset': String(Math.floor((clock.now() - 30_000) / 1000) + 10),
+    }));
+    expect(slept).toEqual([10_000]);
+  });
+
+  it('X-RateLimit-Reset as an HTTP date', async () => {
+    expect((await waitAfter((clock) => ({ 'x-ratelimit-reset': new Date(clock.now() + 15_000).toUTCString() }))).slept).toEqual([15_000]);
+  });
+
+  it('Retry-After, in seconds or as a date', async () => {
+    expect((await waitAfter(() => ({ 'retry-after': '4' }))).slept).toEqual([4_000]);
+    expect((await waitAfter((clock) => ({ 'retry-after': new Date(clock.now() + 9_000).toUTCString() }))).slept).toEqual([9_000]);
+  });
+
+  it('both: the longer, so that neither is cut short', async () => {
+    expect((await waitAfter(() => ({ 'retry-after': '20', 'x-ratelimit-reset': '5' }))).slept).toEqual([20_000]);
+    expect((await waitAfter(() => ({ 'retry-after': '3', 'x-ratelimit-reset': '25' }))).slept).toEqual([25_000]);
+  });
+
+  it('at most 120 s, however long it says', async () => {
+    expect((await waitAfter(() => ({ 'x-ratelimit-reset': '86400' }))).slept).toEqual([120_000]);
+    expect((await waitAfter((clock) => ({ 'x-ratelimit-reset': epochSeconds(clock, 7_200) }))).slept).toEqual([120_000]);
+  });
+
+  it('a minute after the answer when what it says is no wait: a reset passed, a value of no known form', async () => {
+    for (const reset of [(clock: Clock) => epochSeconds(clock, -30), () => 'soon', () => '-5', () => '12 seconds', () => '']) {
+      const { slept, lines } = await waitAfter((clock) => ({ 'x-ratelimit-reset': reset(clock) }));
+      expect(slept).toEqual([60_000]);
+      expect(lines).toEqual(['X-RateLimit-Remaining is 0: waiting 60 s before the next request, a minute after the answer (no reset stated)']);
+    }
+  });
 });

@@ -61,6 +61,10 @@ export interface Variant {
   breaks: string[];
   /** Checks that must be inconclusive, exactly (a setup the kit cannot make because of what the variant breaks). */
   inconclusive?: string[];
+  /** What some inconclusive checks must say of it. */
+  reasons?: Record<string, RegExp>;
+  /** What the variant answered of its own that the kit had to come through (a gateway's blips): a passing row proves nothing unless there was some. */
+  served?: string[];
   /**
    * The kit is given the webhook secret although it cannot verify the variant's signatures, as an
    * operator who holds the right secret would: every delivery is then noise, never evidence.

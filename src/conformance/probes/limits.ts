@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { parseRetryAfter } from '../../api/errors.js';
 import { systemClock } from '../../core/clock.js';
 import type { KitContext } from '../context.js';
 import { sendWithKey } from '../requests.js';
 import type { Exchange } from '../http.js';
+import { statedWait } from '../stated-wait.js';
 import { CheckSkipped, Findings, isSuccess, shown } from '../outcome.js';
 import { plainHttpAnswer } from './plain-http.js';
 import type { ProbeSet } from './types.js';
@@ -37,8 +37,8 @@ const MAX_WINDOW_WAIT_S = 120;
  * "Returned on every response" covers the answer to a request over the limit: the kit provokes a
  * 429 with the test key (reads of a report that does not exist: no report made, no quota spent),
  * sending without pacing until one comes or MAX_REQUESTS_FOR_429 were sent, then waits out the
- * window it used up (Retry-After, else a minute), so that the implementation is left as it was
- * found. The 429 and what it cost; skipped when none could be provoked, saying why.
+ * window it used up (Retry-After or X-RateLimit-Reset, else a minute), so that the implementation
+ * is left as it was found. The 429 and what it cost; skipped when none could be provoked, saying why.
  */
 async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost: string }> {
   const purpose = 'limits.remaining-header-429';
@@ -60,9 +60,11 @@ async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost
     });
     if (answer.status !== 429) continue;
     const burst = ((Date.now() - started) / 1000).toFixed(1);
-    const waitS = Math.min(MAX_WINDOW_WAIT_S, parseRetryAfter(answer.headers['retry-after']) ?? 60);
+    const clock = context.clock ?? systemClock;
+    const stated = statedWait(answer.headers, clock.now());
+    const waitS = Math.min(MAX_WINDOW_WAIT_S, stated ? Math.ceil(stated.ms / 1000) : 60);
     context.log(`limits.remaining-header-429: a 429 after ${sent} requests; waiting ${waitS} s for the test key's rate-limit window to pass`);
-    await (context.clock ?? systemClock).sleep(waitS * 1000);
+    await clock.sleep(waitS * 1000);
     return { answer, cost: `${sent} requests in ${burst} s, then ${waitS} s waited for the window to pass` };
   }
   throw new CheckSkipped(`no 429 within ${MAX_REQUESTS_FOR_429} requests with the test key (${((Date.now() - started) / 1000).toFixed(1)} s)`);
