@@ -50,6 +50,7 @@ const IN_PROCESS = [
   'test/conformance/pacing.test.ts',
   'test/conformance/receiver.test.ts',
   'test/conformance/signature-headers.test.ts',
+  'test/conformance/transient-answers.test.ts',
   'test/contracts/consumer.test.ts',
   'test/free-port.test.ts',
   'test/sandbox/hostile-uploads.test.ts',
