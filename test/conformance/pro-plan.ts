@@ -147,7 +147,12 @@ function makeVariant(mutation: Mutation | undefined): Variant {
       const cursor = decode(new URLSearchParams(list[1]?.slice(1) ?? '').get('cursor')) ?? { seed: 0 };
       // Every page goes to the sandbox, which authenticates the key; the newer reports are its first hundred, paged here.
       request.path = '/v1/reports?limit=100';
-      if (mutation?.leakOtherList && workspace === 'other' && !('seed' in cursor)) request.headers.authorization = `Bearer ${state.keys.test}`;
+      if (mutation?.leakOtherList && workspace === 'other' && !('seed' in cursor)) {
+        request.headers.authorization = `Bearer ${state.keys.test}`;
+        // The kit's applicant's reports only: other variants share the sandbox's test key, and their newer reports could push the kit's out of the hundred.
+        const kitApplicant = [...state.applicants].find(([, owner]) => owner === 'main')?.[0];
+        if (kitApplicant) request.path += `&applicant_id=${kitApplicant}`;
+      }
       pending.set(request, { cursor, workspace });
       return undefined;
     },
