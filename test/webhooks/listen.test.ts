@@ -143,12 +143,15 @@ describe('svc webhooks listen under load, with a forward target and kill -9', ()
       const two = burst(atScale(3000), atScale(300), atScale(200));
       const killAt = atScale(1000);
       const acknowledged = new Set<string>();
+      // The deliveries cut short may all be answered before the kill's exit is seen.
+      const exited = new Promise((resolve) => first.process.once('exit', resolve));
       const killed = send(`${first.url}/hooks`, two, {
         onAnswer: (count) => {
           if (count === killAt) first.process.kill('SIGKILL');
         },
       });
       const before = await killed;
+      await exited;
       two.forEach((item, index) => {
         if (before[index] === 200) acknowledged.add(item.id);
       });
