@@ -4,10 +4,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`; rejects with an AbortError as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => delay(ms),
+  sleep: (ms, signal) => delay(ms, undefined, { signal }),
 };

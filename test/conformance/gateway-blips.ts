@@ -9,7 +9,7 @@
 import type { Clock } from '../../src/core/clock.js';
 import type { ProxiedRequest, ProxyState, Variant } from '../helpers/mutating-implementation.js';
 import { GATEWAY } from './gateway.js';
-import { waitingClock } from './pro-plan.js';
+import { steppingClock } from '../helpers/clock.js';
 
 /** One GET in EVERY is answered by the gateway, in turn with each of BLIPS. */
 const EVERY = 4;
@@ -39,7 +39,7 @@ function gatewayOf(request: ProxiedRequest, state: ProxyState) {
 
 /** The faithful gateway implementation, one GET in four blipping; the request's next attempt gets through. */
 function blipping(): Variant {
-  const clock = waitingClock();
+  const clock = steppingClock(Date.now());
   const served: string[] = [];
   const waiting = new Set<string>();
   let gets = 0;
@@ -65,7 +65,7 @@ export const GATEWAY_BLIPS = blipping();
 
 /** Every read of a report answered 503 with a Retry-After date, for ever. */
 function neverClearing(): Variant {
-  const clock = waitingClock();
+  const clock = steppingClock(Date.now());
   return {
     ...GATEWAY,
     name: 'gateway-blip-never-clears',

@@ -14,7 +14,7 @@ import { createHmac } from 'node:crypto';
 import { detectFormat } from '../../src/documents/format.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import type { ProxiedRequest, ProxiedResponse, Variant } from '../helpers/mutating-implementation.js';
-import { waitingClock } from './pro-plan.js';
+import { steppingClock } from '../helpers/clock.js';
 import { asSandboxUpload } from './different-choices.js';
 import { data, type Json, reports } from './variants.js';
 
@@ -142,13 +142,13 @@ const WINDOW_MS = 60_000;
 
 /**
  * The faithful implementation on the Free plan (part 8: 10 requests a minute, counted per key on
- * a clock the kit shares, see waitingClock), whose 429 leaves X-RateLimit-Remaining off (empty: the
+ * a clock the kit shares, see steppingClock), whose 429 leaves X-RateLimit-Remaining off (empty: the
  * proxy gives its own answers one otherwise; the kit takes an empty header for none). Not under
  * --fast the kit provokes a 429 and must fail limits.remaining-header-429; under --fast it provokes
  * none, and must name the check skipped rather than let the rule pass.
  */
 function freePlanWithout429Remaining(fast: boolean): Variant {
-  const clock = waitingClock();
+  const clock = steppingClock(Date.now());
   const windows = new Map<string, { startedAt: number; used: number }>();
   const remainingOf = new WeakMap<ProxiedRequest, number>();
   return {

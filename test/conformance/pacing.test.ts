@@ -12,27 +12,13 @@ import type { Clock } from '../../src/core/clock.js';
 import { ImplementationClient } from '../../src/conformance/http.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { steppingClock } from '../helpers/clock.js';
 import { networkOf } from '../../src/api/network.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
-
-/** A clock that stands still until slept on; it records each sleep. */
-function testClock(): Clock & { slept: number[] } {
-  let now = Date.parse('2026-11-25T12:00:00Z');
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => now,
-    sleep: (ms) => {
-      slept.push(ms);
-      now += ms;
-      return Promise.resolve();
-    },
-  };
-}
 
 async function client(
   server: TestServer,
@@ -59,7 +45,7 @@ const get = (made: ImplementationClient) =>
 
 it('waits when X-RateLimit-Remaining reaches 0, so a fixed window of 3 requests is never exceeded', async () => {
   const certificate = await makeCertificate();
-  const clock = testClock();
+  const clock = steppingClock();
   const LIMIT = 3;
   const WINDOW_MS = 60_000;
   let window = { startedAt: -Infinity, used: 0 };
@@ -81,7 +67,7 @@ it('waits when X-RateLimit-Remaining reaches 0, so a fixed window of 3 requests 
 
 it('waits out the window of a server that opens it when the request arrives, however late that is', async () => {
   const certificate = await makeCertificate();
-  const clock = testClock();
+  const clock = steppingClock();
   const WINDOW_MS = 60_000;
   // The first request reaches the server 5 s after it left the kit (a new connection's TLS handshake on a busy
   // machine), the next one at once; the window opens when the first arrives.
@@ -107,7 +93,7 @@ it('on 429 waits Retry-After and sends the request again, a POST included (a 429
     if (index === 0) return json(response, 429, { error: { code: 'rate_limited' } }, { 'x-ratelimit-remaining': '0', 'retry-after': '1' });
     json(response, 201, { id: 'rep_1', method: request.method }, { 'x-ratelimit-remaining': '5' });
   }, certificate);
-  const clock = testClock();
+  const clock = steppingClock();
   const { client: made, lines } = await client(server, certificate, 60_000, clock);
   const answer = await made.send({
     method: 'POST',
@@ -133,7 +119,7 @@ it('on 429 waits Retry-After and sends the request again, a POST included (a 429
  */
 async function waitAfter(headers: (clock: Clock) => Record<string, string>): Promise<{ slept: number[]; lines: string[] }> {
   const certificate = await makeCertificate();
-  const clock = testClock();
+  const clock = steppingClock();
   const server = await startServer((_request, response, index) => {
     const stated = index === 0 ? { 'x-ratelimit-remaining': '0', ...headers(clock) } : { 'x-ratelimit-remaining': '9' };
     json(response, 200, { data: [] }, { date: new Date(clock.now()).toUTCString(), ...stated });

@@ -7,9 +7,9 @@
  * where only evidence the kit collects to the end can show it.
  */
 import { createHmac } from 'node:crypto';
-import type { Clock } from '../../src/core/clock.js';
 import { keyRole, type ProxiedRequest, type ProxiedResponse, type ProxyState, retrying, type Variant } from '../helpers/mutating-implementation.js';
 import type { Json } from './variants.js';
+import { steppingClock } from '../helpers/clock.js';
 
 const PER_MINUTE = 120;
 const WINDOW_MS = 60_000;
@@ -74,23 +74,10 @@ function listAnswer(items: Json[], next: Cursor | undefined, linkOnly = false): 
   return linkOnly ? { data: items, links } : { data: items, next_cursor: cursor ?? null, links };
 }
 
-/**
- * The time the kit and the rate limit share: it stands still until the kit waits (pacing, a
- * Retry-After), so that the kit's burst lands in one window however slowly this machine sends it.
- */
-export function waitingClock(): Clock {
-  let now = Date.now();
-  return {
-    now: () => now,
-    async sleep(ms) {
-      now += ms;
-      await Promise.resolve();
-    },
-  };
-}
-
 function makeVariant(mutation: Mutation | undefined): Variant {
-  const clock = waitingClock();
+  // The time the kit and the rate limit share: it stands still until the kit waits (pacing, a
+  // Retry-After), so that the kit's burst lands in one window however slowly this machine sends it.
+  const clock = steppingClock(Date.now());
   const windows = new Map<string, { startedAt: number; used: number }>();
   const deleted: Record<Workspace, Json[]> = { main: [], other: [] };
   /** The cursor each sandbox-backed list request was asked with, for its answer. */

@@ -22,6 +22,7 @@ import { TransientAnswer } from '../../src/conformance/transient-answers.js';
 import { networkOf } from '../../src/api/network.js';
 import { json, type RecordedRequest, startServer, type TestServer } from '../helpers/server.js';
 import { makeCertificate } from '../helpers/tls.js';
+import { steppingClock } from '../helpers/clock.js';
 
 const KEY = 'svc_test_blipsrealkey0123456789abcdefghij';
 
@@ -30,29 +31,14 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-/** A clock that stands still until slept on; it records each sleep. */
-function testClock(): Clock & { slept: number[] } {
-  let now = Date.parse('2026-11-25T12:00:00Z');
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => now,
-    sleep: (ms) => {
-      slept.push(ms);
-      now += ms;
-      return Promise.resolve();
-    },
-  };
-}
-
 /** Answers a request, by the test clock that the kit waits on. */
 type Answer = (request: RecordedRequest, response: ServerResponse, index: number, clock: Clock) => void;
 
 async function implementation(
   answer: Answer,
-): Promise<{ server: TestServer; client: ImplementationClient; clock: ReturnType<typeof testClock>; lines: string[] }> {
+): Promise<{ server: TestServer; client: ImplementationClient; clock: ReturnType<typeof steppingClock>; lines: string[] }> {
   const certificate = await makeCertificate();
-  const clock = testClock();
+  const clock = steppingClock();
   const server = await startServer((request, response, index) => answer(request, response, index, clock), certificate);
   closers.push(() => server.close());
   const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-blips-')), 'ca.pem');
