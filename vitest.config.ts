@@ -1,4 +1,5 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import LongestFirst from './test/setup/longest-first.js';
 
 /**
  * The tiers (docs/development.md, Tiers). A file's tier is what it starts: test/setup/tier-guard.ts
@@ -80,6 +81,7 @@ export default defineConfig({
     // Most test files wait on servers, timers and child processes rather than compute: more files at once
     // than the machine has cores keeps them all busy.
     maxWorkers: 4,
+    sequence: { sequencer: LongestFirst },
     // Guards against a hang, twice test/helpers/hang.ts's HANG_MS: no test measures speed.
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -37,6 +37,19 @@ export function widerThan(lines: string[], columns: number): string[] {
   return lines.filter((line) => stringWidth(line) > columns);
 }
 
+/** Pieces of an id (rep_, app_, doc_, key_, evt_ and 24 characters in the sandbox) that a wrap cut short. */
+export function brokenIds(lines: string[]): string[] {
+  return lines
+    .flatMap((line) => [...line.matchAll(/(?<![\w…])(?:rep|app|doc|key|evt)_[A-Za-z0-9]+(?![\w…])/g)].map(([id]) => id))
+    .filter((id) => id.length !== 28);
+}
+
+/** Of `tokens` (URLs, paths), those shown but not whole on one line: found only once the lines are joined, their breaks and indentation taken out. */
+export function brokenTokens(lines: string[], tokens: string[]): string[] {
+  const joined = lines.map((line) => line.trim()).join('');
+  return tokens.filter((token) => joined.includes(token) && !lines.some((line) => line.includes(token)));
+}
+
 /**
  * The screen a person is left with once `raw` (what a program wrote to its terminal: cursor moves,
  * erased lines and all) has been drawn on a terminal of `columns` columns: its non-empty lines.
