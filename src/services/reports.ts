@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { jsonOf, parsedOrUndefined, resourceIn, withDefaults, fetchedResource } from '../api/answer.js';
 import type { ApiClient } from '../api/client.js';
 import { listItems, type NextPage, nextPage } from '../api/list-answer.js';
@@ -6,6 +5,7 @@ import { type ListingPage, MAX_PAGES, type PagingStop, readListing } from '../ap
 import { reportOutcome } from '../api/report-outcome.js';
 import type { Answered, DeletionResult, Identified, ReportAnswer, ReportCreate } from '../api/types.js';
 import { SvcError } from '../core/errors.js';
+import { type Clock, systemClock } from '../core/clock.js';
 
 /** Query parameters of GET /v1/reports: only those the user asked for are sent (the spec shows none). */
 export type ReportsQuery = Record<string, string | number | undefined>;
@@ -216,14 +216,15 @@ const MAX_POLL_INTERVAL_MS = 5_000;
 export async function waitForReport(
   client: ApiClient,
   id: string,
-  options: { timeoutMs: number; onPoll?: (report: ReportAnswer) => void },
+  options: { timeoutMs: number; onPoll?: (report: ReportAnswer) => void; clock?: Clock },
 ): Promise<Identified<ReportAnswer>> {
-  const deadline = Date.now() + options.timeoutMs;
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.now() + options.timeoutMs;
   for (let interval = FIRST_POLL_INTERVAL_MS; ; interval = Math.min(interval * 2, MAX_POLL_INTERVAL_MS)) {
     const report = await getReport(client, id);
     options.onPoll?.(report);
     if (reportOutcome(report) !== 'unfinished') return report;
-    const left = deadline - Date.now();
+    const left = deadline - clock.now();
     if (left <= 0) {
       throw new SvcError(
         'timedOut',
@@ -232,6 +233,6 @@ export async function waitForReport(
         `it may still finish: \`svc reports wait ${id}\` waits again, --wait-timeout sets for how long`,
       );
     }
-    await sleep(Math.min(interval, left));
+    await clock.sleep(Math.min(interval, left));
   }
 }

@@ -98,7 +98,7 @@ export default class ReportsCreate extends ApiCommand<JsonResult> {
     if (flags.wait) {
       const id = idOf(report, 'POST /v1/reports');
       report = await waitWithSpinner(this.io, id, flags['wait-timeout'], (onPoll) =>
-        waitForReport(client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
+        waitForReport(client, id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll, clock: this.clock }),
       );
     }
     this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));

@@ -37,7 +37,7 @@ export default class ReportsWait extends ApiCommand<JsonResult> {
     assertStated([['id', args.id, STATED.reportId]]);
     const { client } = await this.connect(flags);
     const report = await waitWithSpinner(this.io, args.id, flags['wait-timeout'], (onPoll) =>
-      waitForReport(client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll }),
+      waitForReport(client, args.id, { timeoutMs: flags['wait-timeout'] * 1000, onPoll, clock: this.clock }),
     );
     this.log(renderReport(report, this.timeView(flags.utc), this.io.stdout));
     if (reportOutcome(report) === 'failed') this.exitCode = ExitCode.reportFailed;
