@@ -1,54 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { apiError, type Handler, json, startServer, type TestServer } from '../helpers/server.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
-
-const KEY = 'svc_test_reports0123456789abcdefghijklm';
-const FLAGS = ['--applicant', 'app_4Jd92kQz', '--destination', 'DE', '--visa-type', 'tourist', '--purpose', 'Two weeks of sightseeing'];
-
-/** FLAGS with one flag's value replaced. */
-function flagsWith(name: string, value: string): string[] {
-  return FLAGS.map((item, index) => (FLAGS[index - 1] === name ? value : item));
-}
-
-function report(status: string, extra: Record<string, unknown> = {}) {
-  return {
-    id: 'rep_new1',
-    object: 'report',
-    applicant_id: 'app_4Jd92kQz',
-    destination: 'DE',
-    visa_type: 'tourist',
-    purpose: 'Two weeks of sightseeing',
-    status,
-    risk_score: null,
-    score_band: null,
-    criteria: null,
-    recommendations: null,
-    error: null,
-    created_at: '2026-01-05T09:30:00Z',
-    completed_at: null,
-    ...extra,
-  };
-}
-
-const COMPLETED = report('completed', {
-  risk_score: 27,
-  score_band: 'low',
-  criteria: [{ key: 'financial_means', label: 'Financial means', score: 20, weight: 1, detail: 'Savings cover the stay.' }],
-  recommendations: ['Attach a recent bank statement.'],
-  completed_at: '2026-01-05T09:30:42Z',
-});
-const FAILED = report('failed', { error: { code: 'document_unreadable', message: 'The passport scan cannot be read.' }, completed_at: '2026-01-05T09:30:42Z' });
-
-/** Answers POST /v1/reports with a queued report, then each GET with the next of `statuses` (the last one repeats). */
-function lifecycle(...answers: Array<Record<string, unknown>>): Handler {
-  let polls = 0;
-  return (request, response) => {
-    if (request.method === 'POST') return json(response, 201, report('queued'));
-    json(response, 200, answers[Math.min(polls++, answers.length - 1)]);
-  };
-}
+import { ExitCode } from '../../../src/core/errors.js';
+import { apiError, type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
+import { steppingClock } from '../../helpers/clock.js';
+import type { Clock } from '../../../src/core/clock.js';
+import { COMPLETED, FAILED, FLAGS, flagsWith, KEY, lifecycle, report } from './fixtures.js';
 
 let server: TestServer;
 let answer: Handler;
@@ -61,8 +18,9 @@ beforeEach(() => {
   answer = lifecycle(report('queued'));
 });
 
-function svc(args: string[], extra: Record<string, string> = {}) {
-  return svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, ...extra }) });
+/** Runs svc on `clock`, a stepping one unless told: a wait passes without waiting for real. */
+function svc(args: string[], clock: Clock = steppingClock()) {
+  return svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY }), clock });
 }
 
 describe('svc reports create', () => {
@@ -161,7 +119,8 @@ describe('svc reports create', () => {
 describe('svc reports create --wait', () => {
   it('polls GET /v1/reports/{id} at growing intervals until the report is completed, and prints it', async () => {
     answer = lifecycle(report('queued'), report('processing'), COMPLETED);
-    const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--json']);
+    const clock = steppingClock();
+    const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--json'], clock);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(COMPLETED);
     expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
@@ -170,9 +129,7 @@ describe('svc reports create --wait', () => {
       'GET /v1/reports/rep_new1',
       'GET /v1/reports/rep_new1',
     ]);
-    const at = server.requests.map((request) => request.at);
-    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(450);
-    expect(at[3]! - at[2]!).toBeGreaterThanOrEqual(950);
+    expect(clock.slept).toEqual([500, 1000]);
     // No terminal: no spinner, and no line in its place.
     expect(result.stderr).not.toContain('Waiting for report');
     expect(result.stderr).not.toMatch(/[\r\u001b]/);
@@ -194,9 +151,13 @@ describe('svc reports create --wait', () => {
   });
 
   it('exits 12 when --wait-timeout passes first, saying how to wait again', async () => {
-    const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--wait-timeout', '1']);
+    const clock = steppingClock();
+    const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--wait-timeout', '30'], clock);
     expect(result.code).toBe(ExitCode.timedOut);
-    expect(result.stderr).toContain('report rep_new1 is still queued after 1 s');
+    // Polls at 500 ms, doubling up to 5 s, the last sleep cut to the deadline: 30 s of its clock, none of the test's.
+    expect(clock.slept).toEqual([500, 1000, 2000, 4000, 5000, 5000, 5000, 5000, 2500]);
+    expect(server.requests.filter((request) => request.method === 'GET')).toHaveLength(10);
+    expect(result.stderr).toContain('report rep_new1 is still queued after 30 s');
     expect(result.stderr).toContain('svc reports wait rep_new1');
     expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
   });
@@ -214,70 +175,5 @@ describe('svc reports create --wait', () => {
     expect(shown.stderr).toContain('the report rep_new1 was made before this error');
     const result = await svc(['reports', 'create', ...FLAGS, '--wait', '--retries', '0', '--json']);
     expect(JSON.parse(result.stdout).error).toMatchObject({ exit_code: ExitCode.network, made: { object: 'report', id: 'rep_new1' } });
-  });
-});
-
-describe('svc reports wait', () => {
-  it('polls until the report is completed and prints it with --json', async () => {
-    answer = lifecycle(report('processing'), COMPLETED);
-    const result = await svc(['reports', 'wait', 'rep_new1', '--json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(COMPLETED);
-    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/reports/rep_new1', 'GET /v1/reports/rep_new1']);
-  });
-
-  it('returns at once for a report that has already finished', async () => {
-    answer = lifecycle(FAILED);
-    const result = await svc(['reports', 'wait', 'rep_new1']);
-    expect(result.code).toBe(ExitCode.reportFailed);
-    expect(result.stdout).toContain('error\tdocument_unreadable: The passport scan cannot be read.');
-    expect(server.requests).toHaveLength(1);
-  });
-
-  it.each([
-    ['a status that reads as a failure', report('errored')],
-    ['another one', report('rejected')],
-    ['an error object, whatever the status', report('done', { error: { code: 'document_unreadable', message: 'The passport scan cannot be read.' } })],
-  ])('takes %s for a failed report (exit 11): the spec does not name the failed status', async (_what, failed) => {
-    answer = lifecycle(report('pending'), failed);
-    const result = await svc(['reports', 'wait', 'rep_new1', '--json']);
-    expect(result.code).toBe(ExitCode.reportFailed);
-    expect(JSON.parse(result.stdout)).toEqual(failed);
-    expect(server.requests).toHaveLength(2);
-  });
-
-  it('waits on a status it does not know up to --wait-timeout, saying so once, rather than guessing it finished', async () => {
-    answer = lifecycle(report('on_hold'));
-    const result = await svc(['reports', 'wait', 'rep_new1', '--wait-timeout', '1']);
-    expect(result.code).toBe(ExitCode.timedOut);
-    expect(result.stderr.match(/has status "on_hold", which svc does not know: it waits for completed or a failure, up to 1 s/g)).toHaveLength(1);
-    expect(result.stderr).toContain('report rep_new1 is still on_hold after 1 s');
-    expect(server.requests.length).toBeGreaterThan(1);
-  });
-
-  it('names no status it knows as waiting', async () => {
-    answer = lifecycle(report('pending'), COMPLETED);
-    const result = await svc(['reports', 'wait', 'rep_new1']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).not.toContain('does not know');
-  });
-
-  it('refuses an id that is not a report id before sending (exit 6)', async () => {
-    const result = await svc(['reports', 'wait', 'app_4Jd92kQz']);
-    expect(result.code).toBe(ExitCode.invalidInput);
-    expect(result.stderr).toContain('id "app_4Jd92kQz" must be an identifier starting with rep_');
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('exits 12 after --wait-timeout, with the error as JSON under --json', async () => {
-    const result = await svc(['reports', 'wait', 'rep_new1', '--wait-timeout', '1', '--json']);
-    expect(result.code).toBe(ExitCode.timedOut);
-    expect(JSON.parse(result.stdout).error).toMatchObject({ kind: 'timedOut', code: 'wait_timed_out', exit_code: ExitCode.timedOut });
-  });
-
-  it('exits 5 for an unknown report', async () => {
-    answer = (_request, response) => apiError(response, 404, 'not_found', "No such report 'rep_nope'.");
-    const result = await svc(['reports', 'wait', 'rep_nope', '--retries', '0']);
-    expect(result.code).toBe(ExitCode.notFound);
   });
 });
