@@ -57,6 +57,7 @@ const IN_PROCESS = [
   'test/free-port.test.ts',
   'test/sandbox/hostile-uploads.test.ts',
   'test/sandbox/limits.test.ts',
+  'test/sandbox/retry-schedule.test.ts',
   'test/sandbox/server.test.ts',
   'test/sandbox/slow-connections.test.ts',
   'test/webhooks/interop.test.ts',

@@ -1,4 +1,5 @@
 import type { Network } from '../api/network.js';
+import type { Clock } from '../core/clock.js';
 import { SvcError } from '../core/errors.js';
 import { ANSWER_TIMEOUT_MS, isDelivered, sendEvent } from '../webhooks/send.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -29,6 +30,8 @@ export interface DispatcherOptions {
   /** The proxies and trust its deliveries go through. */
   network: Network;
   log?: ((line: string) => void) | undefined;
+  /** The time the schedule is read and waited on. */
+  clock: Clock;
 }
 
 /**
@@ -36,7 +39,8 @@ export interface DispatcherOptions {
  * and dead-letter. The store is the queue, so deliveries due across a restart are not lost.
  */
 export class WebhookDispatcher {
-  private timer: NodeJS.Timeout | undefined;
+  /** Ends the wait for the next look at the store, when something is due sooner or the dispatcher stops. */
+  private pause: AbortController | undefined;
   private readonly inFlight = new Set<number>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
@@ -53,8 +57,9 @@ export class WebhookDispatcher {
   /** Looks for due deliveries now and sets the timer for the next one. */
   wake(): void {
     if (this.stopped) return;
-    clearTimeout(this.timer);
-    const due = this.store.dueDeliveries(Date.now(), CONCURRENCY * 4).filter((delivery) => !this.inFlight.has(delivery.id));
+    this.pause?.abort();
+    const { clock } = this.options;
+    const due = this.store.dueDeliveries(clock.now(), CONCURRENCY * 4).filter((delivery) => !this.inFlight.has(delivery.id));
     for (const delivery of due) {
       if (this.inFlight.size >= CONCURRENCY) break;
       this.inFlight.add(delivery.id);
@@ -66,13 +71,14 @@ export class WebhookDispatcher {
       this.running.add(attempt);
     }
     const next = this.store.nextDueAt();
-    if (next !== undefined && this.inFlight.size < CONCURRENCY) {
-      // Also poll once a second: `svc sandbox deliveries replay` may add deliveries from another process.
-      this.timer = setTimeout(() => this.wake(), Math.min(1000, Math.max(0, next - Date.now())));
-    } else {
-      this.timer = setTimeout(() => this.wake(), 1000);
-    }
-    this.timer.unref();
+    // Also look once a second: `svc sandbox deliveries replay` may add deliveries from another process.
+    const waitMs = next !== undefined && this.inFlight.size < CONCURRENCY ? Math.min(1000, Math.max(0, next - clock.now())) : 1000;
+    const pause = new AbortController();
+    this.pause = pause;
+    clock.sleep(waitMs, pause.signal).then(
+      () => this.wake(),
+      () => undefined, // aborted: a newer wake or stop() took over
+    );
   }
 
   private async attempt(delivery: Delivery): Promise<void> {
@@ -82,18 +88,18 @@ export class WebhookDispatcher {
       encoding: this.options.signatureEncoding,
     });
     const attempt = delivery.attempts + 1;
-    const endedAt = Date.now();
+    const endedAt = this.options.clock.now();
     const next = afterAttempt(attempt, isDelivered(result), endedAt, this.options.timeScale);
     this.store.recordAttempt(delivery, { deliveryId: delivery.id, attempt, at: new Date(endedAt).toISOString(), ...result }, next);
     this.options.log?.(
-      `webhook ${event.type} ${event.id} → ${delivery.url}: ${result.status ?? result.error} (attempt ${attempt}${next.status === 'pending' ? `, next in ${((next.nextAttemptAt - Date.now()) / 1000).toFixed(1)} s` : `, ${next.status}`})`,
+      `webhook ${event.type} ${event.id} → ${delivery.url}: ${result.status ?? result.error} (attempt ${attempt}${next.status === 'pending' ? `, next in ${((next.nextAttemptAt - endedAt) / 1000).toFixed(1)} s` : `, ${next.status}`})`,
     );
   }
 
   /** Stops scheduling and waits for the attempts under way (each bounded by the answer timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.pause?.abort();
     await Promise.allSettled([...this.running]);
   }
 }

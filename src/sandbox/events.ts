@@ -1,5 +1,6 @@
 import type { EventType } from '../api/types.js';
-import { newId, nowIso } from '../core/ids.js';
+import type { Clock } from '../core/clock.js';
+import { newId } from '../core/ids.js';
 import type { SandboxStore } from './database.js';
 
 /**
@@ -10,13 +11,15 @@ export class EventLog {
   constructor(
     private readonly store: SandboxStore,
     private readonly subscriberUrls: readonly string[],
+    private readonly clock: Clock,
   ) {}
 
   record(workspaceId: string, type: EventType, data: object): string {
     const id = newId('evt');
-    const createdAt = nowIso();
+    const now = this.clock.now();
+    const createdAt = new Date(now).toISOString();
     const body = JSON.stringify({ id, type, created_at: createdAt, data });
-    this.store.insertEvent({ id, workspaceId, type, body, createdAt }, this.subscriberUrls, Date.now());
+    this.store.insertEvent({ id, workspaceId, type, body, createdAt }, this.subscriberUrls, now);
     return id;
   }
 }

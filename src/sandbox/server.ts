@@ -1,4 +1,5 @@
 import type { Network } from '../api/network.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import type { SandboxApp } from './app.js';
 import { Authenticator, clientAddress } from './auth.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -37,6 +38,8 @@ export interface SandboxOptions {
   network: Network;
   /** Deadlines of slow and idle connections (defaults: DEFAULT_CONNECTION_DEADLINES). */
   connectionDeadlines?: Partial<ConnectionDeadlines> | undefined;
+  /** The time the webhook retry schedule is read and waited on (systemClock by default). */
+  clock?: Clock | undefined;
 }
 
 export interface Sandbox {
@@ -85,6 +88,7 @@ function storeSettings(store: SandboxStore, options: SandboxOptions): { webhookS
  */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const plan = options.plan ?? 'pro';
+  const clock = options.clock ?? systemClock;
   const certificate = await ensureCertificate(options.dataDir);
   const store = new SandboxStore(options.dataDir);
   const firstStart = ensureSandboxKeys(store);
@@ -96,8 +100,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     timeScale: options.timeScale ?? 1,
     network: options.network,
     log: options.log,
+    clock,
   });
-  const events = new EventLog(store, webhookUrls);
+  const events = new EventLog(store, webhookUrls, clock);
   const documentCheckBudget = { ...DEFAULT_DOCUMENT_CHECK_BUDGET, ...definedOnly(options.documentCheckBudget) };
   const processing = new Processing(store, events, {
     delayMs: options.analysisDelayMs ?? 500,
