@@ -37,6 +37,8 @@ const IN_PROCESS = [
   'test/client/retry.test.ts',
   'test/commands/applicants.test.ts',
   'test/commands/config.test.ts',
+  'test/commands/contract/list.test.ts',
+  'test/commands/contract/verify.test.ts',
   'test/commands/documents.test.ts',
   'test/commands/errors.test.ts',
   'test/commands/id-flags.test.ts',

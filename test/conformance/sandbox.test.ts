@@ -1,19 +1,18 @@
 /**
- * `svc contract verify` through the real binary against the real sandbox: it passes --level strict
- * with every input given (the real 30 s redelivery included, on an unscaled sandbox), a --fast run
- * takes seconds, and the run record, the JUnit report and the cleanup are what the kit promises.
+ * `svc contract verify` through the real binary against the real sandbox process: it passes --level
+ * strict with every input given (the real 30 s redelivery included, on an unscaled sandbox), and the
+ * run record, the JUnit report and the cleanup are what the kit promises. The --fast run, the skips
+ * and the usage errors are in-process: test/commands/contract/verify.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../src/conformance/catalogue.js';
-import { ExitCode } from '../../src/core/errors.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { freePort, json, startServer } from '../helpers/server.js';
+import { freePort } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
-import { makeCertificate } from '../helpers/tls.js';
 
 const SECRET = 'whsec_contractkit0123456789abcdefghijklmnop';
 const root = new URL('../../', import.meta.url);
@@ -110,135 +109,4 @@ describe('svc contract verify against the sandbox', () => {
     expect(list.data).toEqual([]);
     // A whole run at level strict, the 30 s redeliveries included.
   }, 240_000);
-
-  it('with --fast, for people: a table per part, every spec check passing', async () => {
-    const { sandbox, port } = await sandboxDelivering();
-    const result = await runSvc(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--webhook-port', String(port), '--fast'], {
-      env: kitEnv(sandbox),
-    });
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('\n\nPart 4: Endpoints\n');
-    expect(result.stdout).toMatch(/^pass\treports\.create\tspec\tPOST \/v1\/reports answers 2xx/m);
-    expect(result.stdout).toMatch(/^skip\tevents\.redelivery\tspec\t--fast skips it/m);
-    // The part of "every response" that --fast did not observe is named as skipped, never passed with a note.
-    expect(result.stdout).toMatch(/^skip\tlimits\.remaining-header-429\tspec\t--fast skips it/m);
-    expect(result.stdout).toMatch(/^pass\tlimits\.remaining-header-errors\tspec\t/m);
-    // The upload's encoding is not shown: at level spec it is checked in the encoding the user gives.
-    expect(result.stdout).toMatch(/^skip\tdocuments\.upload\tspec\tneeds --fixtures with a "document" entry/m);
-    expect(result.stdout).not.toMatch(/^FAIL/m);
-    expect(result.stdout).not.toContain('strict.');
-    expect(result.stdout).toMatch(/conforms at level spec: \d+ passed, 0 failed, 5 skipped \(/);
-  });
-
-  it('skips, never passes, a check whose input was not given; warns about keys on argv and never prints them', async () => {
-    const { sandbox } = await sandboxDelivering();
-    const result = await runSvc(
-      ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--api-key', sandbox.keys.test, '--fast', '--json'],
-      { env: isolatedEnv() },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    const output = JSON.parse(result.stdout);
-    const byId = Object.fromEntries(output.checks.map((check: { id: string }) => [check.id, check]));
-    for (const check of CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0)) {
-      expect(byId[check.id].status, check.id).toBe('skipped');
-    }
-    expect(byId['auth.read-only-can-read'].detail).toBe("needs --read-only-key (or SVC_READ_ONLY_KEY, or the profile's read_only_key)");
-    expect(byId['events.envelope'].detail).toMatch(/^needs --webhook-port/);
-    expect(byId['reports.get'].status).toBe('passed');
-    expect(output.skipped).toBe(CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0).length);
-    expect(result.stderr).toContain('a secret given with --api-key is visible to other local users in the process list; prefer SVC_API_KEY');
-    expect(result.stderr + result.stdout).not.toContain(sandbox.keys.test);
-  });
-});
-
-describe('svc contract verify: usage', () => {
-  const env = () => isolatedEnv({ SVC_API_KEY: 'svc_test_usage0123456789abcdefghijklmno' });
-
-  it('refuses a key that is not a svc_test_ key (the kit creates reports)', async () => {
-    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--json'], {
-      env: isolatedEnv({ SVC_API_KEY: 'svc_live_usage_0123456789_abcdefghijklmno' }),
-    });
-    expect(result.code).toBe(ExitCode.config);
-    expect(JSON.parse(result.stdout).error.code).toBe('not_a_test_key');
-  });
-
-  it('refuses an --only that names no check, and strict checks at level spec', async () => {
-    const unknown = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--only', 'auth.nothing', '--json'], { env: env() });
-    expect(unknown.code).toBe(ExitCode.usage);
-    expect(JSON.parse(unknown.stdout).error.message).toBe('--only names no check: auth.nothing');
-    const strict = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--only', 'strict.*', '--json'], { env: env() });
-    expect(strict.code).toBe(ExitCode.usage);
-    expect(JSON.parse(strict.stdout).error.hint).toBe('strict checks need --level strict');
-  });
-
-  it('reports an unreachable implementation as a network error, not as failed checks', async () => {
-    const result = await runSvc(['contract', 'verify', '--base-url', `https://127.0.0.1:${await freePort()}`, '--json'], { env: env() });
-    expect(result.code).toBe(ExitCode.network);
-  });
-
-  it('exits 17 when a check fails, with the reason (expected, got, request) in the JSON, the table and the JUnit report', async () => {
-    const certificate = await makeCertificate();
-    const server = await startServer((_request, response) => json(response, 200, {}), certificate);
-    const dir = mkdtempSync(join(tmpdir(), 'svc-failing-'));
-    writeFileSync(join(dir, 'ca.pem'), certificate.cert);
-    const args = [
-      'contract',
-      'verify',
-      '--base-url',
-      server.url,
-      '--ca-cert',
-      join(dir, 'ca.pem'),
-      '--only',
-      'auth.missing-header,auth.unknown-key',
-      '--junit',
-      join(dir, 'report.xml'),
-    ];
-    try {
-      const result = await runSvc([...args, '--json'], { env: env() });
-      expect(result.code).toBe(ExitCode.nonConformant);
-      const output = JSON.parse(result.stdout);
-      expect(output).toMatchObject({ level: 'spec', passed: 0, failed: 2, skipped: 0 });
-      expect(output.checks[0]).toEqual({
-        id: 'auth.missing-header',
-        title: 'a request without Authorization gets 401 with the code unauthorized',
-        spec: '7',
-        level: 'spec',
-        status: 'failed',
-        detail: 'expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)',
-        findings: ['expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)'],
-        verified_by: 'probe',
-      });
-      const xml = readFileSync(join(dir, 'report.xml'), 'utf8');
-      expect(xml).toContain('<testsuite name="Part 7: Errors" tests="2" failures="2" errors="0" skipped="0"');
-      expect(xml).toContain(
-        '<failure message="expected 401 with the code unauthorized; got 200 {} (GET /v1/reports without a valid key)" type="nonconformant">',
-      );
-      const people = await runSvc(args, { env: env() });
-      expect(people.code).toBe(ExitCode.nonConformant);
-      expect(people.stdout).toContain('FAIL\tauth.unknown-key\tspec\texpected 401 with the code invalid_key; got 200 {} (GET /v1/reports without a valid key)');
-      expect(people.stdout).toContain('does not conform at level spec: 0 passed, 2 failed, 0 skipped');
-    } finally {
-      await server.close();
-    }
-  });
-
-  it('--insecure and --ca-cert exclude each other', async () => {
-    const result = await runSvc(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--insecure', '--ca-cert', 'x.pem'], { env: env() });
-    expect(result.code).toBe(ExitCode.usage);
-  });
-});
-
-describe('svc contract list', () => {
-  it('prints the catalogue: id, level, part, how it is verified, what it needs, title', async () => {
-    const result = await runSvc(['contract', 'list'], { env: isolatedEnv() });
-    expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toBe('id\tlevel\tpart\tverified by\tneeds\ttitle');
-    expect(lines).toHaveLength(CATALOGUE.length + 1);
-    expect(lines).toContain(
-      'auth.read-only-cannot-write\tspec\t4\tprobe\treadOnlyKey\ta read-only key that writes gets 403 with the code forbidden, and nothing changes',
-    );
-    const json = JSON.parse((await runSvc(['contract', 'list', '--json'], { env: isolatedEnv() })).stdout);
-    expect(json.map((check: { id: string }) => check.id)).toEqual(CATALOGUE.map((check) => check.id));
-  });
 });

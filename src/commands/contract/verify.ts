@@ -238,6 +238,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       env: this.io.env,
       pact: { providerName: flags['provider-name'] },
       log: (line) => this.note(line),
+      clock: this.clock,
     });
     if (flags.junit) {
       await writeFile(flags.junit, toJunit(result));
