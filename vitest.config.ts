@@ -46,6 +46,8 @@ const IN_PROCESS = [
   'test/commands/mutating.test.ts',
   'test/commands/other-implementations.test.ts',
   'test/commands/reports/create.test.ts',
+  'test/commands/reports/get.test.ts',
+  'test/commands/reports/open.test.ts',
   'test/commands/reports/wait.test.ts',
   'test/commands/service-shapes.test.ts',
   'test/conformance/failing-report.test.ts',

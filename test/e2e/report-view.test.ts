@@ -1,7 +1,8 @@
 /**
  * The risk breakdown as a person sees it: drawn in an 80-column pseudo-terminal by the real `svc`,
  * and as an HTML page opened by the system's opener and rendered by headless Chromium. Reports
- * come from the sandbox and from an implementation whose scale and names are not svc's.
+ * come from the sandbox and from an implementation whose scale and names are not svc's. What shows
+ * off a terminal, without an opener, is tested in-process: test/commands/reports/{get,open}.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -11,50 +12,17 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Applicant, Report } from '../../src/api/types.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { runInTerminal } from '../helpers/terminal.js';
+import { startOtherService } from '../commands/reports/fixtures.js';
 
 const COLUMNS = 80;
 const KEY = 'svc_test_reportview0123456789abcdefgh';
-const HOSTILE = `<script>alert("x")</script></svg><img src=x onerror='y'>&`;
 
 let sandbox: RunningSandbox;
 let report: Report;
 let other: TestServer;
-
-/** A report of a service whose scores run to 1000, whose band svc does not know, and whose criteria carry no labels. */
-const otherReport = {
-  id: 'rep_other1',
-  status: 'completed',
-  applicant_id: 'app_other1',
-  destination: 'FR',
-  visa_type: 'tourist',
-  purpose: HOSTILE,
-  risk_score: 640,
-  score_band: 'elevated',
-  criteria: [
-    { key: 'funds', score: 300, weight: 0.5, detail: `${HOSTILE}\u001b]0;pwned\u0007\u001b[2J` },
-    { key: HOSTILE, score: 900, weight: 0.5 },
-  ],
-  recommendations: [HOSTILE],
-  created_at: '2026-11-20T10:00:00Z',
-};
-
-/** A report of a service that sends its criteria and recommendations in shapes the specification does not show. */
-const oddReport = {
-  id: 'rep_odd1',
-  status: 'completed',
-  risk_score: 12,
-  score_band: 'low',
-  criteria: [null, 'funds', 7, ['nested'], { key: 'history', score: 10, weight: 1 }],
-  recommendations: 'Bring bank statements',
-};
-const otherReports: Record<string, unknown> = {
-  '/v1/reports/rep_other1': otherReport,
-  '/v1/reports/rep_odd1': oddReport,
-  '/v1/reports/rep_odd2': { ...oddReport, id: 'rep_odd2', criteria: 5, recommendations: [3, null, 'Apply early'] },
-};
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet']);
@@ -68,9 +36,7 @@ beforeAll(async () => {
     { env: sandbox.env },
   );
   report = JSON.parse(made.stdout) as Report;
-  other = await startServer((request, response) =>
-    otherReports[request.path] ? json(response, 200, otherReports[request.path]) : json(response, 404, { error: { code: 'not_found', message: 'no' } }),
-  );
+  other = await startOtherService();
 });
 afterAll(async () => {
   await sandbox.stop();
@@ -122,13 +88,6 @@ describe(`reports get at a ${COLUMNS}-column terminal`, () => {
     expect(timeless(plain.lines)).toEqual(timeless(painted.lines));
   });
 
-  it('keeps piped output as tab-separated lines, for scripts', async () => {
-    const piped = await runSvc(['reports', 'get', report.id], { env: sandbox.env });
-    expect(piped.stdout).toContain(`risk score\t${report.risk_score}\nscore band\t${report.score_band}\n`);
-    expect(piped.stdout).toContain('criterion\tscore\tweight\tweighted\tdetail\n');
-    expect(piped.stdout).not.toMatch(/[█░]/);
-  });
-
   it('draws no 0-100 scale for a service whose scores are on another, and names its criteria by key', async () => {
     const shown = await runInTerminal(['reports', 'get', 'rep_other1'], otherEnv(), COLUMNS);
     expect(shown.code, shown.lines.join('\n')).toBe(0);
@@ -149,18 +108,6 @@ describe(`reports get at a ${COLUMNS}-column terminal`, () => {
     expect(shown.lines).toContain('risk score  12 of 100, low');
     expect(shown.lines.find((line) => line.startsWith('history  '))).toMatch(/10\.0 {2}score 10 × 100%$/);
     expect(shown.lines.join('\n')).not.toContain('Recommendations');
-
-    const piped = await runSvc(['reports', 'get', 'rep_odd2'], { env: otherEnv() });
-    expect(piped.code, piped.stderr).toBe(0);
-    expect(piped.stdout).toContain('risk score\t12\n');
-    expect(piped.stdout).not.toContain('criterion\t');
-    expect(piped.stdout).toContain('Recommendations\n\n  • 3\n  • Apply early');
-
-    const env = otherEnv();
-    const output = join(env.HOME!, 'odd.html');
-    const page = await runSvc(['reports', 'open', 'rep_odd1', '--output', output], { env: { ...env, PATH: join(env.HOME!, 'nowhere') } });
-    expect(page.code, page.stderr).toBe(0);
-    expect((readFileSync(output, 'utf8').match(/<rect x="200"/g) ?? []).length).toBe(1);
   });
 });
 
@@ -206,46 +153,6 @@ describe('reports open and reports get --web', () => {
     expect(html).toContain(`<svg class="scale"`);
     expect((html.match(/<rect x="200"/g) ?? []).length).toBe(report.criteria!.length);
     for (const criterion of report.criteria!) expect(html).toContain(`>${criterion.label}</text>`);
-  });
-
-  it('prints the path where the system has no opener, and --json keeps stdout to the report', async () => {
-    const env = isolatedEnv();
-    const empty = join(env.HOME!, 'empty-bin');
-    mkdirSync(empty);
-    const result = await runSvc(['reports', 'get', report.id, '--web', '--json'], { env: { ...sandbox.env, PATH: empty } });
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ id: report.id });
-    const path = /^Wrote (.+\.html) \(no xdg-open here to open it: open it in a browser\)$/m.exec(result.stderr)?.[1];
-    expect(readFileSync(path!, 'utf8')).toContain(report.id);
-  });
-
-  it('reports open --json gives the path of the page written, whether it was opened, and the report', async () => {
-    const env = isolatedEnv();
-    const output = join(env.HOME!, 'page.html');
-    const result = await runSvc(['reports', 'open', report.id, '--output', output, '--json'], { env: { ...sandbox.env, PATH: join(env.HOME!, 'nowhere') } });
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ path: output, opened: false, report: expect.objectContaining({ id: report.id }) });
-    expect(readFileSync(output, 'utf8')).toContain(report.id);
-  });
-
-  it('escapes everything a hostile service answers, and draws no scale it cannot vouch for', async () => {
-    const env = otherEnv();
-    const output = join(env.HOME!, 'other.html');
-    const result = await runSvc(['reports', 'open', 'rep_other1', '--output', output], { env: { ...env, PATH: join(env.HOME!, 'nowhere') } });
-    expect(result.code, result.stderr).toBe(0);
-    const html = readFileSync(output, 'utf8');
-    expect(html).not.toContain('<script>');
-    expect(html).not.toContain('<img');
-    expect(html).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#60;/svg&#62;&#60;img src=x onerror=&#39;y&#39;&#62;&#38;');
-    expect(html).not.toContain('<svg class="scale"');
-    expect(html).toContain('Risk score <strong>640</strong>, band <span class="band" style="color:inherit">elevated</span>');
-  });
-
-  it('refuses an --output it cannot write, saying what to do', async () => {
-    const result = await runSvc(['reports', 'open', report.id, '--output', '/nonexistent/dir/report.html'], { env: { ...sandbox.env, PATH: '/nonexistent' } });
-    expect(result.code).toBe(6);
-    expect(result.stderr).toContain('cannot write the page to /nonexistent/dir/report.html (ENOENT)');
-    expect(result.stderr).toContain('give --output a file in a directory you can write to');
   });
 
   it('renders in headless Chromium with the chart drawn', async () => {
