@@ -47,6 +47,7 @@ const IN_PROCESS = [
   'test/commands/other-implementations.test.ts',
   'test/commands/reports/create.test.ts',
   'test/commands/reports/get.test.ts',
+  'test/commands/reports/list.test.ts',
   'test/commands/reports/open.test.ts',
   'test/commands/reports/wait.test.ts',
   'test/commands/service-shapes.test.ts',
