@@ -4,10 +4,10 @@
  * columns against an implementation that refuses the first report with 422, naming the field.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv } from '../helpers/svc.js';
-import { KEYS, startInTerminal } from '../helpers/terminal.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { json, startServer, type TestServer } from '../../helpers/server.js';
+import { isolatedEnv } from '../../helpers/svc.js';
+import { KEYS, startInTerminal } from '../../helpers/terminal.js';
 
 const KEY = 'svc_test_refused0123456789abcdefghijklm';
 
