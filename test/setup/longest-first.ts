@@ -17,7 +17,7 @@ const LONGEST_FIRST = [
   'test/conformance/accuracy-3.test.ts',
   'test/e2e/kit-width.test.ts',
   'test/e2e/examples.test.ts',
-  'test/conformance/signature-levels.test.ts',
+  'test/commands/contract/verify.test.ts',
 ];
 
 export default class LongestFirst extends BaseSequencer {
