@@ -38,6 +38,7 @@ const IN_PROCESS = [
   'test/commands/applicants.test.ts',
   'test/commands/config.test.ts',
   'test/commands/contract/list.test.ts',
+  'test/commands/contract/verify-junit.test.ts',
   'test/commands/contract/verify.test.ts',
   'test/commands/documents.test.ts',
   'test/commands/errors.test.ts',

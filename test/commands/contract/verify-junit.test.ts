@@ -1,6 +1,6 @@
 /**
- * The kit's JUnit report as the CI servers that read it take it, from a real run of `svc contract
- * verify`: valid against the JUnit schema of Jenkins' xunit plugin (test/fixtures/junit/), and holding
+ * The kit's JUnit report as the CI servers that read it take it, from a run of `svc contract verify`
+ * in the test's process: valid against the JUnit schema of Jenkins' xunit plugin (test/fixtures/junit/), and holding
  * what GitLab's parser reads (testcases in a testsuite under one testsuites; each with name, classname
  * and time; its status from a failure, error or skipped element; its output from system-out). The
  * implementation refuses all but the listing, with answers holding characters XML cannot carry and
@@ -12,12 +12,13 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { json, startServer, type TestServer } from '../helpers/server.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
-import { makeCertificate } from '../helpers/tls.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { json, startServer, type TestServer } from '../../helpers/server.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
+import { makeCertificate } from '../../helpers/tls.js';
 
-const SCHEMA = new URL('../fixtures/junit/junit-10.xsd', import.meta.url).pathname;
+const SCHEMA = new URL('../../fixtures/junit/junit-10.xsd', import.meta.url).pathname;
 /** Valid in XML, acted on by a terminal or a log viewer: a C1 CSI (clears the screen), a right-to-left override, a bare CR, an OSC (retitles). */
 const HOSTILE = '\u009b2J\u202eevil\r\u001b]0;retitled\u0007';
 const HOSTILE_SHOWN = '\\u009b2J\\u202eevil\\r\\u001b]0;retitled\\u0007';
@@ -74,7 +75,7 @@ beforeAll(async () => {
     response.writeHead(401, { 'content-type': 'text/plain; charset=utf-8' }).end(REFUSAL);
   }, certificate);
   junit = join(env.HOME!, 'contract.xml');
-  const result = await runSvc(
+  const result = await svcInProcess(
     ['contract', 'verify', '--base-url', server.url, '--ca-cert', caCert, '--level', 'strict', '--fast', '--json', '--junit', junit],
     { env },
   );
