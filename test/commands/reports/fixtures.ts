@@ -52,10 +52,10 @@ export function lifecycle(...answers: Array<Record<string, unknown>>): Handler {
   };
 }
 
-export const HOSTILE = `<script>alert("x")</script></svg><img src=x onerror='y'>&`;
+const HOSTILE = `<script>alert("x")</script></svg><img src=x onerror='y'>&`;
 
 /** A report of a service whose scores run to 1000, whose band svc does not know, and whose criteria carry no labels. */
-export const otherReport = {
+const otherReport = {
   id: 'rep_other1',
   status: 'completed',
   applicant_id: 'app_other1',
@@ -73,7 +73,7 @@ export const otherReport = {
 };
 
 /** A report of a service that sends its criteria and recommendations in shapes the specification does not show. */
-export const oddReport = {
+const oddReport = {
   id: 'rep_odd1',
   status: 'completed',
   risk_score: 12,
@@ -81,7 +81,7 @@ export const oddReport = {
   criteria: [null, 'funds', 7, ['nested'], { key: 'history', score: 10, weight: 1 }],
   recommendations: 'Bring bank statements',
 };
-export const otherReports: Record<string, unknown> = {
+const otherReports: Record<string, unknown> = {
   '/v1/reports/rep_other1': otherReport,
   '/v1/reports/rep_odd1': oddReport,
   '/v1/reports/rep_odd2': { ...oddReport, id: 'rep_odd2', criteria: 5, recommendations: [3, null, 'Apply early'] },
