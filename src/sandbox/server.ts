@@ -6,6 +6,7 @@ import { signatureEncodingSetting, WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
 import { type ConnectionDeadlines, DEFAULT_CONNECTION_DEADLINES, listenWithTlsFront } from './front.js';
 import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { randomToken } from '../core/ids.js';
 import { KeyUseRecorder } from './key-uses.js';
 import { ensureSandboxKeys } from './workspace-keys.js';
@@ -37,6 +38,8 @@ export interface SandboxOptions {
   network: Network;
   /** Deadlines of slow and idle connections (defaults: DEFAULT_CONNECTION_DEADLINES). */
   connectionDeadlines?: Partial<ConnectionDeadlines> | undefined;
+  /** The time of the keys' last use and of every answer's Date header (the system's when not given). */
+  clock?: Clock | undefined;
 }
 
 export interface Sandbox {
@@ -111,8 +114,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limiter = new RateLimiter(PLAN_LIMITS[plan].perMinute);
   const addresses = new AddressLimiter(limiter);
 
-  const keyUses = new KeyUseRecorder(store);
-  const handle = requestHandler({ app, authenticator, limiter, addresses, plan, keyUses, log: options.log });
+  const clock = options.clock ?? systemClock;
+  const keyUses = new KeyUseRecorder(store, clock);
+  const handle = requestHandler({ app, authenticator, limiter, addresses, plan, keyUses, clock, log: options.log });
 
   const front = await listenWithTlsFront({
     port: options.port,
