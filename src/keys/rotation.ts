@@ -496,11 +496,7 @@ class RotationRun {
   private async revoke(): Promise<void> {
     const revocation = await revokeKey(this.context.admin, this.record.old_key.id);
     const revokedAt = revocation.revoked_at ?? null;
-    return this.done(
-      'revoke',
-      { at: isoNow(this.context), revoked_at: revokedAt },
-      `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`,
-    );
+    return this.done('revoke', { at: isoNow(this.context), revoked_at: revokedAt }, `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`);
   }
 
   /** With the old key's secret at hand, a request must be refused 401 invalid_key; without it, the key must read revoked. */

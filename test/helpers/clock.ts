@@ -26,3 +26,21 @@ export function steppingClock(start = TEST_EPOCH): Clock & { slept: number[] } {
     },
   };
 }
+
+/**
+ * A stepping clock whose every sleep, once it has moved the time on, waits for `pace()` before it
+ * resolves: for code that polls for what happens elsewhere (an application's next request, say),
+ * so that what it polls for has happened at the new time, whatever the machine's speed.
+ */
+export function pacedClock(pace: () => Promise<void>, start = TEST_EPOCH): Clock & { slept: number[] } {
+  const stepping = steppingClock(start);
+  return {
+    slept: stepping.slept,
+    now: stepping.now,
+    async sleep(ms, signal) {
+      await stepping.sleep(ms, signal);
+      await pace();
+      signal?.throwIfAborted();
+    },
+  };
+}

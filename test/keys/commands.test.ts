@@ -8,7 +8,7 @@ import { type ProxyState, startMutatingImplementation } from '../helpers/mutatin
 import { svcInProcess } from '../helpers/in-process.js';
 import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { runSvc } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, keyById } from './fixtures.js';
+import { allKeys, createKeyWithAdmin, keyById } from '../commands/keys/fixtures.js';
 import { HANG_MS } from '../helpers/hang.js';
 
 let sandbox: InProcessSandbox;

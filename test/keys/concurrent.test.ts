@@ -12,7 +12,7 @@ import { redactKey } from '../../src/core/redaction.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { allKeys, createKeyWithAdmin, FAST, keyById, spawnSvc, startBackgroundClient } from './fixtures.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, spawnSvc, startBackgroundClient } from '../commands/keys/fixtures.js';
 
 const DELAY_MS = 1500;
 

@@ -15,7 +15,7 @@ import { HANG_MS } from '../helpers/hang.js';
 import { hasEnded } from '../helpers/processes.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
 import { startInTerminal } from '../helpers/terminal.js';
-import { type RotationLine, spawnSvc } from './fixtures.js';
+import { type RotationLine, spawnSvc } from '../commands/keys/fixtures.js';
 
 /** Short waits; and as this service shows no key's scope, the operator says that the given key may have another (--allow-scope-change). */
 const FAST = ['--poll-interval', '200ms', '--timeout', '30s', '--allow-scope-change'];

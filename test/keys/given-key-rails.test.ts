@@ -12,7 +12,7 @@ import type { RotationRecord } from '../../src/keys/journal.js';
 import { type RewritingGateway, startRewritingGateway } from '../helpers/rewriting-gateway.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, startBackgroundClient } from './fixtures.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, startBackgroundClient } from '../commands/keys/fixtures.js';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {

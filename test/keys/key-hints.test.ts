@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RewritingGateway, startRewritingGateway } from '../helpers/rewriting-gateway.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { runSvc } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, FAST, type RotationLine, startBackgroundClient } from './fixtures.js';
+import { allKeys, createKeyWithAdmin, FAST, type RotationLine, startBackgroundClient } from '../commands/keys/fixtures.js';
 
 /** Each object of an answer with its `prefix_hint` rewritten by `hint` (undefined: left out). */
 function rewritingHints(hint: (value: unknown) => unknown) {

@@ -11,7 +11,7 @@ import { type MutatingImplementation, type ProxyState, startMutatingImplementati
 import { startOtherImplementation } from '../helpers/other-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { isolatedEnv, runSvc } from '../helpers/svc.js';
-import { createKeyWithAdmin, FAST, keyById, startBackgroundClient } from './fixtures.js';
+import { createKeyWithAdmin, FAST, keyById, startBackgroundClient } from '../commands/keys/fixtures.js';
 
 const UTC_Z = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?)Z$/;
 

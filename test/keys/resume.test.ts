@@ -9,7 +9,7 @@ import { ExitCode } from '../../src/core/errors.js';
 import { type RotationRecord, STEPS } from '../../src/keys/journal.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { runSvc, SVC_BIN } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, spawnSvc, startBackgroundClient } from './fixtures.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, spawnSvc, startBackgroundClient } from '../commands/keys/fixtures.js';
 
 let sandbox: RunningSandbox;
 let home: string;

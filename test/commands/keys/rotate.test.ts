@@ -1,24 +1,44 @@
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+/**
+ * `svc keys rotate` in the test's process against a sandbox in the test's process, the two sharing
+ * one clock: the drain's quiet period, polls and timeout pass on the test's time, each poll waiting
+ * for the application's next request (pacedClock), so a rotation with the default quiet period of
+ * 15 minutes takes a moment. Signals and a real terminal: rotate.binary.test.ts.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactKey } from '../../src/core/redaction.js';
-import { ExitCode } from '../../src/core/errors.js';
-import type { RotationRecord } from '../../src/keys/journal.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { runSvc } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, FAST, hasScript, keyById, type RotationLine, runSvcOnTerminal, spawnSvc, startBackgroundClient } from './fixtures.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { redactKey } from '../../../src/core/redaction.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import type { RotationRecord } from '../../../src/keys/journal.js';
+import { pacedClock } from '../../helpers/clock.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
+import { allKeys, createKeyWithAdmin, keyById, type RotationLine, startBackgroundClient } from './fixtures.js';
 
-let sandbox: RunningSandbox;
+/** What each of the drain's polls waits for besides the time: the running application's next request, if any. */
+let pace: () => Promise<void> = () => Promise.resolve();
+const clock = pacedClock(() => pace());
+let sandbox: InProcessSandbox;
 let home: string;
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
+  sandbox = await startSandboxInProcess({ log: undefined, plan: 'enterprise', clock });
   home = sandbox.env.HOME!;
 });
 afterAll(() => sandbox.stop());
+afterEach(() => {
+  pace = () => Promise.resolve();
+});
 
-function svc(args: string[], extra: Record<string, string> = {}) {
-  return runSvc(args, { env: { ...sandbox.env, ...extra } });
+function svc(args: string[], extra: Record<string, string> = {}, whileRunning?: Parameters<typeof svcInProcess>[1]['whileRunning']) {
+  return svcInProcess(args, { env: { ...sandbox.env, ...extra }, clock, whileRunning });
+}
+
+/** An application using the key in `file`, which the drain's polls wait for. */
+function application(file: string) {
+  const app = startBackgroundClient(sandbox, file);
+  pace = () => app.nextAnswer();
+  return app;
 }
 
 function jsonLines(stdout: string): RotationLine[] {
@@ -44,15 +64,12 @@ describe('svc keys rotate', () => {
   it('takes a key made in the dashboard where the service has a key API too: no key is made, the drain judged by last use', async () => {
     const { key: old, file: appFile } = await appKey('dashboard given with key api');
     const { key: fresh, file: newFile } = await appKey('made in the dashboard');
-    const app = startBackgroundClient(sandbox, appFile);
+    const app = application(appFile);
     const deploy = `umask 077 && cat > "${appFile}.new" && mv "${appFile}.new" "${appFile}"`;
     const keysBefore = (await allKeys(sandbox)).length;
-    const result = await svc(
-      ['keys', 'rotate', old.id, '--new-key-file', newFile, '--new-key-id', fresh.id, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'],
-      {
-        SVC_API_KEY: old.secret,
-      },
-    );
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', newFile, '--new-key-id', fresh.id, '--deploy-cmd', deploy, '--yes', '--json'], {
+      SVC_API_KEY: old.secret,
+    });
     await app.stop();
     expect(result.code, result.stderr).toBe(0);
     const lines = jsonLines(result.stdout);
@@ -65,12 +82,12 @@ describe('svc keys rotate', () => {
     expect(app.authFailures()).toEqual([]);
   });
 
-  it('rotates a key in use without a single failed request, the deploy command handing the new key to the application', async () => {
+  it('rotates a key in use without a single failed request, the deploy command handing the new key to the application, after the default quiet period of 15 minutes', async () => {
     const { key: old, file: appFile } = await appKey('checkout service');
-    const app = startBackgroundClient(sandbox, appFile);
+    const app = application(appFile);
     // The deploy reads the key from stdin and replaces the application's key file in one rename.
     const deploy = `umask 077 && cat > "${appFile}.new" && mv "${appFile}.new" "${appFile}"`;
-    const result = await svc(['keys', 'rotate', old.id, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], { SVC_API_KEY: old.secret });
+    const result = await svc(['keys', 'rotate', old.id, '--deploy-cmd', deploy, '--yes', '--json'], { SVC_API_KEY: old.secret });
     await app.stop();
 
     expect(result.code, result.stderr).toBe(0);
@@ -84,7 +101,11 @@ describe('svc keys rotate', () => {
       'revoke',
       'confirm',
     ]);
-    expect(lines.some((line) => line.event === 'drain_progress')).toBe(true);
+    const progress = lines.filter((line) => line.event === 'drain_progress');
+    expect(progress.length).toBeGreaterThan(0);
+    // Revoked once the old key had been silent for 15 minutes by the API's clock, and not before.
+    expect(progress.at(-1)!.old_key_quiet_for_ms).toBeGreaterThanOrEqual(15 * 60_000);
+    expect(progress.slice(0, -1).every((line) => (line.old_key_quiet_for_ms as number) < 15 * 60_000 || line.new_key_used === false)).toBe(true);
     const completed = lines.at(-1)!;
     expect(completed).toMatchObject({ event: 'completed', old_key: old.id });
 
@@ -109,20 +130,9 @@ describe('svc keys rotate', () => {
 
   it('gives the deploy command the new key in SVC_NEW_API_KEY and its id in SVC_NEW_KEY_ID, and keeps its stdout off the JSON lines', async () => {
     const { key: old, file } = await appKey('env deploy');
-    const app = startBackgroundClient(sandbox, file);
+    const app = application(file);
     const deploy = `echo "deploying $SVC_NEW_KEY_ID"; umask 077; printf '%s\\n' "$SVC_NEW_API_KEY" > "${file}.new" && mv "${file}.new" "${file}"`;
-    const result = await svc([
-      'keys',
-      'rotate',
-      old.id,
-      '--new-key-file',
-      join(home, 'env-deploy.new.key'),
-      '--deploy-cmd',
-      deploy,
-      ...FAST,
-      '--yes',
-      '--json',
-    ]);
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'env-deploy.new.key'), '--deploy-cmd', deploy, '--yes', '--json']);
     await app.stop();
     expect(result.code, result.stderr).toBe(0);
     const completed = jsonLines(result.stdout).at(-1)!;
@@ -133,8 +143,8 @@ describe('svc keys rotate', () => {
 
   it('is safe to run again once complete: it reports the same rotation and changes nothing', async () => {
     const { key: old, file } = await appKey('rerun');
-    const app = startBackgroundClient(sandbox, file);
-    const args = ['keys', 'rotate', old.id, '--new-key-file', file, ...FAST, '--yes', '--json'];
+    const app = application(file);
+    const args = ['keys', 'rotate', old.id, '--new-key-file', file, '--yes', '--json'];
     const first = await svc(args);
     await app.stop();
     expect(first.code, first.stderr).toBe(0);
@@ -165,17 +175,14 @@ describe('svc keys rotate', () => {
 describe('the deploy command of svc keys rotate', () => {
   it("gets the new key and the environment that is not svc's, none of svc's secrets, and its output is redacted", async () => {
     const { key: old, file } = await appKey('deploy environment');
-    const app = startBackgroundClient(sandbox, file);
+    const app = application(file);
     const webhookSecret = 'placeholder-webhook-secret-of-the-deploy-test';
-    const result = await svc(
-      ['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'set -x; env; echo "$SVC_NEW_API_KEY"', ...FAST, '--yes', '--json'],
-      {
-        SVC_API_KEY: old.secret,
-        SVC_ADMIN_KEY: sandbox.keys.admin,
-        SVC_WEBHOOK_SECRET: webhookSecret,
-        DEPLOY_TARGET: 'staging-cluster',
-      },
-    );
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'set -x; env; echo "$SVC_NEW_API_KEY"', '--yes', '--json'], {
+      SVC_API_KEY: old.secret,
+      SVC_ADMIN_KEY: sandbox.keys.admin,
+      SVC_WEBHOOK_SECRET: webhookSecret,
+      DEPLOY_TARGET: 'staging-cluster',
+    });
     await app.stop();
     expect(result.code, result.stderr).toBe(0);
     const newSecret = readFileSync(file, 'utf8').trim();
@@ -198,34 +205,33 @@ describe('the deploy command of svc keys rotate', () => {
 
   it('shows the start of a line it is still writing, and redacts a key it writes in two parts', async () => {
     const { key: old, file } = await appKey('deploy prompt');
-    const app = startBackgroundClient(sandbox, file);
+    const app = application(file);
     const gate = join(home, 'deploy-prompt.gate');
     // Half of the key, then a wait that only the test ends, then the other half.
     const deploy = `printf 'deploying %.12s' "$SVC_NEW_API_KEY"; until [ -e "$DEPLOY_GATE" ]; do sleep 0.05; done; printf '%s done\\n' "\${SVC_NEW_API_KEY#????????????}"`;
-    const run = spawnSvc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'], {
-      ...sandbox.env,
-      DEPLOY_GATE: gate,
-    });
-    await new Promise<void>((resolve) => {
-      const seen = () => run.stderr().includes('deploying ') && (resolve(), true);
-      if (!seen()) run.child.stderr!.on('data', seen);
-    });
-    const whileWaiting = run.stderr();
-    writeFileSync(gate, '');
-    const code = await run.exited;
+    let whileWaiting = '';
+    const result = await svc(
+      ['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', deploy, '--yes', '--json'],
+      { DEPLOY_GATE: gate },
+      async ({ stderr }) => {
+        await expect.poll(stderr, { timeout: 60_000, interval: 20 }).toContain('deploying ');
+        whileWaiting = stderr();
+        writeFileSync(gate, '');
+      },
+    );
     await app.stop();
-    expect(code, run.stderr()).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     const newSecret = readFileSync(file, 'utf8').trim();
     expect(whileWaiting).not.toContain(newSecret.slice(0, 12));
-    expect(run.stderr()).toContain(`deploying ${redactKey(newSecret)} done\n`);
-    expect(run.stderr()).not.toContain(newSecret.slice(0, 12));
-    expect(run.stderr()).not.toContain(newSecret.slice(12));
+    expect(result.stderr).toContain(`deploying ${redactKey(newSecret)} done\n`);
+    expect(result.stderr).not.toContain(newSecret.slice(0, 12));
+    expect(result.stderr).not.toContain(newSecret.slice(12));
   });
 
   it('does not wait for a process the deploy command leaves running with its output', async () => {
     const { key: old, file } = await appKey('deploy background');
-    const app = startBackgroundClient(sandbox, file);
-    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'sleep 120 & echo "started $!"', ...FAST, '--yes', '--json']);
+    const app = application(file);
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--deploy-cmd', 'sleep 120 & echo "started $!"', '--yes', '--json']);
     await app.stop();
     const background = Number(/started (\d+)/.exec(result.stderr)?.[1]);
     if (background) process.kill(background);
@@ -267,24 +273,13 @@ describe('the safety rails of svc keys rotate', () => {
 
   it('does not revoke while the old key still has traffic: exit 13 when --timeout passes, then --resume --force revokes', async () => {
     const { key: old, file } = await appKey('still busy');
-    const busy = startBackgroundClient(sandbox, file);
+    const busy = application(file);
     const newFile = join(home, 'still-busy.new.key');
-    const timedOut = await svc([
-      'keys',
-      'rotate',
-      old.id,
-      '--new-key-file',
-      newFile,
-      '--quiet-period',
-      '1s',
-      '--poll-interval',
-      '200ms',
-      '--timeout',
-      '2s',
-      '--yes',
-      '--json',
-    ]);
+    const sleptBefore = clock.slept.length;
+    const timedOut = await svc(['keys', 'rotate', old.id, '--new-key-file', newFile, '--timeout', '10m', '--yes', '--json']);
     expect(timedOut.code, timedOut.stderr).toBe(ExitCode.drainTimedOut);
+    // It polled every 30 s (the default) for the 10 minutes, the application using the old key all along.
+    expect(clock.slept.slice(sleptBefore).reduce((sum, ms) => sum + ms, 0)).toBe(10 * 60_000);
     const lines = jsonLines(timedOut.stdout);
     expect(lines.at(-1)!.error).toMatchObject({ code: 'drain_timed_out', exit_code: 13 });
     expect(timedOut.stderr).toContain(`${old.id} was used`);
@@ -293,7 +288,7 @@ describe('the safety rails of svc keys rotate', () => {
 
     const rotation = lines[0]!.rotation as string;
     expect(journal(rotation).steps.drain).toBeUndefined();
-    const forced = await svc(['keys', 'rotate', '--resume', rotation, '--force', ...FAST, '--json']);
+    const forced = await svc(['keys', 'rotate', '--resume', rotation, '--force', '--json']);
     await busy.stop();
     expect(forced.code, forced.stderr).toBe(0);
     expect(journal(rotation).steps.drain?.forced).toBe(true);
@@ -302,9 +297,22 @@ describe('the safety rails of svc keys rotate', () => {
 
   it('does not go on when the new key fails verification: exit 14, the old key untouched', async () => {
     const { key: old, file } = await appKey('fails verification');
-    // A deploy that breaks the new key: it revokes it.
-    const deploy = `"${process.execPath}" "${join(process.cwd(), 'bin', 'run.js')}" keys revoke "$SVC_NEW_KEY_ID" --yes`;
-    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'fails.new.key'), '--deploy-cmd', deploy, ...FAST, '--yes', '--json']);
+    // A deploy that breaks the new key: it revokes it with the admin key.
+    const revoker = join(home, 'revoke-new-key.mjs');
+    writeFileSync(
+      revoker,
+      `const answer = await fetch(process.env.TEST_BASE_URL + '/v1/keys/' + process.env.SVC_NEW_KEY_ID, { method: 'DELETE', headers: { authorization: 'Bearer ' + process.env.TEST_ADMIN_KEY } });
+process.exit(answer.ok ? 0 : 1);
+`,
+    );
+    const result = await svc(
+      ['keys', 'rotate', old.id, '--new-key-file', join(home, 'fails.new.key'), '--deploy-cmd', `"${process.execPath}" "${revoker}"`, '--yes', '--json'],
+      {
+        TEST_BASE_URL: sandbox.url,
+        TEST_ADMIN_KEY: sandbox.keys.admin,
+        NODE_EXTRA_CA_CERTS: sandbox.caCert,
+      },
+    );
     expect(result.code, result.stderr).toBe(ExitCode.rotationStepFailed);
     const lines = jsonLines(result.stdout);
     expect(lines.at(-1)!.error).toMatchObject({ code: 'verification_failed' });
@@ -315,21 +323,7 @@ describe('the safety rails of svc keys rotate', () => {
 
   it('passes verification for a key locked to other addresses, the API having recognised it', async () => {
     const locked = await createKeyWithAdmin(sandbox, { name: 'locked', allowed_ips: ['192.0.2.77'] });
-    const result = await svc([
-      'keys',
-      'rotate',
-      locked.id,
-      '--new-key-file',
-      join(home, 'locked.new.key'),
-      '--quiet-period',
-      '1s',
-      '--poll-interval',
-      '200ms',
-      '--timeout',
-      '1s',
-      '--yes',
-      '--json',
-    ]);
+    const result = await svc(['keys', 'rotate', locked.id, '--new-key-file', join(home, 'locked.new.key'), '--timeout', '10m', '--yes', '--json']);
     // Nothing can use the new key from 127.0.0.1, so the drain waits in vain: verified, not revoked.
     expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
     const lines = jsonLines(result.stdout);
@@ -343,21 +337,7 @@ describe('the safety rails of svc keys rotate', () => {
   it('does not count the verification request as the application using the new key', async () => {
     const { key: old, file } = await appKey('verify only');
     // Nobody uses the new key: the old key is silent (never used), but the verification alone must not end the drain.
-    const result = await svc([
-      'keys',
-      'rotate',
-      old.id,
-      '--new-key-file',
-      join(home, 'verify-only.new.key'),
-      '--quiet-period',
-      '1s',
-      '--poll-interval',
-      '200ms',
-      '--timeout',
-      '3s',
-      '--yes',
-      '--json',
-    ]);
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', join(home, 'verify-only.new.key'), '--timeout', '10m', '--yes', '--json']);
     expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
     const progress = jsonLines(result.stdout).filter((line) => line.event === 'drain_progress');
     expect(progress.length).toBeGreaterThan(3);
@@ -365,58 +345,5 @@ describe('the safety rails of svc keys rotate', () => {
     expect(result.stderr).toContain('the new key has not been used since the verification');
     expect((await keyById(sandbox, old.id)).status).toBe('active');
     expect(readFileSync(file, 'utf8').trim()).toBe(old.secret);
-  });
-});
-
-describe('svc keys rotate, interrupted or on a terminal', () => {
-  it('stops cleanly on Ctrl-C during the drain (exit 130, journal consistent), and --resume finishes', async () => {
-    const { key: old, file } = await appKey('interrupted');
-    const app = startBackgroundClient(sandbox, file);
-    const newFile = join(home, 'interrupted.new.key');
-    const run = spawnSvc(['keys', 'rotate', old.id, '--new-key-file', newFile, ...FAST, '--yes', '--json'], sandbox.env);
-    const waiting = await run.lineWhere((line) => line.event === 'drain_progress');
-    run.child.kill('SIGINT');
-    expect(await run.exited).toBe(ExitCode.interrupted);
-    const rotation = waiting!.rotation as string;
-    expect(run.lines.at(-1)!.error).toMatchObject({ code: 'interrupted' });
-    expect(run.stderr()).toContain(`svc keys rotate --resume ${rotation}`);
-    const record = journal(rotation);
-    expect(record.steps.verify).toBeDefined();
-    expect(record.steps.drain).toBeUndefined();
-    // Stopped cleanly, the run no longer names itself the rotation's holder (the --resume below shows the lock is free).
-    expect(existsSync(join(home, 'state', 'svc', 'rotations', `${rotation}.pid`))).toBe(false);
-    expect((await keyById(sandbox, old.id)).status).toBe('active');
-
-    copyFileSync(newFile, file);
-    const resumed = await svc(['keys', 'rotate', '--resume', old.id, ...FAST, '--json']);
-    await app.stop();
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(jsonLines(resumed.stdout)[0]).toMatchObject({ event: 'started', rotation, resumed: true, next_step: 'drain' });
-    expect((await keyById(sandbox, old.id)).status).toBe('revoked');
-    expect(app.authFailures()).toEqual([]);
-  });
-
-  it.skipIf(!hasScript)('asks a person to confirm the deploy, counts the drain down live, and asks again before a --force revocation', async () => {
-    const { key: old, file } = await appKey('on a terminal');
-    const busy = startBackgroundClient(sandbox, file);
-    const newFile = join(home, 'terminal.new.key');
-    const first = await runSvcOnTerminal(
-      ['keys', 'rotate', old.id, '--new-key-file', newFile, '--quiet-period', '1m', '--poll-interval', '200ms', '--timeout', '2500ms'],
-      sandbox.env,
-      [['Is it deployed?', 'y\r']],
-    );
-    expect(first.code, first.screen).toBe(ExitCode.drainTimedOut);
-    for (const left of ['0:03', '0:02', '0:01']) {
-      expect(first.screen).toMatch(
-        new RegExp(`\\r\\x1b\\[2Kdrain {2}old key silent 0:0\\d of 1:00 \\(last use from 127\\.0\\.0\\.1\\) · new key used: not yet · gives up in ${left}`),
-      );
-    }
-
-    const forced = await runSvcOnTerminal(['keys', 'rotate', '--resume', old.id, '--poll-interval', '200ms', '--force'], sandbox.env, [['anyway?', 'n\r']]);
-    await busy.stop();
-    expect(forced.code, forced.screen).toBe(ExitCode.failure);
-    expect(forced.screen).toContain(`Not drained: ${old.id} was used`);
-    expect(forced.screen).toContain('stopped at your answer');
-    expect((await keyById(sandbox, old.id)).status).toBe('active');
   });
 });

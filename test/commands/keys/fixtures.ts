@@ -2,9 +2,9 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Key, KeyWithSecret } from '../../src/api/types.js';
-import type { TestSandbox } from '../helpers/sandbox.js';
-import { SVC_BIN } from '../helpers/svc.js';
+import type { Key, KeyWithSecret } from '../../../src/api/types.js';
+import type { TestSandbox } from '../../helpers/sandbox.js';
+import { SVC_BIN } from '../../helpers/svc.js';
 
 /** Short enough for tests, long enough that a request in flight is never mistaken for silence. */
 export const FAST = ['--quiet-period', '1s', '--poll-interval', '200ms', '--timeout', '30s'];
@@ -38,26 +38,41 @@ export async function allKeys(sandbox: TestSandbox): Promise<Key[]> {
 /**
  * An application that calls the API every 50 ms with whatever key its key file holds, as a service
  * that re-reads its secret would. It records every answer's status and which key was used.
+ * `nextAnswer()` has it make a request at once, and resolves when the answer to it is in: a request
+ * that read the key file after the call.
  */
 export function startBackgroundClient(sandbox: TestSandbox, keyFile: string) {
   const answers: Array<{ status: number; key: string }> = [];
+  const waiting: Array<() => void> = [];
+  let wake: (() => void) | undefined;
   let running = true;
   const loop = (async () => {
     while (running) {
+      const answered = waiting.splice(0);
       const key = readFileSync(keyFile, 'utf8').trim();
       const response = await sandbox.fetch('/v1/reports?limit=1', { key });
       await response.arrayBuffer();
       answers.push({ status: response.status, key });
-      await sleep(50);
+      for (const resolve of answered) resolve();
+      if (waiting.length === 0) await Promise.race([sleep(50), new Promise<void>((resolve) => (wake = resolve))]);
     }
   })();
   return {
     answers,
     authFailures: () => answers.filter((answer) => answer.status === 401 || answer.status === 403),
     usedKeys: () => [...new Set(answers.map((answer) => answer.key))],
+    nextAnswer(): Promise<void> {
+      if (!running) return Promise.resolve();
+      return new Promise((resolve) => {
+        waiting.push(resolve);
+        wake?.();
+      });
+    },
     async stop() {
       running = false;
+      wake?.();
       await loop;
+      for (const resolve of waiting.splice(0)) resolve();
     },
   };
 }
