@@ -2,7 +2,9 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'vitest';
 import type { Key, KeyWithSecret } from '../../../src/api/types.js';
+import { ExitCode } from '../../../src/core/errors.js';
 import type { TestSandbox } from '../../helpers/sandbox.js';
 import { SVC_BIN } from '../../helpers/svc.js';
 
@@ -141,4 +143,33 @@ export function runSvcOnTerminal(
     child.stdin.write(next[1]);
   });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, screen })));
+}
+
+/** The JSON a command printed, once it is shown to have succeeded. */
+export function parsedOutput<T>(result: { code: number | null; stdout: string; stderr: string }): T {
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** Ids and statuses of the workspace's keys: what a command that makes or revokes keys changes. */
+export async function keyStatuses(sandbox: TestSandbox): Promise<string[]> {
+  return (await allKeys(sandbox)).map((key) => `${key.id} ${key.status}`).sort();
+}
+
+/** `svc keys <verb>` says clearly that it needs the admin key when given another: in SVC_ADMIN_KEY, and on argv. */
+export async function expectAdminKeyNeeded(
+  sandbox: TestSandbox,
+  run: (args: string[], extra?: Record<string, string>) => Promise<{ code: number; stdout: string; stderr: string }>,
+  args: string[],
+): Promise<void> {
+  const withTestKey = await run([...args, '--json'], { SVC_ADMIN_KEY: sandbox.keys.test });
+  expect(withTestKey.code).toBe(ExitCode.permission);
+  expect(JSON.parse(withTestKey.stdout).error).toMatchObject({ code: 'not_an_admin_key' });
+  expect(withTestKey.stderr).toContain('key management needs an admin key');
+  expect(withTestKey.stderr).not.toContain(sandbox.keys.test);
+
+  const onArgv = await run([...args, '--admin-key', sandbox.keys.read_only]);
+  expect(onArgv.code).toBe(ExitCode.permission);
+  expect(onArgv.stderr).toContain('visible to other local users');
+  expect(onArgv.stderr).toContain('is a test key');
 }

@@ -11,11 +11,12 @@ import { redactKey } from '../../../src/core/redaction.js';
 import { ExitCode } from '../../../src/core/errors.js';
 import type { RotationRecord } from '../../../src/keys/journal.js';
 import { pacedClock } from '../../helpers/clock.js';
+import { type MutatingImplementation, type ProxyState, startMutatingImplementation, type Variant } from '../../helpers/mutating-implementation.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { type RewritingGateway, startRewritingGateway } from '../../helpers/rewriting-gateway.js';
 import { isolatedEnv } from '../../helpers/svc.js';
 import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
-import { allKeys, createKeyWithAdmin, keyById, type RotationLine, startBackgroundClient } from './fixtures.js';
+import { allKeys, createKeyWithAdmin, expectAdminKeyNeeded, keyById, keyStatuses, type RotationLine, startBackgroundClient } from './fixtures.js';
 
 /** What each of the drain's polls waits for besides the time: the running application's next request, if any. */
 let pace: () => Promise<void> = () => Promise.resolve();
@@ -679,3 +680,92 @@ describe.each([
 function randomName(): string {
   return Math.random().toString(36).slice(2, 10);
 }
+
+const UTC_Z = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?)Z$/;
+
+/** Every `…Z` timestamp of a JSON value written with `+00:00` instead. */
+function withOffsets(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(UTC_Z, '$1+00:00');
+  if (Array.isArray(value)) return value.map(withOffsets);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, withOffsets(item)]));
+  return value;
+}
+
+const KEY_ANSWERS: Variant = {
+  name: 'other-key-answers',
+  change: 'DELETE /v1/keys/{id} answers 204 without a body; timestamps end in +00:00',
+  breaks: [],
+  response(response, request) {
+    response.json = withOffsets(response.json);
+    if (request.method === 'DELETE' && request.path.startsWith('/v1/keys/') && response.status < 300) {
+      response.status = 204;
+      response.json = undefined;
+    }
+  },
+};
+
+describe('against DELETE /v1/keys/{id} answering 204 without a body, and +00:00 timestamps', () => {
+  let implementation: MutatingImplementation;
+  beforeAll(async () => {
+    const state: ProxyState = { keys: sandbox.keys, created: new Map(), revoked: new Set(), applicants: new Map(), secret: sandbox.keys.webhook_secret };
+    implementation = await startMutatingImplementation(sandbox, KEY_ANSWERS, state);
+  });
+  afterAll(() => implementation.close());
+
+  it('keys rotate completes, the drain judged by +00:00 timestamps, the revocation recorded without a time', async () => {
+    const old = await createKeyWithAdmin(sandbox, { name: 'rotated on another implementation' });
+    const file = join(sandbox.env.HOME!, 'other-implementation.key');
+    writeFileSync(file, `${old.secret}\n`, { mode: 0o600 });
+    const app = application(file);
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', file, '--yes', '--json'], {
+      SVC_API_KEY: old.secret,
+      SVC_ADMIN_KEY: sandbox.keys.admin,
+      SVC_BASE_URL: implementation.baseUrl,
+      SVC_CA_CERT: implementation.caCertPath,
+    });
+    await app.stop();
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual([
+      'create',
+      'save',
+      'deploy',
+      'verify',
+      'drain',
+      'revoke',
+      'confirm',
+    ]);
+    expect(lines.find((line) => line.event === 'drain_progress')).toMatchObject({ old_key_last_used_at: expect.stringMatching(/\+00:00$/) });
+    expect(lines.find((line) => line.step === 'revoke')).toMatchObject({ message: `revoked ${old.id}` });
+    expect((await keyById(sandbox, old.id)).status).toBe('revoked');
+    const rotation = String(lines.at(-1)!.rotation);
+    const record = JSON.parse(readFileSync(join(sandbox.env.HOME!, 'state', 'svc', 'rotations', `${rotation}.json`), 'utf8')) as RotationRecord;
+    expect(record.steps.revoke).toMatchObject({ revoked_at: null });
+    expect(app.authFailures()).toEqual([]);
+  });
+});
+
+describe('svc keys rotate, before it changes anything', () => {
+  it('says clearly that it needs the admin key when given another', () =>
+    expectAdminKeyNeeded(sandbox, svc, ['keys', 'rotate', 'key_any', '--new-key-file', '/tmp/never-written.key', '--yes']));
+
+  // A run that spins (as svc did on a path under /proc) never returns: the test's timeout fails it.
+  it('refuses a --new-key-file it cannot write before it makes a key or a journal, and returns', async () => {
+    const old = await createKeyWithAdmin(sandbox, { name: 'rotated to /proc' });
+    const before = await keyStatuses(sandbox);
+    const rotations = join(home, 'state', 'svc', 'rotations');
+    const journalsBefore = existsSync(rotations) ? readdirSync(rotations).filter((name) => name.startsWith('rot_')) : [];
+    const result = await svc(['keys', 'rotate', old.id, '--new-key-file', '/proc/no-such-dir/key', '--yes', '--json']);
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(result.stdout).error).toMatchObject({
+      code: 'secret_file_unwritable',
+      hint: 'give --new-key-file a path in a directory you can write to',
+    });
+    expect(await keyStatuses(sandbox)).toEqual(before);
+    // The rotation's lock is taken before anything is planned; no journal is written.
+    expect(existsSync(rotations) ? readdirSync(rotations).filter((name) => name.startsWith('rot_')) : []).toEqual(journalsBefore);
+  });
+});
