@@ -45,6 +45,7 @@ const IN_PROCESS = [
   'test/commands/keys/get.test.ts',
   'test/commands/keys/list.test.ts',
   'test/commands/keys/revoke.test.ts',
+  'test/commands/keys/rotate-dashboard-key.test.ts',
   'test/commands/keys/rotate.test.ts',
   'test/commands/mutating.test.ts',
   'test/commands/other-implementations.test.ts',

@@ -43,7 +43,7 @@ export async function allKeys(sandbox: TestSandbox): Promise<Key[]> {
  * `nextAnswer()` has it make a request at once, and resolves when the answer to it is in: a request
  * that read the key file after the call.
  */
-export function startBackgroundClient(sandbox: TestSandbox, keyFile: string) {
+export function startBackgroundClient(sandbox: Pick<TestSandbox, 'fetch'>, keyFile: string) {
   const answers: Array<{ status: number; key: string }> = [];
   const waiting: Array<() => void> = [];
   let wake: (() => void) | undefined;

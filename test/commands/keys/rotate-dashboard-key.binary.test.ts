@@ -1,21 +1,21 @@
 /**
- * `svc keys rotate` against a service with no key API (issue 22, part A): the new key is made in
- * the dashboard and given to svc, the drain is decided by the evidence there is, the old key is
- * revoked with the stated DELETE /v1/keys/{id} and a request with it must get 401 invalid_key.
- * The real binary (needs `npm run build`), a real server on 127.0.0.1, a real pseudo-terminal.
+ * `svc keys rotate` against a service with no key API (issue 22, part A), where only a process shows
+ * it: a person at a real pseudo-terminal, a run killed with SIGKILL (after each step, the instant its
+ * deploy command starts), two runs at once. The real binary (needs `npm run build`), a real server on
+ * 127.0.0.1. The rest: rotate-dashboard-key.test.ts, in-process.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { type RotationRecord, STEPS } from '../../src/keys/journal.js';
-import { type DashboardKey, type KeylessImplementation, startKeylessImplementation } from '../helpers/keyless-implementation.js';
-import { HANG_MS } from '../helpers/hang.js';
-import { hasEnded } from '../helpers/processes.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
-import { startInTerminal } from '../helpers/terminal.js';
-import { type RotationLine, spawnSvc } from '../commands/keys/fixtures.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { type RotationRecord, STEPS } from '../../../src/keys/journal.js';
+import { type DashboardKey, type KeylessImplementation, startKeylessImplementation } from '../../helpers/keyless-implementation.js';
+import { HANG_MS } from '../../helpers/hang.js';
+import { hasEnded } from '../../helpers/processes.js';
+import { isolatedEnv, runSvc } from '../../helpers/svc.js';
+import { startInTerminal } from '../../helpers/terminal.js';
+import { type RotationLine, spawnSvc } from './fixtures.js';
 
 /** Short waits; and as this service shows no key's scope, the operator says that the given key may have another (--allow-scope-change). */
 const FAST = ['--poll-interval', '200ms', '--timeout', '30s', '--allow-scope-change'];
@@ -137,80 +137,7 @@ async function expectRotated(result: { code: number | null; stdout: string; stde
   }
 }
 
-describe('a key made in the dashboard, against a service with no key API', () => {
-  it('from a script: given key checked, deploy run, drain decided by the check command, revoked with DELETE, 401 invalid_key confirmed', async () => {
-    const env = environment();
-    const app = application(env);
-    const result = await runSvc(
-      [
-        'keys',
-        'rotate',
-        app.old.id,
-        '--new-key-file',
-        app.newFile,
-        '--new-key-id',
-        app.fresh.id,
-        '--old-key-file',
-        app.oldFile,
-        '--deploy-cmd',
-        app.deployCmd,
-        '--drain-check-cmd',
-        checkCommand(env.HOME!),
-        ...FAST,
-        '--yes',
-        '--json',
-      ],
-      { env },
-    );
-    await app.stop();
-    await expectRotated(result, app);
-    const lines = jsonLines(result.stdout);
-    expect(lines.filter((line) => line.event === 'step_done').map((line) => line.step)).toEqual([...STEPS]);
-    expect(lines.find((line) => line.step === 'create')!.message).toContain('workspace: same');
-    expect(lines.find((line) => line.step === 'drain')).toMatchObject({ evidence: 'check_command' });
-    expect(lines.find((line) => line.step === 'confirm')!.message).toBe(`a request with ${app.old.id} got 401 invalid_key`);
-    expect(lines.at(-1)).toMatchObject({ event: 'completed', old_key: app.old.id, new_key: app.fresh.id });
-    expect(readFileSync(app.newFile, 'utf8').trim()).toBe(app.fresh.secret);
-    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.fresh.secret);
-    expect(app.authFailures()).toEqual([]);
-    const rotation = String(lines[0]!.rotation);
-    expect(journal(env, rotation)).toMatchObject({
-      key_api: false,
-      new_key_source: 'file',
-      steps: { drain: { evidence: 'check_command' }, confirm: { by: 'request' } },
-    });
-  });
-
-  it('from a script, the key on stdin: the drain decided by --drain-wait after the deploy', async () => {
-    const env = environment();
-    const app = application(env);
-    const result = await runSvc(
-      [
-        'keys',
-        'rotate',
-        app.old.id,
-        '--new-key-file',
-        '-',
-        '--old-key-file',
-        app.oldFile,
-        '--deploy-cmd',
-        app.deployCmd,
-        '--drain-wait',
-        '1s',
-        ...FAST,
-        '--yes',
-        '--json',
-      ],
-      { env, input: `${app.fresh.secret}\n` },
-    );
-    await app.stop();
-    await expectRotated(result, app);
-    const lines = jsonLines(result.stdout);
-    expect(lines.find((line) => line.step === 'drain')).toMatchObject({ evidence: 'wait' });
-    expect(lines.find((line) => line.event === 'notice')!.message).toMatch(/^waiting .*--drain-wait 1s after the deploy/);
-    expect(lines.at(-1)).toMatchObject({ event: 'completed', new_key: null });
-  });
-
+describe('a key made in the dashboard, against a service with no key API, where only a process shows it', () => {
   it('at a terminal: a person confirms the drain from the dashboard', async () => {
     const env = environment();
     const app = application(env);
@@ -243,101 +170,6 @@ describe('a key made in the dashboard, against a service with no key API', () =>
     expect(await answerTo(app.old.secret)).toEqual({ status: 401, code: 'invalid_key' });
     expect(screen).not.toContain(app.fresh.secret);
     expect(app.authFailures()).toEqual([]);
-  });
-
-  it('refuses --yes without any evidence of the drain before anything happens, naming the three ways', async () => {
-    const env = environment();
-    const app = application(env);
-    await app.stop();
-    const deletionsBefore = service.deletions().length;
-    const result = await runSvc(
-      ['keys', 'rotate', app.old.id, '--new-key-file', app.newFile, '--old-key-file', app.oldFile, '--deploy-cmd', app.deployCmd, '--yes', '--json'],
-      {
-        env,
-      },
-    );
-    expect(result.code).toBe(ExitCode.usage);
-    const error = (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { error: { code: string; hint: string } }).error;
-    expect(error.code).toBe('no_drain_evidence');
-    expect(error.hint).toContain('--drain-check-cmd');
-    expect(error.hint).toContain('at a terminal');
-    expect(error.hint).toContain('--drain-wait');
-    expect(journals(env)).toEqual([]);
-    expect(service.deletions().length).toBe(deletionsBefore);
-    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.old.secret);
-  });
-
-  it.each([
-    ['of another environment', (): DashboardKey => service.makeKey('live'), 'is a live key and'],
-    ['of another workspace', (): DashboardKey => service.makeKey('test', 'ws_other'), 'is not of'],
-    [
-      'revoked in the dashboard',
-      (): DashboardKey => ({ id: 'key_gone', secret: 'svc_test_revokedrevokedrevoked' }),
-      'does not work: a read request got 401 invalid_key',
-    ],
-  ])('refuses a given key %s, and changes nothing', async (_what, make, message) => {
-    const env = environment();
-    const app = application(env);
-    await app.stop();
-    writeKey(app.newFile, make().secret);
-    const result = await runSvc(
-      [
-        'keys',
-        'rotate',
-        app.old.id,
-        '--new-key-file',
-        app.newFile,
-        '--old-key-file',
-        app.oldFile,
-        '--deploy-cmd',
-        app.deployCmd,
-        '--drain-wait',
-        '1s',
-        '--yes',
-        '--json',
-      ],
-      { env },
-    );
-    expect(result.code).toBe(ExitCode.rotationStepFailed);
-    const error = (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { error: { code: string; message: string } }).error;
-    expect(error.code).toBe('new_key_check_failed');
-    expect(error.message).toContain(message);
-    expect(service.isRevoked(app.old.id)).toBe(false);
-    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.old.secret);
-  });
-
-  it('--dry-run shows the plan for a given key and the evidence that will decide the drain, and changes nothing', async () => {
-    const env = environment();
-    const app = application(env);
-    await app.stop();
-    const requestsBefore = service.requests.length;
-    const result = await runSvc(
-      [
-        'keys',
-        'rotate',
-        app.old.id,
-        '--new-key-file',
-        app.newFile,
-        '--old-key-file',
-        app.oldFile,
-        '--drain-wait',
-        '5m',
-        '--deploy-cmd',
-        'true',
-        '--dry-run',
-        '--json',
-      ],
-      { env },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    const plan = JSON.parse(result.stdout) as { steps: Array<{ step: string; action: string }> };
-    expect(plan.steps.find((step) => step.step === 'create')!.action).toBe(
-      `check the key in ${app.newFile}: the test environment, a read request, the workspace and scope of ${app.old.id}`,
-    );
-    expect(plan.steps.find((step) => step.step === 'drain')!.action).toBe('wait 5m after the deploy');
-    // Finding out that there is no key API: one read, which creates nothing.
-    expect(service.requests.slice(requestsBefore).map((request) => `${request.method} ${request.path}`)).toEqual([`GET /v1/keys/${app.old.id}`]);
-    expect(journals(env)).toEqual([]);
   });
 
   it('--abort leaves a key made in the dashboard, and its file, to the person who made it', async () => {
@@ -378,15 +210,6 @@ describe('a key made in the dashboard, against a service with no key API', () =>
     expect(service.isRevoked(app.fresh.id)).toBe(false);
   });
 
-  it("needs the old key's secret to know its environment, and says so before anything happens", async () => {
-    const env = environment();
-    const app = application(env);
-    await app.stop();
-    const result = await runSvc(['keys', 'rotate', app.old.id, '--new-key-file', app.newFile, '--drain-wait', '1s', '--deploy-cmd', 'true', '--yes'], { env });
-    expect(result.code).toBe(ExitCode.usage);
-    expect(result.stderr).toContain('--old-key-file');
-    expect(journals(env)).toEqual([]);
-  });
 });
 
 describe('a dashboard-key rotation killed with SIGKILL after each step, then resumed', () => {
@@ -550,19 +373,4 @@ describe('two rotations of one key started together against a slow service (1.5 
       await slow.close();
     }
   }, 60_000);
-});
-
-describe('key operations a service does not offer', () => {
-  it.each([[['keys', 'list']], [['keys', 'get', 'key_abc123']], [['keys', 'create', '--key-file', 'HOME/new.key']]])(
-    'svc %j ends with its own exit code and says where keys are made',
-    async (args) => {
-      const env = environment();
-      const result = await runSvc([...args.map((arg) => arg.replace('HOME', env.HOME!)), '--json'], { env });
-      expect(result.code, result.stderr).toBe(ExitCode.notOffered);
-      const error = (JSON.parse(result.stdout) as { error: { code: string; hint: string } }).error;
-      expect(error.code).toBe('key_api_not_offered');
-      expect(error.hint).toContain('dashboard (Settings › API Keys)');
-      expect(result.stderr + result.stdout).not.toContain('check the id');
-    },
-  );
 });
