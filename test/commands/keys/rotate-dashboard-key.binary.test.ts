@@ -209,7 +209,6 @@ describe('a key made in the dashboard, against a service with no key API, where 
     expect(service.isRevoked(app.old.id)).toBe(false);
     expect(service.isRevoked(app.fresh.id)).toBe(false);
   });
-
 });
 
 describe('a dashboard-key rotation killed with SIGKILL after each step, then resumed', () => {

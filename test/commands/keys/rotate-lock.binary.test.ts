@@ -10,7 +10,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const JOURNAL = fileURLToPath(new URL('../../dist/keys/journal.js', import.meta.url));
+const JOURNAL = fileURLToPath(new URL('../../../dist/keys/journal.js', import.meta.url));
 
 /** Takes or releases the lock of the rotation named on each line of its stdin, and answers on stdout. */
 const RACER = `

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactKey } from '../../src/core/redaction.js';
-import { ExitCode } from '../../src/core/errors.js';
-import { type RotationRecord, STEPS } from '../../src/keys/journal.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { runSvc, SVC_BIN } from '../helpers/svc.js';
-import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, spawnSvc, startBackgroundClient } from '../commands/keys/fixtures.js';
+import { redactKey } from '../../../src/core/redaction.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { type RotationRecord, STEPS } from '../../../src/keys/journal.js';
+import { type RunningSandbox, startSandboxProcess } from '../../helpers/sandbox.js';
+import { runSvc, SVC_BIN } from '../../helpers/svc.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, type RotationLine, spawnSvc, startBackgroundClient } from './fixtures.js';
 
 let sandbox: RunningSandbox;
 let home: string;

@@ -8,11 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactKey } from '../../src/core/redaction.js';
-import { ExitCode } from '../../src/core/errors.js';
-import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-import { allKeys, createKeyWithAdmin, FAST, keyById, spawnSvc, startBackgroundClient } from '../commands/keys/fixtures.js';
+import { redactKey } from '../../../src/core/redaction.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { type RunningSandbox, startSandboxProcess } from '../../helpers/sandbox.js';
+import { startServer, type TestServer } from '../../helpers/server.js';
+import { allKeys, createKeyWithAdmin, FAST, keyById, spawnSvc, startBackgroundClient } from './fixtures.js';
 
 const DELAY_MS = 1500;
 
