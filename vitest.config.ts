@@ -47,6 +47,7 @@ const IN_PROCESS = [
   'test/commands/keys/revoke.test.ts',
   'test/commands/keys/rotate-dashboard-key.test.ts',
   'test/commands/keys/rotate.test.ts',
+  'test/commands/keys/rotations.test.ts',
   'test/commands/mutating.test.ts',
   'test/commands/other-implementations.test.ts',
   'test/commands/reports-create.test.ts',
