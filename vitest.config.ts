@@ -41,6 +41,7 @@ const IN_PROCESS = [
   'test/commands/errors.test.ts',
   'test/commands/id-flags.test.ts',
   'test/commands/in-process.test.ts',
+  'test/commands/webhooks/listen.test.ts',
   'test/commands/mutating.test.ts',
   'test/commands/other-implementations.test.ts',
   'test/commands/reports-create.test.ts',

@@ -1,0 +1,156 @@
+import { connect } from 'node:net';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
+import { eventsOf } from '../../helpers/receiver.js';
+import { isolatedEnv } from '../../helpers/svc.js';
+import { delivery, post, raw, SECRET, storedRows } from './fixtures.js';
+
+const { listen, recorder } = stoppedAfterEachTest(SECRET, startListenInProcess);
+
+describe('svc webhooks listen against bad input', () => {
+  it('answers 413 to a body over --max-body without reading it, declared or chunked, and keeps serving', async () => {
+    const running = await listen(['--max-body', '2048']);
+    const declared = await raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"id":`);
+    expect(declared).toMatch(/^HTTP\/1\.1 413 /);
+    expect(declared).toMatch(/connection: close/i);
+    const chunk = 'a'.repeat(1500);
+    const chunked = await raw(
+      running.url,
+      `POST /hooks HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(1500).toString(16)}\r\n${chunk}\r\n${(1500).toString(16)}\r\n${chunk}\r\n`,
+    );
+    expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
+    expect((await post(running.url, delivery('valid', 'report.created'))).status).toBe(200);
+    await running.waitFor((lines) => lines.filter((line) => line.event === 'refused' && line.status === 413).length === 2);
+  });
+
+  it('answers 431 to oversized headers, 400 to junk, 405 to other methods, and keeps serving', async () => {
+    const running = await listen();
+    expect(await raw(running.url, `POST /hooks HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
+    expect(await raw(running.url, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, 0x0d, 0x0a, 0x0d, 0x0a]))).toMatch(
+      /^HTTP\/1\.1 400 /,
+    );
+    expect(await raw(running.url, 'hello there\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
+    expect((await fetch(`${running.url}/hooks`)).status).toBe(405);
+    expect((await post(running.url, delivery('valid', 'report.created'))).status).toBe(200);
+  });
+
+  it('answers others while a client sends its headers slowly, and cuts that client off', async () => {
+    const running = await listen();
+    const { hostname, port } = new URL(running.url);
+    const slow = connect({ host: hostname, port: Number(port) });
+    slow.on('error', () => undefined);
+    // Flowing, so that the server's FIN is read and the socket closes.
+    slow.resume();
+    slow.write('POST /hooks HTTP/1.1\r\nHost: x\r\n');
+    const dripping = setInterval(() => slow.write('X-Slow: 1\r\n'), 500);
+    const closed = new Promise<void>((resolve) => slow.once('close', () => resolve()));
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => post(running.url, delivery('valid', 'report.completed'))));
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+      // Still dripping: only the listener's header timeout ends this connection.
+      await closed;
+      expect((await post(running.url, delivery('valid', 'report.completed'))).status).toBe(200);
+    } finally {
+      clearInterval(dripping);
+      slow.destroy();
+    }
+  });
+
+  it('answers 400 with the reason to a delivery that fails verification, keeps it as rejected, and forwards nothing', async () => {
+    const app = await recorder();
+    const running = await listen(['--forward-to', app.url]);
+    const forged = delivery('invalid', 'report.failed', 'secret');
+    const response = await fetch(`${running.url}/hooks`, { method: 'POST', headers: forged.headers, body: forged.body });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'signature_mismatch' } });
+    await running.waitFor((lines) => lines.some((line) => line.result === 'rejected'));
+    expect(running.lines[0]).toMatchObject({
+      event: 'delivery',
+      result: 'rejected',
+      reason: 'signature_mismatch',
+      event_id: forged.id,
+      status: 400,
+      forward: null,
+    });
+    expect(storedRows(running.store)).toEqual([{ event_id: forged.id, status: 'rejected', reason: 'signature_mismatch', duplicates: 0 }]);
+    expect(app.received).toEqual([]);
+  });
+
+  it('answers 503 and acknowledges nothing while another writer holds the store, then takes the retry once', async () => {
+    const app = await recorder();
+    const running = await listen(['--forward-to', app.url]);
+    const event = delivery('valid', 'report.completed');
+    const other = new DatabaseSync(running.store);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const refused = await fetch(`${running.url}/hooks`, { method: 'POST', headers: event.headers, body: event.body });
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: { code: 'store_failed' } });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await running.waitFor((lines) => lines.some((line) => line.result === 'store_failed'));
+    expect(running.lines[0]).toMatchObject({ event: 'delivery', result: 'store_failed', event_id: event.id, status: 503, forward: null });
+    const retried = await fetch(`${running.url}/hooks`, { method: 'POST', headers: event.headers, body: event.body });
+    expect(retried.status).toBe(200);
+    await running.waitFor((lines) => lines.some((line) => line.result === 'accepted' && line.forward !== null));
+    expect(storedRows(running.store)).toEqual([{ event_id: event.id, status: 'accepted', reason: null, duplicates: 0 }]);
+    expect(eventsOf(app.received).map((received) => received.id)).toEqual([event.id]);
+  });
+
+  it("warns when a forward's outcome cannot be recorded, another writer holding the store meanwhile, and leaves the forward shown as unfinished", async () => {
+    const app = await recorder();
+    const running = await listen(['--forward-to', app.url]);
+    const event = delivery('valid', 'report.completed');
+    const other = new DatabaseSync(running.store);
+    try {
+      // The application takes the store's write lock before it answers: the event is stored, its forward's outcome cannot be.
+      app.answer = (_received, response) => {
+        other.exec('BEGIN IMMEDIATE');
+        response.writeHead(200).end();
+      };
+      const answer = await fetch(`${running.url}/hooks`, { method: 'POST', headers: event.headers, body: event.body });
+      expect(answer.status).toBe(200);
+      await running.waitFor(() => running.stderr().includes('could not record'));
+    } finally {
+      if (other.isTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(running.stderr()).toContain(
+      `Warning: could not record in the event store what became of forwarding ${event.id} to ${app.url} (200): database is locked; the store still shows that forward as unfinished`,
+    );
+    await running.waitFor((lines) => lines.some((line) => line.result === 'accepted'));
+    expect(running.lines).toEqual([
+      expect.objectContaining({ event: 'delivery', result: 'accepted', event_id: event.id, forward: expect.objectContaining({ status: 200 }) }),
+    ]);
+    const db = new DatabaseSync(running.store, { readOnly: true });
+    try {
+      expect(db.prepare('SELECT forward_url, forward_status, forwarded_at FROM events').all()).toEqual([
+        { forward_url: app.url, forward_status: null, forwarded_at: null },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('refuses plain HTTP on a non-loopback address', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    await expect(startListenInProcess(['--host', '0.0.0.0'], env)).rejects.toThrow(/exited 2[\s\S]*--cert and --key/);
+  });
+
+  it('refuses at startup to forward events in clear text to a host that is not loopback; https and loopback http are taken', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    // Refused before listening, so nothing is ever sent there.
+    await expect(listen(['--forward-to', 'http://192.0.2.10:8080/hooks'], env)).rejects.toThrow(
+      /exited 2[\s\S]*refusing --forward-to http:\/\/192\.0\.2\.10:8080: events would travel unencrypted[\s\S]*use https:\/\//,
+    );
+    await expect(listen(['--forward-to', 'ftp://127.0.0.1/hooks'], env)).rejects.toThrow(/exited 2[\s\S]*--forward-to uses ftp:/);
+    await expect(listen(['--forward-to', 'hooks'], env)).rejects.toThrow(/exited 2[\s\S]*--forward-to hooks is not a URL/);
+    for (const url of ['https://192.0.2.10/hooks', 'http://localhost:3000/hooks', 'http://127.0.0.2:3000/hooks', 'http://[::1]:3000/hooks']) {
+      const running = await listen(['--forward-to', url], env);
+      await running.stop();
+    }
+  });
+});
