@@ -1,10 +1,19 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../../../src/core/errors.js';
+import { EVENT_TYPES } from '../../../src/webhooks/envelope.js';
+import { sampleEvent } from '../../../src/webhooks/samples.js';
+import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
 import { eventsOf } from '../../helpers/receiver.js';
 import { isolatedEnv } from '../../helpers/svc.js';
+import { makeCertificate } from '../../helpers/tls.js';
 import { delivery, post, raw, SECRET, storedRows } from './fixtures.js';
+import { describe, expect, it } from 'vitest';
 
 const { listen, recorder } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
@@ -152,5 +161,89 @@ describe('svc webhooks listen against bad input', () => {
       const running = await listen(['--forward-to', url], env);
       await running.stop();
     }
+  });
+});
+
+describe('svc webhooks listen with trigger, events and replay', () => {
+  it('verifies, stores and forwards what trigger sends; --events filters what is forwarded and shown', async () => {
+    const app = await recorder();
+    const running = await listen(['--forward-to', app.url, '--events', 'report.completed,report.failed']);
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    expect((await svcInProcess(['webhooks', 'trigger', 'all', '--to', `${running.url}/hooks`], { env })).code).toBe(0);
+    await app.waitFor((received) => received.length === 2);
+    await running.waitFor((lines) => lines.length === 2);
+    expect(
+      eventsOf(app.received)
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual(['report.completed', 'report.failed']);
+    expect(running.lines.map((line) => [line.type, line.result, line.forward?.status])).toEqual(
+      expect.arrayContaining([
+        ['report.completed', 'accepted', 200],
+        ['report.failed', 'accepted', 200],
+      ]),
+    );
+    const stored = JSON.parse((await svcInProcess(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout);
+    expect(stored.map((event: { type: string }) => event.type).sort()).toEqual([...EVENT_TYPES].sort());
+    const filtered = JSON.parse(
+      (await svcInProcess(['webhooks', 'events', '--store', running.store, '--type', 'report.failed', '--since', '5m', '--json'], { env })).stdout,
+    );
+    expect(filtered).toHaveLength(1);
+    expect(filtered[0]).toMatchObject({ type: 'report.failed', status: 'accepted', forward: { status: 200 } });
+    expect(JSON.parse(filtered[0].body)).toMatchObject({ type: 'report.failed' });
+    const future = await svcInProcess(['webhooks', 'events', '--store', running.store, '--since', '2999-01-01T00:00:00Z', '--json'], { env });
+    expect(JSON.parse(future.stdout)).toEqual([]);
+
+    // A forged delivery is shown whatever kind it claims to be.
+    const forged = JSON.stringify(sampleEvent('document.parsed'));
+    const refused = await fetch(`${running.url}/hooks`, {
+      method: 'POST',
+      headers: { 'service-signature': signatureHeader('whsec_forged0123456789abcdefghijklmnopqr', forged) },
+      body: forged,
+    });
+    expect(refused.status).toBe(400);
+    await running.waitFor((lines) => lines.some((line) => line.result === 'rejected' && line.type === 'document.parsed'));
+  });
+
+  it('injects faults: --respond answers that status and stores nothing; --delay holds every answer back', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const failing = await listen(['--respond', '503']);
+    const refused = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${failing.url}/hooks`, '--json'], { env });
+    expect(refused.code).toBe(ExitCode.verificationFailed);
+    expect(JSON.parse(refused.stdout)[0].status).toBe(503);
+    await failing.waitFor((lines) => lines.length === 1);
+    expect(failing.lines[0]).toMatchObject({ result: 'injected', status: 503 });
+    expect(JSON.parse((await svcInProcess(['webhooks', 'events', '--store', failing.store, '--json'], { env })).stdout)).toEqual([]);
+
+    const slow = await listen(['--delay', '400ms']);
+    const delayed = JSON.parse((await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${slow.url}/hooks`, '--json'], { env })).stdout)[0];
+    expect(delayed.status).toBe(200);
+    expect(delayed.duration_ms).toBeGreaterThanOrEqual(400);
+  });
+
+  it('listens with TLS when given --cert and --key; trigger and check trust that certificate only with --ca-cert', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+    const { cert, key } = await makeCertificate();
+    writeFileSync(join(dir, 'cert.pem'), cert);
+    writeFileSync(join(dir, 'key.pem'), key);
+    const running = await listen(['--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')]);
+    expect(running.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const untrusted = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`], { env });
+    expect(untrusted.code).toBe(ExitCode.network);
+    expect(untrusted.stdout).toMatch(/its TLS certificate is not trusted \(\w+\): give its CA certificate with --ca-cert/);
+    const trusted = await svcInProcess(['webhooks', 'trigger', 'report.created', '--to', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem')], { env });
+    expect(trusted.code).toBe(0);
+    await running.waitFor((lines) => lines.some((line) => line.result === 'accepted'));
+    const checked = await svcInProcess(['webhooks', 'check', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem'), '--json'], { env });
+    expect(checked.code).toBe(0);
+    expect(JSON.parse(checked.stdout).passed).toBe(true);
+
+    // A second listener forwards to the first over TLS, trusting it through --ca-cert.
+    const front = await listen(['--forward-to', `${running.url}/hooks`, '--ca-cert', join(dir, 'cert.pem')]);
+    const sent = JSON.parse((await svcInProcess(['webhooks', 'trigger', 'report.failed', '--to', `${front.url}/hooks`, '--json'], { env })).stdout)[0];
+    await front.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
+    expect(front.lines.find((line) => line.event_id === sent.event.id)).toMatchObject({ result: 'accepted', forward: { status: 200, error: null } });
+    await running.waitFor((lines) => lines.some((line) => line.event_id === sent.event.id && line.result === 'accepted'));
   });
 });
