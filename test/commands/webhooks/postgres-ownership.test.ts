@@ -3,20 +3,20 @@
  * write rows a takeover would forward. The listener refuses a schema or table it does not own unless
  * the connection string names the owner trusted; a forward taken over is checked as a new delivery
  * (its URL the listener's own --forward-to, its stored body verified), whatever a row says. A real
- * PostgreSQL, the real binary.
+ * PostgreSQL, the listener in the test's process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { sampleEvent } from '../../src/webhooks/samples.js';
-import { signatureHeader } from '../../src/webhooks/signature.js';
-import { stoppedAfterEachTest } from '../helpers/listen.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { sampleEvent } from '../../../src/webhooks/samples.js';
+import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
 
 const SECRET = 'whsec_ownership0123456789abcdefghijklmno';
 const LISTENER_PASSWORD = 'listener-password-0123456789';
-const { listen, recorder } = stoppedAfterEachTest(SECRET);
+const { listen, recorder } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
 let pg: TestPostgres;
 beforeAll(() => {
