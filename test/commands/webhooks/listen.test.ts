@@ -3,6 +3,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import type { Applicant } from '../../../src/api/types.js';
 import { ExitCode } from '../../../src/core/errors.js';
 import { EVENT_TYPES } from '../../../src/webhooks/envelope.js';
 import { sampleEvent } from '../../../src/webhooks/samples.js';
@@ -10,12 +12,12 @@ import { signatureHeader } from '../../../src/webhooks/signature.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
 import { eventsOf } from '../../helpers/receiver.js';
+import { startSandboxInProcess } from '../../helpers/sandbox.js';
 import { isolatedEnv } from '../../helpers/svc.js';
 import { makeCertificate } from '../../helpers/tls.js';
 import { delivery, post, raw, SECRET, storedRows } from './fixtures.js';
-import { describe, expect, it } from 'vitest';
 
-const { listen, recorder } = stoppedAfterEachTest(SECRET, startListenInProcess);
+const { listen, recorder, stopAfterTest } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
 describe('svc webhooks listen against bad input', () => {
   it('answers 413 to a body over --max-body without reading it, declared or chunked, and keeps serving', async () => {
@@ -245,5 +247,49 @@ describe('svc webhooks listen with trigger, events and replay', () => {
     await front.waitFor((lines) => lines.some((line) => line.forward?.status === 200));
     expect(front.lines.find((line) => line.event_id === sent.event.id)).toMatchObject({ result: 'accepted', forward: { status: 200, error: null } });
     await running.waitFor((lines) => lines.some((line) => line.event_id === sent.event.id && line.result === 'accepted'));
+  });
+});
+
+describe('svc webhooks listen with the sandbox as the sender', () => {
+  it("verifies and stores the sandbox's events once each, through its retries of deliberately failed answers", async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const app = await recorder();
+    // A third of the answers fail on purpose: the sandbox retries them on part 6's schedule, sped up.
+    const running = await listen(['--forward-to', app.url, '--fail-rate', '0.3'], env);
+    const sandbox = await startSandboxInProcess({ webhookUrls: [`${running.url}/hooks`], webhookSecret: SECRET, timeScale: 10_000 }, env);
+    stopAfterTest(() => sandbox.stop());
+
+    const json = { 'content-type': 'application/json' };
+    const applicant = (await (
+      await sandbox.fetch('/v1/applicants', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ given_names: 'Anna', surname: 'Eriksson', date_of_birth: '1984-08-12', nationality: 'SE' }),
+      })
+    ).json()) as Applicant;
+    await sandbox.fetch('/v1/reports', {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ applicant_id: applicant.id, destination: 'DE', visa_type: 'tourist', purpose: 'holiday' }),
+    });
+    const form = new FormData();
+    form.set('type', 'other');
+    form.set('file', new Blob(['A letter of invitation from Berlin.\n'], { type: 'text/plain' }), 'invitation.txt');
+    await sandbox.fetch('/v1/documents', { method: 'POST', body: form });
+
+    const wanted = ['report.created', 'report.completed', 'document.processed', 'document.parsed'];
+    await running.waitFor((lines) => wanted.every((type) => lines.some((line) => line.type === type && line.result === 'accepted')));
+    await app.waitFor((received) => received.length >= wanted.length);
+    const accepted = running.lines.filter((line) => line.result === 'accepted');
+    expect(accepted.map((line) => line.type).sort()).toEqual([...wanted].sort());
+    expect(running.lines.filter((line) => line.result === 'rejected')).toEqual([]);
+    for (const line of running.lines.filter((item) => item.result === 'injected')) expect(accepted.map((item) => item.event_id)).toContain(line.event_id);
+
+    const forwarded = eventsOf(app.received).map((event) => event.id);
+    expect(forwarded.sort()).toEqual(accepted.map((line) => line.event_id).sort());
+    const stored = JSON.parse((await svcInProcess(['webhooks', 'events', '--store', running.store, '--json'], { env })).stdout);
+    expect(stored.map((event: { event_id: string }) => event.event_id).sort()).toEqual(accepted.map((line) => line.event_id).sort());
+    const delivered = JSON.parse((await svcInProcess(['sandbox', 'deliveries', '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env })).stdout);
+    expect(delivered.every((delivery: { status: string }) => delivery.status === 'delivered')).toBe(true);
   });
 });
