@@ -26,3 +26,41 @@ export function steppingClock(start = TEST_EPOCH): Clock & { slept: number[] } {
     },
   };
 }
+
+/**
+ * A test's time that moves only when the test moves it: `advance` moves it on and resolves the sleeps
+ * that end by then, each on the next turn of the event loop. For code that sleeps in a loop until it
+ * stops (a listener's look for forwards other replicas left), where steppingClock would spin it.
+ */
+export function manualClock(start = TEST_EPOCH): Clock & { advance(ms: number): void } {
+  let now = start;
+  const sleepers = new Set<{ until: number; wake: () => void }>();
+  return {
+    now: () => now,
+    sleep(ms, signal) {
+      signal?.throwIfAborted();
+      return new Promise((resolve, reject) => {
+        const sleeper = {
+          until: now + Math.max(0, ms),
+          wake: () => {
+            signal?.removeEventListener('abort', abort);
+            setImmediate(resolve);
+          },
+        };
+        const abort = () => {
+          sleepers.delete(sleeper);
+          reject(signal!.reason as Error);
+        };
+        signal?.addEventListener('abort', abort, { once: true });
+        sleepers.add(sleeper);
+      });
+    },
+    advance(ms) {
+      now += ms;
+      for (const sleeper of [...sleepers].filter((waiting) => waiting.until <= now)) {
+        sleepers.delete(sleeper);
+        sleeper.wake();
+      }
+    },
+  };
+}
