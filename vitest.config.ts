@@ -43,6 +43,7 @@ const IN_PROCESS = [
   'test/commands/in-process.test.ts',
   'test/commands/webhooks/check.test.ts',
   'test/commands/webhooks/listen.test.ts',
+  'test/commands/webhooks/postgres-faults.test.ts',
   'test/commands/webhooks/postgres-ownership.test.ts',
   'test/commands/webhooks/postgres-store.test.ts',
   'test/commands/webhooks/rejected-deliveries.test.ts',
