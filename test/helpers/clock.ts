@@ -1,6 +1,6 @@
 import type { Clock } from '../../src/core/clock.js';
 
-export const TEST_EPOCH = Date.parse('2026-11-25T12:00:00Z');
+const TEST_EPOCH = Date.parse('2026-11-25T12:00:00Z');
 
 /**
  * A test's time: it stands still until the code under test sleeps, and a sleep moves it on by as
