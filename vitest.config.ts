@@ -46,6 +46,7 @@ const IN_PROCESS = [
   'test/commands/webhooks/postgres-faults.test.ts',
   'test/commands/webhooks/postgres-ownership.test.ts',
   'test/commands/webhooks/postgres-store.test.ts',
+  'test/commands/webhooks/prune.test.ts',
   'test/commands/webhooks/rejected-deliveries.test.ts',
   'test/commands/webhooks/replay.test.ts',
   'test/commands/webhooks/sign.test.ts',
@@ -73,7 +74,6 @@ const IN_PROCESS = [
   'test/sandbox/webhooks.test.ts',
   'test/sandbox/slow-connections.test.ts',
   'test/webhooks/interop.test.ts',
-  'test/webhooks/prune.test.ts',
 ];
 
 function tier(name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {
