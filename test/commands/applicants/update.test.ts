@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Applicant } from '../../../src/api/types.js';
 import { ExitCode } from '../../../src/core/errors.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
+import { createApplicant, parsed } from '../../helpers/sandbox-cli.js';
+import { svcInProcess } from '../../helpers/in-process.js';
 import { APPLICANT, useApplicantsApi } from './fixtures.js';
 
 const api = useApplicantsApi();
@@ -32,5 +36,21 @@ describe('svc applicants update', () => {
     expect(result.code).toBe(ExitCode.invalidInput);
     expect(result.stderr).toContain('id "bob" must be an identifier starting with app_ (spec part 2) (field id)');
     expect(api.server.requests).toHaveLength(0);
+  });
+});
+
+describe('svc applicants update against the sandbox', () => {
+  let sandbox: InProcessSandbox;
+  let applicant: Applicant;
+  beforeAll(async () => {
+    sandbox = await startSandboxInProcess();
+    applicant = await createApplicant(sandbox);
+  });
+  afterAll(() => sandbox.stop());
+
+  it('updates an applicant', async () => {
+    const updated = parsed<Applicant>(await svcInProcess(['applicants', 'update', applicant.id, '--savings', '30000', '--json'], { env: sandbox.env }));
+    expect(updated).toMatchObject({ id: applicant.id, savings: 30_000, monthly_income: 5_200 });
+    expect(parsed<Applicant>(await svcInProcess(['applicants', 'get', applicant.id, '--json'], { env: sandbox.env }))).toEqual(updated);
   });
 });

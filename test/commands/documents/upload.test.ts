@@ -2,10 +2,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeMultipart } from '../../../src/api/multipart.js';
+import type { Applicant, Document } from '../../../src/api/types.js';
 import { ExitCode } from '../../../src/core/errors.js';
+import { buildMrz } from '../../../src/sandbox/mrz.js';
 import { apiError, type Handler, json, type RecordedRequest, startServer, type TestServer } from '../../helpers/server.js';
 import { svcInProcess } from '../../helpers/in-process.js';
 import { isolatedEnv } from '../../helpers/svc.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
+import { createApplicant, ERIKA, parsed } from '../../helpers/sandbox-cli.js';
+import { HANG_MS } from '../../helpers/hang.js';
 import { ANALYSED, PDF, REJECTED, UPLOADED } from './fixtures.js';
 
 const KEY = 'svc_test_documents0123456789abcdefghijk';
@@ -172,6 +177,48 @@ describe('svc documents upload', () => {
     const result = await svc(['documents', 'upload', file('passport.pdf', PDF), '--type', 'passport']);
     expect(result.code).toBe(ExitCode.invalidInput);
     expect(result.stderr).toContain('file_too_large');
+  });
+});
+
+describe('svc documents upload against the sandbox', () => {
+  let sandbox: InProcessSandbox;
+  let applicant: Applicant;
+  beforeAll(async () => {
+    sandbox = await startSandboxInProcess();
+    applicant = await createApplicant(sandbox);
+  });
+  afterAll(() => sandbox.stop());
+
+  function inSandbox(args: string[]) {
+    return svcInProcess(args, { env: sandbox.env });
+  }
+
+  it('uploads a passport whose MRZ the sandbox reads and checks', async () => {
+    const { line1, line2 } = buildMrz({
+      document_number: ERIKA.passport_number,
+      nationality: ERIKA.nationality,
+      surname: ERIKA.surname,
+      given_names: ERIKA.given_names,
+      date_of_birth: ERIKA.date_of_birth,
+      expiry_date: ERIKA.passport_expiry,
+      sex: 'F',
+    });
+    const passportFile = join(sandbox.env.HOME!, 'passport.txt');
+    writeFileSync(passportFile, `${line1}\n${line2}\n`);
+    const uploaded = parsed<Document>(await inSandbox(['documents', 'upload', passportFile, '--type', 'passport', '--applicant', applicant.id, '--json']));
+    expect(uploaded.status).toBe('processing');
+    await expect.poll(async () => parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json'])).status, { timeout: HANG_MS }).toBe('analysed');
+    const analysed = parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json']));
+    expect(analysed.extracted).toMatchObject({ document_number: 'C01X00T47', nationality: 'AT', check_digits_valid: true });
+    expect(analysed.red_flags).toEqual([]);
+  });
+
+  it('rejects a damaged image after the upload, and keeps why', async () => {
+    const truncated = join(sandbox.env.HOME!, 'scan.png');
+    writeFileSync(truncated, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
+    const uploaded = parsed<Document>(await inSandbox(['documents', 'upload', truncated, '--type', 'bank_statement', '--json']));
+    await expect.poll(async () => parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json'])).status, { timeout: HANG_MS }).toBe('rejected');
+    expect(parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json'])).rejection?.code).toBe('unreadable');
   });
 });
 
