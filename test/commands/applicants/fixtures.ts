@@ -47,8 +47,9 @@ export interface ApplicantsApi {
 }
 
 /**
- * A server in the file's place of the applicants endpoints: it answers APPLICANT to every request,
- * 404 for app_missing. Each test starts with a fresh home and no request recorded.
+ * A server standing in for the applicants endpoints, for the tests of the file that calls this: it
+ * answers APPLICANT to every request, 404 for app_missing. Each test starts with a fresh home and no
+ * request recorded.
  */
 export function useApplicantsApi(): ApplicantsApi {
   let server: TestServer;
