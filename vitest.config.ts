@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import LongestFirst from './test/setup/longest-first.js';
 
@@ -87,6 +88,9 @@ const IN_PROCESS = [
 ];
 
 function tier(name: string, include: string[], exclude: string[] = []): TestProjectInlineConfiguration {
+  // A file moved or renamed but still listed would leave its new path to the binary tier, silently.
+  const missing = include.filter((file) => !file.includes('*') && !existsSync(new URL(file, import.meta.url)));
+  if (missing.length) throw new Error(`vitest.config.ts lists ${name} files that are not there: ${missing.join(', ')}`);
   return {
     extends: true,
     test: {
