@@ -96,7 +96,7 @@ export async function runInProcess(
     prompter?: Prompter;
     /** The run's time (the system's when not given). */
     clock?: Clock;
-    /** For a command that serves until stopped, or one a test acts on while it runs: called while it runs, with what it printed so far and a Ctrl-C. */
+    /** For a command that serves until stopped: called while it runs, with what it printed so far and a Ctrl-C. */
     whileRunning?: (running: { stdout: () => string; stderr: () => string; interrupt: () => void }) => Promise<void>;
   },
 ): Promise<InProcessResult> {

@@ -4,16 +4,17 @@
  * connection string kept secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { sampleEvent } from '../../src/webhooks/samples.js';
-import { signatureHeader } from '../../src/webhooks/signature.js';
-import { HANG_MS } from '../helpers/hang.js';
-import { stoppedAfterEachTest } from '../helpers/listen.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { sampleEvent } from '../../../src/webhooks/samples.js';
+import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { HANG_MS } from '../../helpers/hang.js';
+import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
 
 const SECRET = 'whsec_postgres0123456789abcdefghijklmnop';
-const { listen, recorder, stopAfterTest } = stoppedAfterEachTest(SECRET);
+const { listen, recorder, stopAfterTest } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
 let pg: TestPostgres;
 beforeAll(() => {
@@ -47,51 +48,19 @@ describe('a PostgreSQL store shared by listeners', () => {
     await one.waitFor((lines) => lines.some((line) => line.result === 'accepted' && line.forward?.status === 200));
     expect(app.received.map((received) => JSON.parse(received.body).id)).toEqual([delivery.id]);
 
-    const listed = await runSvc(['webhooks', 'events', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    const listed = await svcInProcess(['webhooks', 'events', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
     expect(listed.code, listed.stderr).toBe(0);
     const [event] = JSON.parse(listed.stdout);
     expect(event).toMatchObject({ event_id: delivery.id, status: 'accepted', duplicates: 1 });
     expect(event.forward).toMatchObject({ status: 200 });
 
-    const replayed = await runSvc(['webhooks', 'replay', delivery.id, '--forward-to', app.url, '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    const replayed = await svcInProcess(['webhooks', 'replay', delivery.id, '--forward-to', app.url, '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(app.received).toHaveLength(2);
 
-    const pruned = await runSvc(['webhooks', 'prune', '--before', '25h', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    const pruned = await svcInProcess(['webhooks', 'prune', '--before', '25h', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(JSON.parse(pruned.stdout)).toMatchObject({ deleted: 0 });
-  });
-
-  it('hands the forward of a listener killed while forwarding to another once its lease expires, and to that one only', async () => {
-    const app = await recorder();
-    const store = pg.url('lease');
-    let holdAnswers = true;
-    const held: Array<() => void> = [];
-    app.answer = (_delivery, response) => {
-      if (holdAnswers) held.push(() => response.writeHead(200).end());
-      else response.writeHead(200).end();
-    };
-    const dying = await listen(['--forward-to', app.url, '--forward-lease', '2s'], env(), store);
-    const delivery = signed();
-    expect(await post(dying.url, delivery)).toBe(200);
-    await app.waitFor((received) => received.length === 1);
-    await dying.stop('SIGKILL');
-    holdAnswers = false;
-    for (const answer of held) answer();
-
-    const survivor = await listen(['--forward-to', app.url, '--forward-lease', '2s'], env(), store);
-    await app.waitFor((received) => received.length === 2);
-    await survivor.waitFor((lines) => lines.some((line) => line.event === 'takeover'));
-    // snake_case, like every line of listen --json
-    expect(survivor.lines.find((line) => line.event === 'takeover')).toMatchObject({
-      event_id: delivery.id,
-      type: 'report.completed',
-      resource_id: expect.stringMatching(/^rep_/),
-      forward: { url: app.url, status: 200, error: null, duration_ms: expect.any(Number) },
-    });
-    expect(JSON.parse(app.received[1]!.body).id).toBe(delivery.id);
-    const listed = await runSvc(['webhooks', 'events', '--json', '--store', store], { env: env() });
-    expect(JSON.parse(listed.stdout)[0].forward).toMatchObject({ status: 200 });
   });
 
   it('answers 503 while PostgreSQL is down, says so once, and stores again when it is back', async () => {
@@ -121,33 +90,34 @@ describe('a PostgreSQL store shared by listeners', () => {
     expect(status).toBe(200);
     await listener.waitFor(() => listener.stderr().includes('answers again'));
     expect(listener.stderr().match(/The event store does not answer/g)).toHaveLength(1);
-    const listed = await runSvc(['webhooks', 'events', '--json', '--store', store], { env: env() });
+    const listed = await svcInProcess(['webhooks', 'events', '--json', '--store', store], { env: env() });
     expect(JSON.parse(listed.stdout).map((event: { event_id: string }) => event.event_id)).toContain(after.id);
   });
 });
 
 describe("the store's schema", () => {
   it('is created in the schema the connection string names, with its version', async () => {
-    const listed = await runSvc(['webhooks', 'events', '--store', pg.url('chosen_name')], { env: env() });
+    const listed = await svcInProcess(['webhooks', 'events', '--store', pg.url('chosen_name')], { env: env() });
     expect(listed.code, listed.stderr).toBe(0);
     expect(pg.psql("SELECT table_name FROM information_schema.tables WHERE table_schema = 'chosen_name' ORDER BY 1")).toBe('events\nschema_version');
     expect(pg.psql('SELECT version FROM chosen_name.schema_version')).toBe('1');
   });
 
   it('of a newer svc is refused, clearly, and left untouched', async () => {
-    expect((await runSvc(['webhooks', 'events', '--store', pg.url('newer')], { env: env() })).code).toBe(0);
+    expect((await svcInProcess(['webhooks', 'events', '--store', pg.url('newer')], { env: env() })).code).toBe(0);
     pg.psql('UPDATE newer.schema_version SET version = 7');
-    const result = await runSvc(['webhooks', 'listen', '--port', '0', '--store', pg.url('newer')], { env: env(), killAfterMs: HANG_MS });
-    expect(result.code).toBe(ExitCode.config);
-    expect(result.stderr).toMatch(/schema newer is at version 7, newer than this svc knows \(1\)/);
-    expect(result.stderr).toMatch(/upgrade svc/);
+    // Refused before it listens: it ends with its exit code and what it said on stderr.
+    const refused = listen([], env(), pg.url('newer'));
+    await expect(refused).rejects.toThrow(new RegExp(`exited ${ExitCode.config}: `));
+    await expect(refused).rejects.toThrow(/schema newer is at version 7, newer than this svc knows \(1\)/);
+    await expect(refused).rejects.toThrow(/upgrade svc/);
     expect(pg.psql('SELECT version FROM newer.schema_version')).toBe('7');
   });
 });
 
 describe('the least privileges docs/webhooks.md documents', () => {
   it('are enough for a listener, `events`, `replay` and `prune` once the schema is there', async () => {
-    expect((await runSvc(['webhooks', 'events', '--store', pg.url('granted')], { env: env() })).code).toBe(0);
+    expect((await svcInProcess(['webhooks', 'events', '--store', pg.url('granted')], { env: env() })).code).toBe(0);
     pg.psql(`CREATE ROLE svc_listener LOGIN PASSWORD 'listener_password_1';
       GRANT USAGE ON SCHEMA granted TO svc_listener;
       GRANT SELECT ON granted.schema_version TO svc_listener;
@@ -164,12 +134,12 @@ describe('the least privileges docs/webhooks.md documents', () => {
     // A rejected delivery is answered at once, what is kept of it written after.
     const deadline = Date.now() + HANG_MS;
     while (pg.psql('SELECT count(*) FROM granted.events') !== '2' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    const listed = await runSvc(['webhooks', 'events', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    const listed = await svcInProcess(['webhooks', 'events', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toHaveLength(2);
-    const replayed = await runSvc(['webhooks', 'replay', delivery.id, '--forward-to', app.url], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    const replayed = await svcInProcess(['webhooks', 'replay', delivery.id, '--forward-to', app.url], { env: env({ SVC_WEBHOOK_STORE: store }) });
     expect(replayed.code, replayed.stderr).toBe(0);
-    const pruned = await runSvc(['webhooks', 'prune', '--before', '25h'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    const pruned = await svcInProcess(['webhooks', 'prune', '--before', '25h'], { env: env({ SVC_WEBHOOK_STORE: store }) });
     expect(pruned.code, pruned.stderr).toBe(0);
   });
 });
@@ -177,20 +147,20 @@ describe('the least privileges docs/webhooks.md documents', () => {
 describe('the connection string is a secret', () => {
   it('is never printed, warned of on the command line, and redacted when saved in the profile', async () => {
     const home = env();
-    const onCommandLine = await runSvc(['webhooks', 'events', '--store', pg.url('secret')], { env: home });
+    const onCommandLine = await svcInProcess(['webhooks', 'events', '--store', pg.url('secret')], { env: home });
     expect(onCommandLine.stderr).toMatch(/a password given in --store is visible to other local users in the process list/);
 
     const wrong = pg.url('secret').replace(pg.password, 'wrong_password_123');
-    const refused = await runSvc(['webhooks', 'events', '--json'], { env: { ...home, SVC_WEBHOOK_STORE: wrong } });
+    const refused = await svcInProcess(['webhooks', 'events', '--json'], { env: { ...home, SVC_WEBHOOK_STORE: wrong } });
     expect(refused.code).toBe(ExitCode.config);
     expect(JSON.parse(refused.stdout).error.message).toMatch(/password authentication failed/);
     expect(refused.stdout + refused.stderr).not.toContain('wrong_password_123');
 
-    const saved = await runSvc(['config', 'set', 'webhook_store'], { env: home, input: pg.url('secret') });
+    const saved = await svcInProcess(['config', 'set', 'webhook_store'], { env: home, input: pg.url('secret') });
     expect(saved.code, saved.stderr).toBe(0);
-    const shown = await runSvc(['config', 'get', 'webhook_store'], { env: home });
+    const shown = await svcInProcess(['config', 'get', 'webhook_store'], { env: home });
     expect(shown.stdout).toContain('postgres://svc:…@localhost/postgres?host=');
-    const fromProfile = await runSvc(['webhooks', 'events', '--json'], { env: home });
+    const fromProfile = await svcInProcess(['webhooks', 'events', '--json'], { env: home });
     expect(fromProfile.code, fromProfile.stderr).toBe(0);
 
     const listening = await listen(['--forward-to', 'http://127.0.0.1:9/hooks'], { ...home }, pg.url('secret'));

@@ -50,7 +50,7 @@ function svc(args: string[], extra: Record<string, string> = {}) {
   return svcInProcess(args, { env: isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY, SVC_RETRIES: '0', ...extra }) });
 }
 
-describe('errors of the API, through the real binary', () => {
+describe('errors of the API', () => {
   it.each([
     ['rep_unauthorized', ExitCode.auth, 'Authorization header'],
     ['rep_invalidkey', ExitCode.auth, 'the key is revoked, expired or unknown'],

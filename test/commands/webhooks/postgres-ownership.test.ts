@@ -3,20 +3,22 @@
  * write rows a takeover would forward. The listener refuses a schema or table it does not own unless
  * the connection string names the owner trusted; a forward taken over is checked as a new delivery
  * (its URL the listener's own --forward-to, its stored body verified), whatever a row says. A real
- * PostgreSQL, the real binary.
+ * PostgreSQL, the listener in the test's process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { sampleEvent } from '../../src/webhooks/samples.js';
-import { signatureHeader } from '../../src/webhooks/signature.js';
-import { stoppedAfterEachTest } from '../helpers/listen.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { sampleEvent } from '../../../src/webhooks/samples.js';
+import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
+import { manualClock } from '../../helpers/clock.js';
+import { startPostgres, type TestPostgres } from '../../helpers/postgres.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
 
 const SECRET = 'whsec_ownership0123456789abcdefghijklmno';
+const HOUR = 3_600_000;
 const LISTENER_PASSWORD = 'listener-password-0123456789';
-const { listen, recorder } = stoppedAfterEachTest(SECRET);
+const { listen, recorder, stopAfterTest } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
 let pg: TestPostgres;
 beforeAll(() => {
@@ -92,7 +94,11 @@ describe('a forward taken over', () => {
       VALUES ${Object.values(rows)
         .map((made) => made.values)
         .join(', ')}`);
-    const survivor = await listen(['--forward-to', app.url, '--forward-lease', '1s'], env(), store);
+    // It takes over only once the database has answered it for a whole lease: an hour, on its clock, not waited out here.
+    const clock = manualClock();
+    const survivor = await startListenInProcess(['--forward-to', app.url, '--forward-lease', '1h'], env(), store, { clock });
+    stopAfterTest(() => survivor.stop());
+    clock.advance(HOUR);
     await survivor.waitFor((lines) => lines.filter((line) => line.event === 'takeover').length === 6);
     const unfinished = () => pg.psql('SELECT count(*) FROM takeovers.events WHERE forwarded_at IS NULL');
     while (unfinished() !== '0') await new Promise((resolve) => setTimeout(resolve, 20));

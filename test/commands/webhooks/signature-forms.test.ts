@@ -6,16 +6,16 @@
  */
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { sampleEvent } from '../../src/webhooks/samples.js';
-import { stoppedAfterEachTest } from '../helpers/listen.js';
-import { SIGNATURE_FORMS, signIn } from '../helpers/signature-forms.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { sampleEvent } from '../../../src/webhooks/samples.js';
+import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
+import { SIGNATURE_FORMS, signIn } from '../../helpers/signature-forms.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
 
 const SECRET = 'whsec_signatureforms0123456789abcdefghij';
 
-const { listen, recorder } = stoppedAfterEachTest(SECRET);
+const { listen, recorder } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
 const now = () => Math.floor(Date.now() / 1000);
 

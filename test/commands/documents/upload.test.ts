@@ -1,59 +1,25 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { encodeMultipart } from '../../src/api/multipart.js';
-import { ExitCode } from '../../src/core/errors.js';
-import { apiError, type Handler, json, type RecordedRequest, startServer, type TestServer } from '../helpers/server.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { encodeMultipart } from '../../../src/api/multipart.js';
+import type { Applicant, Document } from '../../../src/api/types.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { buildMrz } from '../../../src/sandbox/mrz.js';
+import { apiError, type Handler, json, type RecordedRequest, startServer, type TestServer } from '../../helpers/server.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
+import { createApplicant, ERIKA, parsed } from '../../helpers/sandbox-cli.js';
+import { HANG_MS } from '../../helpers/hang.js';
+import { ANALYSED, PDF, REJECTED, UPLOADED } from './fixtures.js';
 
 const KEY = 'svc_test_documents0123456789abcdefghijk';
 const MAX = 10 * 1024 * 1024;
 
-const PDF = Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n');
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from([0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0xff, 0x00])]);
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0xff, 0xd9]);
 const TEXT = Buffer.from('Employment letter\nSalary: 3 200 € a month\n');
 const ELF = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00]);
-
-const UPLOADED = {
-  id: 'doc_7Hs2pQ1x',
-  object: 'document',
-  type: 'passport',
-  status: 'processing',
-  red_flags: [],
-  applicant_id: 'app_4Jd92kQz',
-  filename: 'passport.pdf',
-  size_bytes: PDF.length,
-  content_type: null,
-  rejection: null,
-  extracted: null,
-  created_at: '2026-01-05T09:30:00Z',
-};
-
-const ANALYSED = {
-  ...UPLOADED,
-  status: 'analysed',
-  content_type: 'application/pdf',
-  red_flags: [{ code: 'passport_expires_soon', message: 'The passport expires within six months of travel.' }],
-  extracted: {
-    document_number: 'X1234567',
-    nationality: 'PT',
-    surname: 'SILVA',
-    given_names: 'ANA MARIA',
-    date_of_birth: '1990-04-12',
-    expiry_date: '2026-03-01',
-    sex: 'F',
-    check_digits_valid: true,
-  },
-};
-
-const REJECTED = {
-  ...UPLOADED,
-  id: 'doc_rejected1',
-  status: 'rejected',
-  rejection: { code: 'unsafe_content', message: 'The PDF carries JavaScript.' },
-};
 
 let server: TestServer;
 let answer: Handler;
@@ -214,28 +180,45 @@ describe('svc documents upload', () => {
   });
 });
 
-describe('svc documents get', () => {
-  it('reads GET /v1/documents/{id} and prints the document as answered with --json', async () => {
-    const result = await svc(['documents', 'get', 'doc_7Hs2pQ1x', '--json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(ANALYSED);
-    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/documents/doc_7Hs2pQ1x']);
+describe('svc documents upload against the sandbox', () => {
+  let sandbox: InProcessSandbox;
+  let applicant: Applicant;
+  beforeAll(async () => {
+    sandbox = await startSandboxInProcess();
+    applicant = await createApplicant(sandbox);
+  });
+  afterAll(() => sandbox.stop());
+
+  function inSandbox(args: string[]) {
+    return svcInProcess(args, { env: sandbox.env });
+  }
+
+  it('uploads a passport whose MRZ the sandbox reads and checks', async () => {
+    const { line1, line2 } = buildMrz({
+      document_number: ERIKA.passport_number,
+      nationality: ERIKA.nationality,
+      surname: ERIKA.surname,
+      given_names: ERIKA.given_names,
+      date_of_birth: ERIKA.date_of_birth,
+      expiry_date: ERIKA.passport_expiry,
+      sex: 'F',
+    });
+    const passportFile = join(sandbox.env.HOME!, 'passport.txt');
+    writeFileSync(passportFile, `${line1}\n${line2}\n`);
+    const uploaded = parsed<Document>(await inSandbox(['documents', 'upload', passportFile, '--type', 'passport', '--applicant', applicant.id, '--json']));
+    expect(uploaded.status).toBe('processing');
+    await expect.poll(async () => parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json'])).status, { timeout: HANG_MS }).toBe('analysed');
+    const analysed = parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json']));
+    expect(analysed.extracted).toMatchObject({ document_number: 'C01X00T47', nationality: 'AT', check_digits_valid: true });
+    expect(analysed.red_flags).toEqual([]);
   });
 
-  it('shows status, content type, red flags and the passport fields to people', async () => {
-    const result = await svc(['documents', 'get', 'doc_7Hs2pQ1x']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('status\tanalysed');
-    expect(result.stdout).toContain('content type\tapplication/pdf');
-    expect(result.stdout).toContain('code\tmessage\npassport_expires_soon\tThe passport expires within six months of travel.');
-    expect(result.stdout).toContain('document number\tX1234567');
-    expect(result.stdout).toContain('check digits\tvalid');
-  });
-
-  it('shows why a document was rejected', async () => {
-    const result = await svc(['documents', 'get', 'doc_rejected1']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('rejected\tunsafe_content: The PDF carries JavaScript.');
+  it('rejects a damaged image after the upload, and keeps why', async () => {
+    const truncated = join(sandbox.env.HOME!, 'scan.png');
+    writeFileSync(truncated, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]));
+    const uploaded = parsed<Document>(await inSandbox(['documents', 'upload', truncated, '--type', 'bank_statement', '--json']));
+    await expect.poll(async () => parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json'])).status, { timeout: HANG_MS }).toBe('rejected');
+    expect(parsed<Document>(await inSandbox(['documents', 'get', uploaded.id, '--json'])).rejection?.code).toBe('unreadable');
   });
 });
 

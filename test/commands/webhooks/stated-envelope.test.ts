@@ -4,14 +4,14 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { newId } from '../../src/core/ids.js';
-import { sampleEvent } from '../../src/webhooks/samples.js';
-import { signatureHeader } from '../../src/webhooks/signature.js';
-import { type ListenLine, stoppedAfterEachTest } from '../helpers/listen.js';
-import { SIGNATURE_FORMS, type SignatureForm, signIn } from '../helpers/signature-forms.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { newId } from '../../../src/core/ids.js';
+import { sampleEvent } from '../../../src/webhooks/samples.js';
+import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { type ListenLine, startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
+import { SIGNATURE_FORMS, type SignatureForm, signIn } from '../../helpers/signature-forms.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
 
 // The events part 6 allows and openapi.yaml's schemas do not describe: svc must take them from any
 // implementation, the real service first, and refuse them only when asked to (--strict-schema).
@@ -19,7 +19,7 @@ import { isolatedEnv } from '../helpers/svc.js';
 const SECRET = 'whsec_statedenvelope0123456789abcdefghij';
 const FORGER = 'whsec_forgedenvelope0123456789abcdefghij';
 
-const { listen, recorder } = stoppedAfterEachTest(SECRET);
+const { listen, recorder } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
 interface Delivery {
   body: Buffer;

@@ -1,73 +1,10 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { apiError, json, startServer, type TestServer } from '../helpers/server.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { describe, expect, it } from 'vitest';
+import { ExitCode } from '../../../src/core/errors.js';
+import { APPLICANT, REQUIRED, useApplicantsApi } from './fixtures.js';
 
-const KEY = 'svc_test_applicants0123456789abcdefghijk';
-
-const APPLICANT = {
-  id: 'app_4Jd92kQz',
-  object: 'applicant',
-  given_names: 'Ana Maria',
-  surname: 'Silva',
-  date_of_birth: '1990-04-12',
-  nationality: 'PT',
-  passport_number: 'X1234567',
-  passport_expiry: '2031-05-01',
-  occupation: 'Engineer',
-  employment_status: 'employed',
-  monthly_income: 3200,
-  savings: 15000,
-  currency: 'EUR',
-  travel_history: [
-    { country: 'DE', year: 2023, overstayed: false },
-    { country: 'US', year: 2019, overstayed: true },
-  ],
-  previous_refusals: 0,
-  created_at: '2026-01-05T09:30:00Z',
-  updated_at: '2026-01-06T10:00:00Z',
-};
-
-const REQUIRED = ['--given-names', 'Ana Maria', '--surname', 'Silva', '--date-of-birth', '1990-04-12', '--nationality', 'PT'];
-
-let server: TestServer;
-let env: Record<string, string>;
-/** The server refuses the next creation as the sandbox would a missing surname. */
-let refuse = false;
-beforeAll(async () => {
-  server = await startServer((request, response) => {
-    if (refuse) return json(response, 422, { error: { code: 'invalid_request', message: 'surname is required', param: 'surname' } });
-    if (request.path === '/v1/applicants/app_missing') return apiError(response, 404, 'not_found', "No such applicant 'app_missing'.");
-    if (request.method === 'GET') return json(response, 200, APPLICANT);
-    json(response, JSON.parse(request.body).id ? 200 : 201, APPLICANT);
-  });
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  refuse = false;
-  env = isolatedEnv({ SVC_BASE_URL: server.url, SVC_API_KEY: KEY });
-});
-
-function svc(args: string[]) {
-  return svcInProcess(args, { env });
-}
-
-/** Writes a profile file in this test's home and returns its path. */
-function profileFile(content: unknown): string {
-  const path = join(env.HOME!, 'profile.json');
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
-  return path;
-}
-
-function sentBody(): unknown {
-  expect(server.requests).toHaveLength(1);
-  expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/applicants' });
-  return JSON.parse(server.requests[0]!.body);
-}
+const api = useApplicantsApi();
+const { svc, profileFile, sentBody } = api;
 
 describe('svc applicants create', () => {
   it('sends the flags as an ApplicantInput body and prints the applicant as answered with --json', async () => {
@@ -183,7 +120,7 @@ describe('svc applicants create', () => {
     const result = await svc(['applicants', 'create', ...REQUIRED, '--travel', 'DE:2023:overstayd']);
     expect(result.code).toBe(ExitCode.invalidInput);
     expect(result.stderr).toContain('--travel DE:2023:overstayd: expected COUNTRY:YEAR or COUNTRY:YEAR:overstayed');
-    expect(server.requests).toHaveLength(0);
+    expect(api.server.requests).toHaveLength(0);
   });
 
   it('refuses a --date-of-birth after today, naming the flag (exit 2), and sends nothing', async () => {
@@ -198,7 +135,7 @@ describe('svc applicants create', () => {
       expect(result.stderr).toContain(`--date-of-birth ${future} is after today`);
       expect(result.stderr).toContain('nothing was sent');
     }
-    expect(server.requests).toHaveLength(0);
+    expect(api.server.requests).toHaveLength(0);
   });
 
   it('warns that the sandbox will not count a --travel trip before the last ten years, and sends it as given; an overstay counts whenever it was', async () => {
@@ -215,7 +152,7 @@ describe('svc applicants create', () => {
   });
 
   it("sends a profile without the sandbox's required fields, and shows the service's refusal", async () => {
-    refuse = true;
+    api.refuseNextCreation();
     const result = await svc(['applicants', 'create', '--given-names', 'Ana', '--json']);
     expect(sentBody()).toEqual({ given_names: 'Ana' });
     expect(result.code).toBe(ExitCode.invalidInput);
@@ -237,7 +174,7 @@ describe('svc applicants create', () => {
     const result = await svc(['applicants', 'create', ...REQUIRED, '--file', profileFile({ id: 'app_4Jd92kQz' })]);
     expect(result.code).toBe(ExitCode.invalidInput);
     expect(result.stderr).toContain('svc applicants update');
-    expect(server.requests).toHaveLength(0);
+    expect(api.server.requests).toHaveLength(0);
   });
 
   it.each([
@@ -247,65 +184,12 @@ describe('svc applicants create', () => {
     const result = await svc(['applicants', 'create', '--file', profileFile(content)]);
     expect(result.code).toBe(ExitCode.invalidInput);
     expect(result.stderr).toContain(message);
-    expect(server.requests).toHaveLength(0);
+    expect(api.server.requests).toHaveLength(0);
   });
 
   it('refuses a profile file that does not exist', async () => {
-    const result = await svc(['applicants', 'create', '--file', join(env.HOME!, 'nope.json')]);
+    const result = await svc(['applicants', 'create', '--file', join(api.env.HOME!, 'nope.json')]);
     expect(result.code).toBe(ExitCode.invalidInput);
     expect(result.stderr).toContain('ENOENT');
-  });
-});
-
-describe('svc applicants update', () => {
-  it('sends only the fields given, with the id in the body', async () => {
-    const result = await svc(['applicants', 'update', 'app_4Jd92kQz', '--passport-number', 'X1234567', '--travel', 'US:2019:overstayed', '--json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(APPLICANT);
-    expect(sentBody()).toEqual({ id: 'app_4Jd92kQz', passport_number: 'X1234567', travel_history: [{ country: 'US', year: 2019, overstayed: true }] });
-  });
-
-  it('takes the changes from a file, the flags winning, the argument giving the id', async () => {
-    const file = profileFile({ id: 'app_other1', occupation: 'Nurse', savings: 100 });
-    const result = await svc(['applicants', 'update', 'app_4Jd92kQz', '--file', file, '--savings', '250.75']);
-    expect(result.code).toBe(0);
-    expect(sentBody()).toEqual({ id: 'app_4Jd92kQz', occupation: 'Nurse', savings: 250.75 });
-  });
-
-  it('refuses an update without any field (exit 2)', async () => {
-    const result = await svc(['applicants', 'update', 'app_4Jd92kQz']);
-    expect(result.code).toBe(ExitCode.usage);
-    expect(result.stderr).toContain('no field of applicant app_4Jd92kQz was given');
-    expect(server.requests).toHaveLength(0);
-  });
-
-  it('validates the id', async () => {
-    const result = await svc(['applicants', 'update', 'bob', '--occupation', 'Pilot']);
-    expect(result.code).toBe(ExitCode.invalidInput);
-    expect(result.stderr).toContain('id "bob" must be an identifier starting with app_ (spec part 2) (field id)');
-    expect(server.requests).toHaveLength(0);
-  });
-});
-
-describe('svc applicants get', () => {
-  it('reads GET /v1/applicants/{id} and prints the applicant as answered with --json', async () => {
-    const result = await svc(['applicants', 'get', 'app_4Jd92kQz', '--json']);
-    expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual(APPLICANT);
-    expect(server.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /v1/applicants/app_4Jd92kQz']);
-  });
-
-  it('shows the fields and the travel history to people', async () => {
-    const result = await svc(['applicants', 'get', 'app_4Jd92kQz']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('given names\tAna Maria');
-    expect(result.stdout).toContain('passport expiry\t2031-05-01');
-    expect(result.stdout).toContain('Travel history');
-    expect(result.stdout).toContain('DE\t2023\tno');
-  });
-
-  it('exits 5 for an unknown applicant', async () => {
-    const result = await svc(['applicants', 'get', 'app_missing', '--retries', '0']);
-    expect(result.code).toBe(ExitCode.notFound);
   });
 });

@@ -10,20 +10,21 @@ import { existsSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { sampleEvent } from '../../src/webhooks/samples.js';
-import { signatureHeader } from '../../src/webhooks/signature.js';
-import { REJECTED_BODY_BYTES } from '../../src/webhooks/event-rows.js';
-import { EventStore } from '../../src/webhooks/sqlite-store.js';
-import { stoppedAfterEachTest } from '../helpers/listen.js';
-import { isolatedEnv, runSvc } from '../helpers/svc.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { sampleEvent } from '../../../src/webhooks/samples.js';
+import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { REJECTED_BODY_BYTES } from '../../../src/webhooks/event-rows.js';
+import { EventStore } from '../../../src/webhooks/sqlite-store.js';
+import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
 
 const SECRET = 'whsec_rejected0123456789abcdefghijklmnop';
 const FORGER = 'whsec_forger_rejected0123456789abcdefghi';
 const MIB = 1024 * 1024;
 const DAY = 86_400_000;
 
-const { listen } = stoppedAfterEachTest(SECRET);
+const { listen } = stoppedAfterEachTest(SECRET, startListenInProcess);
 
 /** A delivery signed with a secret the listener does not hold, its body padded to `size` bytes. */
 function forged(index: number, size: number): { id: string; body: string; headers: Record<string, string> } {
@@ -83,7 +84,7 @@ interface StoredJson {
 }
 
 async function stored(store: string, env: Record<string, string>, ...args: string[]): Promise<StoredJson[]> {
-  const result = await runSvc(['webhooks', 'events', '--store', store, '--limit', '100000', '--json', ...args], { env });
+  const result = await svcInProcess(['webhooks', 'events', '--store', store, '--limit', '100000', '--json', ...args], { env });
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout);
 }
@@ -122,10 +123,10 @@ describe('svc webhooks listen keeps rejected deliveries small, few and not for l
       [before.id, before.body, false],
     ]);
 
-    const table = await runSvc(['webhooks', 'events', '--store', running.store, '--status', 'rejected', '--limit', '1'], { env });
+    const table = await svcInProcess(['webhooks', 'events', '--store', running.store, '--status', 'rejected', '--limit', '1'], { env });
     expect(table.stdout).toContain(`rejected: signature_mismatch, first ${REJECTED_BODY_BYTES} of ${MIB} bytes kept`);
     // A rejected delivery is never sent on as if it were whole.
-    const replay = await runSvc(['webhooks', 'replay', deliveries[0]!.id, '--store', running.store, '--forward-to', 'http://127.0.0.1:9/hooks'], { env });
+    const replay = await svcInProcess(['webhooks', 'replay', deliveries[0]!.id, '--store', running.store, '--forward-to', 'http://127.0.0.1:9/hooks'], { env });
     expect(replay.code).toBe(ExitCode.notFound);
   });
 

@@ -1,7 +1,7 @@
 /**
  * `documents upload` and `reports list` against implementations that chose their own upload shape
- * and their own paging where the specification says "not shown": the real binary, run as a user
- * would, against a real server on 127.0.0.1.
+ * and their own paging where the specification says "not shown": run in the test's process as a user
+ * would run them, against a real server on 127.0.0.1.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

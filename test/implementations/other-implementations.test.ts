@@ -2,8 +2,8 @@
  * The resource commands against implementations that made other choices than openapi.yaml where
  * the specification says "not shown": their own applicant fields and visa types, other list
  * shapes and paging, other success statuses, 410 for a deleted report, `+00:00` timestamps, other
- * error bodies, fields svc does not know and none of those it assumes. The real binary, run as a
- * user would, against a real server.
+ * error bodies, fields svc does not know and none of those it assumes. Run in the test's process as a
+ * user would run them, against a real server.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/errors.js';
-import { EventStore } from '../../src/webhooks/sqlite-store.js';
-import { svcInProcess } from '../helpers/in-process.js';
-import { isolatedEnv } from '../helpers/svc.js';
+import { ExitCode } from '../../../src/core/errors.js';
+import { EventStore } from '../../../src/webhooks/sqlite-store.js';
+import { svcInProcess } from '../../helpers/in-process.js';
+import { isolatedEnv } from '../../helpers/svc.js';
 
 const DAY = 86_400_000;
 

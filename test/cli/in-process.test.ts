@@ -1,8 +1,9 @@
 /**
  * Every command, run in this process (test/helpers/in-process.ts) against real servers on
  * loopback sockets: flags parsed, requests sent, answers rendered for people and as --json,
- * failures as the exit codes the README documents, questions answered by a stub. The binary tests
- * beside this file are the outer ring; this is the fast inner one.
+ * failures as the exit codes the README documents, questions answered by a stub. A command's own
+ * behaviour is tested in test/commands/<topic>/<verb>.test.ts; this file makes sure that no command
+ * is left without a run in this process.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
