@@ -28,7 +28,6 @@ export function steppingClock(start = TEST_EPOCH): Clock & { slept: number[] } {
 }
 
 /**
-<<<<<<< HEAD
  * A stepping clock whose every sleep, once it has moved the time on, waits for `pace()` before it
  * resolves: for code that polls for what happens elsewhere (an application's next request, say),
  * so that what it polls for has happened at the new time, whatever the machine's speed.
@@ -42,7 +41,11 @@ export function pacedClock(pace: () => Promise<void>, start = TEST_EPOCH): Clock
       await stepping.sleep(ms, signal);
       await pace();
       signal?.throwIfAborted();
-=======
+    },
+  };
+}
+
+/**
  * A test's time that moves only when the test moves it: `advance` moves it on and resolves the sleeps
  * that end by then, each on the next turn of the event loop. For code that sleeps in a loop until it
  * stops (a listener's look for forwards other replicas left), where steppingClock would spin it.
@@ -76,7 +79,6 @@ export function manualClock(start = TEST_EPOCH): Clock & { advance(ms: number): 
         sleepers.delete(sleeper);
         sleeper.wake();
       }
->>>>>>> main
     },
   };
 }
