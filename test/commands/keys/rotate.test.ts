@@ -2,7 +2,10 @@
  * `svc keys rotate` in the test's process against a sandbox in the test's process, the two sharing
  * one clock: the drain's quiet period, polls and timeout pass on the test's time, each poll waiting
  * for the application's next request (pacedClock), so a rotation with the default quiet period of
- * 15 minutes takes a moment. Signals and a real terminal: rotate.binary.test.ts.
+ * 15 minutes takes a moment. What only a process shows: Ctrl-C and a real terminal
+ * (rotate.binary.test.ts), SIGKILL and --resume (rotate-resume.binary.test.ts), the lock between
+ * processes (rotate-lock.binary.test.ts, rotate-concurrent.binary.test.ts); a service with no key
+ * API: rotate-dashboard-key.test.ts.
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
