@@ -1,11 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parseTimestamp } from '../spec/timestamp.js';
 import { SvcError } from '../core/errors.js';
 import { formatDuration } from '../core/duration.js';
 import { type ObservedKey, observeKey } from '../services/keys.js';
 import { runDrainCheck } from './deploy.js';
 import { type DrainEvidence, type KeyRef, keyLabel, type RotationRecord, type StepRecords } from './journal.js';
-import { cancelled, type RotationContext } from './rotation-context.js';
+import { cancelled, isoNow, type RotationContext } from './rotation-context.js';
 import type { DrainProgress } from './rotation-events.js';
 
 /**
@@ -38,14 +37,14 @@ export class Drain {
   }
 
   private drained(evidence: DrainEvidence, message: string): Promise<void> {
-    return this.done('drain', { at: new Date().toISOString(), forced: false, evidence }, message);
+    return this.done('drain', { at: isoNow(this.context), forced: false, evidence }, message);
   }
 
   /** Runs the user's check command until it exits 0 (the old key has no traffic), bounded by the timeout. */
   private async drainByCheckCommand(): Promise<void> {
     const { record, context } = this;
     const command = record.drain_check_cmd!;
-    const deadline = performance.now() + context.timeoutMs;
+    const deadline = context.clock.now() + context.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       const exitCode = await runDrainCheck(
         command,
@@ -58,7 +57,7 @@ export class Drain {
         },
       );
       if (exitCode === 0) return this.drained('check_command', `the drain check command exited 0: ${record.old_key.id} has no traffic`);
-      const timeoutIn = Math.max(0, Math.round(deadline - performance.now()));
+      const timeoutIn = Math.max(0, Math.round(deadline - context.clock.now()));
       context.emit({ event: 'drain_check', rotation: record.id, attempt, exit_code: exitCode, timeout_in_ms: timeoutIn });
       if (timeoutIn <= 0) {
         throw new SvcError(
@@ -68,7 +67,7 @@ export class Drain {
           `\`svc keys rotate --resume ${record.id}\` checks again`,
         );
       }
-      await sleep(Math.min(context.pollIntervalMs, timeoutIn), undefined, { signal: context.signal });
+      await context.clock.sleep(Math.min(context.pollIntervalMs, timeoutIn), context.signal);
     }
   }
 
@@ -90,14 +89,14 @@ export class Drain {
     const { record, context } = this;
     const waitMs = record.drain_wait_ms ?? 0;
     const until = Date.parse(record.steps.deploy!.at) + waitMs;
-    const left = until - Date.now();
+    const left = until - context.clock.now();
     if (left > 0) {
       context.emit({
         event: 'notice',
         rotation: record.id,
         message: `waiting ${formatDuration(left)}, until ${new Date(until).toISOString()} (--drain-wait ${formatDuration(waitMs)} after the deploy): nothing shows the old key's traffic`,
       });
-      await sleep(left, undefined, { signal: context.signal });
+      await context.clock.sleep(left, context.signal);
     }
     return this.drained('wait', `waited ${formatDuration(waitMs)} after the deploy (no evidence of ${record.old_key.id}'s traffic was at hand)`);
   }
@@ -106,7 +105,7 @@ export class Drain {
   private drainedByLastUse(old: ObservedKey, fresh: ObservedKey, forced: boolean, message: string): Promise<void> {
     return this.done(
       'drain',
-      { at: new Date().toISOString(), forced, evidence: 'last_use', old_key_last_used_at: old.key.last_used_at, new_key_last_used_at: fresh.key.last_used_at },
+      { at: isoNow(this.context), forced, evidence: 'last_use', old_key_last_used_at: old.key.last_used_at, new_key_last_used_at: fresh.key.last_used_at },
       message,
     );
   }
@@ -120,7 +119,7 @@ export class Drain {
     const newKeyId = this.newKey().id!;
     const usedAfter = Date.parse(record.steps.verify!.new_key_used_after);
     const quietPeriod = record.quiet_period_ms;
-    const deadline = performance.now() + context.timeoutMs;
+    const deadline = context.clock.now() + context.timeoutMs;
     for (;;) {
       const [old, fresh] = await Promise.all([observeKey(context.admin, record.old_key.id), observeKey(context.admin, newKeyId)]);
       const finish = (forced: boolean, message: string) => this.drainedByLastUse(old, fresh, forced, message);
@@ -137,7 +136,7 @@ export class Drain {
         quiet_period_ms: quietPeriod,
         new_key_used: fresh.key.last_used_at !== null && parseTimestamp(fresh.key.last_used_at) >= usedAfter,
         new_key_last_used_at: fresh.key.last_used_at,
-        timeout_in_ms: Math.max(0, Math.round(deadline - performance.now())),
+        timeout_in_ms: Math.max(0, Math.round(deadline - context.clock.now())),
       };
       context.emit(progress);
       const quiet = quietFor === null || quietFor >= quietPeriod;
@@ -162,7 +161,7 @@ export class Drain {
         );
       }
       const untilQuiet = quiet ? context.pollIntervalMs : quietPeriod - quietFor + 1000;
-      await sleep(Math.min(context.pollIntervalMs, untilQuiet, progress.timeout_in_ms), undefined, { signal: context.signal });
+      await context.clock.sleep(Math.min(context.pollIntervalMs, untilQuiet, progress.timeout_in_ms), context.signal);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { ApiClient } from '../api/client.js';
+import type { Clock } from '../core/clock.js';
 import { SvcError } from '../core/errors.js';
 import type { DrainEvidence, RotationJournal, RotationRecord } from './journal.js';
 import type { RotationEvent, RotationQuestion } from './rotation-events.js';
@@ -26,6 +27,8 @@ export interface RotationContext {
   ask(question: RotationQuestion): Promise<boolean>;
   emit(event: RotationEvent): void;
   signal: AbortSignal;
+  /** The command's time: the drain's deadlines and waits, and the times each step is recorded at. */
+  clock: Clock;
   pollIntervalMs: number;
   timeoutMs: number;
   force: boolean;
@@ -43,4 +46,9 @@ export function cancelled(record: RotationRecord): SvcError {
     `rotation ${record.id} stopped at your answer; nothing more was changed`,
     `continue it with \`svc keys rotate --resume ${record.id}\`, or end it with --abort`,
   );
+}
+
+/** The context's time now, as a journal records it. */
+export function isoNow(context: Pick<RotationContext, 'clock'>): string {
+  return new Date(context.clock.now()).toISOString();
 }

@@ -8,7 +8,7 @@ import { runDeployCommand } from './deploy.js';
 import { Drain } from './drain.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
 import { type KeyRef, nextStep, type RotationRecord, type StepName, type StepRecords, stepNumber } from './journal.js';
-import { cancelled, type RotationContext } from './rotation-context.js';
+import { cancelled, isoNow, type RotationContext } from './rotation-context.js';
 
 function interrupted(record: RotationRecord): SvcError {
   const step = nextStep(record);
@@ -122,7 +122,7 @@ class RotationRun {
         "check the old key's scope in the dashboard, then run again with --allow-scope-change (or make the new key there and give it with --new-key-file)",
       );
     }
-    record.attempts.create = new Date().toISOString();
+    record.attempts.create = isoNow(this.context);
     await context.journal.save(record);
     const created = await createKey(context.admin, {
       name: record.new_key_name,
@@ -138,7 +138,7 @@ class RotationRun {
     const hint = redactKey(created.secret);
     await this.done(
       'create',
-      { at: new Date().toISOString(), new_key: { id: created.id, prefix_hint: hint } },
+      { at: isoNow(this.context), new_key: { id: created.id, prefix_hint: hint } },
       `created ${created.id} (${hint}) with the scope of ${record.old_key.id}`,
     );
   }
@@ -195,7 +195,7 @@ class RotationRun {
     this.secret = secret;
     return this.done(
       'create',
-      { at: new Date().toISOString(), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
+      { at: isoNow(this.context), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
       `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
     );
   }
@@ -329,7 +329,7 @@ class RotationRun {
       if (!record.steps.create && (await this.knownSecret(key.prefix_hint))) {
         await this.done(
           'create',
-          { at: new Date().toISOString(), new_key: { id: key.id, prefix_hint: key.prefix_hint } },
+          { at: isoNow(this.context), new_key: { id: key.id, prefix_hint: key.prefix_hint } },
           `found ${key.id} (${key.prefix_hint}), created before the interruption, its secret in ${record.new_key_file}`,
         );
         continue;
@@ -367,16 +367,16 @@ class RotationRun {
     if (this.source !== 'api') {
       if (!(await this.knownSecret(newKey.prefix_hint))) throw this.givenSecretMissing();
       if (this.source === 'file')
-        return this.done('save', { at: new Date().toISOString(), to: 'file' }, `its secret is in ${record.new_key_file}, where it was given`);
-      return this.done('save', { at: new Date().toISOString(), to: 'deploy_cmd' }, 'kept its secret in memory, for the deploy command only');
+        return this.done('save', { at: isoNow(this.context), to: 'file' }, `its secret is in ${record.new_key_file}, where it was given`);
+      return this.done('save', { at: isoNow(this.context), to: 'deploy_cmd' }, 'kept its secret in memory, for the deploy command only');
     }
     if (!(await this.knownSecret(newKey.prefix_hint))) {
       return this.replaceLostKey(
         record.new_key_file ? `${record.new_key_file} does not hold its secret` : 'its secret was held only in the memory of a run that stopped',
       );
     }
-    if (record.new_key_file) return this.done('save', { at: new Date().toISOString(), to: 'file' }, `saved its secret to ${record.new_key_file} (0600)`);
-    return this.done('save', { at: new Date().toISOString(), to: 'deploy_cmd' }, 'kept its secret in memory, for the deploy command only');
+    if (record.new_key_file) return this.done('save', { at: isoNow(this.context), to: 'file' }, `saved its secret to ${record.new_key_file} (0600)`);
+    return this.done('save', { at: isoNow(this.context), to: 'deploy_cmd' }, 'kept its secret in memory, for the deploy command only');
   }
 
   private async deploy(): Promise<void> {
@@ -396,7 +396,7 @@ class RotationRun {
         });
         if (!again) throw cancelled(record);
       }
-      record.attempts.deploy = new Date().toISOString();
+      record.attempts.deploy = isoNow(this.context);
       await context.journal.save(record);
       await runDeployCommand(record.deploy_cmd, secret, newKey.id ?? '', {
         env: context.env,
@@ -404,14 +404,14 @@ class RotationRun {
         output: context.deployOutput,
         signal: context.signal,
       });
-      return this.done('deploy', { at: new Date().toISOString(), by: 'command' }, 'the deploy command succeeded');
+      return this.done('deploy', { at: isoNow(this.context), by: 'command' }, 'the deploy command succeeded');
     }
-    record.attempts.deploy = new Date().toISOString();
+    record.attempts.deploy = isoNow(this.context);
     await context.journal.save(record);
     const where = record.new_key_file ? ` (its secret is in ${record.new_key_file})` : '';
     const deployed = await context.ask({ kind: 'deployed', message: `Deploy the new key ${newKey.prefix_hint}${where} next to the old one. Is it deployed?` });
     if (!deployed) throw cancelled(record);
-    return this.done('deploy', { at: new Date().toISOString(), by: 'operator' }, 'the deploy was confirmed');
+    return this.done('deploy', { at: isoNow(this.context), by: 'operator' }, 'the deploy was confirmed');
   }
 
   private secretUnavailable(): SvcError {
@@ -437,7 +437,7 @@ class RotationRun {
     const secret = await this.knownSecret(newKey.prefix_hint);
     if (!secret) throw this.secretUnavailable();
     let ipLocked = false;
-    let probedAt = Date.now();
+    let probedAt = context.clock.now();
     try {
       probedAt = (await probeKey(await context.clientWith(secret))).serverTime;
     } catch (error) {
@@ -462,7 +462,7 @@ class RotationRun {
       }
       // The Date header counts whole seconds: one more second is certainly after the verification request.
       const after = new Date(probedAt + 1000).toISOString();
-      return this.done('verify', { at: new Date().toISOString(), ip_locked: false, new_key_used_after: after }, 'a read request with the new key succeeded');
+      return this.done('verify', { at: isoNow(this.context), ip_locked: false, new_key_used_after: after }, 'a read request with the new key succeeded');
     }
     const observed = await observeKey(context.admin, newKey.id!);
     const [wanted, made] = [scopeOf(record.old_key), scopeOf(observed.key)];
@@ -480,7 +480,7 @@ class RotationRun {
     const message = ipLocked
       ? `the API recognised the new key; this machine is not on its IP list (${record.old_key.allowed_ips?.join(', ')}), so its use from there is what the drain waits for`
       : 'a read request with the new key succeeded';
-    return this.done('verify', { at: new Date().toISOString(), ip_locked: ipLocked, new_key_used_after: usedAfter }, message);
+    return this.done('verify', { at: isoNow(this.context), ip_locked: ipLocked, new_key_used_after: usedAfter }, message);
   }
 
   /** Step 5 (drain.ts). */
@@ -496,11 +496,7 @@ class RotationRun {
   private async revoke(): Promise<void> {
     const revocation = await revokeKey(this.context.admin, this.record.old_key.id);
     const revokedAt = revocation.revoked_at ?? null;
-    return this.done(
-      'revoke',
-      { at: new Date().toISOString(), revoked_at: revokedAt },
-      `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`,
-    );
+    return this.done('revoke', { at: isoNow(this.context), revoked_at: revokedAt }, `revoked ${this.record.old_key.id}${revokedAt ? ` at ${revokedAt}` : ''}`);
   }
 
   /** With the old key's secret at hand, a request must be refused 401 invalid_key; without it, the key must read revoked. */
@@ -527,12 +523,12 @@ class RotationRun {
         }
         throw refusal;
       }
-      return this.done('confirm', { at: new Date().toISOString(), by: 'request' }, `a request with ${oldId} got 401 invalid_key`);
+      return this.done('confirm', { at: isoNow(this.context), by: 'request' }, `a request with ${oldId} got 401 invalid_key`);
     }
     if (record.key_api === false) {
       return this.done(
         'confirm',
-        { at: new Date().toISOString(), by: 'not_confirmed' },
+        { at: isoNow(this.context), by: 'not_confirmed' },
         `the revocation was not confirmed: svc holds no secret of ${oldId} to try (--old-key-file), and the service shows no key's status`,
       );
     }
@@ -541,7 +537,7 @@ class RotationRun {
       await context.journal.save(record);
       throw stillWorks();
     }
-    return this.done('confirm', { at: new Date().toISOString(), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);
+    return this.done('confirm', { at: isoNow(this.context), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);
   }
 }
 

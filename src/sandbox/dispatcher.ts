@@ -39,8 +39,10 @@ export interface DispatcherOptions {
  * and dead-letter. The store is the queue, so deliveries due across a restart are not lost.
  */
 export class WebhookDispatcher {
-  /** Ends the wait for the next look at the store, when something is due sooner or the dispatcher stops. */
+  /** Ends the wait on the clock for a delivery's next attempt, when something is due sooner or the dispatcher stops. */
   private pause: AbortController | undefined;
+  /** The next look at the store when nothing is due on the schedule. */
+  private idle: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<number>();
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
@@ -58,6 +60,7 @@ export class WebhookDispatcher {
   wake(): void {
     if (this.stopped) return;
     this.pause?.abort();
+    clearTimeout(this.idle);
     const { clock } = this.options;
     const due = this.store.dueDeliveries(clock.now(), CONCURRENCY * 4).filter((delivery) => !this.inFlight.has(delivery.id));
     for (const delivery of due) {
@@ -72,13 +75,19 @@ export class WebhookDispatcher {
     }
     const next = this.store.nextDueAt();
     // Also look once a second: `svc sandbox deliveries replay` may add deliveries from another process.
-    const waitMs = next !== undefined && this.inFlight.size < CONCURRENCY ? Math.min(1000, Math.max(0, next - clock.now())) : 1000;
-    const pause = new AbortController();
-    this.pause = pause;
-    clock.sleep(waitMs, pause.signal).then(
-      () => this.wake(),
-      () => undefined, // aborted: a newer wake or stop() took over
-    );
+    if (next !== undefined && this.inFlight.size < CONCURRENCY) {
+      // The retry schedule is waited on the clock.
+      const pause = new AbortController();
+      this.pause = pause;
+      clock.sleep(Math.min(1000, Math.max(0, next - clock.now())), pause.signal).then(
+        () => this.wake(),
+        () => undefined, // aborted: a newer wake or stop() took over
+      );
+    } else {
+      // Nothing due on the schedule: the next look is in real time, so an idle sandbox moves no test's clock.
+      this.idle = setTimeout(() => this.wake(), 1000);
+      this.idle.unref();
+    }
   }
 
   private async attempt(delivery: Delivery): Promise<void> {
@@ -100,6 +109,7 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     this.pause?.abort();
+    clearTimeout(this.idle);
     await Promise.allSettled([...this.running]);
   }
 }

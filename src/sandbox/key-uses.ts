@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock.js';
 import type { SandboxStore } from './database.js';
 
 const FLUSH_MS = 500;
@@ -7,12 +8,15 @@ export class KeyUseRecorder {
   private readonly uses = new Map<string, { id: string; at: number; ip: string }>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly store: SandboxStore) {
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly clock: Clock,
+  ) {
     this.timer = setInterval(() => this.flush(), FLUSH_MS);
   }
 
   record(keyId: string, ip: string): void {
-    this.uses.set(keyId, { id: keyId, at: Date.now(), ip });
+    this.uses.set(keyId, { id: keyId, at: this.clock.now(), ip });
   }
 
   /** Writes the uses recorded since the last flush: before an admin reads them, and on stop. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OPERATIONS, type OperationId } from '../api/operations.js';
+import type { Clock } from '../core/clock.js';
 import schemas from '../api/schemas.json' with { type: 'json' };
 import type { SchemaName } from '../api/validate.js';
 import type { Handler, Route, SandboxApp } from './app.js';
@@ -53,6 +54,8 @@ export interface RequestHandling {
   addresses: AddressLimiter;
   plan: Plan;
   keyUses: KeyUseRecorder;
+  /** The time of the answers' Date header, which clients judge the keys' last use by. */
+  clock: Clock;
   log?: ((line: string) => void) | undefined;
 }
 
@@ -68,6 +71,7 @@ export function requestHandler({
   addresses,
   plan,
   keyUses,
+  clock,
   log,
 }: RequestHandling): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   return async (request, response) => {
@@ -78,6 +82,7 @@ export function requestHandler({
     const path = queryAt < 0 ? target : target.slice(0, queryAt);
     let remaining = 0;
     let keyId = '-';
+    response.setHeader('date', new Date(clock.now()).toUTCString());
     try {
       let caller;
       try {

@@ -1,5 +1,4 @@
 import type { Network } from '../api/network.js';
-import { type Clock, systemClock } from '../core/clock.js';
 import type { SandboxApp } from './app.js';
 import { Authenticator, clientAddress } from './auth.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -7,6 +6,7 @@ import { signatureEncodingSetting, WebhookDispatcher } from './dispatcher.js';
 import { EventLog } from './events.js';
 import { type ConnectionDeadlines, DEFAULT_CONNECTION_DEADLINES, listenWithTlsFront } from './front.js';
 import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { randomToken } from '../core/ids.js';
 import { KeyUseRecorder } from './key-uses.js';
 import { ensureSandboxKeys } from './workspace-keys.js';
@@ -38,7 +38,7 @@ export interface SandboxOptions {
   network: Network;
   /** Deadlines of slow and idle connections (defaults: DEFAULT_CONNECTION_DEADLINES). */
   connectionDeadlines?: Partial<ConnectionDeadlines> | undefined;
-  /** The time the webhook retry schedule is read and waited on (systemClock by default). */
+  /** The time of the keys' last use, of every answer's Date header and of the webhook retry schedule (the system's when not given). */
   clock?: Clock | undefined;
 }
 
@@ -116,8 +116,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limiter = new RateLimiter(PLAN_LIMITS[plan].perMinute);
   const addresses = new AddressLimiter(limiter);
 
-  const keyUses = new KeyUseRecorder(store);
-  const handle = requestHandler({ app, authenticator, limiter, addresses, plan, keyUses, log: options.log });
+  const keyUses = new KeyUseRecorder(store, clock);
+  const handle = requestHandler({ app, authenticator, limiter, addresses, plan, keyUses, clock, log: options.log });
 
   const front = await listenWithTlsFront({
     port: options.port,

@@ -1,4 +1,5 @@
 import type { Network } from '../api/network.js';
+import type { Clock } from '../core/clock.js';
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -38,6 +39,12 @@ export interface ListenerOptions {
   store: StoreLocation;
   /** With PostgreSQL: how long a claim on an event's forwarding holds unless renewed (what a replica that died leaves behind). */
   forwardLeaseMs: number;
+  /**
+   * The listener's time: when a delivery arrived, when a forward's outcome is recorded, and, with
+   * PostgreSQL, when to look for forwards other replicas left (the leases themselves are judged on
+   * the database's clock).
+   */
+  clock: Clock;
   forwardTo?: string | undefined;
   /** The proxies and trust forwards go through. */
   network: Network;
@@ -142,9 +149,10 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   private readonly sockets = new Set<Socket>();
   private readonly forwards = new Set<Promise<unknown>>();
   private intake: EventIntake | undefined;
-  private takeovers: NodeJS.Timeout | undefined;
   private takingOver: Promise<void> | undefined;
   private stopping = false;
+  /** Aborted when the listener stops: ends the wait for the next look for forwards left by other replicas. */
+  private readonly stopped = new AbortController();
 
   constructor(private readonly options: ListenerOptions) {
     super();
@@ -179,11 +187,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       throw error;
     }
     const { takeovers } = intake;
-    if (takeovers) {
-      const takeOver = () => void (this.takingOver ??= this.takeOver(intake, takeovers).finally(() => (this.takingOver = undefined)));
-      this.takeovers = setInterval(takeOver, options.forwardLeaseMs / 3);
-      takeOver();
-    }
+    if (takeovers) this.takingOver = this.takeOverUntilStopped(intake, takeovers);
     const { port } = this.server.address() as AddressInfo;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     return `${options.tls ? 'https' : 'http'}://${host}:${port}`;
@@ -203,7 +207,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     }, INBOUND_SERVER_OPTIONS.requestTimeout);
     await closed;
     clearTimeout(deadline);
-    clearInterval(this.takeovers);
+    this.stopped.abort();
     this.intake?.stopping();
     await this.takingOver;
     await Promise.allSettled([...this.forwards]);
@@ -228,6 +232,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
       ...intakeOptions,
       location: options.store,
       leaseMs: options.forwardLeaseMs,
+      clock: options.clock,
       onAvailability: (available, detail) => this.emit('report', { kind: 'store', at: new Date().toISOString(), available, detail }),
     });
   }
@@ -255,7 +260,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // From its arrival, not the end of its body: the sender's 10 s count from when it sent it.
-    const receivedAt = Date.now();
+    const receivedAt = this.options.clock.now();
     const remote = () => request.socket.remoteAddress;
     try {
       if (request.method !== 'POST') {
@@ -359,6 +364,16 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
     return { report, forwarding: this.forward(report, received.seq, received.forwardUrl, headers, body) };
   }
 
+  /** Looks for forwards other replicas left unfinished every third of a lease, on the listener's clock, until it stops. */
+  private async takeOverUntilStopped(intake: EventIntake, takeovers: Takeovers): Promise<void> {
+    const { clock, forwardLeaseMs } = this.options;
+    while (!this.stopping) {
+      await this.takeOver(intake, takeovers);
+      // Rejects when the listener stops, which ends the loop.
+      await clock.sleep(forwardLeaseMs / 3, this.stopped.signal).catch(() => undefined);
+    }
+  }
+
   /** Forwards, one claim at a time, the events other replicas left unfinished, until none is left. */
   private async takeOver(intake: EventIntake, takeovers: Takeovers): Promise<void> {
     let claims: ClaimedForward[];
@@ -404,7 +419,7 @@ export class WebhookListener extends EventEmitter<{ report: [ListenerReport] }> 
   /** Records a forward's outcome; one the store cannot record is reported, never dropped unsaid. */
   private async record(intake: EventIntake, seq: number, eventId: string | null, outcome: ForwardOutcome): Promise<void> {
     try {
-      await intake.recordForward(seq, outcome, Date.now());
+      await intake.recordForward(seq, outcome, this.options.clock.now());
     } catch (error) {
       this.emit('report', { kind: 'unrecorded', at: new Date().toISOString(), eventId, outcome, detail: (error as Error).message });
     }

@@ -1,6 +1,7 @@
 import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { StoreLocation } from '../config/webhook-store.js';
+import type { Clock } from '../core/clock.js';
 import { INBOUND_SERVER_OPTIONS } from '../core/inbound-http.js';
 import type { EventSummary } from './envelope.js';
 import {
@@ -22,6 +23,11 @@ export interface PostgresIntakeOptions extends EventIntakeOptions {
   leaseMs: number;
   /** Told once when the database stops answering, once when it answers again. */
   onAvailability: (available: boolean, detail: string) => void;
+  /**
+   * This replica's time: since when the database has answered it, how long it retries recording an
+   * outcome, when a delivery is answered 503. Not the leases': they are judged on the database's clock.
+   */
+  clock: Clock;
 }
 
 /** How long to wait before recording a forward's outcome again while the database does not answer. */
@@ -74,7 +80,7 @@ export class PostgresIntake implements EventIntake, Takeovers {
   private recordDeadline: number | undefined;
   private available = true;
   /** Since when the database has answered this replica without a break. */
-  private availableSince = Date.now();
+  private availableSince: number;
   private closed = false;
 
   private constructor(
@@ -82,6 +88,7 @@ export class PostgresIntake implements EventIntake, Takeovers {
     private readonly options: PostgresIntakeOptions,
   ) {
     this.keys = options.secrets.map((secret) => createSecretKey(secret, 'utf8'));
+    this.availableSince = options.clock.now();
     this.renewal = setInterval(() => void this.renewLeases(), options.leaseMs / 3);
     this.expiry = setInterval(() => void this.trimRejected(), REJECTED_EXPIRY_INTERVAL_MS);
     void this.trimRejected();
@@ -148,8 +155,8 @@ export class PostgresIntake implements EventIntake, Takeovers {
         return;
       } catch (error) {
         this.markUnavailable(error as Error);
-        if (this.closed || (this.recordDeadline !== undefined && Date.now() > this.recordDeadline)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+        if (this.closed || (this.recordDeadline !== undefined && this.options.clock.now() > this.recordDeadline)) throw error;
+        await this.options.clock.sleep(RECORD_RETRY_MS);
       }
     }
   }
@@ -161,7 +168,8 @@ export class PostgresIntake implements EventIntake, Takeovers {
    * forwarding have had the time to renew the leases that ran out meanwhile.
    */
   async claimAbandoned(limit: number): Promise<ClaimedForward[]> {
-    if (this.options.forwardTo === undefined || this.closed || !this.available || Date.now() - this.availableSince < this.options.leaseMs) return [];
+    if (this.options.forwardTo === undefined || this.closed || !this.available || this.options.clock.now() - this.availableSince < this.options.leaseMs)
+      return [];
     try {
       const claims = await this.store.claimAbandoned(this.replica, this.options.leaseMs, limit);
       for (const claim of claims) this.claimed.add(claim.seq);
@@ -190,7 +198,7 @@ export class PostgresIntake implements EventIntake, Takeovers {
 
   /** The listener stops: outcomes still unrecorded are tried for a bounded time only. */
   stopping(): void {
-    this.recordDeadline = Date.now() + RECORD_RETRY_WHEN_STOPPING_MS;
+    this.recordDeadline = this.options.clock.now() + RECORD_RETRY_WHEN_STOPPING_MS;
   }
 
   async close(): Promise<void> {
@@ -214,7 +222,7 @@ export class PostgresIntake implements EventIntake, Takeovers {
         const late = setTimeout(() => {
           this.unqueue(queued);
           reject(new Error(`the database did not commit the delivery within ${ANSWER_WITHIN_MS / 1000} s`));
-        }, answerBy - Date.now());
+        }, answerBy - this.options.clock.now());
         queued.resolve = (written) => (clearTimeout(late), resolve(written));
         queued.reject = (error) => (clearTimeout(late), reject(error));
       }
@@ -290,7 +298,7 @@ export class PostgresIntake implements EventIntake, Takeovers {
 
   private async trimRejected(): Promise<void> {
     try {
-      await this.store.trimRejected(this.options.rejectedLimits, Date.now());
+      await this.store.trimRejected(this.options.rejectedLimits, this.options.clock.now());
     } catch {
       // The next rejected delivery trims.
     }
@@ -312,7 +320,7 @@ export class PostgresIntake implements EventIntake, Takeovers {
   private markAvailable(): void {
     if (this.available) return;
     this.available = true;
-    this.availableSince = Date.now();
+    this.availableSince = this.options.clock.now();
     this.options.onAvailability(true, 'PostgreSQL answers again');
   }
 

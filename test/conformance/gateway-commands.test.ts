@@ -17,7 +17,7 @@ import { runInProcess } from '../helpers/in-process.js';
 import { type MutatingImplementation, type ProxyState, startMutatingImplementation } from '../helpers/mutating-implementation.js';
 import { type InProcessSandbox, startSandboxInProcess } from '../helpers/sandbox.js';
 import { isolatedEnv } from '../helpers/svc.js';
-import { createKeyWithAdmin } from '../keys/fixtures.js';
+import { createKeyWithAdmin } from '../commands/keys/fixtures.js';
 import { GATEWAY } from './gateway.js';
 
 let sandbox: InProcessSandbox;

@@ -14,7 +14,7 @@ import { redactKey } from '../../src/core/redaction.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { sampleEvent } from '../../src/webhooks/samples.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { createKeyWithAdmin, FAST } from '../keys/fixtures.js';
+import { createKeyWithAdmin, FAST } from '../commands/keys/fixtures.js';
 import { startMutatingImplementation, type Variant } from '../helpers/mutating-implementation.js';
 import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';

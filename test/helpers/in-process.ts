@@ -97,7 +97,7 @@ export async function runInProcess(
     /** The run's time (the system's when not given). */
     clock?: Clock;
     /** For a command that serves until stopped: called while it runs, with what it printed so far and a Ctrl-C. */
-    whileRunning?: (running: { stdout: () => string; interrupt: () => void }) => Promise<void>;
+    whileRunning?: (running: { stdout: () => string; stderr: () => string; interrupt: () => void }) => Promise<void>;
   },
 ): Promise<InProcessResult> {
   config ??= Config.load({ root });
@@ -128,7 +128,7 @@ export async function runInProcess(
         () => undefined,
         () => undefined,
       );
-      await Promise.race([options.whileRunning({ stdout: stdout.text, interrupt: () => command['interrupt']() }), stopped]);
+      await Promise.race([options.whileRunning({ stdout: stdout.text, stderr: stderr.text, interrupt: () => command['interrupt']() }), stopped]);
     }
     await done;
     code = command.exitCode;

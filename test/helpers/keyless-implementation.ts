@@ -5,10 +5,12 @@
  * did. Keys belong to a workspace; `GET /v1/reports` lists that workspace's reports. A revoked or
  * unknown key gets `401 invalid_key`. A real HTTP server on 127.0.0.1 that records every request;
  * `delayMs` answers slowly. `/_dashboard/last-use/{id}` stands for the dashboard's last use of a key
- * (what a person or the user's own logs would look at), without authentication.
+ * (what a person or the user's own logs would look at), without authentication. Its time (last uses,
+ * the Date header) is `clock`'s, the system's unless given.
  */
 import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { type Clock, systemClock } from '../../src/core/clock.js';
 import { startServer, type TestServer } from './server.js';
 
 interface StoredKey {
@@ -35,17 +37,18 @@ export interface KeylessImplementation extends TestServer {
   deletions(): string[];
 }
 
-function send(response: ServerResponse, status: number, body?: unknown): void {
-  const headers: Record<string, string> = { 'x-ratelimit-remaining': '99', date: new Date().toUTCString() };
+function send(response: ServerResponse, clock: Clock, status: number, body?: unknown): void {
+  const headers: Record<string, string> = { 'x-ratelimit-remaining': '99', date: new Date(clock.now()).toUTCString() };
   if (body !== undefined) headers['content-type'] = 'application/json';
   response.writeHead(status, headers).end(body === undefined ? '' : JSON.stringify(body));
 }
 
-function fail(response: ServerResponse, status: number, code: string, message: string): void {
-  send(response, status, { error: { code, message } });
+function fail(response: ServerResponse, clock: Clock, status: number, code: string, message: string): void {
+  send(response, clock, status, { error: { code, message } });
 }
 
-export async function startKeylessImplementation(options: { delayMs?: number } = {}): Promise<KeylessImplementation> {
+export async function startKeylessImplementation(options: { delayMs?: number; clock?: Clock } = {}): Promise<KeylessImplementation> {
+  const clock = options.clock ?? systemClock;
   const keys: StoredKey[] = [];
   const reports: Array<{ id: string; workspace: string }> = [];
   const deleted: string[] = [];
@@ -56,29 +59,29 @@ export async function startKeylessImplementation(options: { delayMs?: number } =
     const lastUse = /^\/_dashboard\/last-use\/(key_\w+)$/.exec(path);
     if (lastUse) {
       const key = keys.find((stored) => stored.id === lastUse[1]);
-      return send(response, 200, { last_used_ms_ago: key?.lastUsedAt == null ? null : Date.now() - key.lastUsedAt });
+      return send(response, clock, 200, { last_used_ms_ago: key?.lastUsedAt == null ? null : clock.now() - key.lastUsedAt });
     }
     const bearer = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
-    if (!bearer) return fail(response, 401, 'unauthorized', 'Authorization header missing or malformed');
+    if (!bearer) return fail(response, clock, 401, 'unauthorized', 'Authorization header missing or malformed');
     const key = keys.find((stored) => stored.secret === bearer);
-    if (!key || key.revoked) return fail(response, 401, 'invalid_key', 'the key is revoked, expired or does not exist');
-    key.lastUsedAt = Date.now();
+    if (!key || key.revoked) return fail(response, clock, 401, 'invalid_key', 'the key is revoked, expired or does not exist');
+    key.lastUsedAt = clock.now();
 
     if (method === 'GET' && path === '/v1/reports') {
       const data = reports.filter((report) => report.workspace === key.workspace).map((report) => ({ id: report.id, status: 'completed' }));
-      return send(response, 200, { object: 'list', data, has_more: false });
+      return send(response, clock, 200, { object: 'list', data, has_more: false });
     }
     const keyPath = /^\/v1\/keys\/([^/]+)$/.exec(path);
     if (keyPath && method === 'DELETE') {
-      if (key.environment !== 'admin') return fail(response, 403, 'forbidden', 'revoking a key needs an admin key');
+      if (key.environment !== 'admin') return fail(response, clock, 403, 'forbidden', 'revoking a key needs an admin key');
       const target = keys.find((stored) => stored.id === keyPath[1] && stored.workspace === key.workspace);
-      if (!target) return fail(response, 404, 'not_found', `no key ${keyPath[1]}`);
+      if (!target) return fail(response, clock, 404, 'not_found', `no key ${keyPath[1]}`);
       deleted.push(target.id);
       target.revoked = true;
-      return send(response, 202, { status: 'revocation accepted' });
+      return send(response, clock, 202, { status: 'revocation accepted' });
     }
-    if (keyPath) return fail(response, 405, 'method_not_allowed', `${method} is not allowed on ${path}`);
-    return fail(response, 404, 'not_found', `nothing at ${method} ${path}`);
+    if (keyPath) return fail(response, clock, 405, 'method_not_allowed', `${method} is not allowed on ${path}`);
+    return fail(response, clock, 404, 'not_found', `nothing at ${method} ${path}`);
   }
 
   const server = await startServer((request, response) => {

@@ -2,9 +2,11 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach } from 'vitest';
+import type { Clock } from '../../src/core/clock.js';
 import { type Receiver, startReceiver } from './receiver.js';
 import { isolatedEnv, SVC_BIN } from './svc.js';
 import { HANG_MS } from './hang.js';
+import { svcInProcess } from './in-process.js';
 
 export interface ListenLine {
   event: 'delivery' | 'refused' | 'takeover';
@@ -19,15 +21,29 @@ export interface ListenLine {
   schema_notes?: string[];
 }
 
-export interface RunningListen {
+/** A `svc webhooks listen --json` that runs, in a process of its own or in the test's. */
+export interface ListenRun {
   url: string;
   store: string;
-  process: ChildProcessWithoutNullStreams;
   /** Every JSON line after the ready line, as printed so far. */
-  lines: ListenLine[];
+  readonly lines: ListenLine[];
   stderr: () => string;
   waitFor(predicate: (lines: ListenLine[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** Stops it (the process with `signal`, SIGTERM by default; in the test's process as Ctrl-C) and resolves with its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface RunningListen extends ListenRun {
+  process: ChildProcessWithoutNullStreams;
+}
+
+/** Waits until `done` holds, looking every few milliseconds, for at most `timeoutMs`; `why` says what was awaited. */
+async function until(done: () => boolean, timeoutMs: number, why: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(why());
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Starts the real `svc webhooks listen --json` on a free port of 127.0.0.1 and waits for its ready line. */
@@ -56,13 +72,12 @@ export async function startListen(args: string[], env: Record<string, string>, s
     process: child,
     lines,
     stderr: () => stderr,
-    async waitFor(predicate, timeoutMs = HANG_MS) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(lines)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for listen; ${lines.length} lines; stderr: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
+    waitFor: (predicate, timeoutMs = HANG_MS) =>
+      until(
+        () => predicate(lines),
+        timeoutMs,
+        () => `timed out waiting for listen; ${lines.length} lines; stderr: ${stderr}`,
+      ),
     stop(signal = 'SIGTERM') {
       return new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
@@ -74,12 +89,84 @@ export async function startListen(args: string[], env: Record<string, string>, s
 }
 
 /**
- * `listen` (the real `svc webhooks listen`, verifying with `secret`) and `recorder` (an application
+ * Runs `svc webhooks listen --json` in the test's process (svcInProcess) on a free port of 127.0.0.1
+ * and waits for its ready line; `clock` is its time. It fails as startListen does when the command
+ * ends before it is ready ("exited <code>: <stderr>"). Other commands run in-process while it serves
+ * run nested in it; two of these stop in the reverse order of their start (each holds the process's environment).
+ */
+export async function startListenInProcess(
+  args: string[],
+  env: Record<string, string>,
+  store = join(env.HOME!, 'events.db'),
+  options: { clock?: Clock } = {},
+): Promise<ListenRun> {
+  let running: { stdout: () => string; stderr: () => string; interrupt: () => void } | undefined;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let ended = false;
+  const run = svcInProcess(['webhooks', 'listen', '--port', '0', '--json', '--store', store, ...args], {
+    env,
+    clock: options.clock,
+    whileRunning: async (started) => {
+      running = started;
+      await released;
+    },
+  }).finally(() => (ended = true));
+  const printed = () => running?.stdout() ?? '';
+  const stderr = () => running?.stderr() ?? '';
+  await until(
+    () => ended || printed().includes('\n'),
+    HANG_MS,
+    () => `svc webhooks listen did not start: ${stderr()}`,
+  ).catch((error: unknown) => {
+    release();
+    throw error;
+  });
+  const first = printed().split('\n')[0]!;
+  if (ended || !first.startsWith('{"event":"ready"')) {
+    release();
+    const result = await run;
+    throw new Error(`svc webhooks listen exited ${result.code}: ${result.stderr}`);
+  }
+  const ready = JSON.parse(first) as { url: string };
+  let parsed: ListenLine[] = [];
+  const lines = (): ListenLine[] => {
+    const complete = printed().split('\n').slice(1, -1);
+    if (complete.length !== parsed.length) parsed = complete.map((line) => JSON.parse(line) as ListenLine);
+    return parsed;
+  };
+  return {
+    url: ready.url,
+    store,
+    get lines() {
+      return lines();
+    },
+    stderr,
+    waitFor: (predicate, timeoutMs = HANG_MS) =>
+      until(
+        () => predicate(lines()),
+        timeoutMs,
+        () => `timed out waiting for listen; ${lines().length} lines; stderr: ${stderr()}`,
+      ),
+    async stop() {
+      if (!ended) running!.interrupt();
+      release();
+      return (await run).code;
+    },
+  };
+}
+
+/**
+ * `listen` (the real `svc webhooks listen`, verifying with `secret`, in a process of its own or, with
+ * `start` startListenInProcess, in the test's) and `recorder` (an application
  * it forwards to), each stopped when the test that started it ends, the last started first, as is
  * whatever else a test hands to `stopAfterTest`.
  */
-export function stoppedAfterEachTest(secret: string): {
-  listen(args?: string[], env?: Record<string, string>, store?: string): Promise<RunningListen>;
+export function stoppedAfterEachTest<Run extends ListenRun = RunningListen>(
+  secret: string,
+  start: (args: string[], env: Record<string, string>, store?: string) => Promise<Run> = startListen as never,
+): {
+  listen(args?: string[], env?: Record<string, string>, store?: string): Promise<Run>;
   recorder(): Promise<Receiver>;
   stopAfterTest(stop: () => Promise<unknown>): void;
 } {
@@ -90,7 +177,7 @@ export function stoppedAfterEachTest(secret: string): {
   return {
     stopAfterTest: (stop) => void cleanups.push(stop),
     async listen(args = [], env = isolatedEnv({ SVC_WEBHOOK_SECRET: secret }), store) {
-      const running = await startListen(args, env, store);
+      const running = await start(args, env, store);
       cleanups.push(() => running.stop());
       return running;
     },

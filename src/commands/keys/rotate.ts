@@ -390,6 +390,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
         deployOutput: this.io.stderr.stream,
         env: this.io.env,
         signal,
+        clock: this.clock,
         pollIntervalMs: flags['poll-interval'] ?? DEFAULT_POLL_INTERVAL_MS,
         timeoutMs: flags.timeout ?? DEFAULT_TIMEOUT_MS,
         force: flags.force,

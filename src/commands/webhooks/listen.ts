@@ -186,6 +186,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
       signedPayloads: [flags['signed-payload']],
       store,
       forwardLeaseMs: flags['forward-lease'],
+      clock: this.clock,
       forwardTo: flags['forward-to'],
       network,
       eventTypes: flags.events,

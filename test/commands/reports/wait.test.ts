@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Applicant, Report } from '../../../src/api/types.js';
+import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
+import { createApplicant, parsed, REPORT_FLAGS } from '../../helpers/sandbox-cli.js';
 import { ExitCode } from '../../../src/core/errors.js';
 import { apiError, type Handler, startServer, type TestServer } from '../../helpers/server.js';
 import { svcInProcess } from '../../helpers/in-process.js';
@@ -89,5 +92,22 @@ describe('svc reports wait', () => {
     answer = (_request, response) => apiError(response, 404, 'not_found', "No such report 'rep_nope'.");
     const result = await svc(['reports', 'wait', 'rep_nope', '--retries', '0']);
     expect(result.code).toBe(ExitCode.notFound);
+  });
+});
+
+describe('svc reports wait against the sandbox', () => {
+  let sandbox: InProcessSandbox;
+  let applicant: Applicant;
+  beforeAll(async () => {
+    sandbox = await startSandboxInProcess();
+    applicant = await createApplicant(sandbox);
+  });
+  afterAll(() => sandbox.stop());
+
+  it('reports wait follows a report to its end', async () => {
+    const env = sandbox.env;
+    const report = parsed<Report>(await svcInProcess(['reports', 'create', '--applicant', applicant.id, ...REPORT_FLAGS, '--json'], { env }));
+    expect(report.status).toBe('queued');
+    expect(parsed<Report>(await svcInProcess(['reports', 'wait', report.id, '--json'], { env })).status).toBe('completed');
   });
 });
