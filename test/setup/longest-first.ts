@@ -15,6 +15,7 @@ const LONGEST_FIRST = [
   'test/conformance/accuracy-4.test.ts',
   'test/packaging/self-contained.test.ts',
   'test/conformance/accuracy-3.test.ts',
+  'test/conformance/sandbox.test.ts',
   'test/e2e/kit-width.test.ts',
   'test/e2e/examples.test.ts',
   'test/commands/contract/verify.test.ts',
