@@ -1,4 +1,5 @@
-import { type Clock, systemClock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readsAsFailure } from '../api/report-outcome.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
 import type { JsonObject } from '../core/json-object.js';
@@ -25,7 +26,7 @@ export interface KitContext {
   timeouts: KitTimeouts;
   /** `--fast`: the run leaves out what waits out the specification's own delays (a redelivery, a rate-limit window). */
   fast?: boolean | undefined;
-  /** The time the run's waits are counted in: rate-limit pauses (the client's), report completions, webhook deliveries. */
+  /** The time rate-limit waits are counted in (the client's). */
   clock?: Clock | undefined;
   log: (line: string) => void;
 }
@@ -199,8 +200,7 @@ export class SharedSetup {
   /** Waits until the report is completed: on its report.completed event when webhooks arrive, polling GET in any case. */
   async waitFinished(report: CreatedReport): Promise<Exchange> {
     const { completionMs } = this.context.timeouts;
-    const clock = this.context.clock ?? systemClock;
-    const deadline = clock.now() + completionMs;
+    const deadline = Date.now() + completionMs;
     const receiver = this.context.receiver;
     for (let interval = 250; ; interval = Math.min(interval * 2, receiver ? 4_000 : 5_000)) {
       const got = await sendWithKey(this.context, 'GET', `/v1/reports/${report.id}`, { role: 'api', purpose: 'fixture' });
@@ -214,7 +214,7 @@ export class SharedSetup {
           'if the applicant or report of the fixtures does not suit the implementation, give others in --fixtures',
         );
       }
-      const left = deadline - clock.now();
+      const left = deadline - Date.now();
       if (left <= 0)
         throw new ReportUnfinished(
           `the kit's report ${report.id} was still ${JSON.stringify(status)} ${completionMs / 1000} s after its creation`,
@@ -228,7 +228,7 @@ export class SharedSetup {
           report.deliveriesBefore,
         );
       } else {
-        await clock.sleep(Math.min(interval, left));
+        await sleep(Math.min(interval, left));
       }
     }
   }
@@ -286,12 +286,11 @@ export class SharedSetup {
 
   /** Polls a report until it completes or reads as failed; its last read when the report timeout passes first. */
   async finishOf(id: string, purpose: Purpose): Promise<Exchange> {
-    const clock = this.context.clock ?? systemClock;
-    const deadline = clock.now() + this.context.timeouts.completionMs;
+    const deadline = Date.now() + this.context.timeouts.completionMs;
     for (let interval = 250; ; interval = Math.min(interval * 2, 5_000)) {
       const read = await sendWithKey(this.context, 'GET', `/v1/reports/${id}`, { role: 'api', purpose });
-      if (reportEnd(read, this.context.timeouts.completionMs).outcome !== 'unfinished' || clock.now() >= deadline) return read;
-      await clock.sleep(Math.min(interval, deadline - clock.now()));
+      if (reportEnd(read, this.context.timeouts.completionMs).outcome !== 'unfinished' || Date.now() >= deadline) return read;
+      await sleep(Math.min(interval, deadline - Date.now()));
     }
   }
 

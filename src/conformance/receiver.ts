@@ -3,8 +3,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSelfSignedCertificate } from '../core/certificate.js';
-import { type Clock, systemClock } from '../core/clock.js';
 import { SvcError } from '../core/errors.js';
 import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../core/inbound-http.js';
 import { SIGNATURE_ENCODINGS, type SignatureEncoding, type SignatureFailure } from '../webhooks/signature.js';
@@ -114,8 +114,6 @@ export interface ReceiverOptions {
   /** The v1 encodings a signature may have (`--signature-encoding` pins one). */
   encodings?: readonly SignatureEncoding[] | undefined;
   limits?: typeof KEPT_LIMITS;
-  /** The time deliveries are stamped with and waited on (the run's). */
-  clock?: Clock | undefined;
 }
 
 /**
@@ -141,13 +139,11 @@ export class WebhookReceiver {
   private readonly rules = new Set<Rule>();
   private readonly waiters = new Set<() => void>();
   private readonly held = new Set<NodeJS.Timeout>();
-  private readonly clock: Clock;
 
   constructor(options: ReceiverOptions = {}) {
     this.secret = options.secret || undefined;
     this.encodings = options.encodings ?? SIGNATURE_ENCODINGS;
     this.limits = options.limits ?? KEPT_LIMITS;
-    this.clock = options.clock ?? systemClock;
   }
 
   /** Whether deliveries are authenticated (the secret was given): without, anyone who reaches the port supplies evidence. */
@@ -228,7 +224,7 @@ export class WebhookReceiver {
     this.keptBytes += cost;
     const delivery: Delivery = {
       seq: this.deliveries.length,
-      at: this.clock.now(),
+      at: Date.now(),
       method: request.method ?? '',
       path: request.url ?? '/',
       headers: request.headers,
@@ -286,18 +282,20 @@ export class WebhookReceiver {
 
   /** The first delivery from `since` on that satisfies `predicate`, waiting up to `timeoutMs`. */
   async waitFor(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
-    const deadline = this.clock.now() + timeoutMs;
+    const deadline = Date.now() + timeoutMs;
     // Each delivery is looked at once: a flood of deliveries does not make every wake-up scan them all again.
     for (let next = since; ;) {
       for (; next < this.deliveries.length; next++) if (predicate(this.deliveries[next]!)) return this.deliveries[next];
-      const left = deadline - this.clock.now();
+      const left = deadline - Date.now();
       if (left <= 0) return undefined;
-      const pause = new AbortController();
-      const wake = () => pause.abort();
-      this.waiters.add(wake);
-      // A delivery ends the pause early (the abort); either way the loop looks again.
-      await this.clock.sleep(Math.min(left, 1_000), pause.signal).catch(() => undefined);
-      this.waiters.delete(wake);
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.waiters.delete(wake);
+          resolve();
+        };
+        this.waiters.add(wake);
+        void sleep(Math.min(left, 1_000)).then(wake);
+      });
     }
   }
 

@@ -171,11 +171,7 @@ function kitSecrets(keys: KitKeys, webhookSecret: string | undefined): string[] 
 /** The kit's receiver, listening, when a runnable check needs deliveries and a port was given. */
 async function startReceiver(options: KitOptions, runnable: readonly Check[], log: (line: string) => void): Promise<WebhookReceiver | undefined> {
   if (options.webhookPort === undefined || !runnable.some((check) => check.needs.includes('webhookPort'))) return undefined;
-  const receiver = new WebhookReceiver({
-    secret: options.webhookSecret,
-    encodings: options.signatureEncoding && [options.signatureEncoding],
-    clock: options.clock,
-  });
+  const receiver = new WebhookReceiver({ secret: options.webhookSecret, encodings: options.signatureEncoding && [options.signatureEncoding] });
   const host = options.webhookHost ?? '127.0.0.1';
   const port = await receiver.start(options.webhookPort, host, options.webhookTls);
   log(`Listening for webhook deliveries on ${host} port ${port} (${receiver.scheme})`);
