@@ -4,9 +4,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that take longest, longest first (measured with `--reporter=json`, docs/development.md).
- * Without an earlier run's timings (a clean clone, CI) vitest starts the largest files first, and these
- * are small files that wait on slow work (packing, a matrix, a rate-limit window): started last, they
- * alone made the run's last two minutes. A file not listed only starts later.
+ * Without an earlier run's timings (a clean clone, CI) vitest starts the largest files first, the binary
+ * tier's before the in-process tier's; these are small files that wait on slow work (packing, a matrix,
+ * a rate-limit window, connection deadlines): started last, they alone made the run's last minutes. A
+ * file not listed only starts later.
  */
 const LONGEST_FIRST = [
   'test/ci/gitlab-job.test.ts',
@@ -18,6 +19,10 @@ const LONGEST_FIRST = [
   'test/conformance/sandbox.test.ts',
   'test/e2e/kit-width.test.ts',
   'test/e2e/examples.test.ts',
+  'test/conformance/receiver-evidence.test.ts',
+  'test/sandbox/slow-connections.test.ts',
+  'test/sandbox/hostile-uploads.test.ts',
+  'test/commands/webhooks/listen.test.ts',
   'test/commands/contract/verify.test.ts',
 ];
 
