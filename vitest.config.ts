@@ -11,6 +11,7 @@ const UNIT = [
   'test/client/list-answer.test.ts',
   'test/client/timestamp.test.ts',
   'test/client/upload-shape.test.ts',
+  'test/config/config-file.test.ts',
   'test/config/paths.test.ts',
   'test/conformance/accuracy-switches.test.ts',
   'test/conformance/catalogue.test.ts',

@@ -2,7 +2,7 @@ import type { Interfaces } from '@oclif/core';
 import type { ApiClient } from '../api/client.js';
 import { BaseCommand } from './base-command.js';
 import { type Connection, missingKeyError, resolveConnection } from '../config/connection.js';
-import { SANDBOX_PROFILE } from '../config/config-file.js';
+import { isSandboxProfile } from '../config/config-file.js';
 import { redactKey } from '../core/redaction.js';
 import { connectionFlags } from '../flags/connection.js';
 import { secretOnCommandLine } from '../flags/secret.js';
@@ -52,7 +52,7 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
       baseUrl: connection.baseUrl,
       key,
       network: await this.network({
-        sandbox: connection.boundProfile === SANDBOX_PROFILE,
+        sandbox: isSandboxProfile(connection.boundProfile),
         caCert: connection.caCert,
         caCertOnly: connection.caCertOnly,
         clientCert: connection.clientCert,

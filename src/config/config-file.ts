@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.js';
+import { withFileLock } from '../core/file-lock.js';
 import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 
 /** The settings a profile may hold. Secret ones are never printed in full. */
@@ -42,8 +43,13 @@ export interface ConfigFile {
 }
 
 export const DEFAULT_PROFILE = 'default';
-/** The profile `svc sandbox start` writes: the embedded sandbox's base URL, keys and certificate. */
+/** The profile `svc sandbox start` writes for the sandbox of the default data directory: its base URL, keys and certificate. */
 export const SANDBOX_PROFILE = 'sandbox';
+
+/** Whether `name` is the profile of a sandbox: `sandbox`, or that of another data directory (`sandbox-<name>-<hash>`). */
+export function isSandboxProfile(name: string | undefined): boolean {
+  return name === SANDBOX_PROFILE || /^sandbox-(?:[a-z0-9-]+-)?[0-9a-f]{8}$/.test(name ?? '');
+}
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 function isSettingName(name: string): name is SettingName {
@@ -83,22 +89,25 @@ export async function readConfig(file: string): Promise<ConfigFile> {
   return parsed;
 }
 
-export async function writeConfig(config: ConfigFile, file: string): Promise<void> {
+async function writeConfig(config: ConfigFile, file: string): Promise<void> {
   await writeSecretFile(file, `${JSON.stringify(config, null, 2)}\n`);
 }
 
+/** How long a change of the config file waits for another process's change to it. */
+const CONFIG_LOCK_WAIT_MS = 5_000;
+
 /**
  * Reads the config `file`, lets `change` alter it, and writes it back (0600, atomically) when
- * `change` says it changed something: the one read-modify-write of `config set`, `unset` and `use`.
+ * `change` says it changed something: the one read-modify-write of `config set`, `unset`, `use` and
+ * `sandbox start`, under a lock, so that processes changing it at once lose none of each other's changes.
  */
-export async function updateConfig<T>(
-  file: string,
-  change: (config: ConfigFile) => { changed: boolean; result: T } | Promise<{ changed: boolean; result: T }>,
-): Promise<T> {
-  const config = await readConfig(file);
-  const { changed, result } = await change(config);
-  if (changed) await writeConfig(config, file);
-  return result;
+export function updateConfig<T>(file: string, change: (config: ConfigFile) => { changed: boolean; result: T }): Promise<T> {
+  return withFileLock(`${file}.lock`, CONFIG_LOCK_WAIT_MS, async () => {
+    const config = await readConfig(file);
+    const { changed, result } = change(config);
+    if (changed) await writeConfig(config, file);
+    return result;
+  });
 }
 
 /** The profile a run uses: `--profile`, else SVC_PROFILE of `env` (the command's), else the current one. */

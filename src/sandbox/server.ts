@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Network } from '../api/network.js';
 import type { SandboxApp } from './app.js';
 import { Authenticator, clientAddress } from './auth.js';
@@ -7,6 +8,8 @@ import { EventLog } from './events.js';
 import { type ConnectionDeadlines, DEFAULT_CONNECTION_DEADLINES, listenWithTlsFront } from './front.js';
 import { DEFAULT_DOCUMENT_CHECK_BUDGET, type DocumentCheckBudget } from './document-checker.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { SvcError } from '../core/errors.js';
+import { FileLockHeld, type FileLock, takeFileLock } from '../core/file-lock.js';
 import { randomToken } from '../core/ids.js';
 import { KeyUseRecorder } from './key-uses.js';
 import { ensureSandboxKeys } from './workspace-keys.js';
@@ -87,6 +90,34 @@ function storeSettings(store: SandboxStore, options: SandboxOptions): { webhookS
  * Plain HTTP on the same port is answered 400 `https_required` (part 5.2) and the connection closed.
  */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const lock = await lockDataDir(options.dataDir);
+  try {
+    return await startLocked(options, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/**
+ * One sandbox at a time in a data directory: two would both deliver the events of its database, and
+ * the second would point the directory's profile at itself while the first still serves its users.
+ */
+async function lockDataDir(dataDir: string): Promise<FileLock> {
+  try {
+    return await takeFileLock(join(dataDir, 'sandbox.lock'));
+  } catch (error) {
+    if (!(error instanceof FileLockHeld)) throw error;
+    throw new SvcError(
+      'refused',
+      'sandbox_running',
+      `a sandbox already runs with the data directory ${dataDir} (${error.holder || 'another svc process'})`,
+      'use that one, stop it first, or start another with --data-dir <another directory>',
+    );
+  }
+}
+
+async function startLocked(options: SandboxOptions, lock: FileLock): Promise<Sandbox> {
   const plan = options.plan ?? 'pro';
   const clock = options.clock ?? systemClock;
   const certificate = await ensureCertificate(options.dataDir);
@@ -130,9 +161,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   processing.resume();
   dispatcher.start();
+  const url = `https://127.0.0.1:${port}`;
+  await lock.describe(`process ${process.pid}, serving ${url}`);
 
   return {
-    url: `https://127.0.0.1:${port}`,
+    url,
     port,
     dataDir: options.dataDir,
     certPath: certificate.certPath,
@@ -148,6 +181,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await dispatcher.stop();
       keyUses.stop();
       store.close();
+      await lock.release();
     },
   };
 }

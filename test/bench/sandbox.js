@@ -98,7 +98,7 @@ try {
   console.log(`ratio            ${(s.rate / b.rate).toFixed(2)} of the bare server (target ≥ 0.60)`);
 
   const node = wallTime(['-e', '0']);
-  const get = wallTime([bin, 'reports', 'get', report.id, '--json', '--profile', 'sandbox']);
+  const get = wallTime([bin, 'reports', 'get', report.id, '--json', '--profile', ready.profile]);
   console.log(`node -e 0                  ${node.toFixed(1)} ms`);
   console.log(`svc reports get --json     ${get.toFixed(1)} ms  ${(get / node).toFixed(2)}× node -e 0 (median of ${values.runs})`);
 } finally {

@@ -75,7 +75,7 @@ try {
     floor: ['--input-type=module', '-e', oclifLoaded],
     floorWithRequest: ['--input-type=module', '-e', oclifLoadedAndHttpsGet],
     help: [bin, '--help'],
-    get: [bin, 'reports', 'get', sandboxReport.id, '--json', '--profile', 'sandbox'],
+    get: [bin, 'reports', 'get', sandboxReport.id, '--json', '--profile', ready.profile],
   };
   const request = { BENCH_URL: `${ready.url}/v1/reports/${sandboxReport.id}`, BENCH_KEY: key, BENCH_CA: ready.ca_cert };
   const samples = Object.fromEntries(Object.keys(calls).map((name) => [name, []]));

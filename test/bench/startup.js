@@ -81,7 +81,7 @@ fetch(process.env.BENCH_URL, { headers: { authorization: 'Bearer ' + process.env
     { name: 'svc reports get --help', run: () => once(process.execPath, [bin, 'reports', 'get', '--help']), target: 2.0, floor: 'oclif loaded' },
     {
       name: 'svc reports get --json',
-      run: () => once(process.execPath, [bin, 'reports', 'get', report.id, '--json', '--profile', 'sandbox']),
+      run: () => once(process.execPath, [bin, 'reports', 'get', report.id, '--json', '--profile', ready.profile]),
       target: 2.5,
       floor: 'oclif loaded + node:https',
     },

@@ -227,7 +227,7 @@ describe('sandbox', () => {
 
   it('start serves until Ctrl-C, then exits 130', async () => {
     const own = isolatedEnv();
-    const result = await run(SandboxStart, ['--port', '0', '--json', '--quiet', '--data-dir', join(own.HOME!, 'sandbox')], {
+    const result = await run(SandboxStart, ['--port', '0', '--json', '--quiet'], {
       env: own,
       whileRunning: async ({ stdout, interrupt }) => {
         await until(() => stdout().includes('"event":"ready"'));

@@ -1,11 +1,10 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent } from 'undici';
 import { networkOf } from '../../src/api/network.js';
 import { pathsOf } from '../../src/config/paths.js';
-import { writeSandboxProfile } from '../../src/sandbox/profile.js';
+import { defaultSandboxDir, writeSandboxProfile } from '../../src/sandbox/profile.js';
 import { type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { isolatedEnv, runSvc, SVC_BIN } from './svc.js';
 import { HANG_MS } from './hang.js';
@@ -55,10 +54,10 @@ export async function startSandboxInProcess(
   options: Partial<Omit<SandboxOptions, 'dataDir' | 'port' | 'network'>> = {},
   env: Record<string, string> = isolatedEnv(),
 ): Promise<InProcessSandbox> {
-  const dataDir = join(env.HOME!, 'sandbox');
+  const dataDir = defaultSandboxDir(pathsOf(env));
   let log = '';
   const sandbox = await startSandbox({ analysisDelayMs: 100, log: (line) => (log += `${line}\n`), ...options, dataDir, port: 0, network: networkOf(env) });
-  await writeSandboxProfile(sandbox, pathsOf(env).configFile);
+  await writeSandboxProfile(sandbox, pathsOf(env));
   const keys = Object.fromEntries(sandbox.store.sandboxKeys().map(({ role, secret }) => [role, secret])) as Record<Role, string>;
   keys.webhook_secret = sandbox.webhookSecret;
   return {
@@ -74,9 +73,15 @@ export async function startSandboxInProcess(
   };
 }
 
-/** Starts the real `svc sandbox start` as a child process on a free port and waits until it is ready. */
-export async function startSandboxProcess(args: string[] = [], env: Record<string, string> = isolatedEnv()): Promise<RunningSandbox> {
-  const dataDir = join(env.HOME!, 'sandbox');
+/**
+ * Starts the real `svc sandbox start` as a child process on a free port and waits until it is ready;
+ * its data in `dataDir` (the default one of `env` when not given), its profile in `env`'s configuration.
+ */
+export async function startSandboxProcess(
+  args: string[] = [],
+  env: Record<string, string> = isolatedEnv(),
+  dataDir = defaultSandboxDir(pathsOf(env)),
+): Promise<RunningSandbox> {
   const analysisDelay = args.includes('--analysis-delay') ? [] : ['--analysis-delay', '100'];
   const child = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--data-dir', dataDir, ...analysisDelay, ...args], {
     env,
@@ -85,7 +90,7 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const lines = createInterface({ input: child.stdout });
-  const ready = await new Promise<{ url: string; port: number; ca_cert: string }>((resolve, reject) => {
+  const ready = await new Promise<{ url: string; port: number; ca_cert: string; profile: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the sandbox did not start: ${stderr}`)), HANG_MS);
     lines.once('line', (line) => {
       clearTimeout(timer);
@@ -105,7 +110,7 @@ export async function startSandboxProcess(args: string[] = [], env: Record<strin
     dataDir,
     caCert,
     keys,
-    env: { ...env, SVC_PROFILE: 'sandbox' },
+    env: { ...env, SVC_PROFILE: ready.profile },
     process: child,
     stderr: () => stderr,
     fetch: fetchFrom(ready.url, caCert, keys.test),

@@ -31,13 +31,14 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigSet);
     const name = args.name as SettingName;
-    const { profile, saved } = await updateConfig(this.paths.configFile, async (config) => {
+    // Read before the config file is locked: a person may take their time at the prompt.
+    const { value, source } = await this.readValue(name, args.value);
+    this.secrets.push(value);
+    const saved = normaliseSetting(name, value, source);
+    const { profile } = await updateConfig(this.paths.configFile, (config) => {
       const profile = currentProfileName(config, flags.profile, this.io.env);
-      const { value, source } = await this.readValue(name, args.value);
-      this.secrets.push(value);
-      const saved = normaliseSetting(name, value, source);
       config.profiles[profile] = { ...config.profiles[profile], [name]: saved };
-      return { changed: true, result: { profile, saved } };
+      return { changed: true, result: { profile } };
     });
     const shown = displaySetting(name, saved);
     this.log(`Saved ${name} = ${shown} in profile "${profile}" (${this.paths.configFile})`);

@@ -12,7 +12,7 @@ import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.
 import { runErrorJunit } from '../../conformance/run-error-report.js';
 import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
 import { type Connection, resolveConnection } from '../../config/connection.js';
-import { type Profile, SANDBOX_PROFILE } from '../../config/config-file.js';
+import { isSandboxProfile, type Profile } from '../../config/config-file.js';
 import { caCertFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
@@ -100,7 +100,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     'base-url': Flags.string({ description: "Base URL of the implementation to check (default: the profile's)", env: 'SVC_BASE_URL', helpGroup: 'TARGET' }),
     'api-key': keyFlag(
       'api-key',
-      'A svc_test_ key of the implementation; required, except at the base URL of the "sandbox" profile, whose keys are taken (its CA certificate is trusted there, key given or not)',
+      "A svc_test_ key of the implementation; required, except at the base URL of a profile that holds one, as a sandbox's profile does, whose keys are taken (its CA certificate is trusted there, key given or not)",
     ),
     'admin-key': keyFlag('admin-key', 'Its admin key (svc_admin_…), for the revocation checks'),
     'read-only-key': keyFlag('read-only-key', 'A read-only key of the same workspace'),
@@ -227,7 +227,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       network: await this.network({
         caCert: flags.insecure ? undefined : connection.caCert,
         insecure: flags.insecure,
-        sandbox: connection.boundProfile === SANDBOX_PROFILE,
+        sandbox: isSandboxProfile(connection.boundProfile),
         clientCert: connection.clientCert,
         clientKey: connection.clientKey,
       }),

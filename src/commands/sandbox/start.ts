@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { redactKey } from '../../core/redaction.js';
 import { SandboxCommand } from '../../cli/sandbox-command.js';
 import { SANDBOX_PROFILE } from '../../config/config-file.js';
-import { writeSandboxProfile } from '../../sandbox/profile.js';
+import { sandboxProfileName, writeSandboxProfile } from '../../sandbox/profile.js';
 import type { Plan } from '../../sandbox/rate-limit.js';
 import { SIGNATURE_ENCODINGS } from '../../webhooks/signature.js';
 import { startSandbox } from '../../sandbox/server.js';
@@ -28,9 +28,11 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
   static override description = helpText`
     State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due
     included. On first start the sandbox makes two workspaces and their keys (test, read-only, IP-locked, admin,
-    and a second workspace's test and admin keys) and a self-signed certificate. Every start writes the profile
-    "${SANDBOX_PROFILE}" (base URL, test key, admin key, CA certificate), which becomes the current profile if you
-    have none.
+    and a second workspace's test and admin keys) and a self-signed certificate. Every start writes the data
+    directory's profile (base URL, test key, admin key, CA certificate), which becomes the current profile if you
+    have none: "${SANDBOX_PROFILE}" for the default directory, "${SANDBOX_PROFILE}-<directory name>-<hash>" for
+    another, so that sandboxes of several directories run side by side, each with its own profile. One sandbox at
+    a time runs in a data directory.
 
     With --json, stdout carries one line when the sandbox is ready: {"event":"ready","url",…}.
   `;
@@ -78,11 +80,23 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
     'keep-alive-timeout': Flags.integer({ description: 'Milliseconds a kept-alive connection may stay idle', hidden: true, min: 1 }),
   };
 
-  /** The sandbox `start` starts; a port it cannot take is said in words, with what to do (as `webhooks listen` does). */
-  private async started<T>(port: number, start: () => Promise<T>): Promise<T> {
+  /**
+   * The sandbox `start` starts; a port it cannot take is said in words, with what to do (as `webhooks
+   * listen` does), and a data directory another sandbox runs with names that sandbox's profile.
+   */
+  private async started<T>(port: number, dataDir: string, start: () => Promise<T>): Promise<T> {
     try {
       return await start();
     } catch (error) {
+      if (error instanceof SvcError && error.code === 'sandbox_running') {
+        const profile = sandboxProfileName(this.paths, dataDir);
+        throw new SvcError(
+          error.kind,
+          error.code,
+          error.message,
+          `use that sandbox (profile "${profile}"), stop it first, or start another with --data-dir <another directory>`,
+        );
+      }
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EADDRINUSE' && code !== 'EACCES') throw error;
       throw new SvcError(
@@ -100,9 +114,10 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
     const { flags } = await this.parse(SandboxStart);
     if (flags['webhook-secret'] !== undefined) this.secrets.push(flags['webhook-secret']);
     const network = await this.network();
-    const sandbox = await this.started(flags.port, () =>
+    const dataDir = this.sandboxDir(flags['data-dir']);
+    const sandbox = await this.started(flags.port, dataDir, () =>
       startSandbox({
-        dataDir: this.sandboxDir(flags['data-dir']),
+        dataDir,
         port: flags.port,
         webhookUrls: flags['webhook-url'],
         webhookSecret: flags['webhook-secret'],
@@ -122,7 +137,7 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
         log: flags.quiet ? undefined : (line) => this.note(line),
       }),
     );
-    await writeSandboxProfile(sandbox, this.paths.configFile);
+    const profile = await writeSandboxProfile(sandbox, this.paths);
     const ready: JsonLine = {
       event: 'ready',
       url: sandbox.url,
@@ -130,23 +145,23 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
       plan: sandbox.plan,
       data_dir: sandbox.dataDir,
       ca_cert: sandbox.certPath,
-      profile: SANDBOX_PROFILE,
+      profile,
       first_start: sandbox.firstStart,
       webhook_urls: sandbox.webhookUrls,
     };
     // Ctrl-C and SIGTERM are handled before the sandbox says it is ready: whoever starts it may stop it at once.
     const stopped = this.untilInterrupted(() => this.note('Stopping the sandbox…'));
     if (this.jsonEnabled()) this.io.stdout.write(`${this.formatJsonLine(ready)}\n`);
-    else this.describe(sandbox);
+    else this.describe(sandbox, profile);
 
     await stopped;
     await sandbox.close();
   }
 
-  private describe(sandbox: Awaited<ReturnType<typeof startSandbox>>): void {
+  private describe(sandbox: Awaited<ReturnType<typeof startSandbox>>, profile: string): void {
     this.note(`Sandbox listening on ${sandbox.url} (plan ${sandbox.plan}, data in ${sandbox.dataDir})`);
     this.note(`Certificate to trust: ${sandbox.certPath}`);
-    this.note(`Profile "${SANDBOX_PROFILE}" written: try \`svc reports list --profile ${SANDBOX_PROFILE}\``);
+    this.note(`Profile "${profile}" written: try \`svc reports list --profile ${profile}\``);
     if (sandbox.firstStart) {
       const keys = sandbox.store.sandboxKeys();
       this.note(

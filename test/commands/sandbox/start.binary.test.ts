@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Applicant, Report } from '../../../src/api/types.js';
 import { eventsOf, type Receiver, startReceiver } from '../../helpers/receiver.js';
@@ -92,5 +93,51 @@ describe('svc sandbox start --signature-encoding', () => {
     await subscriber.waitFor((received) => received.length > before);
     const again = base64Signature(subscriber.received[before]!);
     expect(again.v1).toBe(again.expected);
+  });
+});
+
+describe('svc sandbox start, several at once for one user', () => {
+  it('three started together with data directories of their own each keep a profile that leads to them', async () => {
+    const env = isolatedEnv();
+    const sandboxes = await Promise.all(['first', 'second', 'third'].map((name) => startSandboxProcess(['--quiet'], env, join(env.HOME!, name))));
+    for (const sandbox of sandboxes) cleanups.push(() => sandbox.stop());
+    expect(new Set(sandboxes.map((sandbox) => sandbox.env.SVC_PROFILE)).size).toBe(3);
+    for (const sandbox of sandboxes) {
+      const applicant = await runSvc(
+        ['applicants', 'create', '--json', '--given-names', 'Anna', '--surname', 'Eriksson', '--date-of-birth', '1984-08-12', '--nationality', 'SE'],
+        {
+          env: sandbox.env,
+        },
+      );
+      expect(applicant.code, applicant.stderr).toBe(0);
+      const id = (JSON.parse(applicant.stdout) as Applicant).id;
+      // Made through its profile, the applicant is in this sandbox's store and no other's.
+      const owners = await Promise.all(
+        sandboxes.map(
+          async (other) =>
+            (
+              await other.fetch(`/v1/reports`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                body: JSON.stringify({ applicant_id: id, destination: 'DE', visa_type: 'tourist', purpose: 'holiday' }),
+              })
+            ).status,
+        ),
+      );
+      expect(owners.map((status) => status < 300)).toEqual(sandboxes.map((other) => other === sandbox));
+    }
+  });
+
+  it('a second one in the same data directory is refused (exit 15) while the first runs, and starts once it has stopped', async () => {
+    const env = isolatedEnv();
+    const first = await startSandboxProcess(['--quiet'], env);
+    cleanups.push(() => first.stop());
+    const refused = await runSvc(['sandbox', 'start', '--port', '0', '--json', '--data-dir', first.dataDir], { env, killAfterMs: 60_000 });
+    expect(refused.code, refused.stderr).toBe(15);
+    expect(JSON.parse(refused.stdout).error.message).toContain(`serving ${first.url}`);
+    expect(await first.stop()).toBe(0);
+    const next = await startSandboxProcess(['--quiet'], env);
+    cleanups.push(() => next.stop());
+    expect(next.env.SVC_PROFILE).toBe('sandbox');
   });
 });

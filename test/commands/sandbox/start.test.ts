@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isSandboxProfile } from '../../../src/config/config-file.js';
+import { pathsOf } from '../../../src/config/paths.js';
 import { ExitCode } from '../../../src/core/errors.js';
 import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
 import { svcInProcess } from '../../helpers/in-process.js';
@@ -11,6 +14,16 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.stop());
 
+const profiles = (env: Record<string, string>) =>
+  (JSON.parse(readFileSync(pathsOf(env).configFile, 'utf8')) as { profiles: Record<string, { base_url?: string }> }).profiles;
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 20) {
+    if (waited > 10_000) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('sandbox start on a port in use', () => {
   it('says so in words and exits 2, as webhooks listen does', async () => {
     const env = isolatedEnv();
@@ -19,5 +32,40 @@ describe('sandbox start on a port in use', () => {
     expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'cannot_listen', message: `cannot listen on 127.0.0.1:${sandbox.port}: EADDRINUSE` });
     expect(result.stderr).toContain('choose another with --port');
     expect(result.stderr).not.toContain('Error: listen EADDRINUSE');
+  });
+});
+
+describe('sandbox start beside a running sandbox', () => {
+  it('with another data directory, writes a profile of its own and leaves the first one pointing at the first sandbox', async () => {
+    const other = join(sandbox.env.HOME!, 'second sandbox');
+    let ready: { profile: string; url: string } | undefined;
+    const second = await svcInProcess(['sandbox', 'start', '--port', '0', '--json', '--quiet', '--data-dir', other], {
+      env: sandbox.env,
+      whileRunning: async ({ stdout, interrupt }) => {
+        await until(() => stdout().includes('"event":"ready"'));
+        ready = JSON.parse(stdout().split('\n')[0]!) as { profile: string; url: string };
+        // While both run, each profile leads to its own sandbox.
+        expect((await svcInProcess(['reports', 'list', '--json', '--profile', ready.profile], { env: sandbox.env })).code).toBe(0);
+        interrupt();
+      },
+    });
+    expect(second.code, second.stderr).toBe(ExitCode.interrupted);
+    // The second has stopped: the first sandbox's users go on with its profile.
+    const listed = await svcInProcess(['reports', 'list', '--json'], { env: sandbox.env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(ready!.profile).toMatch(/^sandbox-second-sandbox-[0-9a-f]{8}$/);
+    expect(isSandboxProfile(ready!.profile)).toBe(true);
+    expect(profiles(sandbox.env)).toMatchObject({ sandbox: { base_url: sandbox.url }, [ready!.profile]: { base_url: ready!.url } });
+  });
+
+  it('with the same data directory, is refused (exit 15) naming the running one, and repoints nothing', async () => {
+    const before = profiles(sandbox.env);
+    const result = await svcInProcess(['sandbox', 'start', '--port', '0', '--json', '--data-dir', sandbox.dataDir], { env: sandbox.env });
+    expect(result.code, result.stderr).toBe(ExitCode.refused);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string; hint: string } };
+    expect(error.code).toBe('sandbox_running');
+    expect(error.message).toContain(`serving ${sandbox.url}`);
+    expect(error.hint).toContain('profile "sandbox"');
+    expect(profiles(sandbox.env)).toEqual(before);
   });
 });
