@@ -395,8 +395,10 @@ export class SandboxStore {
     ).map((row) => this.toDelivery(row));
   }
 
-  nextDueAt(): number | undefined {
-    return (this.get("SELECT MIN(next_attempt_at) AS due FROM deliveries WHERE status = 'pending'")?.due as number | null) ?? undefined;
+  /** When the next pending delivery is due, those of `excluding` (attempts under way) aside. */
+  nextDueAt(excluding: readonly number[] = []): number | undefined {
+    const aside = excluding.length ? ` AND id NOT IN (${excluding.map(() => '?').join(', ')})` : '';
+    return (this.get(`SELECT MIN(next_attempt_at) AS due FROM deliveries WHERE status = 'pending'${aside}`, ...excluding)?.due as number | null) ?? undefined;
   }
 
   deliveries(filter: { status?: DeliveryStatus; eventId?: string; limit: number }): Delivery[] {

@@ -73,21 +73,20 @@ export class WebhookDispatcher {
       });
       this.running.add(attempt);
     }
-    const next = this.store.nextDueAt();
-    // Also look once a second: `svc sandbox deliveries replay` may add deliveries from another process.
+    const next = this.store.nextDueAt([...this.inFlight]);
     if (next !== undefined && this.inFlight.size < CONCURRENCY) {
-      // The retry schedule is waited on the clock.
+      // The retry schedule is waited on the clock, in one sleep: a test's clock then steps to it at once.
       const pause = new AbortController();
       this.pause = pause;
-      clock.sleep(Math.min(1000, Math.max(0, next - clock.now())), pause.signal).then(
+      clock.sleep(Math.max(0, next - clock.now()), pause.signal).then(
         () => this.wake(),
         () => undefined, // aborted: a newer wake or stop() took over
       );
-    } else {
-      // Nothing due on the schedule: the next look is in real time, so an idle sandbox moves no test's clock.
-      this.idle = setTimeout(() => this.wake(), 1000);
-      this.idle.unref();
     }
+    // Also look once a second, in real time (an idle sandbox moves no test's clock): `svc sandbox
+    // deliveries replay` may add deliveries from another process.
+    this.idle = setTimeout(() => this.wake(), 1000);
+    this.idle.unref();
   }
 
   private async attempt(delivery: Delivery): Promise<void> {
