@@ -56,6 +56,7 @@ const IN_PROCESS = [
   'test/commands/keys/list.test.ts',
   'test/commands/keys/revoke.test.ts',
   'test/commands/keys/rotate-dashboard-key.test.ts',
+  'test/commands/keys/rotate-earlier-key.test.ts',
   'test/commands/keys/rotate.test.ts',
   'test/commands/keys/rotations.test.ts',
   'test/commands/reports/create.test.ts',
