@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Sql } from 'postgres';
+import type { JSONValue, Sql } from 'postgres';
 import { connectPostgres, migrateSchema, type OwnSchema } from '../core/postgres.js';
 import { describePostgres, type PostgresLocation } from '../core/postgres-url.js';
 import { SvcError } from '../core/errors.js';
@@ -70,11 +70,11 @@ function heldBy(sql: Sql, lock: AdvisoryKey, session: 'this' | 'any') {
       ${session === 'this' ? sql`AND l.pid = pg_backend_pid()` : sql``}`;
 }
 
-function unavailable(error: unknown): SvcError {
+function unavailable(location: PostgresLocation, error: unknown): SvcError {
   return new SvcError(
     'config',
     'store_unavailable',
-    `cannot open the rotation store in PostgreSQL: ${(error as Error).message}`,
+    `cannot open the rotation store ${describePostgres(location)}: ${(error as Error).message}`,
     "check the connection string (--rotation-store, SVC_ROTATION_STORE or the profile's rotation_store), that the server runs, and the grants described in docs/key-rotation.md",
     { cause: error },
   );
@@ -176,7 +176,7 @@ export class PostgresJournal implements RotationJournal {
       await migrateSchema(sql, location, ROTATION_SCHEMA);
     } catch (error) {
       await sql.end({ timeout: 1 });
-      throw error instanceof SvcError ? error : unavailable(error);
+      throw error instanceof SvcError ? error : unavailable(location, error);
     }
     return new PostgresJournal(sql, location);
   }
@@ -191,7 +191,7 @@ export class PostgresJournal implements RotationJournal {
     record.updated_at = new Date().toISOString();
     const saved = await lock.query(
       (sql) => sql`
-        INSERT INTO rotations (id, record) SELECT ${record.id}, ${JSON.stringify(record)}::jsonb
+        INSERT INTO rotations (id, record) SELECT ${record.id}, ${sql.json(record as unknown as JSONValue)}
         WHERE EXISTS (${heldBy(sql, lock.lock, 'this')})
         ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record
         RETURNING id`,
@@ -231,7 +231,7 @@ export class PostgresJournal implements RotationJournal {
       won = row!.won as boolean;
     } catch (error) {
       await session.end({ timeout: 0 });
-      throw unavailable(error);
+      throw unavailable(this.location, error);
     }
     if (!won) {
       await session.end({ timeout: 1 });

@@ -111,7 +111,7 @@ describe('a rotation killed during its deploy on one runner, run again on anothe
 
   it('stops and names the key the first run made when the runner has no --new-key-file of its own: no key made, no file written', async () => {
     const name = 'runner 2 without the key file';
-    const { old, newKeyFile, gate, args, appFile } = await setUp(name);
+    const { newKeyFile, gate, args, appFile } = await setUp(name);
     const app = startBackgroundClient(sandbox, appFile);
     await killDuringDeploy(args, runner('five'));
     writeFileSync(gate, '');
