@@ -58,6 +58,7 @@ const IN_PROCESS = [
   'test/commands/keys/rotate-dashboard-key.test.ts',
   'test/commands/keys/rotate-earlier-key.test.ts',
   'test/commands/keys/rotate.test.ts',
+  'test/commands/keys/rotation-store.test.ts',
   'test/commands/keys/rotations.test.ts',
   'test/commands/reports/create.test.ts',
   'test/commands/reports/delete.test.ts',
