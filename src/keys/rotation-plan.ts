@@ -309,7 +309,7 @@ export interface PlanInput {
 }
 
 /** A rotation found again, or planned: `earlier` when its journal holds it, `takenUp` the key it was taken up from (see takeUpEarlierKey). */
-export interface FoundRotation {
+interface FoundRotation {
   record: RotationRecord;
   earlier: boolean;
   takenUp?: Key;

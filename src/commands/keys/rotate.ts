@@ -92,8 +92,10 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     completed or aborted; a failure ends with {"error": …}.
 
     Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; --resume waits again), 14 when
-    a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses, 130 on Ctrl-C. Here
-    --timeout bounds the drain; each answer of the API is waited for ${ANSWER_TIMEOUT_S} s.
+    a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses (another run holds the
+    key's lock, a key an earlier rotation made is active and its secret was not given), 8 when the rotation store's
+    lock is lost mid-run, 130 on Ctrl-C. Here --timeout bounds the drain; each answer of the API is waited for
+    ${ANSWER_TIMEOUT_S} s.
   `;
 
   static override examples = [
