@@ -20,7 +20,18 @@ beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
   home = sandbox.env.HOME!;
 });
-afterAll(() => sandbox.stop());
+/** Every application started, stopped at the end whatever became of its test. */
+const apps: Array<ReturnType<typeof startBackgroundClient>> = [];
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
+  await sandbox.stop();
+});
+
+function application(file: string) {
+  const app = startBackgroundClient(sandbox, file);
+  apps.push(app);
+  return app;
+}
 
 /** The environment of a runner of its own: the same profile and keys, its own empty state directory. */
 function runner(name: string): Record<string, string> {
@@ -62,7 +73,7 @@ describe('a rotation killed during its deploy on one runner, run again on anothe
   it('takes up the key the first run made, from --new-key-file: no second key, the file kept, the rotation complete', async () => {
     const name = 'taken up on runner 2';
     const { old, appFile, newKeyFile, gate, args } = await setUp(name);
-    const app = startBackgroundClient(sandbox, appFile);
+    const app = application(appFile);
     const rotation = await killDuringDeploy(args, runner('one'));
     writeFileSync(gate, '');
     const [made] = await keysOfRotationsOf(name);
@@ -88,7 +99,7 @@ describe('a rotation killed during its deploy on one runner, run again on anothe
   it('stops and names the key the first run made when --new-key-file does not hold its secret: no key made, the file kept', async () => {
     const name = 'named on runner 2';
     const { old, newKeyFile, gate, args, appFile } = await setUp(name);
-    const app = startBackgroundClient(sandbox, appFile);
+    const app = application(appFile);
     await killDuringDeploy(args, runner('three'));
     writeFileSync(gate, '');
     await app.stop();
@@ -112,7 +123,7 @@ describe('a rotation killed during its deploy on one runner, run again on anothe
   it('stops and names the key the first run made when the runner has no --new-key-file of its own: no key made, no file written', async () => {
     const name = 'runner 2 without the key file';
     const { newKeyFile, gate, args, appFile } = await setUp(name);
-    const app = startBackgroundClient(sandbox, appFile);
+    const app = application(appFile);
     await killDuringDeploy(args, runner('five'));
     writeFileSync(gate, '');
     await app.stop();

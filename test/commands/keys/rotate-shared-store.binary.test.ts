@@ -26,7 +26,10 @@ beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
   home = sandbox.env.HOME!;
 });
+/** Every application started, stopped at the end whatever became of its test. */
+const apps: Array<ReturnType<typeof startBackgroundClient>> = [];
 afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()));
   await sandbox?.stop();
   pg?.destroy();
 });
@@ -52,6 +55,7 @@ async function setUp(name: string) {
     `until [ -e "${gate}" ]; do sleep 0.05; done`;
   const args = ['keys', 'rotate', old.id, '--new-key-file', newKeyFile, '--deploy-cmd', deploy, ...FAST, '--yes', '--json'];
   const app = startBackgroundClient(sandbox, appFile);
+  apps.push(app);
   return { old, appFile, newKeyFile, gate, args, app, deploysRun: () => (existsSync(deploys) ? readFileSync(deploys, 'utf8').split('\n').length - 1 : 0) };
 }
 
