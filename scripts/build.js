@@ -23,7 +23,7 @@ const scripts = [
   'src/sandbox/document-check-worker.ts',
   'src/webhooks/intake-worker.ts',
   'src/conformance/pact-child.ts',
-  'src/keys/journal.ts',
+  'src/keys/file-journal.ts',
   'src/webhooks/samples.ts',
   'src/webhooks/signature.ts',
   'src/webhooks/sqlite-store.ts',

@@ -3,6 +3,9 @@ import type { Network } from '../api/network.js';
 import type { TrustOptions } from '../api/trust.js';
 import { environmentSecrets } from '../config/credentials.js';
 import { type Paths, pathsOf } from '../config/paths.js';
+import { currentProfileName, readConfig } from '../config/config-file.js';
+import { postgresSecrets } from '../core/postgres-url.js';
+import { secretOnCommandLine } from '../flags/secret.js';
 import { redactText } from '../core/redaction.js';
 import { asSvcError, type MadeResource, usageError, writeError } from './error-output.js';
 import { type Clock, systemClock } from '../core/clock.js';
@@ -195,5 +198,33 @@ export abstract class BaseCommand<Result, Line = never> extends SvcCommand<Resul
   /** How times are shown on `out`: exact with --utc or off a terminal, else relative to this run's clock. */
   protected timeView(utc: boolean, out: Output = this.io.stdout): TimeView {
     return timeView(utc, out, this.clock.now());
+  }
+
+  /**
+   * Where a store is (`svc webhooks`' events, `svc keys rotate`'s journals): the flag, else the variable,
+   * else the profile's setting; undefined when none names it. A connection string is redacted from
+   * everything this run prints, and a password in the flag is warned of.
+   */
+  protected async storeSetting(
+    flag: { name: string; value: string | undefined },
+    variable: 'SVC_WEBHOOK_STORE' | 'SVC_ROTATION_STORE',
+    setting: 'webhook_store' | 'rotation_store',
+    profile: string | undefined,
+  ): Promise<{ value: string; source: string } | undefined> {
+    let found: { value: string; source: string } | undefined;
+    if (flag.value !== undefined) {
+      found = { value: flag.value, source: flag.name };
+      if (postgresSecrets(flag.value).length > 1)
+        this.warning(secretOnCommandLine(`a password given in ${flag.name}`, `${variable} or the profile (\`svc config set ${setting}\`)`));
+    } else if (this.io.env[variable]) {
+      found = { value: this.io.env[variable], source: variable };
+    } else {
+      const config = await readConfig(this.paths.configFile);
+      const name = currentProfileName(config, profile, this.io.env);
+      const value = config.profiles[name]?.[setting];
+      if (value !== undefined) found = { value, source: `profile "${name}"` };
+    }
+    if (found) this.secrets.push(...postgresSecrets(found.value));
+    return found;
   }
 }

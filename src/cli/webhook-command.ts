@@ -1,7 +1,6 @@
 import type { Network } from '../api/network.js';
 import { BaseCommand } from './base-command.js';
-import { currentProfileName, readConfig } from '../config/config-file.js';
-import { parseStoreLocation, type StoreLocation, storeSecrets } from '../config/webhook-store.js';
+import { parseStoreLocation, type StoreLocation } from '../config/webhook-store.js';
 import { ConfigError } from '../core/errors.js';
 import { secretOnCommandLine } from '../flags/secret.js';
 import { defaultStorePath } from '../webhooks/sqlite-store.js';
@@ -16,21 +15,9 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
    * default SQLite file. A connection string is redacted from everything this run prints.
    */
   protected async webhookStore(fromFlag: string | undefined, profile: string | undefined): Promise<StoreLocation> {
-    let value: string | undefined;
-    let source: string;
-    if (fromFlag !== undefined) {
-      [value, source] = [fromFlag, '--store'];
-      if (storeSecrets(fromFlag).length > 1)
-        this.warning(secretOnCommandLine('a password given in --store', 'SVC_WEBHOOK_STORE or the profile (`svc config set webhook_store`)'));
-    } else if (this.io.env.SVC_WEBHOOK_STORE) {
-      [value, source] = [this.io.env.SVC_WEBHOOK_STORE, 'SVC_WEBHOOK_STORE'];
-    } else {
-      const config = await readConfig(this.paths.configFile);
-      const name = currentProfileName(config, profile, this.io.env);
-      [value, source] = [config.profiles[name]?.webhook_store ?? defaultStorePath(this.paths.dataDir), `profile "${name}"`];
-    }
-    this.secrets.push(...storeSecrets(value));
-    return parseStoreLocation(value, source);
+    const setting = await this.storeSetting({ name: '--store', value: fromFlag }, 'SVC_WEBHOOK_STORE', 'webhook_store', profile);
+    if (!setting) return parseStoreLocation(defaultStorePath(this.paths.dataDir), 'the default');
+    return parseStoreLocation(setting.value, setting.source);
   }
 
   /** The secrets to sign or verify with (none, when not `required` and not given); redacted from everything this run prints. */

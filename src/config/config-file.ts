@@ -25,6 +25,11 @@ export const SETTINGS = {
   },
   upload_headers: { secret: false, description: 'Headers sent with every upload, as a JSON object of strings, e.g. {"x-channel": "ops"}' },
   webhook_store: { secret: true, description: 'Store of `svc webhooks`: a SQLite file, or a postgres:// connection string shared by a fleet of listeners' },
+  rotation_store: {
+    secret: true,
+    description:
+      'Store of `svc keys rotate`: a postgres:// connection string every runner shares, for the journals and the per-key locks (default: the state directory)',
+  },
   webhook_secret: { secret: true, description: 'The secret the service signs webhooks with, for `contract verify` (SVC_WEBHOOK_SECRET)' },
   read_only_key: { secret: true, description: 'A read-only key of the same workspace, for `contract verify`' },
   ip_locked_key: { secret: true, description: "A key locked to addresses other than this machine's, for `contract verify`" },

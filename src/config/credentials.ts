@@ -1,6 +1,6 @@
 import { ConfigError, SvcError } from '../core/errors.js';
 import { KEY_PREFIXES, type KeyEnvironment, keyEnvironment, redactKey } from '../core/redaction.js';
-import { storeSecrets } from './webhook-store.js';
+import { postgresSecrets } from '../core/postgres-url.js';
 
 /** The variables svc and its kit read keys and webhook secrets from, and the one the deploy command of `keys rotate` is given. */
 const SECRET_VARIABLES = [
@@ -15,12 +15,15 @@ const SECRET_VARIABLES = [
   'SVC_WEBHOOK_SECRET',
 ];
 
+/** The variables that may hold a PostgreSQL connection string, a secret. */
+const STORE_VARIABLES = ['SVC_WEBHOOK_STORE', 'SVC_ROTATION_STORE'];
+
 /**
  * The secrets an environment holds (SVC_WEBHOOK_SECRET may hold several, separated by commas; SVC_WEBHOOK_STORE
- * a PostgreSQL connection string): a run redacts them from its start.
+ * and SVC_ROTATION_STORE a PostgreSQL connection string): a run redacts them from its start.
  */
 export function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
-  return [...SECRET_VARIABLES.flatMap((name) => env[name]?.split(/ *, */) ?? []), ...storeSecrets(env.SVC_WEBHOOK_STORE ?? '')];
+  return [...SECRET_VARIABLES.flatMap((name) => env[name]?.split(/ *, */) ?? []), ...STORE_VARIABLES.flatMap((name) => postgresSecrets(env[name] ?? ''))];
 }
 
 /**

@@ -5,7 +5,9 @@ import { redactKey } from '../core/redaction.js';
 import { assertKey } from './credentials.js';
 import { SETTINGS, type SettingName } from './config-file.js';
 import { parseEncoding, parseFieldName, parsePairsSetting } from './upload-settings.js';
-import { describeStore, parseStoreLocation, storeSecrets } from './webhook-store.js';
+import { describePostgres, postgresSecrets } from '../core/postgres-url.js';
+import { parseRotationStore } from './rotation-store.js';
+import { describeStore, parseStoreLocation } from './webhook-store.js';
 
 /** Checks a value before it is saved, and returns it in the form to save. */
 export function normaliseSetting(name: SettingName, value: string, source: string): string {
@@ -53,16 +55,19 @@ export function normaliseSetting(name: SettingName, value: string, source: strin
       const location = parseStoreLocation(value, source);
       return location.kind === 'sqlite' ? location.file : location.url;
     }
+    case 'rotation_store':
+      return parseRotationStore(value, source).url;
   }
 }
 
 /** Whether a value of this setting is a secret: a key, or a connection string (a SQLite file's path is none). */
 export function isSecretValue(name: SettingName, value: string): boolean {
-  return name === 'webhook_store' ? storeSecrets(value).length > 0 : SETTINGS[name].secret;
+  return name === 'webhook_store' ? postgresSecrets(value).length > 0 : SETTINGS[name].secret;
 }
 
 /** A setting as it may be shown: secrets redacted. */
 export function displaySetting(name: SettingName, value: string): string {
   if (name === 'webhook_store') return describeStore(parseStoreLocation(value, 'the profile'));
+  if (name === 'rotation_store') return describePostgres(parseRotationStore(value, 'the profile'));
   return SETTINGS[name].secret ? redactKey(value) : value;
 }

@@ -1,11 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { makeDirectory } from '../core/directory.js';
+import { randomBytes } from 'node:crypto';
 import { KEY_PREFIXES } from '../core/redaction.js';
-import { readSecretFile, writeSecretFile } from '../core/secret-file.js';
 import { ConfigError, SvcError } from '../core/errors.js';
-import { openPrivateDatabase } from '../core/sqlite.js';
 
 /** The seven steps of a rotation (spec part 5, rule 7), in order. */
 export const STEPS = ['create', 'save', 'deploy', 'verify', 'drain', 'revoke', 'confirm'] as const;
@@ -42,8 +37,8 @@ export interface StepRecords {
 }
 
 /**
- * One rotation, as kept in `$XDG_STATE_HOME/svc/rotations/<id>.json` (0600, replaced atomically).
- * It never holds a secret: the new one lives in `new_key_file` or went to the deploy command.
+ * One rotation, as kept in `$XDG_STATE_HOME/svc/rotations/<id>.json` (0600, replaced atomically) or in
+ * the shared store's table. It never holds a secret: the new one lives in `new_key_file` or went to the deploy command.
  */
 export interface RotationRecord {
   version: 1;
@@ -89,6 +84,29 @@ export function newRotationId(): string {
   return `rot_${randomBytes(10).toString('hex')}`;
 }
 
+/** The longest name svc gives a key (openapi.yaml's KeyCreate.name): a service may take no more. */
+const NAME_LIMIT = 100;
+
+/** The end of the name of a key made by a rotation: its id and the old key's, the first journals' without the old key's. */
+const ROTATION_SUFFIX = / \(rotation (rot_[0-9a-f]+)(?: of (key_[A-Za-z0-9_-]+))?\)$/;
+
+/**
+ * The new key's name: the old one's label, the rotation id, and the old key's id. A run that lost its
+ * journal (a crash, another runner with an empty state directory) finds the key a rotation of the same
+ * old key made by its name, and the rotation it belongs to.
+ */
+export function newKeyName(oldKey: { id: string; name: string | null }, rotationId: string): string {
+  const suffix = ` (rotation ${rotationId} of ${oldKey.id})`;
+  const label = (oldKey.name ?? oldKey.id).replace(ROTATION_SUFFIX, '');
+  return `${label.slice(0, Math.max(0, NAME_LIMIT - suffix.length))}${suffix}`;
+}
+
+/** The rotation that made a key of `oldKeyId`, as the key's name says; undefined for a key of no rotation of it. */
+export function rotationOfKeyName(name: unknown, oldKeyId: string): string | undefined {
+  const match = typeof name === 'string' ? ROTATION_SUFFIX.exec(name) : null;
+  return match?.[2] === oldKeyId ? match[1] : undefined;
+}
+
 /** A key as people read it: its id, with the hint of its secret where there is one. */
 export function keyLabel(key: { id: string; prefix_hint?: string | null }): string {
   return key.prefix_hint ? `${key.id} (${key.prefix_hint})` : key.id;
@@ -102,137 +120,108 @@ export function stepNumber(step: StepName): number {
   return STEPS.indexOf(step) + 1;
 }
 
-/** SQLite's result code for a lock held by another connection. */
-const SQLITE_BUSY = 5;
-
-/** How long taking a rotation's lock waits for a racing process before concluding it is held. */
-const LOCK_WAIT_MS = 250;
-
-/** The rotation journals of one user: a file per rotation, and a lock per rotated key, in one directory. */
-export class RotationJournal {
-  constructor(readonly dir: string) {}
-
-  /** The journals under a state directory (`$XDG_STATE_HOME/svc` of the command's environment). */
-  static under(stateDir: string): RotationJournal {
-    return new RotationJournal(join(stateDir, 'rotations'));
-  }
-
-  private file(id: string): string {
-    return join(this.dir, `${id}.json`);
-  }
-
-  /** Records the rotation as it now stands; the file is replaced whole, so a crash leaves the previous state or this one. */
-  async save(record: RotationRecord): Promise<void> {
-    record.updated_at = new Date().toISOString();
-    await writeSecretFile(this.file(record.id), `${JSON.stringify(record, null, 2)}\n`);
-  }
-
-  private async load(id: string): Promise<RotationRecord> {
-    if (!/^rot_[0-9a-f]+$/.test(id))
-      throw new SvcError('usage', 'invalid_rotation_id', `${id} is not a rotation id (rot_…)`, '`svc keys rotations` lists them');
-    const text = await readSecretFile(this.file(id));
-    if (text === undefined)
-      throw new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${this.dir}`, '`svc keys rotations` lists them');
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch {
-      throw journalInvalid(this.file(id), 'it is not JSON');
-    }
-    const problem = problemOf(record, id);
-    if (problem) throw journalInvalid(this.file(id), problem);
-    return record as RotationRecord;
-  }
-
-  /** Every rotation of this journal, newest first. */
-  async list(): Promise<RotationRecord[]> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
-    const ids = names.filter((name) => /^rot_[0-9a-f]+\.json$/.test(name)).map((name) => name.slice(0, -'.json'.length));
-    const records = await Promise.all(ids.map((id) => this.load(id)));
-    return records.sort((a, b) => b.started_at.localeCompare(a.started_at));
-  }
-
+/** A rotation's lock: its run alone works on the rotated key until it releases it. */
+export interface RotationLock {
   /**
-   * Makes this process the only one rotating `keyId`: taken before anything is planned, so that two
-   * runs started together never both create, deploy or revoke. The lock is SQLite's exclusive lock on
-   * a file named after the key, an advisory lock of the system (fcntl; LockFileEx on Windows) that ends
-   * with the process that holds it, however it ends. A run killed with SIGKILL, a zombie nobody reaps,
-   * a PID now used by another program: none holds it, and no run ever judges whether a lock is stale
-   * or takes one over. A `.pid` file beside it names the holder for a refusal. The lock file is never
-   * removed: were it, a process that had opened it just before could lock a file that the next
-   * process would not see.
+   * Aborted, with the error to report, when the lock was lost before it was released (the shared store's
+   * connection died): another runner may take the rotation over, so this run stops at once.
    */
-  async lock(keyId: string): Promise<() => Promise<void>> {
-    const name = `key-${createHash('sha256').update(keyId).digest('hex').slice(0, 32)}`;
-    const lockFile = join(this.dir, `${name}.lock`);
-    const pidFile = join(this.dir, `${name}.pid`);
-    makeDirectory(this.dir, 0o700);
-    // Not 0: when several processes race for a free lock, SQLite's escalation can refuse every one of them
-    // at once (each holds a shared lock the others need gone); a short wait lets exactly one win, and a
-    // lock that is held stays refused.
-    const lock = openPrivateDatabase(lockFile, `PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
-    try {
-      // MEMORY: no journal file beside the lock, which never holds data.
-      lock.exec('PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE');
-    } catch (error) {
-      lock.close();
-      if ((error as { errcode?: number }).errcode !== SQLITE_BUSY) throw error;
-      const holder = (await readFile(pidFile, 'utf8').catch(() => '')).trim();
-      throw new SvcError(
-        'refused',
-        'rotation_in_progress',
-        `a rotation of ${keyId} is being run by ${holder ? `process ${holder}` : 'another svc process'}`,
-        'wait for it to finish, or stop it (Ctrl-C) and resume with --resume',
-      );
-    }
-    await writeSecretFile(pidFile, `${process.pid}\n`);
-    return async () => {
-      await unlink(pidFile).catch(() => undefined);
-      lock.close();
-    };
-  }
+  readonly lost: AbortSignal;
+  release(): Promise<void>;
+}
 
+/**
+ * Where rotations are recorded, and how one run at a time is made the only one rotating a key: files in
+ * the state directory and a lock of the system (file-journal.ts), or a PostgreSQL database every runner
+ * shares and its advisory locks (postgres-journal.ts). The engine does not know which.
+ */
+export interface RotationJournal {
+  /** Where the journals are, as it may be shown: a directory, or a connection string without its password. */
+  readonly where: string;
+  /** Records the rotation as it now stands, whole: a crash leaves the previous state or this one. */
+  save(record: RotationRecord): Promise<void>;
+  /** The rotation `id`, as svc wrote it. */
+  load(id: string): Promise<RotationRecord>;
+  /** The rotations of the key `oldKeyId` of `baseUrl`, or every one, newest first. */
+  list(of?: { oldKeyId: string; baseUrl: string }): Promise<RotationRecord[]>;
+  /**
+   * Makes this run the only one rotating `keyId` of `baseUrl`, taken before anything is planned, so that
+   * two runs started together never both create, deploy or revoke; refused (exit 15) while another holds it.
+   */
+  lock(keyId: string, baseUrl: string): Promise<RotationLock>;
   /**
    * Refuses to go on with `record` when its journal changed after it was read: another run worked on
    * the rotation in between, and this one would repeat what that one did. Called with the lock held.
    */
-  async assertUnchanged(record: RotationRecord): Promise<void> {
-    const saved = await readSecretFile(this.file(record.id));
-    if (saved === undefined || (JSON.parse(saved) as RotationRecord).updated_at === record.updated_at) return;
-    throw new SvcError(
-      'refused',
-      'rotation_moved_on',
-      `rotation ${record.id} was moved on by another run while this one was starting`,
-      'run the command again: it continues from where that run stopped',
-    );
-  }
+  assertUnchanged(record: RotationRecord): Promise<void>;
+  close(): Promise<void>;
+}
 
-  /** The rotation `id` names (a rotation id, or the rotated key's id), or without one the one unfinished rotation. */
-  async find(id: string | undefined): Promise<RotationRecord> {
-    if (id?.startsWith('rot_')) return this.load(id);
-    const unfinished = (await this.list()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
-    if (unfinished.length === 1) return unfinished[0]!;
-    if (unfinished.length === 0) {
-      throw new SvcError(
-        'notFound',
-        'no_unfinished_rotation',
-        `there is no unfinished rotation${id ? ` of ${id}` : ''}`,
-        '`svc keys rotations` lists the rotations and their state',
-      );
-    }
+/** The refusal of a run that another holds the lock against: `holder` names it where the store knows. */
+export function rotationInProgress(keyId: string, holder: string | undefined): SvcError {
+  return new SvcError(
+    'refused',
+    'rotation_in_progress',
+    `a rotation of ${keyId} is being run by ${holder ?? 'another svc process'}`,
+    'wait for it to finish, or stop it (Ctrl-C) and resume with --resume',
+  );
+}
+
+export function rotationMovedOn(record: RotationRecord): SvcError {
+  return new SvcError(
+    'refused',
+    'rotation_moved_on',
+    `rotation ${record.id} was moved on by another run while this one was starting`,
+    'run the command again: it continues from where that run stopped',
+  );
+}
+
+export function rotationNotFound(id: string, where: string): SvcError {
+  return new SvcError('notFound', 'rotation_not_found', `there is no rotation ${id} in ${where}`, '`svc keys rotations` lists them');
+}
+
+/** A rotation id as svc makes them; any other is refused before it names a file or a row. */
+export function assertRotationId(id: string): void {
+  if (!/^rot_[0-9a-f]+$/.test(id)) throw new SvcError('usage', 'invalid_rotation_id', `${id} is not a rotation id (rot_…)`, '`svc keys rotations` lists them');
+}
+
+/** The rotation `id` names (a rotation id, or the rotated key's id), or without one the one unfinished rotation. */
+export async function findRotation(journal: RotationJournal, id: string | undefined): Promise<RotationRecord> {
+  if (id?.startsWith('rot_')) return journal.load(id);
+  const unfinished = (await journal.list()).filter((rotation) => rotation.status === 'in_progress' && (id === undefined || rotation.old_key.id === id));
+  if (unfinished.length === 1) return unfinished[0]!;
+  if (unfinished.length === 0) {
     throw new SvcError(
-      'usage',
-      'several_rotations',
-      `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`,
-      'name one: svc keys rotate --resume rot_…',
+      'notFound',
+      'no_unfinished_rotation',
+      `there is no unfinished rotation${id ? ` of ${id}` : ''} in ${journal.where}`,
+      '`svc keys rotations` lists the rotations and their state',
     );
   }
+  throw new SvcError(
+    'usage',
+    'several_rotations',
+    `${unfinished.length} rotations are unfinished: ${unfinished.map((rotation) => `${rotation.id} (${rotation.old_key.id})`).join(', ')}`,
+    'name one: svc keys rotate --resume rot_…',
+  );
+}
+
+/** A journal as read, once it is shown to be one svc wrote: `where` names it in the refusal. */
+export function readRecord(value: unknown, id: string, where: string): RotationRecord {
+  const problem = problemOf(value, id);
+  if (problem) throw journalInvalid(where, problem);
+  return value as RotationRecord;
+}
+
+/** A journal as text, once it is shown to be one svc wrote. */
+export function parseRecord(text: string, id: string, where: string): RotationRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw journalInvalid(where, 'it is not JSON');
+  }
+  return readRecord(value, id, where);
 }
 
 /** A rotation continues against the API it was started against. */
@@ -246,12 +235,12 @@ export function assertSameBaseUrl(record: RotationRecord, baseUrl: string): void
   }
 }
 
-function journalInvalid(file: string, problem: string): SvcError {
+function journalInvalid(where: string, problem: string): SvcError {
   return new SvcError(
     'config',
     'journal_invalid',
-    `${file} is not a rotation journal as svc writes it: ${problem}; nothing was done`,
-    'svc acts on a journal only as it wrote it: restore the file, or remove it and start the rotation again (check the keys with `svc keys list`)',
+    `${where} is not a rotation journal as svc writes it: ${problem}; nothing was done`,
+    'svc acts on a journal only as it wrote it: restore it, or remove it and start the rotation again (check the keys with `svc keys list`)',
   );
 }
 
@@ -289,7 +278,7 @@ function problemOf(value: unknown, id: string): string | undefined {
   if (typeof value.new_key_name !== 'string' || !stringOrNull(value.new_key_file) || !stringOrNull(value.deploy_cmd))
     return 'new_key_name, new_key_file or deploy_cmd has the wrong type';
   // The name svc gives the key it makes, by which an interrupted run's key is found, and revoked when its secret is lost.
-  if (!value.new_key_name.endsWith(` (rotation ${id})`)) return `new_key_name does not end with " (rotation ${id})"`;
+  if (ROTATION_SUFFIX.exec(value.new_key_name)?.[1] !== id) return `new_key_name does not end with " (rotation ${id} of ${old.id})"`;
   if (value.key_api !== undefined && typeof value.key_api !== 'boolean') return 'key_api is not true or false';
   if (typeof value.quiet_period_ms !== 'number' || value.quiet_period_ms < 0) return 'quiet_period_ms is not a duration';
   if (!(value.drain_wait_ms == null || (typeof value.drain_wait_ms === 'number' && value.drain_wait_ms >= 0))) return 'drain_wait_ms is not a duration';

@@ -8,14 +8,18 @@ import { findKeyIfOffered } from '../services/keys.js';
 import {
   type DrainEvidence,
   keyLabel,
+  newKeyName,
   type NewKeySource,
   newRotationId,
   type RotationJournal,
   type RotationRecord,
+  rotationOfKeyName,
   type StepName,
   STEPS,
   stepNumber,
 } from './journal.js';
+import { isRedactedKey } from './rotation.js';
+import { keysOfRotationsOf } from './unrecorded-keys.js';
 
 /** The old key as the service shows it, or, where it offers no key reads, as its secret shows it. */
 type OldKey = RotationRecord['old_key'];
@@ -31,15 +35,6 @@ interface RotationPlan {
   drainCheckCmd: string | null;
   drainWaitMs: number | null;
   baseUrl: string;
-}
-
-const NAME_LIMIT = 100;
-
-/** The new key's name: the old one's label and the rotation id, so that it can be found again after a crash. */
-function newKeyName(oldKey: OldKey, rotationId: string): string {
-  const suffix = ` (rotation ${rotationId})`;
-  const label = (oldKey.name ?? oldKey.id).replace(/ \(rotation rot_[0-9a-f]+\)$/, '');
-  return `${label.slice(0, NAME_LIMIT - suffix.length)}${suffix}`;
 }
 
 function adminKeyRefused(id: string, ownKey: boolean): SvcError {
@@ -181,8 +176,9 @@ async function newKeySource(
   throw noNewKey(keyId);
 }
 
-function newRotation(plan: RotationPlan): RotationRecord {
-  const id = newRotationId();
+/** A new rotation, or the one that made `takenUp`, a key found among the service's keys. */
+function newRotation(plan: RotationPlan, takenUp?: { rotationId: string; name: string }): RotationRecord {
+  const id = takenUp?.rotationId ?? newRotationId();
   const now = new Date().toISOString();
   return {
     version: 1,
@@ -195,7 +191,7 @@ function newRotation(plan: RotationPlan): RotationRecord {
     key_api: plan.keyApi,
     new_key_source: plan.newKeySource,
     new_key_id: plan.newKeyId,
-    new_key_name: newKeyName(plan.oldKey, id),
+    new_key_name: takenUp?.name ?? newKeyName(plan.oldKey, id),
     new_key_file: plan.newKeyFile,
     deploy_cmd: plan.deployCmd,
     quiet_period_ms: plan.quietPeriodMs,
@@ -302,6 +298,8 @@ export interface PlanInput {
   journal: RotationJournal;
   /** Resolved path, or '-' for the new key on stdin. */
   newKeyFile: string | null;
+  /** The new key given on stdin (--new-key-file -). */
+  givenSecret: string | undefined;
   newKeyId: string | null;
   oldKeySecret: string | undefined;
   deployCmd: string | null;
@@ -310,23 +308,44 @@ export interface PlanInput {
   drainWaitMs: number | null;
 }
 
+/** A rotation found again, or planned: `earlier` when its journal holds it, `takenUp` the key it was taken up from (see takeUpEarlierKey). */
+interface FoundRotation {
+  record: RotationRecord;
+  earlier: boolean;
+  takenUp?: Key;
+}
+
 /**
  * The rotation of `keyId` against `baseUrl`: the one under way or complete, if any (`earlier`, so
- * that running the command again is safe), or a new one after the safety rails. Whether the
- * service has a key API is found out by reading the old key, which creates nothing. A new
- * rotation needs a new key: given (made in the dashboard), or made through the key API with a
- * destination for its secret (a file or a deploy command).
+ * that running the command again is safe), the one that made a key the service shows (`takenUp`), or
+ * a new one after the safety rails. Whether the service has a key API is found out by reading the old
+ * key, which creates nothing. A new rotation needs a new key: given (made in the dashboard), or made
+ * through the key API with a destination for its secret (a file or a deploy command).
  */
-export async function findOrPlanRotation(keyId: string, plan: PlanInput): Promise<{ record: RotationRecord; earlier: boolean }> {
-  const earlier = (await plan.journal.list()).find(
-    (rotation) => rotation.old_key.id === keyId && rotation.base_url === plan.baseUrl && rotation.status !== 'aborted',
-  );
+export async function findOrPlanRotation(keyId: string, plan: PlanInput): Promise<FoundRotation> {
+  const journals = await plan.journal.list({ oldKeyId: keyId, baseUrl: plan.baseUrl });
+  const earlier = journals.find((rotation) => rotation.status !== 'aborted');
   if (earlier) return { record: earlier, earlier: true };
   const found = await findKeyIfOffered(plan.admin, keyId);
   if (found) assertRotatable(found, plan.adminKeySecret);
   const oldKey: OldKey = found ? oldKeyShown(found) : oldKeyFromSecret(keyId, plan.oldKeySecret, plan.adminKeySecret);
   const fromStdin = plan.newKeyFile === '-';
   const newKeyFile = fromStdin ? null : plan.newKeyFile;
+  const settings = {
+    oldKey,
+    keyApi: found !== undefined,
+    newKeyId: plan.newKeyId,
+    newKeyFile,
+    deployCmd: plan.deployCmd,
+    quietPeriodMs: plan.quietPeriodMs,
+    drainCheckCmd: plan.drainCheckCmd,
+    drainWaitMs: plan.drainWaitMs,
+    baseUrl: plan.baseUrl,
+  };
+  if (found) {
+    const takenUp = await takeUpEarlierKey(oldKey, plan, { newKeyFile, aborted: journals.map((rotation) => rotation.id) });
+    if (takenUp) return { record: takeUp(newRotation({ ...settings, newKeySource: 'api' }, takenUp), takenUp.key), earlier: false, takenUp: takenUp.key };
+  }
   const source = await newKeySource(keyId, oldKey, found !== undefined, { newKeyFile, fromStdin, oldKeySecret: plan.oldKeySecret });
   if (source === 'api' && plan.newKeyId) {
     throw new SvcError(
@@ -344,17 +363,67 @@ export async function findOrPlanRotation(keyId: string, plan: PlanInput): Promis
       'pass --new-key-file <path> (resumable at every step), --deploy-cmd <command>, or both',
     );
   }
-  const record = newRotation({
-    oldKey,
-    keyApi: found !== undefined,
-    newKeySource: source,
-    newKeyId: plan.newKeyId,
-    newKeyFile,
-    deployCmd: plan.deployCmd,
-    quietPeriodMs: plan.quietPeriodMs,
-    drainCheckCmd: plan.drainCheckCmd,
-    drainWaitMs: plan.drainWaitMs,
-    baseUrl: plan.baseUrl,
-  });
-  return { record, earlier: false };
+  return { record: newRotation({ ...settings, newKeySource: source }), earlier: false };
+}
+
+/**
+ * A key that a rotation of the old key made, which the service shows active though no journal here
+ * records that rotation: it ran on another runner, or from a state directory since lost, and the key may
+ * be deployed. It is taken up where its secret is at hand (--new-key-file holds it, or it is given on
+ * stdin) and the service shows the hint to tell it by; else the run stops and names it. A run never makes
+ * a second key beside it. Where the service offers no key list, there is nothing to look in.
+ */
+async function takeUpEarlierKey(
+  oldKey: OldKey,
+  plan: PlanInput,
+  here: { newKeyFile: string | null; aborted: string[] },
+): Promise<{ key: Key; rotationId: string; name: string } | undefined> {
+  const made = await keysOfRotationsOf(oldKey.id, plan.admin);
+  if (!made?.length) return undefined;
+  const refuse = (what: string, whatToDo: string) =>
+    new SvcError('refused', 'rotation_key_exists', `${what}; svc makes no second key beside it, and nothing was changed`, whatToDo);
+  if (made.length > 1) {
+    throw refuse(
+      `${made.map((key) => keyLabel(key)).join(', ')}, made by earlier rotations of ${oldKey.id}, are active`,
+      `revoke those that nothing uses (\`svc keys revoke KEY_ID\`), then run again; where one is deployed, put its secret in --new-key-file so that svc takes it up`,
+    );
+  }
+  const key = made[0]!;
+  const rotationId = rotationOfKeyName(key.name, oldKey.id)!;
+  const label = `${keyLabel(key)}, made by rotation ${rotationId} of ${oldKey.id}`;
+  if (here.aborted.includes(rotationId)) {
+    throw refuse(
+      `${label}, is active: that rotation was aborted, and left the key as it may be deployed`,
+      `revoke it once nothing uses it (\`svc keys revoke ${key.id}\`), then run again`,
+    );
+  }
+  const given = plan.givenSecret ?? (here.newKeyFile ? (await readSecretFile(here.newKeyFile))?.trim() : undefined);
+  const takeItUp = `if it is deployed, give its secret with --new-key-file (the file that holds it) and run again, and svc takes it up; if not, revoke it (\`svc keys revoke ${key.id}\`) and run again`;
+  const notItsSecret = (): string | undefined => {
+    const what = !given ? 'nothing' : keyEnvironment(given) ? `another key (${redactKey(given)})` : 'no key';
+    if (plan.givenSecret !== undefined) return redactKey(given!) === key.prefix_hint ? undefined : `the key given on stdin is ${what}`;
+    if (!here.newKeyFile) return 'no --new-key-file holds its secret';
+    return given && redactKey(given) === key.prefix_hint ? undefined : `${here.newKeyFile} holds ${what}`;
+  };
+  const found = `${label} (on another runner, or from a state directory since lost), is active`;
+  if (!isRedactedKey(key.prefix_hint)) throw refuse(`${found}, and the service shows no hint of its secret to tell whether svc was given it`, takeItUp);
+  const missing = notItsSecret() ?? (plan.newKeyId !== null && plan.newKeyId !== key.id ? `--new-key-id names another key, ${plan.newKeyId}` : undefined);
+  if (missing) throw refuse(`${found}, and ${missing}`, takeItUp);
+  return { key, rotationId, name: key.name! };
+}
+
+/**
+ * The rotation that made `key`, as the evidence shows it: the key made (step 1) and its secret at hand
+ * (step 2); its deploy may have run, and is run again (after asking, or with --yes), as after a deploy
+ * that was interrupted. A deploy command must be idempotent for that (docs/key-rotation.md).
+ */
+function takeUp(record: RotationRecord, key: Key): RotationRecord {
+  const now = record.started_at;
+  const made = typeof key.created_at === 'string' && !Number.isNaN(Date.parse(key.created_at)) ? key.created_at : now;
+  record.attempts = { deploy: made };
+  record.steps = {
+    create: { at: made, new_key: { id: key.id, prefix_hint: key.prefix_hint } },
+    save: { at: now, to: record.new_key_file ? 'file' : 'deploy_cmd' },
+  };
+  return record;
 }

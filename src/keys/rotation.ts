@@ -27,7 +27,8 @@ export async function runRotation(record: RotationRecord, context: RotationConte
   try {
     await run.toTheEnd();
   } catch (error) {
-    if (context.signal.aborted) throw interrupted(record);
+    // An abort says why: a lost lock gives its error; a Ctrl-C none.
+    if (context.signal.aborted) throw context.signal.reason instanceof SvcError ? context.signal.reason : interrupted(record);
     throw error;
   }
   return record;
@@ -114,6 +115,7 @@ class RotationRun {
         `see \`svc keys get ${this.made}\`; \`svc keys rotate --resume ${record.id}\` goes on, \`--abort\` revokes it`,
       );
     }
+    await this.assertKeyFileFree();
     if (scopeOf(record.old_key) === undefined && !context.allowScopeChange) {
       throw new SvcError(
         'rotationStepFailed',
@@ -348,9 +350,28 @@ class RotationRun {
     }
   }
 
+  /**
+   * --new-key-file may hold the only copy of a secret: a key svc makes is written there only when it
+   * holds no key, or the old key (the application's own file, which the rotation replaces).
+   */
+  private async assertKeyFileFree(): Promise<void> {
+    const { record, context } = this;
+    const content = record.new_key_file ? (await readSecretFile(record.new_key_file))?.trim() : undefined;
+    if (!content || keyEnvironment(content) === undefined) return;
+    const hint = redactKey(content);
+    if (content === context.oldKeySecret || (record.key_api !== false && hint === record.old_key.prefix_hint)) return;
+    throw new SvcError(
+      'refused',
+      'new_key_file_holds_key',
+      `${record.new_key_file} holds a key (${hint}) other than ${record.old_key.id}, and svc never replaces a file that may hold the only copy of a secret; nothing was created`,
+      `keep that key elsewhere if anything needs it and empty the file, then \`svc keys rotate --resume ${record.id}\``,
+    );
+  }
+
   /** The new key's secret was lost before anyone got it: revoke that key so that step 1 makes another. */
   private async replaceLostKey(reason: string): Promise<void> {
     const { record, context } = this;
+    await this.assertKeyFileFree();
     // Only a key svc made is ever replaced, and that one has its id.
     const lost = this.newKey() as { id: string };
     await revokeKey(context.admin, lost.id);
@@ -392,7 +413,7 @@ class RotationRun {
       if (record.attempts.deploy) {
         const again = await context.ask({
           kind: 'repeat_deploy',
-          message: `The deploy command of rotation ${record.id} was started at ${record.attempts.deploy} and did not succeed. Run it again?`,
+          message: `The deploy command of rotation ${record.id} may have run since ${record.attempts.deploy}, and was not recorded as done. Run it again?`,
         });
         if (!again) throw cancelled(record);
       }
@@ -548,6 +569,6 @@ function scopeOf(key: { read_only?: boolean | null; allowed_ips?: readonly strin
 }
 
 /** Whether the service shows a key's hint in svc's redacted form (`svc_test_…a1b2`), which a secret can be compared with. */
-function isRedactedKey(hint: unknown): hint is string {
+export function isRedactedKey(hint: unknown): hint is string {
   return typeof hint === 'string' && /^(svc_(live|test|admin)_)?…[A-Za-z0-9_-]{0,4}$/.test(hint);
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import postgres, { type Sql, type TransactionSql } from 'postgres';
-import type { StoreLocation } from '../config/webhook-store.js';
+import postgres, { type Sql } from 'postgres';
+import { connectPostgres, migrateSchema, type OwnSchema } from '../core/postgres.js';
+import type { PostgresLocation } from '../core/postgres-url.js';
 import { SvcError } from '../core/errors.js';
 import type { EventSummary } from './envelope.js';
 import {
@@ -15,11 +16,6 @@ import {
   toStoredEvent,
 } from './event-rows.js';
 import type { RejectionReason } from './verify.js';
-
-type PostgresLocation = Extract<StoreLocation, { kind: 'postgres' }>;
-
-/** The version of the schema this svc writes; a store of a newer one is refused. */
-const SCHEMA_VERSION = 1;
 
 /**
  * Each step takes the schema from the version before it. Forwarding is claimed with a lease
@@ -54,6 +50,17 @@ CREATE INDEX rejected_by_time ON events (received_at) WHERE status = 'rejected';
 CREATE INDEX forwards_due ON events (lease_until) WHERE forward_url IS NOT NULL AND forwarded_at IS NULL;
 `,
 ];
+
+/** The schema of the events, which svc owns and migrates. */
+const EVENT_SCHEMA: OwnSchema = {
+  name: 'webhooks',
+  what: 'event store',
+  others: 'the other replicas',
+  risk: 'it could read every event, and write events a listener would forward',
+  versionTable: 'schema_version',
+  tables: ['events'],
+  migrations: MIGRATIONS,
+};
 
 /** Accepted events whose forwarding has not finished: under way on some replica, or left by one that stopped. */
 const FORWARD_UNFINISHED = 'forward_url IS NOT NULL AND forwarded_at IS NULL';
@@ -99,23 +106,12 @@ interface StoreOptions {
 
 function connect(location: PostgresLocation, options: StoreOptions): Sql {
   const timeout = options.statementTimeoutMs;
-  return postgres({
-    host: location.socketDirectory ?? location.host,
-    port: location.port,
-    database: location.database,
-    username: location.user,
-    password: location.password,
-    ssl: location.sslmode === undefined || location.sslmode === 'disable' ? false : (location.sslmode as 'prefer' | 'require' | 'verify-full'),
-    max: options.connections ?? 4,
+  return connectPostgres(location, {
+    applicationName: 'svc webhooks',
+    connections: options.connections,
     // An answer is due to the sender within 10 s: a database that cannot be reached fails the delivery (503) well before.
-    connect_timeout: 5,
-    idle_timeout: 60,
-    onnotice: () => undefined,
-    connection: {
-      application_name: 'svc webhooks',
-      search_path: location.schema,
-      ...(timeout !== undefined && { statement_timeout: timeout, idle_in_transaction_session_timeout: 2 * timeout }),
-    },
+    connectTimeoutS: 5,
+    ...(timeout !== undefined && { settings: { statement_timeout: timeout, idle_in_transaction_session_timeout: 2 * timeout } }),
   });
 }
 
@@ -188,66 +184,9 @@ export class PostgresEventStore {
     return store;
   }
 
-  private async version(sql: Sql | TransactionSql): Promise<number> {
-    const [table] = await sql`SELECT to_regclass(${`${this.location.schema}.schema_version`}) IS NOT NULL AS present`;
-    if (!table!.present) return 0;
-    const [row] = await sql`SELECT version FROM schema_version`;
-    return row ? Number(row.version) : 0;
-  }
-
-  private refuseNewer(version: number): void {
-    if (version > SCHEMA_VERSION) {
-      throw new SvcError(
-        'config',
-        'store_schema_newer',
-        `the event store's schema ${this.location.schema} is at version ${version}, newer than this svc knows (${SCHEMA_VERSION}): a newer svc migrated it`,
-        'upgrade svc to the version the other replicas run; an older svc never writes to a newer schema',
-      );
-    }
-  }
-
-  /**
-   * Refuses a schema, or a table of it, that another role owns: that role could read every event, and
-   * write rows a takeover would forward. Owned means by the role svc connects as, a role it is a member
-   * of, or the role the connection string names trusted (?owner=).
-   */
-  private async assertOwned(sql: Sql | TransactionSql): Promise<void> {
-    const { schema, owner: trusted } = this.location;
-    const foreign = await sql`
-      SELECT kind, name, owner FROM (
-        SELECT 'schema' AS kind, n.nspname AS name, n.nspowner AS owner_id FROM pg_namespace n WHERE n.nspname = ${schema}
-        UNION ALL
-        SELECT 'table', c.relname, c.relowner FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = ${schema} AND c.relname IN ('events', 'schema_version')
-      ) owned, LATERAL (SELECT pg_get_userbyid(owner_id) AS owner) named
-      WHERE NOT pg_has_role(current_user, owner_id, 'USAGE') AND owner IS DISTINCT FROM ${trusted ?? null}`;
-    if (foreign.length === 0) return;
-    const [first] = foreign;
-    throw new SvcError(
-      'config',
-      'store_not_owned',
-      `the ${first!.kind} ${first!.kind === 'schema' ? schema : `${schema}.${first!.name}`} is owned by the role ${first!.owner}, which is not the role svc connects as: it could read every event, and write events a listener would forward`,
-      `give svc a schema of its own (?schema=), have the listener's role own it (ALTER SCHEMA ${schema} OWNER TO …), or, if ${first!.owner} is yours, say so with ?owner=${first!.owner} in the connection string`,
-    );
-  }
-
-  /** Brings the schema to SCHEMA_VERSION, one replica at a time (an advisory lock); nothing to do, and no DDL grant needed, when it is there. */
-  private async migrate(): Promise<void> {
-    await this.assertOwned(this.sql);
-    const current = await this.version(this.sql);
-    this.refuseNewer(current);
-    if (current === SCHEMA_VERSION) return;
-    await this.sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(hashtext(${`svc webhooks ${this.location.schema}`}))`;
-      await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${this.location.schema}`);
-      // Another role may have made the schema since the check: refused here, nothing of the migration is committed.
-      await this.assertOwned(tx);
-      await tx.unsafe('CREATE TABLE IF NOT EXISTS schema_version (one integer PRIMARY KEY CHECK (one = 1), version integer NOT NULL)');
-      const locked = await this.version(tx);
-      this.refuseNewer(locked);
-      for (let version = locked; version < SCHEMA_VERSION; version++) await tx.unsafe(MIGRATIONS[version]!);
-      await tx`INSERT INTO schema_version VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (one) DO UPDATE SET version = EXCLUDED.version`;
-    });
+  /** Brings the schema to its latest version, one replica at a time; nothing to do, and no DDL grant needed, when it is there. */
+  private migrate(): Promise<void> {
+    return migrateSchema(this.sql, this.location, EVENT_SCHEMA);
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,10 @@ import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable, readSecretFile } from '../../core/secret-file.js';
 import { SvcError } from '../../core/errors.js';
 import { durationFlag } from '../../flags/duration.js';
-import { assertSameBaseUrl, type DrainEvidence, keyLabel, RotationJournal, type RotationRecord } from '../../keys/journal.js';
+import { parseRotationStore } from '../../config/rotation-store.js';
+import { assertSameBaseUrl, type DrainEvidence, findRotation, keyLabel, type RotationJournal, type RotationRecord } from '../../keys/journal.js';
+import { openRotationJournal } from '../../keys/rotation-store.js';
+import { rotationStoreFlag } from '../../flags/rotation-store.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, assertResumable, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
@@ -77,16 +80,22 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     needs the old key's secret (--old-key-file, or the profile's API key) to check the new key's environment.
 
     Each step is recorded in $XDG_STATE_HOME/svc/rotations/<rotation-id>.json (0600; never a secret) before the
-    next begins. After a crash, a Ctrl-C or a failure, --resume (or running the same command again) continues from
-    there without repeating an effect: no second key, no second deploy without asking.
+    next begins, or, with a rotation store (--rotation-store, SVC_ROTATION_STORE or the profile's rotation_store), in
+    a PostgreSQL database every runner shares, which holds the lock of each rotated key too. After a crash, a Ctrl-C
+    or a failure, --resume (or running the same command again) continues from there without repeating an effect: no
+    second key, no second deploy without asking. A run that finds no journal looks among the keys the service lists
+    for a key that a rotation of the same key made (on another runner, say), and takes it up when --new-key-file
+    holds its secret, or stops and names it (exit 15).
 
     With --json, stdout carries one JSON object per line: started, step_done (the drain's with "evidence":
     last_use, check_command, person or wait), drain_progress (each poll), drain_check, new_key_replaced, notice,
     completed or aborted; a failure ends with {"error": …}.
 
     Exit codes: 13 when --timeout passes before the drain is done (nothing revoked; --resume waits again), 14 when
-    a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses, 130 on Ctrl-C. Here
-    --timeout bounds the drain; each answer of the API is waited for ${ANSWER_TIMEOUT_S} s.
+    a step fails (verification, deploy command, confirmation), 15 when a safety rail refuses (another run holds the
+    key's lock, a key an earlier rotation made is active and its secret was not given), 8 when the rotation store's
+    lock is lost mid-run, 130 on Ctrl-C. Here --timeout bounds the drain; each answer of the API is waited for
+    ${ANSWER_TIMEOUT_S} s.
   `;
 
   static override examples = [
@@ -158,6 +167,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       description:
         "Deploy a new key whose scope (read-only, IP list) differs from the old key's, or may: the service shows no scope to compare, or to make the new key with",
     }),
+    'rotation-store': rotationStoreFlag,
     'dry-run': Flags.boolean({ description: 'Print the plan, keys redacted, and change nothing' }),
     yes: Flags.boolean({
       char: 'y',
@@ -168,10 +178,8 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
 
   private shownBy: RotationView | undefined;
 
-  /** This user's rotation journals, in the state directory of the command's environment. */
-  private get journal(): RotationJournal {
-    return RotationJournal.under(this.paths.stateDir);
-  }
+  /** Where rotations are recorded and locked: the shared store, or the state directory of the command's environment. */
+  private journal!: RotationJournal;
 
   /** How the rotation is shown: JSON lines on stdout with --json, else progress for people on stderr. */
   private get view(): RotationView {
@@ -190,25 +198,31 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     const connectionFlags = { ...flags, timeout: ANSWER_TIMEOUT_S };
     const { client: admin, connection } = await this.connectAdmin(connectionFlags);
     const baseUrl = connection.baseUrl.href;
-    const found = flags.resume || flags.abort ? await this.journal.find(args.id) : undefined;
-    const keyId = found?.old_key.id ?? rotatedKeyId(args.id);
-    if (flags['new-key-id'] !== undefined) assertStated([['--new-key-id', flags['new-key-id'], STATED.keyId]]);
-    // Taken before anything is planned: two runs for one key never both go on.
-    const release = await this.journal.lock(keyId);
+    const store = await this.storeSetting({ name: '--rotation-store', value: flags['rotation-store'] }, 'SVC_ROTATION_STORE', 'rotation_store', flags.profile);
+    this.journal = await openRotationJournal(store && parseRotationStore(store.value, store.source), this.paths.stateDir);
     try {
-      if (found) await this.journal.assertUnchanged(found);
-      const oldKeySecret = await this.oldKeySecret(flags, connection);
-      const givenSecret = flags['new-key-file'] === '-' ? await this.newKeyFromStdin() : undefined;
-      const record = found ?? (await this.rotationOf(keyId, flags, admin, connection, oldKeySecret));
-      // A rotation taken up from its journal meets the rails of a fresh run again, against this base URL only.
-      if (Object.keys(record.steps).length > 0 || Object.keys(record.attempts).length > 0) {
-        assertSameBaseUrl(record, baseUrl);
-        await assertResumable(record, admin, connection.adminKey!.value);
+      const found = flags.resume || flags.abort ? await findRotation(this.journal, args.id) : undefined;
+      const keyId = found?.old_key.id ?? rotatedKeyId(args.id);
+      if (flags['new-key-id'] !== undefined) assertStated([['--new-key-id', flags['new-key-id'], STATED.keyId]]);
+      // Taken before anything is planned: two runs for one key never both go on.
+      const lock = await this.journal.lock(keyId, baseUrl);
+      try {
+        if (found) await this.journal.assertUnchanged(found);
+        const oldKeySecret = await this.oldKeySecret(flags, connection);
+        const givenSecret = flags['new-key-file'] === '-' ? await this.newKeyFromStdin() : undefined;
+        const record = found ?? (await this.rotationOf(keyId, flags, { admin, connection, oldKeySecret, givenSecret }));
+        // A rotation taken up from its journal meets the rails of a fresh run again, against this base URL only.
+        if (Object.keys(record.steps).length > 0 || Object.keys(record.attempts).length > 0) {
+          assertSameBaseUrl(record, baseUrl);
+          await assertResumable(record, admin, connection.adminKey!.value);
+        }
+        if (flags.abort) return await this.abort(record, admin, baseUrl);
+        return await this.continueRotation(record, flags, { admin, connection, connectionFlags, oldKeySecret, givenSecret, lockLost: lock.lost });
+      } finally {
+        await lock.release();
       }
-      if (flags.abort) return await this.abort(record, admin, baseUrl);
-      return await this.continueRotation(record, flags, { admin, connection, connectionFlags, oldKeySecret, givenSecret });
     } finally {
-      await release();
+      await this.journal.close();
     }
   }
 
@@ -221,6 +235,8 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       connectionFlags: ConnectionFlagValues;
       oldKeySecret: string | undefined;
       givenSecret: string | undefined;
+      /** Aborted when the rotation's lock is lost: the run stops at once. */
+      lockLost: AbortSignal;
     },
   ): Promise<JsonResult | undefined> {
     const { admin, connection, connectionFlags } = session;
@@ -246,7 +262,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     }
     this.markLive(record.old_key.environment, `rotates the production key ${record.old_key.id}`);
 
-    await this.execute(record, flags, {
+    await this.execute(record, flags, session.lockLost, {
       admin,
       clientWith: async (secret) => {
         this.secrets.push(secret);
@@ -317,23 +333,26 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     return secret;
   }
 
-  /** The rotation of this key: the one under way or complete, if any (so that a rerun is safe), or a new one. */
+  /**
+   * The rotation of this key: the one under way or complete, if any (so that a rerun is safe), the one
+   * that made a key the service shows (taken up), or a new one.
+   */
   private async rotationOf(
     keyId: string,
     flags: RotateFlags,
-    admin: ApiClient,
-    connection: Connection,
-    oldKeySecret: string | undefined,
+    session: { admin: ApiClient; connection: Connection; oldKeySecret: string | undefined; givenSecret: string | undefined },
   ): Promise<RotationRecord> {
+    const { connection } = session;
     const newKeyFile = flags['new-key-file'] === undefined ? null : flags['new-key-file'] === '-' ? '-' : resolve(flags['new-key-file']);
-    const { record, earlier } = await findOrPlanRotation(keyId, {
-      admin,
+    const { record, earlier, takenUp } = await findOrPlanRotation(keyId, {
+      admin: session.admin,
       adminKeySecret: connection.adminKey!.value,
       baseUrl: connection.baseUrl.href,
       journal: this.journal,
       newKeyFile,
+      givenSecret: session.givenSecret,
       newKeyId: flags['new-key-id'] ?? null,
-      oldKeySecret,
+      oldKeySecret: session.oldKeySecret,
       deployCmd: flags['deploy-cmd'] ?? null,
       quietPeriodMs: flags['quiet-period'] ?? DEFAULT_QUIET_PERIOD_MS,
       drainCheckCmd: flags['drain-check-cmd'] ?? null,
@@ -342,8 +361,15 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     if (earlier && record.status === 'in_progress') {
       this.note(`Continuing rotation ${record.id} of ${record.old_key.id}, started ${this.timeView(flags.utc, this.io.stderr).full(record.started_at)}.`);
     }
+    if (takenUp) {
+      this.view.show({
+        event: 'notice',
+        rotation: record.id,
+        message: `${flags['dry-run'] ? 'would take up' : 'took up'} ${keyLabel(takenUp)}, which rotation ${record.id} of ${record.old_key.id} made and no journal in ${this.journal.where} records (another runner, or a state directory since lost), its secret ${record.new_key_file ? `in ${record.new_key_file}` : 'given on stdin'}; its deploy may have run, and is run again`,
+      });
+    }
     // Checked before a journal names the file: a rotation keeps its key file to the end.
-    if (!earlier && record.new_key_source === 'api' && record.new_key_file && !flags['dry-run'])
+    if (!earlier && !takenUp && record.new_key_source === 'api' && record.new_key_file && !flags['dry-run'])
       await assertSecretFileWritable(record.new_key_file, '--new-key-file');
     return record;
   }
@@ -352,12 +378,14 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
   private async execute(
     record: RotationRecord,
     flags: RotateFlags,
+    lockLost: AbortSignal,
     clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'givenSecret' | 'secrets' | 'drainEvidence'>,
   ): Promise<void> {
-    const signal = this.interruptSignal(() => {
+    const interrupted = this.interruptSignal(() => {
       this.view.pause();
       this.note('Stopping at a safe point (again to quit at once)…');
     });
+    const signal = AbortSignal.any([interrupted, lockLost]);
     const ask = async (question: RotationQuestion): Promise<boolean> => {
       // A person's look at the dashboard is evidence only when a person answers.
       if (flags.yes && question.kind !== 'drained') return true;

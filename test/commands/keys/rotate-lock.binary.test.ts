@@ -10,20 +10,20 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const JOURNAL = fileURLToPath(new URL('../../../dist/keys/journal.js', import.meta.url));
+const JOURNAL = fileURLToPath(new URL('../../../dist/keys/file-journal.js', import.meta.url));
 
 /** Takes or releases the lock of the rotation named on each line of its stdin, and answers on stdout. */
 const RACER = `
 import { createInterface } from 'node:readline';
-const { RotationJournal } = await import(${JSON.stringify(JOURNAL)});
-const journal = new RotationJournal(process.env.ROTATIONS_DIR);
+const { FileJournal } = await import(${JSON.stringify(JOURNAL)});
+const journal = new FileJournal(process.env.ROTATIONS_DIR);
 let release;
 process.stdout.write('ready\\n');
 for await (const line of createInterface({ input: process.stdin })) {
   const [command, id] = line.split(' ');
   if (command === 'lock') {
     try {
-      release = await journal.lock(id);
+      release = (await journal.lock(id)).release;
       process.stdout.write('won\\n');
     } catch (error) {
       process.stdout.write(error.code === 'rotation_in_progress' ? 'refused\\n' : \`failed \${error.message}\\n\`);

@@ -133,7 +133,8 @@ describe('a rotation killed with SIGKILL after each step, then resumed', () => {
     const lost = record.steps.create!.new_key;
     // As the journal stands when the run dies between the answer to POST /v1/keys and recording it.
     writeFileSync(journalPath(rotation), JSON.stringify({ ...record, attempts: { create: record.attempts.create }, steps: {} }));
-    writeFileSync(file, 'svc_test_notthesecretthatwasmade000000000000\n', { mode: 0o600 });
+    // As the application's own key file stands when svc died before writing to it: the old key.
+    writeFileSync(file, `${old.secret}\n`, { mode: 0o600 });
     const app = startBackgroundClient(sandbox, file);
     clients.push(app);
     const resumed = await resume(rotation);
@@ -303,9 +304,11 @@ describe('the lock of a rotation', () => {
     const other = spawn('sleep', ['300']);
     try {
       const dir = join(home, 'state', 'svc', 'rotations');
-      const recorded = readdirSync(dir).filter((name) => name.endsWith('.pid') && readFileSync(join(dir, name), 'utf8').trim() === String(run.child.pid));
+      const recorded = readdirSync(dir).filter(
+        (name) => name.endsWith('.holder') && readFileSync(join(dir, name), 'utf8').trim() === `process ${run.child.pid}`,
+      );
       expect(recorded.length).toBeGreaterThan(0);
-      for (const name of recorded) writeFileSync(join(dir, name), String(other.pid));
+      for (const name of recorded) writeFileSync(join(dir, name), `process ${other.pid}\n`);
       const resumed = await resume(rotation);
       await app.client.stop();
       expect(resumed.code, resumed.stderr).toBe(0);

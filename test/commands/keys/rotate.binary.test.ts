@@ -2,7 +2,7 @@
  * What only a process of `svc keys rotate` shows: Ctrl-C (SIGINT) during the drain, and a person at a
  * real terminal watching the drain count down. The rest: rotate.test.ts, in-process.
  */
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../src/core/errors.js';
@@ -59,7 +59,7 @@ describe('svc keys rotate, interrupted or on a terminal', () => {
     expect(record.steps.verify).toBeDefined();
     expect(record.steps.drain).toBeUndefined();
     // Stopped cleanly, the run no longer names itself the rotation's holder (the --resume below shows the lock is free).
-    expect(existsSync(join(home, 'state', 'svc', 'rotations', `${rotation}.pid`))).toBe(false);
+    expect(readdirSync(join(home, 'state', 'svc', 'rotations')).filter((name) => name.endsWith('.holder'))).toEqual([]);
     expect((await keyById(sandbox, old.id)).status).toBe('active');
 
     copyFileSync(newFile, file);

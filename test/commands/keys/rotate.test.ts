@@ -548,7 +548,7 @@ describe('a journal', () => {
     writeFileSync(file, JSON.stringify(record), { mode: 0o600 });
     const aborted = await rotate(['--abort', id], old.secret);
     expect(aborted.code, aborted.stderr).toBe(ExitCode.config);
-    expect(aborted.stderr).toContain(`new_key_name does not end with " (rotation ${id})"`);
+    expect(aborted.stderr).toContain(`new_key_name does not end with " (rotation ${id} of ${old.id})"`);
     expect((await keyById(sandbox, other.id)).status).toBe('active');
     writeFileSync(file, JSON.stringify(original), { mode: 0o600 });
   });
