@@ -157,7 +157,7 @@ export async function startConnectProxy(options: { credentials?: { user: string;
 }
 
 /** What a request handed to a proxy showed it: the request line, and the headers that carry secrets. */
-export interface ProxiedRequest {
+interface ProxiedRequest {
   /** `GET http://127.0.0.1:4010/v1/reports`, or `CONNECT 127.0.0.1:8443`. */
   line: string;
   authorization: string | undefined;
