@@ -95,6 +95,7 @@ const IN_PROCESS = [
   'test/free-port.test.ts',
   'test/implementations/other-implementations.test.ts',
   'test/implementations/service-shapes.test.ts',
+  'test/network/loopback-proxy.test.ts',
   'test/sandbox/hostile-uploads.test.ts',
   'test/sandbox/limits.test.ts',
   'test/sandbox/retry-schedule.test.ts',

@@ -52,8 +52,10 @@ const { outputFiles } = await build({
   platform: 'node',
   target: 'node22',
   sourcemap: true,
-  // Native or file-reading packages stay in node_modules; typescript is only oclif's optional development mode.
-  external: ['@pact-foundation/pact', 'unpdf', 'typescript'],
+  // Native or file-reading packages stay in node_modules (Pact's native core, unpdf); typescript is only oclif's
+  // optional development mode. Pact's JavaScript is bundled: its dependency @scarf/scarf, whose install script
+  // reports the install to Scarf, is then no dependency of svc's package, however npm installs it.
+  external: ['@pact-foundation/pact-core', 'unpdf', 'typescript'],
   banner: { js: banner },
   plugins: [oclifStartUp(new URL('.', root).pathname)],
   logLevel: 'warning',

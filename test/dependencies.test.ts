@@ -23,6 +23,9 @@ const lockedPackages = Object.entries((readJson('package-lock.json') as { packag
   ([path, entry]) => path.startsWith('node_modules/') && !entry.link,
 );
 
+/** What a package the build bundles needs that the bundle leaves out, by the bundled package: Pact's native core. */
+const LEFT_OUT_OF_BUNDLED = { '@pact-foundation/pact': '@pact-foundation/pact-core' };
+
 /** Packages whose install script `npm ci` runs: only the pinned Node toolchain, whose preinstall puts its node binary in place. */
 const INSTALL_SCRIPTS_ALLOWED = ['node'];
 
@@ -77,9 +80,11 @@ describe('install scripts', () => {
 });
 
 describe('runtime dependencies', () => {
-  it('every entry of dependencies is imported by src/ or bin/, or is an oclif plugin: what only tests use is a devDependency', () => {
+  it('every entry of dependencies is imported by src/ or bin/, is an oclif plugin, or is what a bundled package needs and the bundle leaves out: what only tests use is a devDependency', () => {
     const used = packagesImportedAtRunTime();
-    const unused = Object.keys(manifest.dependencies).filter((name) => !used.has(name) && !manifest.oclif.plugins.includes(name));
+    const unused = Object.keys(manifest.dependencies).filter(
+      (name) => !used.has(name) && !manifest.oclif.plugins.includes(name) && !Object.values(LEFT_OUT_OF_BUNDLED).includes(name),
+    );
     expect(unused).toEqual([]);
   });
 
@@ -89,8 +94,18 @@ describe('runtime dependencies', () => {
       .exec(readFileSync(join(root, 'scripts/build.js'), 'utf8'))![1]!
       .match(/'[^']+'/g)!
       .map((name) => name.slice(1, -1));
-    expect(external).toContain('@pact-foundation/pact');
-    const missing = [...packagesImportedAtRunTime()].filter((name) => external.includes(name) && manifest.dependencies[name] === undefined);
+    expect(external).toContain('@pact-foundation/pact-core');
+    const missing = [...packagesImportedAtRunTime(), ...Object.values(LEFT_OUT_OF_BUNDLED)].filter(
+      (name) => external.includes(name) && manifest.dependencies[name] === undefined,
+    );
     expect(missing).toEqual([]);
+  });
+
+  it("bundles Pact's JavaScript, so that Pact's telemetry (@scarf/scarf, an install script that reports to Scarf) is no dependency of svc's package", () => {
+    expect(manifest.dependencies['@pact-foundation/pact']).toBeUndefined();
+    const runtime = Object.entries((readJson('package-lock.json') as { packages: Record<string, { dev?: boolean }> }).packages).filter(
+      ([path, entry]) => path !== '' && !entry.dev,
+    );
+    expect(runtime.map(([path]) => path).filter((path) => /@scarf\/|@pact-foundation\/pact$/.test(path))).toEqual([]);
   });
 });

@@ -1,10 +1,20 @@
-import { isIPv4 } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { ConfigError } from '../core/errors.js';
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Whether a URL's host is this machine's loopback: `localhost`, 127.0.0.0/8 or ::1 (an IPv4-mapped
+ * ::ffff:127.x.y.z too), as Go's net/http tells it (httpproxy's useProxy: `host == "localhost"`,
+ * `ip.IsLoopback()`). Other names are not resolved to find out: what a name resolves to may change.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host === '::1') return true;
-  return isIPv4(host) && host.startsWith('127.');
+  if (host === 'localhost') return true;
+  const family = isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /**

@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { ConfigError } from '../core/errors.js';
+import { isLoopbackHost } from './base-url.js';
 
 /** The proxy a request goes through, and the variable that named it (for messages). */
 export interface ProxyRoute {
@@ -63,28 +64,31 @@ function parseException(entry: string): Exception {
   return { host, port, addresses };
 }
 
-function defaultPort(url: URL): number {
-  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-}
-
 /**
  * The proxy settings of an environment, read as curl and Go's net/http (gh, the Stripe CLI) read
- * them: `https_proxy` for HTTPS URLs, `http_proxy` for plain HTTP ones (each in lower or upper case),
- * and `no_proxy` for the hosts reached directly: `*`, a host (which covers its subdomains), a domain
- * with a leading dot or `*.`, any of them with `:port`, an IP address or a CIDR block.
+ * them: `https_proxy` (in lower or upper case) for HTTPS URLs, and `no_proxy` for the hosts reached
+ * directly: `*`, a host (which covers its subdomains), a domain with a leading dot or `*.`, any of
+ * them with `:port`, an IP address or a CIDR block.
+ *
+ * Two kinds of request never go to a proxy, whatever the variables say:
+ * - one to a loopback host (`localhost`, 127.0.0.0/8, ::1), as Go's net/http decides before it
+ *   reads NO_PROXY (golang.org/x/net/http/httpproxy, proxy.go: useProxy returns false for
+ *   `host == "localhost"` and `ip.IsLoopback()`). curl has no such rule (lib/noproxy.c matches
+ *   NO_PROXY alone) and hands 127.0.0.1 to the proxy: a proxy's loopback is not this machine's, and
+ *   the sandbox, a listener or an application on this machine is reached directly or not at all;
+ * - one in plain HTTP (`http_proxy` is not read): the proxy would get it whole, key, signature and
+ *   body in clear, and its answer would be taken for the server's. svc speaks plain HTTP only to
+ *   loopback hosts for the API, and elsewhere to a receiver the user named (`webhooks trigger --to`,
+ *   the sandbox's `--webhook-url`) and to the host of an implementation, whose own answer the kit's
+ *   plain-HTTP probe must judge.
  */
 export class ProxySettings {
   private readonly https: ProxyRoute | undefined;
-  private readonly http: ProxyRoute | undefined;
   private readonly exceptions: Exception[] | 'all';
 
   constructor(env: NodeJS.ProcessEnv) {
-    const route = (name: string): ProxyRoute | undefined => {
-      const found = variableOf(env, name);
-      return found && { variable: found[0], url: parseProxyUrl(found[0], found[1]) };
-    };
-    this.https = route('https_proxy');
-    this.http = route('http_proxy');
+    const found = variableOf(env, 'https_proxy');
+    this.https = found && { variable: found[0], url: parseProxyUrl(found[0], found[1]) };
     const noProxy = variableOf(env, 'no_proxy')?.[1] ?? '';
     const entries = noProxy
       .split(/[\s,]+/)
@@ -93,25 +97,24 @@ export class ProxySettings {
     this.exceptions = entries.includes('*') ? 'all' : entries.map(parseException);
   }
 
-  /** The passwords of the proxy URLs, to be redacted wherever they might be printed. */
+  /** The password of the proxy URL, to be redacted wherever it might be printed. */
   get secrets(): string[] {
-    const passwords = [this.https, this.http].map((route) => route?.url.password ?? '').filter((password) => password !== '');
-    return [...passwords, ...passwords.map((password) => decodeURIComponent(password))];
+    const password = this.https?.url.password;
+    return password ? [password, decodeURIComponent(password)] : [];
   }
 
   /** The proxy a request to `url` goes through, or undefined when it goes directly. */
   routeFor(url: URL): ProxyRoute | undefined {
-    const route = url.protocol === 'https:' ? this.https : this.http;
-    if (!route || this.exceptions === 'all') return undefined;
+    if (url.protocol !== 'https:' || !this.https || this.exceptions === 'all' || isLoopbackHost(url.hostname)) return undefined;
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-    const port = defaultPort(url);
+    const port = url.port ? Number(url.port) : 443;
     const family = isIP(host);
     const excepted = this.exceptions.some((exception) => {
       if (exception.port !== undefined && exception.port !== port) return false;
       if (exception.addresses) return family !== 0 && exception.addresses.check(host, family === 4 ? 'ipv4' : 'ipv6');
       return host === exception.host || host.endsWith(`.${exception.host}`);
     });
-    return excepted ? undefined : route;
+    return excepted ? undefined : this.https;
   }
 }
 

@@ -9,7 +9,7 @@ import { ProxyFailure, type ProxyRoute } from './proxy.js';
 
 // An ES module import of node:http reads all its exports, and one of them starts Node's fetch (undici),
 // the very cost this transport avoids: both modules are taken as CommonJS.
-const { request: httpRequest, Agent: HttpAgent } = process.getBuiltinModule('node:http');
+const { request: httpRequest } = process.getBuiltinModule('node:http');
 const { request: httpsRequest, Agent: HttpsAgent } = process.getBuiltinModule('node:https');
 
 /** The most of an answer svc reads: far above any JSON answer of the API, far below what could exhaust memory. */
@@ -121,12 +121,9 @@ async function sendBody(outgoing: ClientRequest, body: OutgoingRequest['body']):
 /** Failures of the connection itself: with a proxy, that connection is the proxy's. */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ERR_PROXY_TUNNEL']);
 
-/** The agent of a request through `route`: Node's own proxy support, a CONNECT tunnel for HTTPS; none (a connection of its own) without one. */
-function agentFor(url: URL, route: ProxyRoute | undefined): Agent | false {
-  if (!route) return false;
-  const https = url.protocol === 'https:';
-  const proxyEnv = { [https ? 'HTTPS_PROXY' : 'HTTP_PROXY']: route.url.href };
-  return https ? new HttpsAgent({ proxyEnv }) : new HttpAgent({ proxyEnv });
+/** The agent of a request through `route`: Node's own proxy support, a CONNECT tunnel; none (a connection of its own) without one. */
+function agentFor(route: ProxyRoute | undefined): Agent | false {
+  return route ? new HttpsAgent({ proxyEnv: { HTTPS_PROXY: route.url.href } }) : false;
 }
 
 /** Verification failures that more roots may cure: an issuer the first context did not know. */
@@ -184,7 +181,7 @@ function exchangeOnce(request: OutgoingRequest, signal: AbortSignal, network: Ne
     const outgoing = (https ? httpsRequest : httpRequest)(url, {
       method: request.method,
       headers: headers as Record<string, string | string[] | number>,
-      agent: agentFor(url, route),
+      agent: agentFor(route),
       ...(context && { secureContext: context, rejectUnauthorized: network.trust.rejectUnauthorized }),
     });
     const abort = () => outgoing.destroy(signal.reason as Error);

@@ -1,8 +1,7 @@
 import type { Interfaces } from '@oclif/core';
 import type { ApiClient } from '../api/client.js';
 import { BaseCommand } from './base-command.js';
-import { type Connection, missingKeyError, resolveConnection } from '../config/connection.js';
-import { isSandboxProfile } from '../config/config-file.js';
+import { type Connection, connectionInput, missingKeyError, resolveConnection } from '../config/connection.js';
 import { redactKey } from '../core/redaction.js';
 import { connectionFlags } from '../flags/connection.js';
 import { secretOnCommandLine } from '../flags/secret.js';
@@ -23,19 +22,7 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
         this.warning(secretOnCommandLine(`a key given with --${name}`, `SVC_${name.replace('-', '_').toUpperCase()} or the profile`));
       }
     }
-    const connection = await resolveConnection(
-      {
-        profile: flags.profile,
-        baseUrl: flags['base-url'],
-        caCert: flags['ca-cert'],
-        caCertOnly: flags['ca-cert-only'],
-        clientCert: flags['client-cert'],
-        clientKey: flags['client-key'],
-        apiKey: flags['api-key'],
-        adminKey: flags['admin-key'],
-      },
-      this.io.env,
-    );
+    const connection = await resolveConnection({ ...connectionInput(flags), adminKey: flags['admin-key'] }, this.io.env);
     for (const key of [connection.apiKey, connection.adminKey]) if (key) this.secrets.push(key.value);
     const key = role === 'api_key' ? connection.apiKey : connection.adminKey;
     if (!key) throw missingKeyError(role, connection);
@@ -51,13 +38,7 @@ export abstract class ApiCommand<Result, Line = never> extends BaseCommand<Resul
     return createApiClient({
       baseUrl: connection.baseUrl,
       key,
-      network: await this.network({
-        sandbox: isSandboxProfile(connection.boundProfile),
-        caCert: connection.caCert,
-        caCertOnly: connection.caCertOnly,
-        clientCert: connection.clientCert,
-        clientKey: connection.clientKey,
-      }),
+      network: await this.connectionNetwork(connection),
       timeoutMs: flags.timeout * 1000,
       retry: { retries: flags.retries },
       log: flags.verbose ? (line) => this.note(line) : undefined,

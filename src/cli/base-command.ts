@@ -1,6 +1,7 @@
 import { Command, Flags, type Interfaces } from '@oclif/core';
 import type { Network } from '../api/network.js';
 import type { TrustOptions } from '../api/trust.js';
+import type { Connection } from '../config/connection.js';
 import { environmentSecrets } from '../config/credentials.js';
 import { type Paths, pathsOf } from '../config/paths.js';
 import { currentProfileName, readConfig } from '../config/config-file.js';
@@ -88,6 +89,12 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
     const network = networkOf(this.io.env, trust);
     this.secrets.push(...network.proxies.secrets);
     return network;
+  }
+
+  /** The network of a connection this run resolved: whom its TLS trusts and what it presents are the connection's, every setting of it. */
+  protected async connectionNetwork(connection: Connection): Promise<Network> {
+    const { connectionTrust } = await import('../config/connection.js');
+    return this.network(connectionTrust(connection));
   }
 
   /** The command's words as a person types them (`reports create`), not oclif's id (`reports:create`). */

@@ -1,10 +1,10 @@
 import { ConfigError } from '../core/errors.js';
 import { parseBaseUrl } from '../api/base-url.js';
-import type { GivenFile } from '../api/trust.js';
+import type { GivenFile, TrustOptions } from '../api/trust.js';
 import type { KeyEnvironment } from '../core/redaction.js';
 import { assertKey } from './credentials.js';
 import { pathsOf } from './paths.js';
-import { type ConfigFile, currentProfileName, readConfig, type Profile } from './config-file.js';
+import { type ConfigFile, currentProfileName, isSandboxProfile, readConfig, type Profile } from './config-file.js';
 
 export interface ConnectionInput {
   profile?: string | undefined;
@@ -15,6 +15,34 @@ export interface ConnectionInput {
   clientKey?: string | undefined;
   apiKey?: string | undefined;
   adminKey?: string | undefined;
+  /** Any certificate accepted (the kit's --insecure): no CA is read, and none is trusted alone. */
+  insecure?: boolean | undefined;
+}
+
+/** The connection flags of a command, by the names every command gives them (src/flags/connection.ts, the kit's). */
+interface ConnectionFlags {
+  profile?: string | undefined;
+  'base-url'?: string | undefined;
+  'ca-cert'?: string | undefined;
+  'ca-cert-only'?: boolean | undefined;
+  'client-cert'?: string | undefined;
+  'client-key'?: string | undefined;
+  'api-key'?: string | undefined;
+  insecure?: boolean | undefined;
+}
+
+/** What a command's flags say of its connection: each of them, so that none is left behind. */
+export function connectionInput(flags: ConnectionFlags): ConnectionInput {
+  return {
+    profile: flags.profile,
+    baseUrl: flags['base-url'],
+    caCert: flags['ca-cert'],
+    caCertOnly: flags['ca-cert-only'],
+    clientCert: flags['client-cert'],
+    clientKey: flags['client-key'],
+    apiKey: flags['api-key'],
+    insecure: flags.insecure,
+  };
 }
 
 interface ResolvedKey {
@@ -31,6 +59,7 @@ export interface Connection {
   caCertOnly: boolean;
   clientCert: GivenFile | undefined;
   clientKey: GivenFile | undefined;
+  insecure: boolean;
   apiKey: ResolvedKey | undefined;
   adminKey: ResolvedKey | undefined;
   /** The profile's own settings, for those a command reads itself (the upload shape): those of the profile bound to the base URL. */
@@ -159,11 +188,26 @@ export async function resolveConnection(input: ConnectionInput, env: NodeJS.Proc
     caCertOnly: input.caCertOnly === true || isTrue(pick('ca_cert_only', undefined)?.value),
     clientCert: file('client_cert', input.clientCert),
     clientKey: file('client_key', input.clientKey),
+    insecure: input.insecure === true,
     apiKey: key('api_key', input.apiKey),
     adminKey: key('admin_key', input.adminKey),
     settings: bound,
     boundProfile: boundName,
     withheld,
+  };
+}
+
+/**
+ * Whom a connection's TLS trusts and what it presents: the one place a command's network is made
+ * from its connection (SvcCommand.connectionNetwork), so that no command drops a setting of it.
+ */
+export function connectionTrust(connection: Connection): Omit<TrustOptions, 'env'> {
+  const { insecure, caCert, caCertOnly, clientCert, clientKey } = connection;
+  return {
+    sandbox: isSandboxProfile(connection.boundProfile),
+    ...(insecure ? { insecure } : { caCert, caCertOnly }),
+    clientCert,
+    clientKey,
   };
 }
 

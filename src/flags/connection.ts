@@ -1,15 +1,12 @@
 import { Flags } from '@oclif/core';
-import { caCertFlag } from './ca-cert.js';
+import { caCertFlag, caCertOnlyFlag } from './ca-cert.js';
 import { secretFlag } from './secret.js';
 
 /** How an API command reaches the API: each falls back to its SVC_ variable, then the profile (config/connection.ts). */
 export const connectionFlags = {
   'base-url': Flags.string({ description: 'Base URL of the API (default: SVC_BASE_URL, then the profile)', helpGroup: 'CONNECTION' }),
   'ca-cert': caCertFlag({ to: 'for the API (default: SVC_CA_CERT, then the profile)', helpGroup: 'CONNECTION' }),
-  'ca-cert-only': Flags.boolean({
-    description: "Trust --ca-cert alone, not the system's CA store (default: SVC_CA_CERT_ONLY, then the profile's ca_cert_only)",
-    helpGroup: 'CONNECTION',
-  }),
+  'ca-cert-only': caCertOnlyFlag({ helpGroup: 'CONNECTION' }),
   'client-cert': Flags.string({
     description: 'PEM client certificate for a gateway that asks for one (default: SVC_CLIENT_CERT, then the profile)',
     helpGroup: 'CONNECTION',

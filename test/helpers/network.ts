@@ -24,8 +24,13 @@ export async function makeCa(name: string): Promise<Pem> {
   return { cert: pems.cert, key: pems.private };
 }
 
-/** A certificate signed by `ca`: a server's for 127.0.0.1 and localhost, or a client's. */
-export async function issue(ca: Pem, use: 'server' | 'client', name = use === 'server' ? 'localhost' : 'svc-client'): Promise<Pem> {
+/** A certificate signed by `ca`: a server's for 127.0.0.1, localhost and `names`, or a client's. */
+export async function issue(
+  ca: Pem,
+  use: 'server' | 'client',
+  name = use === 'server' ? 'localhost' : 'svc-client',
+  names: readonly string[] = [],
+): Promise<Pem> {
   const pems = await generate([{ name: 'commonName', value: name }], {
     keyType: 'ec',
     algorithm: 'sha256',
@@ -40,6 +45,7 @@ export async function issue(ca: Pem, use: 'server' | 'client', name = use === 's
               name: 'subjectAltName' as const,
               altNames: [
                 { type: 2 as const, value: 'localhost' },
+                ...names.map((value) => ({ type: 2 as const, value })),
                 { type: 7 as const, ip: '127.0.0.1' },
               ],
             },
@@ -70,9 +76,12 @@ export interface ConnectProxy {
 
 /**
  * A forward proxy on 127.0.0.1 as corporate networks run them: HTTPS through CONNECT tunnels, plain
- * HTTP passed on by absolute URL; with `credentials`, each request needs them (407 otherwise).
+ * HTTP passed on by absolute URL; with `credentials`, each request needs them (407 otherwise). It
+ * resolves the names of `hosts` itself (to 127.0.0.1), as a proxy resolves names its clients cannot:
+ * svc reaches a loopback host directly, so a test reaches a server through the proxy by such a name.
  */
-export async function startConnectProxy(options: { credentials?: { user: string; password: string } } = {}): Promise<ConnectProxy> {
+export async function startConnectProxy(options: { credentials?: { user: string; password: string }; hosts?: readonly string[] } = {}): Promise<ConnectProxy> {
+  const resolve = (host: string) => (options.hosts?.includes(host) ? '127.0.0.1' : host);
   const tunnels: string[] = [];
   const forwarded: string[] = [];
   const upstreamPorts = new Set<number>();
@@ -91,6 +100,7 @@ export async function startConnectProxy(options: { credentials?: { user: string;
       return;
     }
     const target = new URL(request.url ?? '');
+    target.hostname = resolve(target.hostname);
     const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !name.startsWith('proxy-')));
     const upstream = httpRequest(target, { method: request.method, headers, agent: false }, (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -111,7 +121,7 @@ export async function startConnectProxy(options: { credentials?: { user: string;
       return;
     }
     const [host, port] = (request.url ?? '').split(/:(?=\d+$)/);
-    const upstream = connect(Number(port), host?.replace(/^\[|\]$/g, ''), () => {
+    const upstream = connect(Number(port), resolve(host?.replace(/^\[|\]$/g, '') ?? ''), () => {
       upstreamPorts.add(upstream.localPort ?? 0);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
@@ -141,6 +151,59 @@ export async function startConnectProxy(options: { credentials?: { user: string;
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** What a request handed to a proxy showed it: the request line, and the headers that carry secrets. */
+interface ProxiedRequest {
+  /** `GET http://127.0.0.1:4010/v1/reports`, or `CONNECT 127.0.0.1:8443`. */
+  line: string;
+  authorization: string | undefined;
+  signature: string | undefined;
+}
+
+export interface AnsweringProxy {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** Every request it was handed, in order. */
+  seen: ProxiedRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy on 127.0.0.1 that answers every plain-HTTP request itself (200, a listing of a report of
+ * its own, `rep_from_the_proxy`) and refuses every tunnel (403), recording what it was handed: what
+ * a request that goes to a proxy when it should not shows, and how its answer passes for the server's.
+ */
+export async function startAnsweringProxy(): Promise<AnsweringProxy> {
+  const seen: ProxiedRequest[] = [];
+  const record = (request: IncomingMessage) =>
+    seen.push({
+      line: `${request.method} ${request.url}`,
+      authorization: request.headers.authorization,
+      signature: request.headers['service-signature'] as string | undefined,
+    });
+  const server = createHttpServer((request, response) => {
+    record(request);
+    request.resume();
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ data: [{ id: 'rep_from_the_proxy', status: 'completed', created_at: new Date().toISOString() }], has_more: false }));
+  });
+  server.on('connect', (request: IncomingMessage, client: Socket) => {
+    record(request);
+    client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${portOf(server)}`,
+    seen,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
         server.close(() => resolve());
       }),
   };

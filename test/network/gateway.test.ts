@@ -96,6 +96,57 @@ describe('through an enterprise gateway', () => {
       expect(result.code).toBe(ExitCode.network);
       expect(JSON.parse(result.stdout).error.message).toContain(`svc trusted only ${sandbox.caCert} (--ca-cert)`);
     });
+
+    describe('the contract kit, which carries the most keys, as every command', () => {
+      /** The gateway's CA in the system's store; --ca-cert names one that did not sign it. */
+      const systemTrusts = (extra: Record<string, string> = {}) => env({ SSL_CERT_FILE: corporateCa, ...extra });
+      const kit = (args: string[], runEnv: Record<string, string>) =>
+        runSvc(['contract', 'verify', '--only', 'reports.list', '--fast', '--json', ...args], { env: runEnv, killAfterMs: HANG_MS });
+
+      it("trusts the system's store beside --ca-cert, and sends its key, without ca_cert_only", async () => {
+        const seen = gateway.requests.length;
+        const result = await kit(['--base-url', gateway.baseUrl, '--ca-cert', sandbox.caCert], systemTrusts());
+        expect(result.code, result.stdout + result.stderr).toBe(0);
+        expect(gateway.requests.slice(seen).map((request) => request.authorization)).toContain(`Bearer ${sandbox.keys.test}`);
+      });
+
+      /** The kit refused the gateway (exit 8), having sent it nothing: the handshake failed before any request, a key least of all. */
+      const expectRefused = async (args: string[], runEnv: Record<string, string>, trusted: string) => {
+        const seen = gateway.requests.length;
+        const result = await kit(args, runEnv);
+        expect(gateway.requests.length).toBe(seen);
+        expect(result.code, result.stdout + result.stderr).toBe(ExitCode.network);
+        const error = JSON.parse(result.stdout).error;
+        expect(error.code).toBe('tls_untrusted');
+        expect(error.message).toContain(`svc trusted only ${trusted}`);
+        expect(result.stdout + result.stderr).not.toContain(sandbox.keys.test);
+      };
+
+      it('refuses the gateway with --ca-cert-only', async () => {
+        await expectRefused(['--base-url', gateway.baseUrl, '--ca-cert', sandbox.caCert, '--ca-cert-only'], systemTrusts(), `${sandbox.caCert} (--ca-cert)`);
+      });
+
+      it('refuses the gateway with SVC_CA_CERT_ONLY', async () => {
+        await expectRefused(
+          ['--base-url', gateway.baseUrl, '--ca-cert', sandbox.caCert],
+          systemTrusts({ SVC_CA_CERT_ONLY: 'true' }),
+          `${sandbox.caCert} (--ca-cert)`,
+        );
+      });
+
+      it("refuses the gateway with the profile's ca_cert_only", async () => {
+        const runEnv = systemTrusts();
+        delete runEnv.SVC_API_KEY;
+        for (const [name, value] of [
+          ['base_url', gateway.baseUrl],
+          ['ca_cert', sandbox.caCert],
+          ['ca_cert_only', 'true'],
+        ] as const)
+          expect((await runSvc(['config', 'set', name, value, '--profile', 'kit'], { env: runEnv })).code).toBe(0);
+        expect((await runSvc(['config', 'set', 'api_key', '--profile', 'kit'], { env: runEnv, input: sandbox.keys.test })).code).toBe(0);
+        await expectRefused(['--profile', 'kit'], runEnv, `${sandbox.caCert} (profile "kit")`);
+      });
+    });
   });
 
   describe('keys bound to their base URL', () => {

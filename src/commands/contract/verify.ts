@@ -11,9 +11,9 @@ import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
 import { runErrorJunit } from '../../conformance/run-error-report.js';
 import { ConfigError, ExitCode, SvcError } from '../../core/errors.js';
-import { type Connection, resolveConnection } from '../../config/connection.js';
-import { isSandboxProfile, type Profile } from '../../config/config-file.js';
-import { caCertFlag } from '../../flags/ca-cert.js';
+import { type Connection, connectionInput, resolveConnection } from '../../config/connection.js';
+import type { Profile } from '../../config/config-file.js';
+import { caCertFlag, caCertOnlyFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
@@ -148,10 +148,11 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     })(),
     insecure: Flags.boolean({
       description: "Do not check the implementation's TLS certificate (throwaway test deployments only)",
-      exclusive: ['ca-cert'],
+      exclusive: ['ca-cert', 'ca-cert-only'],
       helpGroup: 'TARGET',
     }),
     'ca-cert': caCertFlag({ to: 'for the implementation', env: 'SVC_CA_CERT', exclusive: ['insecure'], helpGroup: 'TARGET' }),
+    'ca-cert-only': caCertOnlyFlag({ helpGroup: 'TARGET' }),
     'client-cert': Flags.string({
       description: 'PEM client certificate, for an implementation behind a gateway that asks for one',
       env: 'SVC_CLIENT_CERT',
@@ -195,17 +196,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     const { flags } = await this.parse(ContractVerify);
     this.junitPath = flags.junit;
     this.takeKeyFlags(flags);
-    const connection = await resolveConnection(
-      {
-        profile: flags.profile,
-        baseUrl: flags['base-url'],
-        caCert: flags['ca-cert'],
-        clientCert: flags['client-cert'],
-        clientKey: flags['client-key'],
-        apiKey: flags['api-key'],
-      },
-      this.io.env,
-    );
+    const connection = await resolveConnection(connectionInput(flags), this.io.env);
     const { baseUrl } = connection;
     const { keys, webhookSecret } = this.givenKitKeys(flags, connection);
     const level = flags.level;
@@ -224,13 +215,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       webhookHost: flags['webhook-host'],
       webhookTls,
       level,
-      network: await this.network({
-        caCert: flags.insecure ? undefined : connection.caCert,
-        insecure: flags.insecure,
-        sandbox: isSandboxProfile(connection.boundProfile),
-        clientCert: connection.clientCert,
-        clientKey: connection.clientKey,
-      }),
+      network: await this.connectionNetwork(connection),
       fast: flags.fast,
       only,
       fixtures,
