@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { build } from 'esbuild-wasm';
 import { oclifStartUp } from './oclif-start-up.js';
+import { thirdPartyNotices } from './third-party-notices.js';
 
 const root = new URL('..', import.meta.url);
 const commands = readdirSync(new URL('src/commands', root), { recursive: true })
@@ -40,7 +41,7 @@ const banner = [
 ].join(' ');
 
 rmSync(new URL('dist', root), { recursive: true, force: true });
-const { outputFiles } = await build({
+const { outputFiles, metafile } = await build({
   absWorkingDir: new URL('.', root).pathname,
   entryPoints: [...scripts, ...commands],
   outdir: 'dist',
@@ -59,6 +60,7 @@ const { outputFiles } = await build({
   banner: { js: banner },
   plugins: [oclifStartUp(new URL('.', root).pathname)],
   logLevel: 'warning',
+  metafile: true,
   write: false,
 });
 // A file that uses none of them goes without: a call loads some 35 files, and each one's
@@ -68,6 +70,8 @@ for (const file of outputFiles) {
   mkdirSync(dirname(file.path), { recursive: true });
   writeFileSync(file.path, unused ? file.text.slice(banner.length) : file.contents);
 }
+
+writeFileSync(new URL('dist/THIRD-PARTY-NOTICES.txt', root), thirdPartyNotices(new URL('.', root).pathname, metafile));
 
 const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
 const head = git('rev-parse', '--short=12', 'HEAD');
