@@ -228,7 +228,7 @@ export async function searchList(context: KitContext, report: ListedReport, role
   let sized = '';
   let resized = false;
   const paged = (count: number) => `${count} ${count === 1 ? 'page' : 'pages'}${sized}${hows.size > 0 ? ` by ${[...hows].join(', ')}` : ''}`;
-  for (let count = 1; ; count++) {
+  for (let count = 1; ;) {
     if (!isSuccess(page.status)) return { state: count === 1 ? 'absent' : 'unknown', first, seen, paging: `page ${count} answered ${page.status}` };
     if (arrayHolds(page.json, id))
       return { state: 'found', first, seen, paging: count === 1 ? `on the first page${sized}` : `on page ${count} (${paged(count - 1)})` };
@@ -260,8 +260,8 @@ export async function searchList(context: KitContext, report: ListedReport, role
       if (isSuccess(larger.status) && listItems(larger.json) !== undefined) {
         sized = ` of up to ${LARGEST_PAGE} (${size.name}=${LARGEST_PAGE}, where the first answer showed ${size.name} ${size.size})`;
         visited.add(path);
+        // The first page again, larger: looked at as the first, and paged on from.
         page = larger;
-        count--;
         continue;
       }
       sized = ` (asked for ${LARGEST_PAGE} a page with ${size.name}, which answered ${larger.status})`;
@@ -279,6 +279,7 @@ export async function searchList(context: KitContext, report: ListedReport, role
     hows.add(step.how);
     visited.add(step.path);
     page = await sendWithKey(context, 'GET', step.path, { role, purpose });
+    count++;
   }
 }
 
