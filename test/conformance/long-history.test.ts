@@ -119,6 +119,25 @@ describe('the list checks against a workspace with a long history', () => {
     expect(run.requests).toBeGreaterThan(run.listRequests);
   });
 
+  it("fail reports.list where the newest-first list has passed the kit's report without it, on its first page", async () => {
+    // A list that leaves out the reports of the last ten minutes: the kit's, never the history's.
+    const recent = Date.now() - 600_000;
+    const run = await verify(long, {
+      response(response, request) {
+        const body = response.json as Json | undefined;
+        if (isListRequest(request) && Array.isArray(body?.data))
+          body.data = (body.data as Json[]).filter((report) => Date.parse(String(report.created_at)) < recent);
+      },
+    });
+    expect(run.checks['reports.list']).toMatchObject({
+      status: 'failed',
+      detail: expect.stringMatching(
+        /^expected the list to hold the kit's report (rep_\w+); got \d+ reports without it \(passed reports created before \1 on page 1 of a list newest first \(1 page\)\)/,
+      ),
+    });
+    expect(run.listRequests).toBe(empty.listRequests);
+  });
+
   it('stop at the bound where the list shows no created_at, inconclusive, naming how far the kit read and why', async () => {
     const run = await verify(long, { response: (response, request) => isListRequest(request) && reports(response, (report) => void delete report.created_at) });
     expect(run.checks['reports.list']).toMatchObject({ status: 'passed' });
