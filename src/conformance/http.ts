@@ -97,6 +97,7 @@ export type PlainAnswer = { status: number; headers: Record<string, string>; bod
  */
 export class ImplementationClient {
   readonly exchanges: Exchange[] = [];
+  private plainRequests = 0;
   private readonly buckets = new Map<string, Bucket>();
   private readonly prefix: string;
   private readonly clock: Clock;
@@ -112,6 +113,11 @@ export class ImplementationClient {
 
   get network(): Network {
     return this.options.network;
+  }
+
+  /** Every request sent to the implementation: each attempt over HTTPS, and those in plain HTTP. */
+  get requestsSent(): number {
+    return this.exchanges.length + this.plainRequests;
   }
 
   private bucket(authorization: string | null): Bucket {
@@ -232,6 +238,7 @@ export class ImplementationClient {
     // A deployment's plain HTTP is on port 80 when its HTTPS is on the default port; else on the same port, as the sandbox's is.
     const port = Number(base.port || (onHttpsPort ? 443 : 80));
     const url = `http://${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${port}${this.prefix}${path}`;
+    this.plainRequests++;
     try {
       const answer = await exchange(
         { method: 'GET', url, headers: { authorization, accept: 'application/json' } },

@@ -9,7 +9,7 @@ import { sendWithKey } from './requests.js';
 import { checkOfInteraction, PACT_PROVIDER, STATES } from './contract-terms.js';
 import { FORWARDER_TOKEN_HEADER, Forwarder } from './forwarder.js';
 import { CheckFailure, CheckSkipped, isSuccess, type Outcome, SetupError, shown } from './outcome.js';
-import { type Delivery, eventOf, mentions } from './receiver.js';
+import { type Delivery, eventOf, mentions, namesAnother } from './receiver.js';
 
 /** Sets up one provider state through the public API and answers the values the interaction's `fromProviderState` expressions take. */
 type StateHandler = (params: Record<string, unknown>) => Promise<Record<string, string>>;
@@ -133,7 +133,7 @@ function eventStates(context: KitContext, deliveries: Map<string, Delivery>): Re
     return context.receiver;
   };
   const awaitEvent = async (state: string, what: string, since: number, match: (delivery: Delivery) => boolean) => {
-    const found = await receiver().waitFor(match, timeouts.eventMs, since);
+    const found = await receiver().waitForEvent(match, timeouts.eventMs, since);
     // The event not sent is the check's verdict (unless deliveries were set aside as noise), not a setup the kit failed to make.
     if (!found) throw receiver().absence({ expected: what, got: `none within ${timeouts.eventMs / 1000} s`, request: "the kit's webhook receiver" });
     deliveries.set(state, found);
@@ -142,13 +142,12 @@ function eventStates(context: KitContext, deliveries: Map<string, Delivery>): Re
     [STATES.reportCreated]: async () => {
       const report = await setup.firstReport();
       // The payload of report.created is not shown, so it may name no report: one that names this report, or
-      // none of the kit's others (any report.created after this creation is then one of the kit's own).
-      const aboutOther = (delivery: Delivery) => [...setup.reports].some((id) => id !== report.id && mentions(delivery.json, id));
+      // none at all (one naming another report is about the kit's others, or another pipeline's).
       await awaitEvent(
         STATES.reportCreated,
         `report.created for ${report.id}`,
         report.deliveriesBefore,
-        (delivery) => eventOf(delivery).type === 'report.created' && (mentions(delivery.json, report.id) || !aboutOther(delivery)),
+        (delivery) => eventOf(delivery).type === 'report.created' && !namesAnother(delivery.json, report.id),
       );
       return { reportId: report.id };
     },

@@ -82,6 +82,23 @@ export function mentions(value: unknown, needle: string): boolean {
   return false;
 }
 
+/**
+ * Whether `value` names another resource of the kind of `id`, and not `id` itself: a string with the
+ * same prefix (`rep_`, `doc_`). Where pipelines share the deployment's subscription, a delivery may
+ * be about another pipeline's resource; an id without a prefix tells nothing.
+ */
+export function namesAnother(value: unknown, id: string): boolean {
+  const prefix = /^[a-z]+_/i.exec(id)?.[0];
+  if (!prefix || mentions(value, id)) return false;
+  const hasPrefix = (item: unknown): boolean => {
+    if (typeof item === 'string') return item.startsWith(prefix) && item.length > prefix.length;
+    if (Array.isArray(item)) return item.some(hasPrefix);
+    if (typeof item === 'object' && item !== null) return Object.values(item).some(hasPrefix);
+    return false;
+  };
+  return hasPrefix(value);
+}
+
 /** How to answer a delivery: a status, or a status given only after holding the answer back. */
 export type Answer = number | { status: number; holdMs: number };
 
@@ -131,6 +148,9 @@ export class WebhookReceiver {
   /** How many deliveries were set aside, by reason: never evidence, never kept. */
   readonly noise = new Map<NoiseReason, number>();
   scheme: 'http' | 'https' = 'http';
+  /** Where it listens, once it does: the address and the port. */
+  private listening: { host: string; port: number } | undefined;
+  private listeningSince = 0;
   private server: Server | undefined;
   private keptBytes = 0;
   private readonly secret: string | undefined;
@@ -151,6 +171,11 @@ export class WebhookReceiver {
     return this.secret !== undefined;
   }
 
+  /** Whether anything at all reached the receiver in the run, kept or set aside. */
+  get reached(): boolean {
+    return this.deliveries.length > 0 || this.noiseCount > 0;
+  }
+
   get noiseCount(): number {
     return [...this.noise.values()].reduce((sum, count) => sum + count, 0);
   }
@@ -161,13 +186,34 @@ export class WebhookReceiver {
   }
 
   /**
-   * What it means that no delivery a check awaits was kept: a failure of the implementation, unless
-   * the receiver set deliveries aside as noise in the run. The awaited one may be among them, so the
-   * check is then inconclusive: noise never passes nor fails a check.
+   * The URL the implementation delivers to: the receiver's address, or `<this host>` for all of the
+   * machine's (the implementation reaches it by a name or address of the runner's).
+   */
+  get url(): string {
+    const { host, port } = this.listening ?? { host: '127.0.0.1', port: 0 };
+    const shown = host === '0.0.0.0' || host === '::' ? '<this host>' : host.includes(':') ? `[${host}]` : host;
+    return `${this.scheme}://${shown}:${port}/`;
+  }
+
+  /**
+   * What it means that no delivery a check awaits was kept. Nothing at all reached the receiver in
+   * the run, kept or set aside: no evidence against the implementation, whose subscription may
+   * deliver elsewhere (another pipeline's receiver), so the check is inconclusive. Deliveries were
+   * kept (about the kit's resources or others', as every pipeline's reach a receiver its deployment
+   * fans out to) and none set aside: the subscription reaches the kit, and the one awaited did not
+   * come, a failure. Some were set aside as noise: the awaited one may be among them, so the check
+   * is inconclusive: noise never passes nor fails a check.
    */
   absence(finding: Finding): CheckFailure | SetupError {
     const noise = this.noiseCount;
-    if (noise === 0) return new CheckFailure([finding]);
+    if (noise === 0 && this.deliveries.length > 0) return new CheckFailure([finding]);
+    const found = `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}`;
+    if (noise === 0) {
+      return new SetupError(
+        `${found}; nothing at all arrived at the kit's receiver (${this.url}) during the run (${Math.round((Date.now() - this.listeningSince) / 1000)} s so far), so the kit has no evidence that the implementation delivers there`,
+        `subscribe ${this.url} to the implementation's events, at an address it reaches (--webhook-host: the address the receiver listens on), one subscription per pipeline: kits that run at once against one deployment each receive only what is delivered to their own receiver`,
+      );
+    }
     const full = this.noise.get('receiver_full') ?? 0;
     const fixes: string[] = [];
     if (noise > full) fixes.push('if the implementation sent them, give the secret it signs with in --webhook-secret');
@@ -176,7 +222,7 @@ export class WebhookReceiver {
         `the receiver keeps at most ${this.limits.deliveries.toLocaleString('en')} deliveries and ${this.limits.bytes / 1024 / 1024} MiB in a run${this.authenticated ? '' : ', and with --webhook-secret only authenticated ones'}`,
       );
     return new SetupError(
-      `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}; the receiver set aside ${noise.toLocaleString('en')} deliveries of the run as noise (${this.noiseReasons()}), so it may have been among them`,
+      `${found}; the receiver set aside ${noise.toLocaleString('en')} deliveries of the run as noise (${this.noiseReasons()}), so it may have been among them`,
       fixes.join('; '),
     );
   }
@@ -265,13 +311,17 @@ export class WebhookReceiver {
             'config',
             'webhook_port_unavailable',
             `cannot listen on ${host}:${port} for webhooks: ${error.code ?? error.message}`,
-            'give a free port with --webhook-port, and an address of this machine with --webhook-host',
+            error.code === 'EADDRINUSE'
+              ? `another process listens there: another pipeline's kit on the same runner? Give each pipeline its own --webhook-port, and the implementation a subscription to each (one per pipeline, or one fanned out to all): a kit judges only what reaches its own receiver`
+              : 'give an address of this machine with --webhook-host (0.0.0.0: all of them), and a port it may listen on with --webhook-port',
           ),
         ),
       );
       server.listen(port, host, () => resolve());
     });
-    return (server.address() as AddressInfo).port;
+    this.listening = { host, port: (server.address() as AddressInfo).port };
+    this.listeningSince = Date.now();
+    return this.listening.port;
   }
 
   /** Decides the answer to later deliveries; returns a function that removes the rule. */
@@ -281,12 +331,27 @@ export class WebhookReceiver {
   }
 
   /** The first delivery from `since` on that satisfies `predicate`, waiting up to `timeoutMs`. */
-  async waitFor(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
+  waitFor(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
     const deadline = Date.now() + timeoutMs;
+    return this.waitUntil(predicate, () => deadline, since);
+  }
+
+  /**
+   * The event a check awaits, as `waitFor`; but while nothing at all has reached the receiver, the
+   * wait ends `timeoutMs` after it began listening: a kit the implementation does not deliver to
+   * (its subscription another pipeline's) does not wait out each check's timeout in turn.
+   */
+  waitForEvent(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    const quietEnd = this.listeningSince + timeoutMs;
+    return this.waitUntil(predicate, () => (this.reached ? deadline : Math.min(deadline, quietEnd)), since);
+  }
+
+  private async waitUntil(predicate: (delivery: Delivery) => boolean, end: () => number, since: number): Promise<Delivery | undefined> {
     // Each delivery is looked at once: a flood of deliveries does not make every wake-up scan them all again.
     for (let next = since; ;) {
       for (; next < this.deliveries.length; next++) if (predicate(this.deliveries[next]!)) return this.deliveries[next];
-      const left = deadline - Date.now();
+      const left = end() - Date.now();
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
         const wake = () => {

@@ -36,6 +36,8 @@ export interface RunRecord {
   started_at: string;
   finished_at: string;
   duration_ms: number;
+  /** The requests the kit sent to the implementation: every attempt, the Pact verifier's (through the forwarder) and plain HTTP included. */
+  requests: number;
   openapi_sha256: string;
   contracts: Array<{ file: string; sha256: string }>;
   /**
@@ -99,6 +101,7 @@ export async function runRecord(input: {
   level: Level;
   fast: boolean;
   started: Date;
+  requests: number;
   checks: Array<{ id: string; status: Status }>;
   catalogue: readonly Check[];
   pactDir?: string | undefined;
@@ -119,6 +122,7 @@ export async function runRecord(input: {
     started_at: input.started.toISOString(),
     finished_at: finished.toISOString(),
     duration_ms: finished.getTime() - input.started.getTime(),
+    requests: input.requests,
     openapi_sha256: sha256(await readFile(packageFile('openapi.yaml'))),
     contracts: await Promise.all(files.map(async (file) => ({ file: `contracts/${file}`, sha256: sha256(await readFile(join(dir, file))) }))),
     fixtures: {

@@ -101,6 +101,7 @@ function recordProperties(record: RunRecord): Array<[string, string]> {
     ['fast', String(record.fast)],
     ['started_at', record.started_at],
     ['finished_at', record.finished_at],
+    ['requests', String(record.requests)],
     ['openapi_sha256', record.openapi_sha256],
     ...record.contracts.map(({ file, sha256 }): [string, string] => [`contract_sha256.${file}`, sha256]),
   ];

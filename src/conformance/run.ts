@@ -300,14 +300,14 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     await receiver?.close();
   }
 
-  return runResult(options, checkResults(selected, outcomes, times, keys, secrets), { started, fixtures, receiver });
+  return runResult(options, checkResults(selected, outcomes, times, keys, secrets), { started, fixtures, receiver, requests: client.requestsSent });
 }
 
 /** The checks counted by status, with the run's record. */
 async function runResult(
   options: KitOptions,
   checks: TimedCheckResult[],
-  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined },
+  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined; requests: number },
 ): Promise<RunResult> {
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {
@@ -322,6 +322,7 @@ async function runResult(
       level: options.level,
       fast: Boolean(options.fast),
       started: run.started,
+      requests: run.requests,
       checks,
       catalogue: CATALOGUE,
       pactDir: options.pact?.contractsDir,

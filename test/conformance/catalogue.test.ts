@@ -96,6 +96,7 @@ describe('the JUnit report', () => {
         started_at: 's',
         finished_at: 'f',
         duration_ms: 1500,
+        requests: 42,
         openapi_sha256: 'h',
         contracts: [],
         fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },

@@ -28,6 +28,7 @@ const result: RunResult = {
     started_at: 's',
     finished_at: 'f',
     duration_ms: 3100,
+    requests: 42,
     openapi_sha256: 'h',
     contracts: [],
     fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },

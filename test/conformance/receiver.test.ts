@@ -7,7 +7,8 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_LIMIT } from '../../src/core/inbound-http.js';
-import { type ReceiverOptions, WebhookReceiver } from '../../src/conformance/receiver.js';
+import { CheckFailure, SetupError } from '../../src/conformance/outcome.js';
+import { namesAnother, type ReceiverOptions, WebhookReceiver } from '../../src/conformance/receiver.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 
 const SECRET = 'whsec_receiverunit0123456789abcdefghijklmn';
@@ -104,5 +105,29 @@ describe("the kit's webhook receiver", () => {
     expect(await deliver(port, Buffer.from(body), { 'service-signature': signatureHeader(SECRET, body) })).toBe(200);
     expect(receiver.deliveries).toHaveLength(1);
     expect(receiver.noiseCount).toBe(20);
+  });
+
+  it("tells an absence that says nothing (nothing at all arrived) from one the implementation's other deliveries make a failure", async () => {
+    const finding = { expected: 'report.created for rep_mine', got: 'none within 30 s' };
+    const { receiver, port } = await started();
+    const nothing = receiver.absence(finding);
+    expect(nothing).toBeInstanceOf(SetupError);
+    expect(nothing.message).toContain(`nothing at all arrived at the kit's receiver (http://127.0.0.1:${port}/) during the run`);
+    expect(nothing.message).toContain(`subscribe http://127.0.0.1:${port}/ to the implementation's events`);
+    // Another pipeline's report: the subscription reaches this kit, so the awaited event's absence is the implementation's.
+    expect(await deliver(port, Buffer.from(JSON.stringify({ id: 'evt_1', type: 'report.created', data: { id: 'rep_theirs' } })))).toBe(200);
+    expect(receiver.absence(finding)).toBeInstanceOf(CheckFailure);
+  });
+});
+
+describe('namesAnother', () => {
+  it("tells a delivery about another resource of the same kind (another pipeline's) from one about the kit's or about none", () => {
+    const about = (data: unknown) => ({ id: 'evt_1', type: 'report.created', data });
+    expect(namesAnother(about({ id: 'rep_theirs' }), 'rep_mine')).toBe(true);
+    expect(namesAnother(about({ report: { id: 'rep_theirs', applicant_id: 'app_1' } }), 'rep_mine')).toBe(true);
+    expect(namesAnother(about({ id: 'rep_mine' }), 'rep_mine')).toBe(false);
+    // A payload that names no report (report.created's is not shown) may be the kit's.
+    expect(namesAnother(about({ applicant_id: 'app_1' }), 'rep_mine')).toBe(false);
+    expect(namesAnother(about({ id: '1041' }), '1040')).toBe(false);
   });
 });

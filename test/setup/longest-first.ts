@@ -20,6 +20,7 @@ const LONGEST_FIRST = [
   'test/e2e/kit-width.test.ts',
   'test/e2e/examples.test.ts',
   'test/conformance/receiver-evidence.test.ts',
+  'test/conformance/shared-subscription.test.ts',
   'test/sandbox/slow-connections.test.ts',
   'test/sandbox/hostile-uploads.test.ts',
   'test/commands/webhooks/listen.test.ts',

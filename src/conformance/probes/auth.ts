@@ -5,7 +5,8 @@ import { passportFile, reportBody } from '../fixtures.js';
 import { type Exchange, parseJson, type Purpose } from '../http.js';
 import { bodyNamesCode, CheckFailure, Findings, isSuccess, SetupError, shown } from '../outcome.js';
 import { plainHttpAnswer } from './plain-http.js';
-import { searchList, stillThere, unreadList } from './reports.js';
+import { searchList, unreadList } from '../list-search.js';
+import { stillThere } from './reports.js';
 import type { ProbeSet } from './types.js';
 
 /** Expects an error status with the stated code anywhere in the body (its shape is not shown, part 7). */
@@ -238,7 +239,7 @@ export const authProbes: ProbeSet = {
       const findings = new Findings();
       const read = await sendWithKey(context, 'GET', `/v1/reports/${target.id}`, { role: 'other', purpose: 'auth.workspace-isolation' });
       findings.expect(!stillThere(read, target.id), `no access to ${target.id} from another workspace`, shown(read), read);
-      const search = await searchList(context, target.id, 'other', 'auth.workspace-isolation');
+      const search = await searchList(context, target, 'other', 'auth.workspace-isolation');
       findings.expect(
         isSuccess(search.first.status) && search.state !== 'found',
         `the other workspace's list (2xx) without ${target.id}`,

@@ -158,6 +158,21 @@ describe('svc contract verify: usage', () => {
     }
   });
 
+  it("says what to do when --webhook-port is taken: another pipeline's kit on the runner needs a port and a subscription of its own", async () => {
+    const taken = await startServer((_request, response) => json(response, 200, {}));
+    try {
+      const port = new URL(taken.url).port;
+      const result = await svcInProcess(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--webhook-port', port, '--json'], { env: env() });
+      expect(result.code).toBe(ExitCode.config);
+      const { error } = JSON.parse(result.stdout);
+      expect(error.message).toBe(`cannot listen on 127.0.0.1:${port} for webhooks: EADDRINUSE`);
+      expect(error.hint).toContain("another pipeline's kit on the same runner? Give each pipeline its own --webhook-port");
+      expect(error.hint).toContain('a subscription to each');
+    } finally {
+      await taken.close();
+    }
+  });
+
   it('--insecure and --ca-cert exclude each other', async () => {
     const result = await svcInProcess(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--insecure', '--ca-cert', 'x.pem'], { env: env() });
     expect(result.code).toBe(ExitCode.usage);
