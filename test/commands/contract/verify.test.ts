@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../../src/conformance/catalogue.js';
 import { ExitCode } from '../../../src/core/errors.js';
 import { svcInProcess } from '../../helpers/in-process.js';
+import { startKeylessImplementation } from '../../helpers/keyless-implementation.js';
 import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
 import { freePort, json, startServer } from '../../helpers/server.js';
 import { isolatedEnv } from '../../helpers/svc.js';
@@ -84,6 +85,105 @@ describe('svc contract verify against the sandbox', () => {
     expect(output.skipped).toBe(CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0).length);
     expect(result.stderr).toContain('a secret given with --api-key is visible to other local users in the process list; prefer SVC_API_KEY');
     expect(result.stderr + result.stdout).not.toContain(sandbox.keys.test);
+  });
+});
+
+interface JsonCheck {
+  id: string;
+  status: string;
+  detail: string;
+}
+
+/** The checks of a --json run, by id. */
+function checksOf(stdout: string): Record<string, JsonCheck> {
+  return Object.fromEntries((JSON.parse(stdout).checks as JsonCheck[]).map((check) => [check.id, check]));
+}
+
+const REVOCATION_CHECKS = ['auth.revocation-needs-admin', 'auth.workspace-admin', 'auth.revocation-immediate', 'keys.revoke', 'keys.id-prefix'];
+
+/**
+ * Issue 42 item 1: a key to revoke given to every run (a secret of the CI) is spent by the first run
+ * that revokes it. Where the implementation makes keys, the kit makes its own each run and leaves
+ * the given one alone; where it does not, the next run finds the key spent: a precondition not met.
+ */
+describe('svc contract verify: the key it revokes, run after run', () => {
+  it('makes its own key where the implementation makes keys, and leaves the key of --revocable-key-id untouched, run after run', async () => {
+    const { sandbox } = await sandboxDelivering();
+    const made = await sandbox.fetch('/v1/keys', {
+      method: 'POST',
+      key: sandbox.keys.admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'made in the dashboard' }),
+    });
+    const dashboard = (await made.json()) as { id: string; secret: string };
+    const env = isolatedEnv({ ...kitEnv(sandbox), SVC_REVOCABLE_KEY: dashboard.secret });
+    const args = ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--fast', '--json'];
+    const ids = new Set<string>();
+    for (const run of [1, 2]) {
+      const result = await svcInProcess([...args, '--revocable-key-id', dashboard.id, '--only', 'auth.*,keys.*'], { env });
+      expect(result.code, `run ${run}: ${result.stdout}`).toBe(0);
+      const checks = checksOf(result.stdout);
+      for (const id of REVOCATION_CHECKS.filter((check) => check !== 'keys.id-prefix')) {
+        expect(checks[id], `run ${run}: ${id}`).toMatchObject({
+          status: 'passed',
+          detail: expect.stringMatching(new RegExp(`^on key_\\w+, a key the kit made for this run; ${dashboard.id} of --revocable-key-id was left untouched$`)),
+        });
+      }
+      ids.add(/^on (key_\w+)/.exec(checks['auth.revocation-immediate']!.detail)![1]!);
+      expect(result.stdout + result.stderr).not.toContain(dashboard.secret);
+    }
+    // A key of each run's own, and the given one still working.
+    expect(ids.size).toBe(2);
+    expect(ids.has(dashboard.id)).toBe(false);
+    expect((await sandbox.fetch('/v1/reports', { key: dashboard.secret })).status).toBe(200);
+  });
+
+  it('skips, never fails, the checks that revoke a given key that an earlier run spent, naming it and what to give instead', async () => {
+    // An implementation with no key API: the key of the dashboard is the only key the kit can revoke.
+    const implementation = await startKeylessImplementation();
+    try {
+      const dashboard = implementation.makeKey('test');
+      const env = isolatedEnv({
+        SVC_API_KEY: implementation.makeKey('test').secret,
+        SVC_ADMIN_KEY: implementation.makeKey('admin').secret,
+        SVC_OTHER_WORKSPACE_ADMIN_KEY: implementation.makeKey('admin', 'ws_other').secret,
+        SVC_REVOCABLE_KEY: dashboard.secret,
+      });
+      const args = [
+        'contract',
+        'verify',
+        '--base-url',
+        implementation.url,
+        '--revocable-key-id',
+        dashboard.id,
+        '--only',
+        REVOCATION_CHECKS.join(','),
+        '--json',
+      ];
+      const first = await svcInProcess(args, { env });
+      expect(first.code, first.stdout).toBe(0);
+      for (const id of REVOCATION_CHECKS) expect(checksOf(first.stdout)[id]?.status, id).toBe('passed');
+      expect(implementation.isRevoked(dashboard.id)).toBe(true);
+
+      const second = await svcInProcess(args, { env });
+      expect(second.code, second.stdout).toBe(0);
+      const checks = checksOf(second.stdout);
+      for (const id of REVOCATION_CHECKS) {
+        expect(checks[id], id).toMatchObject({
+          status: 'skipped',
+          detail: expect.stringMatching(
+            new RegExp(
+              `^the key to revoke, ${dashboard.id} of --revocable-key-id, is not in the state the check needs: GET /v1/reports with it answered 401 .*invalid_key.*; the implementation makes no key through POST /v1/keys \\(POST /v1/keys answered 404 .*\\), so give each run a key of the dashboard of its own, made for it$`,
+            ),
+          ),
+        });
+      }
+      expect(second.stdout + second.stderr).not.toContain(dashboard.secret);
+      // Revoked once, by the first run.
+      expect(implementation.deletions().filter((id) => id === dashboard.id)).toHaveLength(1);
+    } finally {
+      await implementation.close();
+    }
   });
 });
 
