@@ -124,6 +124,7 @@ async function verify(variant: Variant, state: ProxyState, implementation: Mutat
     ...(webhookTls ? ['--webhook-cert', webhookTls.certPath, '--webhook-key', webhookTls.keyPath] : []),
     ...(revocable ? ['--revocable-key-id', revocable.id] : []),
     ...(variant.slow ? [] : ['--fast']),
+    ...(variant.provoke429 ? ['--provoke-429'] : []),
     ...(only ? ['--only', only.join(',')] : []),
     // A real run's waits: what a busy machine delays is not judged absent.
     ...['--report-timeout', '60s', '--event-timeout', '30s'],
@@ -174,6 +175,7 @@ async function verifyInProcess(
       level: 'spec',
       env: process.env,
       fast: !variant.slow,
+      provoke429: variant.provoke429,
       only: inputs.only,
       timeouts: { completionMs: 60_000, eventMs: 30_000 },
       clock: variant.clock,
