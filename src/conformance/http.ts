@@ -153,35 +153,38 @@ export class ImplementationClient {
 
   /**
    * The requests of the window the kit leaves to the workspace's other clients: a share of the
-   * window as the answers show it (the largest X-RateLimit-Remaining of the run, and the request
-   * that answer counted). A client beside the kit on the same workspace keeps at least those.
+   * window as the paced answers show it (the largest X-RateLimit-Remaining of the run, and the
+   * request that answer counted). A client beside the kit on the same workspace keeps at least those.
    */
-  private reserved(exchange: Exchange): number | undefined {
-    const remaining = remainingOf(exchange);
-    if (remaining === undefined) return undefined;
+  private reserved(remaining: number): number {
     this.largestRemaining = Math.max(this.largestRemaining, remaining);
     return Math.floor((this.largestRemaining + 1) * (this.options.reserve ?? DEFAULT_RESERVE));
   }
 
+  /** After a paced answer: the credential pauses once X-RateLimit-Remaining is down to the share the kit leaves to others. */
+  private notePause(bucket: Bucket, exchange: Exchange): void {
+    const remaining = remainingOf(exchange);
+    if (remaining === undefined) {
+      bucket.pause = undefined;
+      return;
+    }
+    const reserved = this.reserved(remaining);
+    bucket.pause = remaining <= reserved ? this.pauseAfter(exchange, remaining, reserved) : undefined;
+  }
+
   /**
    * Once an answer said the credential has no request left for the kit (X-RateLimit-Remaining down
-   * to the reserve it leaves to others, or a provoked 429), the next waits for the window to end: as
+   * to the share it leaves to others, or a provoked 429), the next waits for the window to end: as
    * long as that answer said (X-RateLimit-Reset, Retry-After; the longer of the two), at most
    * MAX_WAIT_MS. When it said nothing, a minute after the answer: part 8 counts requests per minute
    * without saying how, and a window, fixed or sliding, that counted the last request began no later
    * than that request's answer.
    */
-  private notePause(bucket: Bucket, exchange: Exchange, provoked = false): void {
-    const reserved = this.reserved(exchange);
-    const remaining = remainingOf(exchange) ?? 0;
-    if (!provoked && (reserved === undefined || remaining > reserved)) {
-      bucket.pause = undefined;
-      return;
-    }
+  private pauseAfter(exchange: Exchange, remaining: number, reserved: number): Bucket['pause'] {
     const stated = statedWait(exchange.headers, exchange.at);
     const until = stated ? exchange.at + Math.min(stated.ms, MAX_WAIT_MS) : exchange.at + (this.options.windowMs ?? WINDOW_MS);
     const why = stated ? `until the end of the window its ${stated.header} gives` : 'a minute after the answer (no reset stated)';
-    bucket.pause = { until, remaining, why: remaining > 0 ? `${why}: the kit leaves the last ${reserved} of the window to others` : why };
+    return { until, remaining, why: remaining > 0 ? `${why}: the kit leaves the last ${reserved} of the window to others` : why };
   }
 
   private async pace(bucket: Bucket): Promise<void> {
@@ -202,7 +205,9 @@ export class ImplementationClient {
     const bucket = this.bucket(options.authorization);
     const run = bucket.queue.then(async () => {
       const exchange = await this.sendOnce(options);
-      this.notePause(bucket, exchange, exchange.status === 429);
+      // Not a measure of the window the kit shares: the key may be one of its own.
+      const remaining = remainingOf(exchange) ?? 0;
+      bucket.pause = exchange.status === 429 || remaining === 0 ? this.pauseAfter(exchange, remaining, 0) : undefined;
       return exchange;
     });
     bucket.queue = run.catch(() => undefined);

@@ -93,8 +93,8 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       command: '<%= config.bin %> contract verify --base-url https://staging.example.com --only "auth.*,reports.get" --json',
     },
     {
-      description: 'On a shared workspace: leave out the event checks and hold the kit to 60 requests a minute',
-      command: '<%= config.bin %> contract verify --base-url https://staging.example.com --exclude "events.*" --rate-limit 60/m',
+      description: 'On a shared workspace: leave out the event checks and hold the kit to 10 requests a second',
+      command: '<%= config.bin %> contract verify --base-url https://staging.example.com --exclude "events.*" --rate-limit 10/s',
     },
     {
       description: 'Provoke a 429 too, with a key of a workspace no one else uses, whose window it exhausts',
