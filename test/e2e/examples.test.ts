@@ -393,7 +393,7 @@ describe.concurrent('every example of every command, pasted', () => {
         // The words after `svc` and the command's, the variables set before it (`SVC_…=… svc …`) left aside.
         const words = [...example.command.matchAll(/'([^']*)'|(\S+)/g)]
           .map((match) => match[1] ?? match[2]!)
-          .filter((word, index, all) => all.indexOf('svc') < index)
+          .filter((_word, index, all) => all.indexOf('svc') < index)
           .slice(example.id.split(':').length);
         const parsed = await Parser.parse(words, {
           flags: { ...Command.baseFlags, ...Command.flags, ...(Command.enableJsonFlag && { json: Flags.boolean() }) },
