@@ -34,12 +34,15 @@ const TEXT_INPUTS = [
   'client-cert',
   'client-key',
   'only',
+  'exclude',
+  'rate-limit',
+  'rate-limit-reserve',
   'webhook-port',
   'webhook-host',
   'revocable-key-id',
 ] as const;
 /** The action's inputs svc takes as a switch, `--<name>` when the input is true. */
-const SWITCH_INPUTS = ['fast', 'insecure', 'webhook-tls'] as const;
+const SWITCH_INPUTS = ['fast', 'provoke-429', 'insecure', 'webhook-tls'] as const;
 /** The action's secret inputs, as the step maps them to svc's own variables. */
 const KEY_VARIABLES = [
   'SVC_API_KEY',
@@ -49,6 +52,7 @@ const KEY_VARIABLES = [
   'SVC_OTHER_WORKSPACE_KEY',
   'SVC_OTHER_WORKSPACE_ADMIN_KEY',
   'SVC_REVOCABLE_KEY',
+  'SVC_RATE_LIMIT_KEY',
   'SVC_WEBHOOK_SECRET',
 ] as const;
 const SVC_BIN = fileURLToPath(new URL('../../bin/run.js', import.meta.url));

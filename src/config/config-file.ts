@@ -37,6 +37,7 @@ export const SETTINGS = {
   other_workspace_admin_key: { secret: true, description: 'The admin key of that other workspace, for `contract verify`' },
   revocable_key_id: { secret: false, description: 'Id (key_…) of a key `contract verify` may revoke, made in the dashboard' },
   revocable_key: { secret: true, description: 'The secret of the key of revocable_key_id' },
+  rate_limit_key: { secret: true, description: 'A key of a workspace no one else uses, for the 429 `contract verify` provokes' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;

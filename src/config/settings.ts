@@ -19,6 +19,7 @@ export function normaliseSetting(name: SettingName, value: string, source: strin
     case 'ip_locked_key':
     case 'other_workspace_key':
     case 'revocable_key':
+    case 'rate_limit_key':
       assertKey(value, 'api_key', source);
       return value;
     case 'admin_key':

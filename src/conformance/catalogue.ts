@@ -20,7 +20,8 @@ export type Input =
   | 'documentFixture'
   | 'webhookPort'
   | 'webhookSecret'
-  | 'slow';
+  | 'slow'
+  | 'provoke429';
 
 /** A check of `svc contract verify`. */
 interface CatalogueEntry<Id extends string> {
@@ -46,6 +47,8 @@ export const INPUT_FLAGS: Record<Input, string> = {
   webhookPort: '--webhook-port, with the implementation delivering its events there',
   webhookSecret: "--webhook-secret (or SVC_WEBHOOK_SECRET, or the profile's webhook_secret)",
   slow: "a run without --fast (it waits out the specification's own delays: the 30 s first retry of part 6, the rate-limit window of a provoked 429)",
+  provoke429:
+    "--provoke-429, or --rate-limit-key (or SVC_RATE_LIMIT_KEY, or the profile's rate_limit_key) with a key of a workspace no one else uses: the kit spends the key's whole rate-limit window on purpose, and every other client of that workspace is refused until the window ends",
 };
 
 const check = <const Id extends string>(
@@ -178,8 +181,8 @@ const ENTRIES = [
     '8',
     'spec',
     'probe',
-    'a 429 carries X-RateLimit-Remaining: one the kit provokes with the test key, then waits out its window',
-    ['slow'],
+    'a 429 carries X-RateLimit-Remaining: one the kit provokes, when asked, with the test key or the rate-limit key, then waits out its window',
+    ['slow', 'provoke429'],
   ),
 
   // part 3 and 6: events
@@ -490,21 +493,25 @@ export function partOf(clause: Clause): string {
   return clause.id.split('.')[0]!;
 }
 
+/** The checks of the catalogue a pattern names: an id, or a prefix ending in `*` (`auth.*`). */
+function named(pattern: string): Check[] {
+  return pattern.endsWith('*') ? CATALOGUE.filter((entry) => entry.id.startsWith(pattern.slice(0, -1))) : CATALOGUE.filter((entry) => entry.id === pattern);
+}
+
 /**
- * `--only` takes ids and prefixes ending in `*` (`auth.*`); unknown ones are reported so a typo
- * does not silently select nothing.
+ * The checks of a run: those of the level that `--only` names (all, without it), less those
+ * `--exclude` names. Both take ids and prefixes ending in `*` (`auth.*`); a pattern that names no
+ * check is reported, so that a typo does not silently select, or keep, what it meant to leave out.
  */
-export function selectChecks(level: Level, only: string[] | undefined): { selected: Check[]; unknown: string[] } {
+export function selectChecks(
+  level: Level,
+  only: string[] | undefined,
+  exclude: string[] = [],
+): { selected: Check[]; unknown: string[]; unknownExcluded: string[] } {
   const atLevel = CATALOGUE.filter((entry) => level === 'strict' || entry.level === 'spec');
-  if (!only || only.length === 0) return { selected: atLevel, unknown: [] };
-  const unknown: string[] = [];
-  const wanted = new Set<string>();
-  for (const pattern of only) {
-    const matches = pattern.endsWith('*')
-      ? CATALOGUE.filter((entry) => entry.id.startsWith(pattern.slice(0, -1)))
-      : CATALOGUE.filter((entry) => entry.id === pattern);
-    if (matches.length === 0) unknown.push(pattern);
-    for (const entry of matches) wanted.add(entry.id);
-  }
-  return { selected: atLevel.filter((entry) => wanted.has(entry.id)), unknown };
+  const unknown = (only ?? []).filter((pattern) => named(pattern).length === 0);
+  const unknownExcluded = exclude.filter((pattern) => named(pattern).length === 0);
+  const wanted = only && only.length > 0 ? new Set(only.flatMap(named).map((entry) => entry.id)) : undefined;
+  const unwanted = new Set(exclude.flatMap(named).map((entry) => entry.id));
+  return { selected: atLevel.filter((entry) => (!wanted || wanted.has(entry.id)) && !unwanted.has(entry.id)), unknown, unknownExcluded };
 }

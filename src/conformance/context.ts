@@ -63,8 +63,17 @@ export interface UploadedDocument {
 }
 
 export interface KeyToRevoke extends RevocableKey {
-  /** The answer that made it, for a key made through the API; none for a key of the dashboard. */
+  /** The answer that made it, for a key the run made through the API; none for a key given to the run (made in the dashboard). */
   created: Exchange | undefined;
+  /** The id of the key of --revocable-key-id, when the run made its own instead and left that one untouched. */
+  untouched?: string | undefined;
+  /** Why the run could not make a key of its own (POST /v1/keys answered …), when it was given the admin key to make one. */
+  notMade?: string | undefined;
+}
+
+/** The key the revocation checks revoke, with its first use: what it answered before any revocation. */
+export interface RevocationKey extends KeyToRevoke {
+  before: Exchange;
 }
 
 /** What to supply when the implementation refuses one of the kit's inputs (their shapes are not shown by the specification). */
@@ -295,29 +304,60 @@ export class SharedSetup {
   }
 
   /**
-   * The key the revocation checks revoke: the one of `--revocable-key-id` (made in the dashboard,
-   * part 5), else one made with the admin key through POST /v1/keys, an operation the
-   * specification does not show (skipped where it is missing).
+   * The key the revocation checks revoke: one the run makes with the admin key through POST /v1/keys
+   * (an operation the specification does not show), known to no other run, so that it is the only
+   * key the run revokes; else the one of `--revocable-key-id`, made in the dashboard (part 5), which
+   * a run given the admin key then revokes; skipped where there is neither.
    */
   keyToRevoke(purpose: Purpose): Promise<KeyToRevoke> {
     return this.once(`key ${purpose}`, async () => {
       const given = this.context.keys.revocable;
-      if (given) return { ...given, created: undefined };
-      const created = await sendWithKey(this.context, 'POST', '/v1/keys', {
-        role: 'admin',
-        purpose: 'fixture',
-        json: { name: `svc contract verify ${purpose}` },
-      });
-      const id = idOf(created);
-      const secret = findSecret(created.json);
-      if (!isSuccess(created.status) || !id || !secret) {
+      const made = this.context.keys.admin ? await this.makeKey(purpose) : undefined;
+      if (made && 'secret' in made) return { ...made, untouched: given?.id };
+      if (given) return { ...given, created: undefined, notMade: made?.refused };
+      throw new CheckSkipped(
+        `needs a key to revoke: give one made in the dashboard with --revocable-key-id and --revocable-key (key creation through the API is not shown by the specification; ${made?.refused ?? 'no admin key to make one with'})`,
+      );
+    });
+  }
+
+  /** A key made with the admin key, which the run revokes at its end unless a check did; why not, when the implementation made none. */
+  private async makeKey(purpose: Purpose): Promise<KeyToRevoke | { refused: string }> {
+    const created = await sendWithKey(this.context, 'POST', '/v1/keys', {
+      role: 'admin',
+      purpose: 'fixture',
+      json: { name: `svc contract verify ${purpose}` },
+    });
+    const id = idOf(created);
+    const secret = findSecret(created.json);
+    if (!isSuccess(created.status) || !id || !secret) return { refused: `POST /v1/keys answered ${shown(created)}` };
+    this.keys.set(id, secret);
+    return { id, secret, created };
+  }
+
+  /**
+   * The key the revocation checks share, and its first use (GET /v1/reports with it). A key given to
+   * the run that does not work then is a precondition not met, not a verdict: a key of the dashboard
+   * can be revoked only once, so an earlier run, or one beside this one given the same key, may have
+   * spent it. The checks that need it are skipped, naming it and what to give instead.
+   */
+  revocationKey(): Promise<RevocationKey> {
+    return this.once('revocation key', async () => {
+      const key = await this.keyToRevoke('revocation');
+      const before = await this.useKeyToRevoke(key, 'auth.revocation');
+      if (!key.created && !isSuccess(before.status)) {
+        const state = before.status === 401 ? ' (revoked, expired or unknown: a key of the dashboard is spent by the first run that revokes it)' : '';
         throw new CheckSkipped(
-          `needs a key to revoke: give one made in the dashboard with --revocable-key-id and --revocable-key (key creation through the API is not shown by the specification; POST /v1/keys answered ${shown(created)})`,
+          `the key to revoke, ${key.id} of --revocable-key-id, is not in the state the check needs: GET /v1/reports with it answered ${shown(before)}${state}; ${ownKeyAdvice(key)}`,
         );
       }
-      this.keys.set(id, secret);
-      return { id, secret, created };
+      return { ...key, before };
     });
+  }
+
+  /** One request with the key to revoke: whether it works. */
+  useKeyToRevoke(key: RevocableKey, purpose: Purpose): Promise<Exchange> {
+    return this.context.client.send({ method: 'GET', path: '/v1/reports', authorization: `Bearer ${key.secret}`, role: 'revocable', purpose });
   }
 
   /** Deletes the reports and revokes the keys the run made; what fails is reported, not thrown. */
@@ -339,6 +379,13 @@ export class SharedSetup {
     }
     return problems;
   }
+}
+
+/** What to give instead of a key to revoke that is spent, or that other runs may spend. */
+export function ownKeyAdvice(key: Pick<KeyToRevoke, 'notMade'>): string {
+  return key.notMade
+    ? `the implementation makes no key through POST /v1/keys (${key.notMade}), so give each run a key of the dashboard of its own, made for it`
+    : 'give each run a key of its own: --admin-key where the implementation makes keys through POST /v1/keys (the kit then makes one each run and revokes only that one), else a key of the dashboard made for the run';
 }
 
 /** The secret of a key just made: the field is not shown, so any `svc_…` string of the answer. */

@@ -6,11 +6,13 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { escapeControls } from '../core/control-characters.js';
 import { redactText } from '../core/redaction.js';
 import type { CheckId } from './catalogue.js';
+import { DEFAULT_RESERVE } from './kit-keys.js';
+import { RequestCap, type RequestRate } from './request-rate.js';
 import { statedWait } from './stated-wait.js';
 import { MAX_WAIT_MS, TransientRetries } from './transient-answers.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
-export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'otherAdmin' | 'revocable' | 'none';
+export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'otherAdmin' | 'revocable' | 'rateLimit' | 'none';
 
 /** What a request is for: the check that sent it, or the part of the kit that did (fixtures, Pact, setup, cleanup). */
 export type Purpose = CheckId | 'fixture' | 'pact' | 'preflight' | 'cleanup' | 'revocation' | 'auth.revocation';
@@ -56,6 +58,10 @@ export interface ImplementationClientOptions {
   secrets?: string[];
   /** The rate-limit window: part 8 counts requests per minute (tests shorten it). */
   windowMs?: number;
+  /** The share of a rate-limit window the kit leaves to the workspace's other clients, from 0 to below 1 (`--rate-limit-reserve`); DEFAULT_RESERVE unless given. */
+  reserve?: number;
+  /** The kit's own cap on its request rate (`--rate-limit`), whatever the implementation allows. */
+  rate?: RequestRate | undefined;
   clock?: Clock;
 }
 
@@ -64,8 +70,8 @@ const TIMEOUT_MS = 30_000;
 const PLAIN_HTTP_TIMEOUT_MS = 10_000;
 
 interface Bucket {
-  /** Once the implementation said this credential has no request left: when it may send again, and why then. */
-  pause: { until: number; why: string } | undefined;
+  /** Once the implementation said this credential has no request left for the kit: when it may send again, what it said, and why then. */
+  pause: { until: number; remaining: number; why: string } | undefined;
   /** Requests of one credential go one after another, so the count the implementation reports stays meaningful. */
   queue: Promise<unknown>;
 }
@@ -101,10 +107,14 @@ export class ImplementationClient {
   private readonly buckets = new Map<string, Bucket>();
   private readonly prefix: string;
   private readonly clock: Clock;
+  private readonly cap: RequestCap | undefined;
+  /** The largest X-RateLimit-Remaining of the run: the window less one, as far as the answers show it. */
+  private largestRemaining = 0;
 
   constructor(private readonly options: ImplementationClientOptions) {
     this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
     this.clock = options.clock ?? systemClock;
+    this.cap = options.rate && new RequestCap(options.rate, this.clock);
   }
 
   get baseUrl(): URL {
@@ -148,28 +158,46 @@ export class ImplementationClient {
   }
 
   /**
-   * Once an answer said the credential has no request left (X-RateLimit-Remaining: 0, or a provoked
-   * 429), the next waits for the window to end: as long as that answer said (X-RateLimit-Reset,
-   * Retry-After; the longer of the two), at most MAX_WAIT_MS. When it said nothing, a minute after
-   * the answer: part 8 counts requests per minute without saying how, and a window, fixed or
-   * sliding, that counted the last request began no later than that request's answer.
+   * The requests of the window the kit leaves to the workspace's other clients: a share of the
+   * window as the paced answers show it (the largest X-RateLimit-Remaining of the run, and the
+   * request that answer counted). A client beside the kit on the same workspace keeps at least those.
    */
-  private notePause(bucket: Bucket, exchange: Exchange, exhausted: boolean): void {
-    if (!exhausted) {
+  private reserved(remaining: number): number {
+    this.largestRemaining = Math.max(this.largestRemaining, remaining);
+    return Math.floor((this.largestRemaining + 1) * (this.options.reserve ?? DEFAULT_RESERVE));
+  }
+
+  /** After a paced answer: the credential pauses once X-RateLimit-Remaining is down to the share the kit leaves to others. */
+  private notePause(bucket: Bucket, exchange: Exchange): void {
+    const remaining = remainingOf(exchange);
+    if (remaining === undefined) {
       bucket.pause = undefined;
       return;
     }
+    const reserved = this.reserved(remaining);
+    bucket.pause = remaining <= reserved ? this.pauseAfter(exchange, remaining, reserved) : undefined;
+  }
+
+  /**
+   * Once an answer said the credential has no request left for the kit (X-RateLimit-Remaining down
+   * to the share it leaves to others, or a provoked 429), the next waits for the window to end: as
+   * long as that answer said (X-RateLimit-Reset, Retry-After; the longer of the two), at most
+   * MAX_WAIT_MS. When it said nothing, a minute after the answer: part 8 counts requests per minute
+   * without saying how, and a window, fixed or sliding, that counted the last request began no later
+   * than that request's answer.
+   */
+  private pauseAfter(exchange: Exchange, remaining: number, reserved: number): Bucket['pause'] {
     const stated = statedWait(exchange.headers, exchange.at);
-    bucket.pause = stated
-      ? { until: exchange.at + Math.min(stated.ms, MAX_WAIT_MS), why: `until the end of the window its ${stated.header} gives` }
-      : { until: exchange.at + (this.options.windowMs ?? WINDOW_MS), why: 'a minute after the answer (no reset stated)' };
+    const until = stated ? exchange.at + Math.min(stated.ms, MAX_WAIT_MS) : exchange.at + (this.options.windowMs ?? WINDOW_MS);
+    const why = stated ? `until the end of the window its ${stated.header} gives` : 'a minute after the answer (no reset stated)';
+    return { until, remaining, why: remaining > 0 ? `${why}: the kit leaves the last ${reserved} of the window to others` : why };
   }
 
   private async pace(bucket: Bucket): Promise<void> {
     if (!bucket.pause) return;
     const waitMs = bucket.pause.until - this.clock.now();
     if (waitMs > 0) {
-      this.log(`X-RateLimit-Remaining is 0: waiting ${Math.ceil(waitMs / 1000)} s before the next request, ${bucket.pause.why}`);
+      this.log(`X-RateLimit-Remaining is ${bucket.pause.remaining}: waiting ${Math.ceil(waitMs / 1000)} s before the next request, ${bucket.pause.why}`);
       await this.clock.sleep(waitMs);
     }
     bucket.pause = undefined;
@@ -183,7 +211,9 @@ export class ImplementationClient {
     const bucket = this.bucket(options.authorization);
     const run = bucket.queue.then(async () => {
       const exchange = await this.sendOnce(options);
-      this.notePause(bucket, exchange, exchange.status === 429 || remainingOf(exchange) === 0);
+      // Not a measure of the window the kit shares: the key may be one of its own.
+      const remaining = remainingOf(exchange) ?? 0;
+      bucket.pause = exchange.status === 429 || remaining === 0 ? this.pauseAfter(exchange, remaining, 0) : undefined;
       return exchange;
     });
     bucket.queue = run.catch(() => undefined);
@@ -195,7 +225,7 @@ export class ImplementationClient {
     for (;;) {
       await this.pace(bucket);
       const exchange = await this.sendOnce(options);
-      this.notePause(bucket, exchange, remainingOf(exchange) === 0);
+      this.notePause(bucket, exchange);
       const retry = retries.after(exchange);
       if (!retry) return exchange;
       this.log(retry.line);
@@ -204,6 +234,7 @@ export class ImplementationClient {
   }
 
   private async sendOnce(options: SendOptions): Promise<Exchange> {
+    await this.cap?.take();
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.authorization !== null) headers.authorization = options.authorization;
     const url = new URL(this.prefix + options.path, this.options.baseUrl.origin);
@@ -238,6 +269,7 @@ export class ImplementationClient {
     // A deployment's plain HTTP is on port 80 when its HTTPS is on the default port; else on the same port, as the sandbox's is.
     const port = Number(base.port || (onHttpsPort ? 443 : 80));
     const url = `http://${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${port}${this.prefix}${path}`;
+    await this.cap?.take();
     this.plainRequests++;
     try {
       const answer = await exchange(

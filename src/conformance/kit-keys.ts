@@ -15,6 +15,8 @@ export interface KitKeys {
   other?: string | undefined;
   otherAdmin?: string | undefined;
   revocable?: RevocableKey | undefined;
+  /** A key for the provoked 429 alone (`--rate-limit-key`): of a workspace, or a rate-limit bucket, that no one else uses. */
+  rateLimit?: string | undefined;
 }
 
 /** How long the kit waits for the implementation; `--report-timeout` and `--event-timeout` set the first two. */
@@ -41,6 +43,9 @@ export const DEFAULT_TIMEOUTS: KitTimeouts = {
   holdMs: 15_000,
 };
 
+/** The share of each rate-limit window the kit leaves to the workspace's other clients, unless told otherwise: a quarter. */
+export const DEFAULT_RESERVE = 0.25;
+
 /** The keys an operator gave the kit (`--api-key`, `--admin-key`…), each checked for its kind. */
 export function kitKeys(given: {
   api?: string | undefined;
@@ -51,6 +56,7 @@ export function kitKeys(given: {
   otherAdmin?: string | undefined;
   revocableId?: string | undefined;
   revocable?: string | undefined;
+  rateLimit?: string | undefined;
 }): KitKeys {
   if (!given.api)
     throw new ConfigError(
@@ -71,6 +77,7 @@ export function kitKeys(given: {
   if (given.ipLocked) assertKey(given.ipLocked, 'api_key', '--ip-locked-key');
   if (given.other) assertKey(given.other, 'api_key', '--other-workspace-key');
   if (given.revocable) assertKey(given.revocable, 'api_key', '--revocable-key');
+  if (given.rateLimit) assertKey(given.rateLimit, 'api_key', '--rate-limit-key');
   if (given.revocable && !given.revocableId)
     throw new SvcError('usage', 'revocable_key_without_id', 'a key to revoke was given without its id', 'give its id (key_…) with --revocable-key-id');
   if (given.revocableId && !given.revocable)
@@ -88,5 +95,6 @@ export function kitKeys(given: {
     other: given.other,
     otherAdmin: given.otherAdmin,
     revocable: given.revocableId && given.revocable ? { id: given.revocableId, secret: given.revocable } : undefined,
+    rateLimit: given.rateLimit,
   };
 }

@@ -65,6 +65,7 @@ const ROLE_NAMES: Record<Exchange['role'], string> = {
   other: "with the other workspace's key",
   otherAdmin: "with the other workspace's admin key",
   revocable: 'with the key to revoke',
+  rateLimit: 'with the rate-limit key',
   none: 'without a valid key',
 };
 

@@ -12,6 +12,7 @@ const KEY_OF: Record<KeyRole, Exclude<keyof KitKeys, 'revocable'>> = {
   ipLocked: 'ipLocked',
   other: 'other',
   otherAdmin: 'otherAdmin',
+  rateLimit: 'rateLimit',
 };
 
 export interface KeyedRequest {

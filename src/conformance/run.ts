@@ -4,6 +4,7 @@ import { type KitContext, SharedSetup } from './context.js';
 import { DEFAULT_TIMEOUTS, type KitKeys, type KitTimeouts } from './kit-keys.js';
 import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
 import { ImplementationClient } from './http.js';
+import type { RequestRate } from './request-rate.js';
 import { CheckFailure, CheckSkipped, describeFinding, type Outcome, SetupError, type Status } from './outcome.js';
 import { type PactRunOptions, runPactVerification } from './pact-runner.js';
 import { authProbes } from './probes/auth.js';
@@ -39,7 +40,15 @@ export interface KitOptions {
   network: Network;
   /** Skips the checks that wait out the specification's own delays (the 30 s redelivery). */
   fast?: boolean;
+  /** Provokes a 429 with the test key (`--provoke-429`); a key given for it alone (`keys.rateLimit`) does too. */
+  provoke429?: boolean | undefined;
+  /** The kit's own cap on its request rate (`--rate-limit`). */
+  rate?: RequestRate | undefined;
+  /** The share of each rate-limit window the kit leaves to others (`--rate-limit-reserve`); DEFAULT_RESERVE unless given. */
+  reserve?: number | undefined;
   only?: string[] | undefined;
+  /** Checks left out (`--exclude`): ids and prefixes ending in `*`. */
+  exclude?: string[] | undefined;
   /** The request bodies the specification leaves open (`--fixtures`); the kit's defaults otherwise. */
   fixtures?: KitFixtures;
   /** The receiver speaks HTTPS with this certificate; `certPath` is where the implementation finds it to trust. */
@@ -107,6 +116,7 @@ function missingInput(check: Check, options: KitOptions, fixtures: KitFixtures):
     webhookPort: options.webhookPort !== undefined,
     webhookSecret: Boolean(options.webhookSecret),
     slow: !options.fast,
+    provoke429: Boolean(options.provoke429) || Boolean(keys.rateLimit),
   };
   return check.needs.find((input) => !given[input]);
 }
@@ -150,20 +160,25 @@ class CheckTimes {
   }
 }
 
+function skipReason(missing: Input): string {
+  if (missing === 'slow') return `--fast skips it: ${INPUT_FLAGS.slow}`;
+  if (missing === 'provoke429') return `not asked for: give ${INPUT_FLAGS.provoke429}`;
+  return `needs ${INPUT_FLAGS[missing]}`;
+}
+
 /** The checks whose inputs were given; the others are recorded as skipped, never passed. */
 function runnableChecks(selected: readonly Check[], options: KitOptions, fixtures: KitFixtures, outcomes: Map<string, Outcome>): Check[] {
   const runnable: Check[] = [];
   for (const check of selected) {
     const missing = missingInput(check, options, fixtures);
-    if (missing)
-      outcomes.set(check.id, { status: 'skipped', detail: missing === 'slow' ? `--fast skips it: ${INPUT_FLAGS.slow}` : `needs ${INPUT_FLAGS[missing]}` });
+    if (missing) outcomes.set(check.id, { status: 'skipped', detail: skipReason(missing) });
     else runnable.push(check);
   }
   return runnable;
 }
 
 function kitSecrets(keys: KitKeys, webhookSecret: string | undefined): string[] {
-  return [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, webhookSecret].filter(
+  return [keys.api, keys.admin, keys.readOnly, keys.ipLocked, keys.other, keys.otherAdmin, keys.revocable?.secret, keys.rateLimit, webhookSecret].filter(
     (value): value is string => Boolean(value),
   );
 }
@@ -264,7 +279,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const fixtures = options.fixtures ?? DEFAULT_FIXTURES;
   const clock = options.clock ?? systemClock;
   const { keys } = options;
-  const { selected } = selectChecks(options.level, options.only);
+  const { selected } = selectChecks(options.level, options.only, options.exclude);
   const outcomes = new Map<string, Outcome>();
   const times = new CheckTimes(clock);
   const runnable = runnableChecks(selected, options, fixtures, outcomes);
@@ -275,6 +290,8 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     timeoutMs: timeouts.answerMs,
     log,
     secrets,
+    rate: options.rate,
+    reserve: options.reserve,
     clock: options.clock,
   });
   const receiver = await startReceiver(options, runnable, log);

@@ -170,7 +170,7 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const waits = kit.stderr
     .split('\n')
-    .filter((line) => line.startsWith('X-RateLimit-Remaining is 0: waiting'))
+    .filter((line) => /^X-RateLimit-Remaining is \d+: waiting/.test(line))
     .map((line) => Number(/waiting (\d+) s/.exec(line)[1]));
   const retries = kit.stderr
     .split('\n')

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { ExitCode } from '../../src/core/errors.js';
 import { markdownText } from '../../src/ui/markdown-text.js';
 import { checkoutCopy } from '../helpers/checkout.js';
@@ -247,6 +248,92 @@ describe('the GitHub Action, as a runner runs it', () => {
   });
 });
 
+/**
+ * Issue 42: the GitHub Actions example of docs/contract-kit.md, with its inputs as the docs give them
+ * (only the base URL, the sandbox's, and its CA certificate, which no system trusts, differ), passes
+ * against the sandbox run after run, and three runs at once. The secrets it names are the sandbox's
+ * keys; a secret the test does not know, or an input the action does not take, fails it, so that the
+ * docs cannot drift from what is tested.
+ */
+describe('the GitHub Actions example of docs/contract-kit.md', () => {
+  let target: RunningSandbox;
+
+  beforeAll(async () => {
+    // The Enterprise plan: this is about the keys each run is given, not the rate limit (test/conformance/shared-workspace.test.ts).
+    target = await startSandboxProcess(['--quiet', '--plan', 'enterprise']);
+  }, 2 * HANG_MS);
+
+  afterAll(async () => {
+    await target?.stop();
+  });
+
+  /** The `with:` of the step that uses the action, in the docs' example. */
+  function exampleInputs(): Record<string, string> {
+    const docs = readFileSync(join(ROOT, 'docs', 'contract-kit.md'), 'utf8');
+    const block = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((yaml) => /uses: your-org\/svc@/.test(yaml));
+    expect(block, 'the docs have a GitHub Actions example').toBeDefined();
+    const workflow = parse(block!) as { jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, string> }> }> };
+    const step = Object.values(workflow.jobs)
+      .flatMap((job) => job.steps)
+      .find((candidate) => candidate.uses?.startsWith('your-org/svc@'));
+    return step!.with!;
+  }
+
+  /** The example's inputs for the sandbox: its secrets are the sandbox's keys. */
+  function inputsFor(example: Record<string, string>): Record<string, string> {
+    const secrets: Record<string, string> = {
+      STAGING_TEST_KEY: target.keys.test,
+      STAGING_ADMIN_KEY: target.keys.admin,
+      STAGING_READ_ONLY_KEY: target.keys.read_only,
+      STAGING_IP_LOCKED_KEY: target.keys.ip_locked,
+      STAGING_OTHER_WORKSPACE_KEY: target.keys.other_workspace,
+      STAGING_OTHER_WORKSPACE_ADMIN_KEY: target.keys.other_workspace_admin,
+    };
+    const inputs = Object.fromEntries(
+      Object.entries(example).map(([name, value]) => {
+        const named = /^\$\{\{\s*(?:secrets|vars)\.(\w+)\s*\}\}$/.exec(String(value));
+        if (!named) return [name, String(value)];
+        expect(secrets, `the example's ${name}`).toHaveProperty(named[1]!);
+        return [name, secrets[named[1]!]!];
+      }),
+    );
+    expect(inputs['base-url']).toMatch(/^https:\/\//);
+    return { ...inputs, 'base-url': target.url, 'ca-cert': target.caCert };
+  }
+
+  async function runExample(name: string): Promise<ActionRun> {
+    const inputs = inputsFor(exampleInputs());
+    const runFiles = freshFiles(name);
+    // The user's fixtures: the sandbox takes openapi.yaml's own upload.
+    writeFileSync(join(runFiles.workspace, inputs.fixtures!), 'document:\n  encoding: multipart\n');
+    return runCompositeAction({ job, files: runFiles, uses: USES, from: VERIFY_STEP, inputs });
+  }
+
+  function expectConforms(run: ActionRun): void {
+    expect(run.status, run.summary + run.log).toBe(0);
+    expect(run.outputs).toMatchObject({ verdict: 'conforms', failed: '0', inconclusive: '0' });
+    // The revocation checks ran (the example's admin key), on a key of the run's own.
+    const xml = readFileSync(run.outputs.junit!, 'utf8');
+    for (const id of ['auth.revocation-needs-admin', 'auth.revocation-immediate', 'auth.workspace-admin']) {
+      expect(xml).toMatch(
+        new RegExp(
+          `<testcase classname="[^"]+" name="${escapeRegExp(id)}: [^"]*" time="[^"]+">\\n\\s*<system-out>on key_\\w+, a key the kit made for this run`,
+        ),
+      );
+    }
+  }
+
+  it(
+    'passes twice in a row with the same inputs, and three times at once',
+    async () => {
+      for (const name of ['example-1', 'example-2']) expectConforms(await runExample(name));
+      const atOnce = await Promise.all(['example-a', 'example-b', 'example-c'].map((name) => runExample(name)));
+      for (const run of atOnce) expectConforms(run);
+    },
+    10 * HANG_MS,
+  );
+});
+
 describe('the action’s interface', () => {
   const action = readAction(join(ROOT, 'action.yml'));
   const verify = action.runs.steps.find((step) => step.name === VERIFY_STEP)!;
@@ -258,6 +345,7 @@ describe('the action’s interface', () => {
     'other-workspace-key': 'SVC_OTHER_WORKSPACE_KEY',
     'other-workspace-admin-key': 'SVC_OTHER_WORKSPACE_ADMIN_KEY',
     'revocable-key': 'SVC_REVOCABLE_KEY',
+    'rate-limit-key': 'SVC_RATE_LIMIT_KEY',
     'webhook-secret': 'SVC_WEBHOOK_SECRET',
   } as Record<string, string>;
 
@@ -266,7 +354,12 @@ describe('the action’s interface', () => {
       Object.keys(action.inputs).map((name) => [secrets[name] ?? `INPUT_${name.toUpperCase().replace(/-/g, '_')}`, `\${{ inputs.${name} }}`]),
     );
     expect(verify.env).toEqual(expected);
-    expect(action.inputs).toMatchObject({ insecure: { default: 'false' }, 'webhook-tls': { default: 'false' }, fast: { default: 'false' } });
+    expect(action.inputs).toMatchObject({
+      insecure: { default: 'false' },
+      'webhook-tls': { default: 'false' },
+      fast: { default: 'false' },
+      'provoke-429': { default: 'false' },
+    });
   });
 
   it('gives the verdict, the counts and the JUnit report’s path as outputs', () => {

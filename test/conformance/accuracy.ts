@@ -32,11 +32,19 @@ import { DIFFERENT_CHOICES, OTHER_CHOICES } from './different-choices.js';
 import { GATEWAY, GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1 } from './gateway.js';
 import { GATEWAY_BLIP_NEVER_CLEARS, GATEWAY_BLIPS } from './gateway-blips.js';
 import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
+import { DASHBOARD_KEY_SPENT, dashboardKeyRevokedMeanwhile } from './dashboard-keys.js';
 import { BROKEN as STATED_RULES } from './variants.js';
 import { networkOf } from '../../src/api/network.js';
 
-/** The implementations that break a stated rule each. */
-export const BROKEN = [...STATED_RULES, ...PRO_PLAN_MUTANTS, ...GATEWAY_MUTANTS, GATEWAY_X_SIGNATURE_SHA1, GATEWAY_BLIP_NEVER_CLEARS];
+/** The implementations that break a stated rule each, or leave the kit without the evidence of one (each names the checks it leaves inconclusive). */
+export const BROKEN = [
+  ...STATED_RULES,
+  ...PRO_PLAN_MUTANTS,
+  ...GATEWAY_MUTANTS,
+  GATEWAY_X_SIGNATURE_SHA1,
+  GATEWAY_BLIP_NEVER_CLEARS,
+  dashboardKeyRevokedMeanwhile(),
+];
 
 const SECRET = 'whsec_accuracytest0123456789abcdefghijklmn';
 /** The broken variants state openapi.yaml's own upload encoding, so that documents.upload is judged at level spec. */
@@ -116,6 +124,7 @@ async function verify(variant: Variant, state: ProxyState, implementation: Mutat
     ...(webhookTls ? ['--webhook-cert', webhookTls.certPath, '--webhook-key', webhookTls.keyPath] : []),
     ...(revocable ? ['--revocable-key-id', revocable.id] : []),
     ...(variant.slow ? [] : ['--fast']),
+    ...(variant.provoke429 ? ['--provoke-429'] : []),
     ...(only ? ['--only', only.join(',')] : []),
     // A real run's waits: what a busy machine delays is not judged absent.
     ...['--report-timeout', '60s', '--event-timeout', '30s'],
@@ -166,6 +175,7 @@ async function verifyInProcess(
       level: 'spec',
       env: process.env,
       fast: !variant.slow,
+      provoke429: variant.provoke429,
       only: inputs.only,
       timeouts: { completionMs: 60_000, eventMs: 30_000 },
       clock: variant.clock,
@@ -212,7 +222,7 @@ function unsent(variant: Variant): string {
 }
 
 // The slow variants wait out the 30 s redelivery windows: they start first and run beside the others.
-const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES, PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, GATEWAY, GATEWAY_BLIPS];
+const PASSING = [DIFFERENT_CHOICES, OTHER_CHOICES, PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, GATEWAY, GATEWAY_BLIPS, DASHBOARD_KEY_SPENT];
 const VARIANTS = [
   ...PASSING.filter((variant) => variant.slow),
   ...BROKEN.filter((variant) => variant.slow),

@@ -158,6 +158,7 @@ function freePlanWithout429Remaining(fast: boolean): Variant {
     breaks: fast ? [] : ['limits.remaining-header-429'],
     only: ['limits.*'],
     slow: !fast,
+    provoke429: !fast,
     clock,
     ...(fast && { skipReasons: { 'limits.remaining-header-429': /^--fast skips it: / } }),
     request(request, state) {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
-import { ImplementationClient } from '../../src/conformance/http.js';
+import { ImplementationClient, type ImplementationClientOptions } from '../../src/conformance/http.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { makeCertificate } from '../helpers/tls.js';
 import { steppingClock } from '../helpers/clock.js';
@@ -25,6 +25,7 @@ async function client(
   certificate: { cert: string },
   windowMs: number,
   clock: Clock,
+  options: Pick<ImplementationClientOptions, 'reserve' | 'rate'> = {},
 ): Promise<{ client: ImplementationClient; lines: string[] }> {
   const caCertPath = join(mkdtempSync(join(tmpdir(), 'svc-pacing-')), 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
@@ -35,6 +36,7 @@ async function client(
     windowMs,
     clock,
     log: (line) => lines.push(line),
+    ...options,
   });
   closers.push(() => server.close());
   return { client: made, lines };
@@ -63,6 +65,85 @@ it('waits when X-RateLimit-Remaining reaches 0, so a fixed window of 3 requests 
   // After the 3rd and the 6th answer, a whole window.
   expect(clock.slept).toEqual([WINDOW_MS, WINDOW_MS]);
   expect(lines.filter((line) => line.includes('X-RateLimit-Remaining is 0: waiting 60 s'))).toHaveLength(2);
+});
+
+/**
+ * A server with a fixed window of `limit` requests a minute for every key of one workspace, on the
+ * test's clock: which window each request fell in, by key, and the 429s.
+ */
+async function workspaceServer(limit: number, clock: Clock) {
+  const certificate = await makeCertificate();
+  const WINDOW_MS = 60_000;
+  let window = { startedAt: -Infinity, used: 0, index: -1 };
+  const served: Array<{ window: number; key: string; status: number }> = [];
+  const server = await startServer((request, response) => {
+    const now = clock.now();
+    if (now - window.startedAt >= WINDOW_MS) window = { startedAt: now, used: 0, index: window.index + 1 };
+    const key = String(request.headers.authorization);
+    const allowed = window.used < limit;
+    served.push({ window: window.index, key, status: allowed ? 200 : 429 });
+    if (!allowed) return json(response, 429, { error: { code: 'rate_limited' } }, { 'x-ratelimit-remaining': '0', 'retry-after': '1' });
+    window.used++;
+    json(response, 200, { data: [] }, { 'x-ratelimit-remaining': String(limit - window.used) });
+  }, certificate);
+  /** How many requests of `key` each window served. */
+  const perWindow = (key: string) =>
+    served
+      .filter((entry) => entry.key === key && entry.status === 200)
+      .reduce<number[]>((counts, entry) => ((counts[entry.window] = (counts[entry.window] ?? 0) + 1), counts), []);
+  return { server, certificate, served, perWindow };
+}
+
+const KIT_KEY = 'Bearer svc_test_pacing0123456789abcdefghijkl';
+const NEIGHBOUR_KEY = 'Bearer svc_test_neighbour0123456789abcdefgh';
+
+describe('a good citizen of a shared workspace', () => {
+  it("leaves a quarter of each window to the workspace's other clients: a neighbour that comes after it in the window is served", async () => {
+    const clock = steppingClock();
+    const { server, certificate, served, perWindow } = await workspaceServer(12, clock);
+    const { client: made, lines } = await client(server, certificate, 60_000, clock);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(made)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    // 9 of the 12 in each window, a quarter left; then a window waited for.
+    expect(perWindow(KIT_KEY)).toEqual([9, 9, 2]);
+    expect(clock.slept).toEqual([60_000, 60_000]);
+    expect(lines[0]).toBe(
+      'X-RateLimit-Remaining is 3: waiting 60 s before the next request, a minute after the answer (no reset stated): the kit leaves the last 3 of the window to others',
+    );
+    // A neighbour in the window the kit is in now gets the three the kit left.
+    const neighbour = await Promise.all(
+      Array.from({ length: 3 }, () => made.send({ method: 'GET', path: '/v1/reports', authorization: NEIGHBOUR_KEY, role: 'other', purpose: 'preflight' })),
+    );
+    expect(neighbour.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(served.filter((entry) => entry.status === 429)).toEqual([]);
+  });
+
+  it('uses the whole window with --rate-limit-reserve 0', async () => {
+    const clock = steppingClock();
+    const { server, certificate, perWindow } = await workspaceServer(12, clock);
+    const { client: made } = await client(server, certificate, 60_000, clock, { reserve: 0 });
+    await Promise.all(Array.from({ length: 20 }, () => get(made)));
+    expect(perWindow(KIT_KEY)).toEqual([12, 8]);
+    expect(clock.slept).toEqual([60_000]);
+  });
+
+  it('sends no more than --rate-limit allows in any span of its unit, on its own clock, whatever the implementation allows', async () => {
+    const clock = steppingClock();
+    const arrivals: number[] = [];
+    const certificate = await makeCertificate();
+    const server = await startServer((_request, response) => {
+      arrivals.push(clock.now());
+      json(response, 200, { data: [] }, { 'x-ratelimit-remaining': '999' });
+    }, certificate);
+    const { client: made } = await client(server, certificate, 60_000, clock, { rate: { requests: 3, perMs: 60_000, text: '3/m' } });
+    // One after the other, so that each arrives at the time it was let go.
+    for (let sent = 0; sent < 6; sent++) await get(made);
+    const start = arrivals[0]!;
+    expect(arrivals.map((at) => at - start)).toEqual([0, 0, 0, 60_000, 60_000, 60_000]);
+    // Every kind of request: the seventh, in plain HTTP, waits for the third minute too.
+    await made.plainHttp('/v1/reports', KIT_KEY);
+    expect(clock.now() - start).toBe(120_000);
+  });
 });
 
 it('waits out the window of a server that opens it when the request arrives, however late that is', async () => {

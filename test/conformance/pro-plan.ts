@@ -111,8 +111,9 @@ function makeVariant(mutation: Mutation | undefined): Variant {
     skips: mutation?.skips,
     only: mutation?.only,
     clock,
-    // Not --fast where the 429 is to be provoked.
+    // Not --fast where the 429 is to be provoked, and asked to provoke it.
     slow: !mutation || Boolean(mutation.noRemainingOn429),
+    provoke429: !mutation || Boolean(mutation.noRemainingOn429),
     dashboardKeys: true,
     deliver: retrying(30_000, (status) => status >= 300),
     request(request, state) {

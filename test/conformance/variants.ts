@@ -203,6 +203,8 @@ export const BROKEN: Variant[] = [
     change: 'lets any key revoke keys',
     // The other workspace's admin key is such a key: its revocation (of a key already revoked) succeeds too.
     breaks: ['auth.revocation-needs-admin', 'auth.workspace-admin'],
+    // The key no longer works when the admin key revokes it: whether that revocation takes effect cannot be seen.
+    inconclusive: ['auth.revocation-immediate'],
     request: (request, state) =>
       void (
         request.method === 'DELETE' &&
@@ -224,6 +226,8 @@ export const BROKEN: Variant[] = [
     name: 'other-workspace-admin-revokes',
     change: "lets another workspace's admin key revoke this workspace's keys",
     breaks: ['auth.workspace-admin'],
+    // The key no longer works when the admin key revokes it: whether that revocation takes effect cannot be seen.
+    inconclusive: ['auth.revocation-immediate'],
     request: (request, state) =>
       void (
         request.method === 'DELETE' &&

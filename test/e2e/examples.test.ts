@@ -60,6 +60,8 @@ const checkout = fileURLToPath(new URL('../..', import.meta.url));
 const CANNOT_RUN_HERE: Record<string, string> = {
   'svc contract verify --base-url https://staging.example.com --fixtures fixtures.yaml --webhook-port 4010 --webhook-tls --revocable-key-id key_… --json':
     'the sandbox delivers its webhooks in plain HTTP, and has no dashboard key to revoke',
+  'SVC_RATE_LIMIT_KEY=svc_test_… svc contract verify --base-url https://staging.example.com':
+    "it exhausts the rate-limit window of its key's workspace, which the other examples share here, then waits it out",
   "svc keys rotate key_123 --new-key-file /run/secrets/svc.key --deploy-cmd './deploy-key.sh' --quiet-period 15m --timeout 2h --yes --json":
     'it needs a deploy script and waits 15 quiet minutes',
   "svc keys rotate key_123 --new-key-file ./dashboard.key --new-key-id key_456 --old-key-file ./app.key --deploy-cmd './deploy-key.sh' --drain-check-cmd './no-traffic.sh key_123' --yes --json":
@@ -388,7 +390,11 @@ describe.concurrent('every example of every command, pasted', () => {
       // Parsed as oclif parses it, so that a renamed or removed flag fails here as it would for whoever pastes it.
       it(`${example.command} parses (cannot run here: ${reason})`, async () => {
         const Command = await (await Config.load({ root: checkout })).findCommand(example.id, { must: true }).load();
-        const words = [...example.command.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2]!).slice(1 + example.id.split(':').length);
+        // The words after `svc` and the command's, the variables set before it (`SVC_…=… svc …`) left aside.
+        const words = [...example.command.matchAll(/'([^']*)'|(\S+)/g)]
+          .map((match) => match[1] ?? match[2]!)
+          .filter((_word, index, all) => all.indexOf('svc') < index)
+          .slice(example.id.split(':').length);
         const parsed = await Parser.parse(words, {
           flags: { ...Command.baseFlags, ...Command.flags, ...(Command.enableJsonFlag && { json: Flags.boolean() }) },
           args: Command.args ?? {},

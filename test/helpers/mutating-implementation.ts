@@ -78,6 +78,8 @@ export interface Variant {
   skipReasons?: Record<string, RegExp>;
   /** Needs a run without --fast (the 30 s redeliveries, the provoked 429). */
   slow?: boolean;
+  /** The kit is asked to provoke a 429 (`--provoke-429`): the variant's workspace is the kit's alone. */
+  provoke429?: boolean;
   /** The time the kit and the variant's rate limit share: one that moves only when the kit waits keeps the limit independent of the machine's speed. */
   clock?: Clock;
   /** The checks the kit runs (`--only`); by default all, and the event checks for a broken slow variant. */

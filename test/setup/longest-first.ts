@@ -17,6 +17,8 @@ const LONGEST_FIRST = [
   'test/packaging/self-contained.test.ts',
   'test/conformance/accuracy-3.test.ts',
   'test/conformance/sandbox.test.ts',
+  'test/ci/github-action.test.ts',
+  'test/conformance/shared-workspace.test.ts',
   'test/e2e/kit-width.test.ts',
   'test/e2e/examples.test.ts',
   'test/conformance/receiver-evidence.test.ts',

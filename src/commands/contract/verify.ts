@@ -4,7 +4,7 @@ import { isLoopbackHost } from '../../api/base-url.js';
 import { assertStated, STATED } from '../../spec/stated.js';
 import { SvcCommand } from '../../cli/base-command.js';
 import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
-import { kitKeys, type KitKeys } from '../../conformance/kit-keys.js';
+import { DEFAULT_RESERVE, kitKeys, type KitKeys } from '../../conformance/kit-keys.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
 import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
@@ -15,6 +15,7 @@ import { type Connection, connectionInput, resolveConnection } from '../../confi
 import type { Profile } from '../../config/config-file.js';
 import { caCertFlag, caCertOnlyFlag } from '../../flags/ca-cert.js';
 import { durationFlag } from '../../flags/duration.js';
+import { requestRateFlag } from '../../flags/request-rate.js';
 import { signatureEncodingFlag } from '../../flags/webhook.js';
 import { secretFlag, secretOnCommandLine } from '../../flags/secret.js';
 import { renderForPeople } from '../../ui/conformance.js';
@@ -30,6 +31,7 @@ const KEY_FLAGS = {
   'other-workspace-key': 'SVC_OTHER_WORKSPACE_KEY',
   'other-workspace-admin-key': 'SVC_OTHER_WORKSPACE_ADMIN_KEY',
   'revocable-key': 'SVC_REVOCABLE_KEY',
+  'rate-limit-key': 'SVC_RATE_LIMIT_KEY',
   'webhook-secret': 'SVC_WEBHOOK_SECRET',
 } as const;
 
@@ -63,7 +65,9 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     spec a signature is HMAC-SHA256 over "<t>.<raw body>" or the raw body alone, v1 in hex or base64
     (--signature-encoding pins one); level strict also wants openapi.yaml's hex over "<t>.<raw body>" within 300 s.
     The kit paces itself by X-RateLimit-Remaining and waits out 429 Retry-After: a Free plan key (10 requests a
-    minute) completes, slowly.
+    minute) completes, slowly. It leaves a quarter of each rate-limit window to the workspace's other clients
+    (--rate-limit-reserve), can be held to a rate of its own (--rate-limit 60/m), and exhausts a window on purpose
+    only when asked (--provoke-429, or --rate-limit-key with a key no one else uses).
 
     Exit code 0 when every selected check that ran passed, ${ExitCode.nonConformant} when one failed,
     ${ExitCode.inconclusive} when none failed but some were inconclusive.
@@ -88,6 +92,14 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       description: 'Run only some checks, by name or pattern',
       command: '<%= config.bin %> contract verify --base-url https://staging.example.com --only "auth.*,reports.get" --json',
     },
+    {
+      description: 'On a shared workspace: leave out the event checks and hold the kit to 10 requests a second',
+      command: '<%= config.bin %> contract verify --base-url https://staging.example.com --exclude "events.*" --rate-limit 10/s',
+    },
+    {
+      description: 'Provoke a 429 too, with a key of a workspace no one else uses, whose window it exhausts',
+      command: 'SVC_RATE_LIMIT_KEY=svc_test_… <%= config.bin %> contract verify --base-url https://staging.example.com',
+    },
   ];
 
   // Its flags are exactly those the kit documents (SvcCommand); the connection is every command's: flag, else variable, else the profile bound to the base URL.
@@ -109,10 +121,14 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     'other-workspace-admin-key': keyFlag('other-workspace-admin-key', "The admin key of that other workspace: it must not revoke this workspace's keys"),
     'revocable-key-id': Flags.string({
       description:
-        'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard: the revocation checks revoke it, instead of one made through POST /v1/keys (an operation the specification does not show)',
+        'Id (key_…) of a key of the workspace that the kit may revoke, made in the dashboard for this run: the revocation checks revoke it where the kit cannot make a key of its own with --admin-key through POST /v1/keys (an operation the specification does not show); a key already revoked skips them',
       helpGroup: 'KEY',
     }),
     'revocable-key': keyFlag('revocable-key', 'The secret of the key of --revocable-key-id'),
+    'rate-limit-key': keyFlag(
+      'rate-limit-key',
+      'A key of a workspace (or rate-limit bucket) no one else uses, for the provoked 429 alone: the kit exhausts its window, then waits it out',
+    ),
     'webhook-secret': keyFlag('webhook-secret', 'The secret the implementation signs its webhooks with'),
     'signature-encoding': signatureEncodingFlag,
     'webhook-port': Flags.integer({
@@ -166,7 +182,21 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       helpGroup: 'TARGET',
     }),
     fast: Flags.boolean({ description: "Skip the checks that wait out the specification's own delays (the 30 s redeliveries)" }),
+    'provoke-429': Flags.boolean({
+      description:
+        "Provoke a 429 with the test key (limits.remaining-header-429): the kit exhausts the workspace's rate-limit window, so that every other client of the workspace is refused until it ends; for a workspace no one else uses",
+      exclusive: ['fast'],
+    }),
+    'rate-limit': requestRateFlag({
+      description: 'Send at most this many requests, of every kind, per second, minute, hour or day, e.g. 60/m (default: as the implementation allows)',
+    }),
+    'rate-limit-reserve': Flags.integer({
+      description: `Percentage of each rate-limit window (as X-RateLimit-Remaining shows it) the kit leaves to the workspace's other clients (default ${DEFAULT_RESERVE * 100}; 0 on a workspace no one else uses)`,
+      min: 0,
+      max: 90,
+    }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
+    exclude: Flags.string({ description: 'Leave out these checks: ids or prefixes ending in *, separated by commas, as --only takes them' }),
     fixtures: Flags.string({
       description:
         'JSON or YAML file of the request bodies the specification leaves open: applicant, report, document, failing_report (see docs/contract-kit.md)',
@@ -200,7 +230,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     const { baseUrl } = connection;
     const { keys, webhookSecret } = this.givenKitKeys(flags, connection);
     const level = flags.level;
-    const only = onlyChecks(level, flags.only);
+    const { only, exclude } = chosenChecks(level, flags.only, flags.exclude);
     const fixtures = await readKitFixtures(flags.fixtures, flags['applicant-file'], flags['fixtures-allow-outside']);
     const webhookTls = await this.receiverCertificate(flags);
     this.warnOfWebhookFlags(flags, webhookTls);
@@ -217,7 +247,11 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       level,
       network: await this.connectionNetwork(connection),
       fast: flags.fast,
+      provoke429: flags['provoke-429'],
+      rate: flags['rate-limit'],
+      reserve: flags['rate-limit-reserve'] === undefined ? undefined : flags['rate-limit-reserve'] / 100,
       only,
+      exclude,
       fixtures,
       timeouts: kitTimeouts(flags),
       env: this.io.env,
@@ -272,6 +306,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       otherAdmin: flags['other-workspace-admin-key'] ?? saved.other_workspace_admin_key,
       revocableId,
       revocable: flags['revocable-key'] ?? saved.revocable_key,
+      rateLimit: flags['rate-limit-key'] ?? saved.rate_limit_key,
     });
     this.secrets.push(...Object.values(keys).filter((value): value is string => typeof value === 'string'), ...(webhookSecret ? [webhookSecret] : []));
     return { keys, webhookSecret };
@@ -325,26 +360,37 @@ interface WebhookFlags {
   'webhook-cert'?: string | undefined;
 }
 
-/** The checks --only names (ids or prefixes ending in *), refused when it names none at `level`. */
-function onlyChecks(level: Level, flag: string | undefined): string[] | undefined {
-  const only = flag
+function patterns(flag: string | undefined): string[] | undefined {
+  return flag
     ?.split(',')
     .map((item) => item.trim())
     .filter(Boolean);
-  const { selected, unknown } = selectChecks(level, only);
+}
+
+/**
+ * The checks --only names, less those --exclude names (ids or prefixes ending in *): a pattern that
+ * names no check is refused, and so is a choice that leaves no check at `level`.
+ */
+function chosenChecks(level: Level, onlyFlag: string | undefined, excludeFlag: string | undefined): { only?: string[]; exclude?: string[] } {
+  const only = patterns(onlyFlag);
+  const exclude = patterns(excludeFlag);
+  const { selected, unknown, unknownExcluded } = selectChecks(level, only, exclude);
   if (unknown.length > 0)
     throw new SvcError('usage', 'unknown_check', `--only names no check: ${unknown.join(', ')}`, 'list the checks with `svc contract list`');
-  if (only && selected.length === 0) {
+  if (unknownExcluded.length > 0)
+    throw new SvcError('usage', 'unknown_check', `--exclude names no check: ${unknownExcluded.join(', ')}`, 'list the checks with `svc contract list`');
+  if ((only || exclude) && selected.length === 0) {
+    const chosen = only ?? [];
     throw new SvcError(
       'usage',
       'no_check_selected',
-      `--only selects no check at level ${level}`,
-      CATALOGUE.some((check) => check.level === 'strict' && only.some((item) => check.id.startsWith(item.replace(/\*$/, ''))))
+      `${only ? '--only' : 'the level'}${exclude ? ' less --exclude' : ''} selects no check at level ${level}`,
+      CATALOGUE.some((check) => check.level === 'strict' && chosen.some((item) => check.id.startsWith(item.replace(/\*$/, ''))))
         ? 'strict checks need --level strict'
         : 'list the checks with `svc contract list`',
     );
   }
-  return only;
+  return { only, exclude };
 }
 
 function kitTimeouts(flags: { 'answer-timeout'?: number | undefined; 'report-timeout'?: number | undefined; 'event-timeout'?: number | undefined }) {

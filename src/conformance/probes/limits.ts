@@ -34,16 +34,20 @@ const MAX_REQUESTS_FOR_429 = 240;
 const MAX_WINDOW_WAIT_S = 120;
 
 /**
- * "Returned on every response" covers the answer to a request over the limit: the kit provokes a
- * 429 with the test key (reads of a report that does not exist: no report made, no quota spent),
- * sending without pacing until one comes or MAX_REQUESTS_FOR_429 were sent, then waits out the
- * window it used up (Retry-After or X-RateLimit-Reset, else a minute), so that the implementation
- * is left as it was found. The 429 and what it cost; skipped when none could be provoked, saying why.
+ * "Returned on every response" covers the answer to a request over the limit. Asked to (the check
+ * runs only then), the kit provokes a 429 with the key given for it alone (`--rate-limit-key`), else
+ * with the test key (`--provoke-429`): reads of a report that does not exist (no report made, no
+ * quota spent), sent without pacing until one comes or MAX_REQUESTS_FOR_429 were sent, then waits
+ * out the window it used up (Retry-After or X-RateLimit-Reset, else a minute), so that the
+ * implementation is left as it was found. The 429 and what it cost; skipped when none could be
+ * provoked, saying why.
  */
-async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost: string }> {
+async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost: string; keyName: string }> {
   const purpose = 'limits.remaining-header-429';
+  const role = context.keys.rateLimit ? 'rateLimit' : 'api';
+  const keyName = role === 'rateLimit' ? 'the rate-limit key' : 'the test key';
   const latest = context.client.exchanges.findLast(
-    (exchange) => exchange.role === 'api' && /^\d+$/.test(exchange.headers['x-ratelimit-remaining']?.trim() ?? ''),
+    (exchange) => exchange.role === role && /^\d+$/.test(exchange.headers['x-ratelimit-remaining']?.trim() ?? ''),
   );
   const remaining = latest ? Number(latest.headers['x-ratelimit-remaining']!.trim()) : undefined;
   if (remaining !== undefined && remaining >= MAX_REQUESTS_FOR_429)
@@ -54,8 +58,8 @@ async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost
     const answer = await context.client.sendUnpaced({
       method: 'GET',
       path: `/v1/reports/rep_svckit${unknown}`,
-      authorization: `Bearer ${context.keys.api}`,
-      role: 'api',
+      authorization: `Bearer ${context.keys.rateLimit ?? context.keys.api}`,
+      role,
       purpose,
     });
     if (answer.status !== 429) continue;
@@ -63,11 +67,11 @@ async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost
     const clock = context.clock ?? systemClock;
     const stated = statedWait(answer.headers, clock.now());
     const waitS = Math.min(MAX_WINDOW_WAIT_S, stated ? Math.ceil(stated.ms / 1000) : 60);
-    context.log(`limits.remaining-header-429: a 429 after ${sent} requests; waiting ${waitS} s for the test key's rate-limit window to pass`);
+    context.log(`limits.remaining-header-429: a 429 after ${sent} requests; waiting ${waitS} s for ${keyName}'s rate-limit window to pass`);
     await clock.sleep(waitS * 1000);
-    return { answer, cost: `${sent} requests in ${burst} s, then ${waitS} s waited for the window to pass` };
+    return { answer, cost: `${sent} requests in ${burst} s, then ${waitS} s waited for the window to pass`, keyName };
   }
-  throw new CheckSkipped(`no 429 within ${MAX_REQUESTS_FOR_429} requests with the test key (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  throw new CheckSkipped(`no 429 within ${MAX_REQUESTS_FOR_429} requests with ${keyName} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
 
 export const limitProbes: ProbeSet = {
@@ -101,11 +105,11 @@ export const limitProbes: ProbeSet = {
 
     // Last of the probes that send: it leaves the test key's window used up until it has waited it out.
     'limits.remaining-header-429': async (context) => {
-      const { answer, cost } = await provoke429(context);
+      const { answer, cost, keyName } = await provoke429(context);
       const findings = new Findings();
       expectRemaining(findings, [answer]);
       findings.done();
-      return `a 429 provoked with the test key: ${cost}`;
+      return `a 429 provoked with ${keyName}: ${cost}`;
     },
   },
 };

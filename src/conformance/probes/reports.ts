@@ -143,7 +143,7 @@ export const reportProbes: ProbeSet = {
     },
 
     'keys.id-prefix': async (context) => {
-      const key = await context.setup.keyToRevoke('revocation');
+      const key = await context.setup.revocationKey();
       if (!key.id.startsWith('key_')) {
         throw new CheckFailure([
           {

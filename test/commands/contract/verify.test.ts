@@ -10,10 +10,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../../../src/conformance/catalogue.js';
 import { ExitCode } from '../../../src/core/errors.js';
 import { svcInProcess } from '../../helpers/in-process.js';
+import { startKeylessImplementation } from '../../helpers/keyless-implementation.js';
 import { type InProcessSandbox, startSandboxInProcess } from '../../helpers/sandbox.js';
 import { freePort, json, startServer } from '../../helpers/server.js';
 import { isolatedEnv } from '../../helpers/svc.js';
 import { makeCertificate } from '../../helpers/tls.js';
+import { steppingClock } from '../../helpers/clock.js';
+import { startMutatingImplementation } from '../../helpers/mutating-implementation.js';
 
 const SECRET = 'whsec_contractkit0123456789abcdefghijklmnop';
 const SIGNING_SECRET = 'whsec_signaturelevels0123456789abcdefghi';
@@ -84,6 +87,215 @@ describe('svc contract verify against the sandbox', () => {
     expect(output.skipped).toBe(CATALOGUE.filter((entry) => entry.level === 'spec' && entry.needs.length > 0).length);
     expect(result.stderr).toContain('a secret given with --api-key is visible to other local users in the process list; prefer SVC_API_KEY');
     expect(result.stderr + result.stdout).not.toContain(sandbox.keys.test);
+  });
+});
+
+interface JsonCheck {
+  id: string;
+  status: string;
+  detail: string;
+}
+
+/** The checks of a --json run, by id. */
+function checksOf(stdout: string): Record<string, JsonCheck> {
+  return Object.fromEntries((JSON.parse(stdout).checks as JsonCheck[]).map((check) => [check.id, check]));
+}
+
+const REVOCATION_CHECKS = ['auth.revocation-needs-admin', 'auth.workspace-admin', 'auth.revocation-immediate', 'keys.revoke', 'keys.id-prefix'];
+
+/**
+ * Issue 42 item 1: a key to revoke given to every run (a secret of the CI) is spent by the first run
+ * that revokes it. Where the implementation makes keys, the kit makes its own each run and leaves
+ * the given one alone; where it does not, the next run finds the key spent: a precondition not met.
+ */
+describe('svc contract verify: the key it revokes, run after run', () => {
+  it('makes its own key where the implementation makes keys, and leaves the key of --revocable-key-id untouched, run after run', async () => {
+    const { sandbox } = await sandboxDelivering();
+    const made = await sandbox.fetch('/v1/keys', {
+      method: 'POST',
+      key: sandbox.keys.admin,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'made in the dashboard' }),
+    });
+    const dashboard = (await made.json()) as { id: string; secret: string };
+    const env = isolatedEnv({ ...kitEnv(sandbox), SVC_REVOCABLE_KEY: dashboard.secret });
+    const args = ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--fast', '--json'];
+    const ids = new Set<string>();
+    for (const run of [1, 2]) {
+      const result = await svcInProcess([...args, '--revocable-key-id', dashboard.id, '--only', 'auth.*,keys.*'], { env });
+      expect(result.code, `run ${run}: ${result.stdout}`).toBe(0);
+      const checks = checksOf(result.stdout);
+      for (const id of REVOCATION_CHECKS.filter((check) => check !== 'keys.id-prefix')) {
+        expect(checks[id], `run ${run}: ${id}`).toMatchObject({
+          status: 'passed',
+          detail: expect.stringMatching(new RegExp(`^on key_\\w+, a key the kit made for this run; ${dashboard.id} of --revocable-key-id was left untouched$`)),
+        });
+      }
+      ids.add(/^on (key_\w+)/.exec(checks['auth.revocation-immediate']!.detail)![1]!);
+      expect(result.stdout + result.stderr).not.toContain(dashboard.secret);
+    }
+    // A key of each run's own, and the given one still working.
+    expect(ids.size).toBe(2);
+    expect(ids.has(dashboard.id)).toBe(false);
+    expect((await sandbox.fetch('/v1/reports', { key: dashboard.secret })).status).toBe(200);
+  });
+
+  it('skips, never fails, the checks that revoke a given key that an earlier run spent, naming it and what to give instead', async () => {
+    // An implementation with no key API: the key of the dashboard is the only key the kit can revoke.
+    const implementation = await startKeylessImplementation();
+    try {
+      const dashboard = implementation.makeKey('test');
+      const env = isolatedEnv({
+        SVC_API_KEY: implementation.makeKey('test').secret,
+        SVC_ADMIN_KEY: implementation.makeKey('admin').secret,
+        SVC_OTHER_WORKSPACE_ADMIN_KEY: implementation.makeKey('admin', 'ws_other').secret,
+        SVC_REVOCABLE_KEY: dashboard.secret,
+      });
+      const args = [
+        'contract',
+        'verify',
+        '--base-url',
+        implementation.url,
+        '--revocable-key-id',
+        dashboard.id,
+        '--only',
+        REVOCATION_CHECKS.join(','),
+        '--json',
+      ];
+      const first = await svcInProcess(args, { env });
+      expect(first.code, first.stdout).toBe(0);
+      for (const id of REVOCATION_CHECKS) expect(checksOf(first.stdout)[id]?.status, id).toBe('passed');
+      expect(implementation.isRevoked(dashboard.id)).toBe(true);
+
+      const second = await svcInProcess(args, { env });
+      expect(second.code, second.stdout).toBe(0);
+      const checks = checksOf(second.stdout);
+      for (const id of REVOCATION_CHECKS) {
+        expect(checks[id], id).toMatchObject({
+          status: 'skipped',
+          detail: expect.stringMatching(
+            new RegExp(
+              `^the key to revoke, ${dashboard.id} of --revocable-key-id, is not in the state the check needs: GET /v1/reports with it answered 401 .*invalid_key.*; the implementation makes no key through POST /v1/keys \\(POST /v1/keys answered 404 .*\\), so give each run a key of the dashboard of its own, made for it$`,
+            ),
+          ),
+        });
+      }
+      expect(second.stdout + second.stderr).not.toContain(dashboard.secret);
+      // Revoked once, by the first run.
+      expect(implementation.deletions().filter((id) => id === dashboard.id)).toHaveLength(1);
+    } finally {
+      await implementation.close();
+    }
+  });
+});
+
+/**
+ * Issue 42 item 2: on a workspace others use, the kit exhausts no rate-limit window unless asked,
+ * can be held to a rate of its own, and leaves out the checks it is told to.
+ */
+describe('svc contract verify: a good citizen of a shared workspace', () => {
+  it('provokes no 429 unless asked: the check is skipped, saying how to run it', async () => {
+    const { sandbox } = await sandboxDelivering();
+    const result = await svcInProcess(['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--only', 'limits.*', '--json'], {
+      env: kitEnv(sandbox),
+    });
+    expect(result.code, result.stdout).toBe(0);
+    const checks = checksOf(result.stdout);
+    expect(checks['limits.remaining-header-429']).toMatchObject({
+      status: 'skipped',
+      detail:
+        "not asked for: give --provoke-429, or --rate-limit-key (or SVC_RATE_LIMIT_KEY, or the profile's rate_limit_key) with a key of a workspace no one else uses: the kit spends the key's whole rate-limit window on purpose, and every other client of that workspace is refused until the window ends",
+    });
+    expect(checks['limits.remaining-header-errors']?.status).toBe('passed');
+    // Not one request refused: the workspace's window is as the other checks left it.
+    expect(result.stderr).not.toContain('429');
+  });
+
+  it('provokes a 429 with the test key when asked (--provoke-429), or with the key given for it alone (--rate-limit-key), whose window it spends instead', async () => {
+    const sandbox = await startSandboxInProcess({ plan: 'free', log: undefined });
+    sandboxes.push(sandbox);
+    const args = ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--only', 'limits.remaining-header-429', '--json'];
+    // The window the kit waits out passes on the test's clock.
+    const withKey = await svcInProcess(args, {
+      env: isolatedEnv({ SVC_API_KEY: sandbox.keys.test, SVC_RATE_LIMIT_KEY: sandbox.keys.other_workspace }),
+      clock: steppingClock(),
+    });
+    expect(withKey.code, withKey.stdout).toBe(0);
+    expect(checksOf(withKey.stdout)['limits.remaining-header-429']).toMatchObject({
+      status: 'passed',
+      detail: expect.stringMatching(/^a 429 provoked with the rate-limit key: \d+ requests in [\d.]+ s, then \d+ s waited for the window to pass$/),
+    });
+    expect(withKey.stdout + withKey.stderr).not.toContain(sandbox.keys.other_workspace);
+    // The test key's workspace was left its window: of the Free plan's 10, the kit's one preflight.
+    const after = await sandbox.fetch('/v1/reports');
+    expect(after.status).toBe(200);
+    expect(after.headers.get('x-ratelimit-remaining')).toBe('8');
+
+    const asked = await svcInProcess([...args, '--provoke-429'], { env: isolatedEnv({ SVC_API_KEY: sandbox.keys.test }), clock: steppingClock() });
+    expect(asked.code, asked.stdout).toBe(0);
+    expect(checksOf(asked.stdout)['limits.remaining-header-429']?.detail).toMatch(/^a 429 provoked with the test key: /);
+    expect((await sandbox.fetch('/v1/reports')).status).toBe(429);
+
+    const fast = await svcInProcess([...args, '--provoke-429', '--fast'], { env: isolatedEnv({ SVC_API_KEY: sandbox.keys.test }) });
+    expect(fast.code).toBe(ExitCode.usage);
+  });
+
+  it("sends no more than --rate-limit allows, the Pact verifier's requests included, on its clock", async () => {
+    const { sandbox } = await sandboxDelivering();
+    const clock = steppingClock();
+    let requests = 0;
+    const state = { keys: sandbox.keys, created: new Map(), revoked: new Set<string>(), applicants: new Map(), secret: SECRET };
+    // The sandbox behind a front that counts what reaches it.
+    const front = await startMutatingImplementation(sandbox, { name: 'counted', change: 'none', breaks: [], request: () => void requests++ }, state);
+    try {
+      const result = await svcInProcess(
+        ['contract', 'verify', '--base-url', front.baseUrl, '--ca-cert', front.caCertPath, '--only', 'reports.get', '--rate-limit', '3/s', '--json'],
+        { env: kitEnv(sandbox), clock },
+      );
+      expect(result.code, result.stdout).toBe(0);
+      // Decided by Pact: the verifier's GET came through the kit's forwarder.
+      expect(checksOf(result.stdout)['reports.get']).toMatchObject({ status: 'passed' });
+      expect(JSON.parse(result.stdout).checks[0].verified_by).toBe('pact');
+      // Three a second: the kit's clock moved a second for each three requests after the first three, and only for them.
+      expect(requests).toBeGreaterThan(3);
+      expect(clock.slept.reduce((sum, ms) => sum + ms, 0)).toBe(Math.floor((requests - 1) / 3) * 1000);
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('leaves out the checks --exclude names, as --only leaves out those it does not name, and refuses an --exclude that names no check', async () => {
+    const { sandbox } = await sandboxDelivering();
+    const args = ['contract', 'verify', '--base-url', sandbox.url, '--ca-cert', sandbox.caCert, '--fast', '--json'];
+    const result = await svcInProcess([...args, '--exclude', 'events.*, reports.get,limits.*'], { env: kitEnv(sandbox) });
+    expect(result.code, result.stdout).toBe(0);
+    const ids = (JSON.parse(result.stdout).checks as JsonCheck[]).map((check) => check.id);
+    expect(ids).toEqual(
+      CATALOGUE.filter(
+        (check) => check.level === 'spec' && !check.id.startsWith('events.') && !check.id.startsWith('limits.') && check.id !== 'reports.get',
+      ).map((check) => check.id),
+    );
+    const both = await svcInProcess([...args, '--only', 'auth.*', '--exclude', 'auth.read-only-*'], { env: kitEnv(sandbox) });
+    expect((JSON.parse(both.stdout).checks as JsonCheck[]).map((check) => check.id)).toEqual(
+      CATALOGUE.filter((check) => check.level === 'spec' && check.id.startsWith('auth.') && !check.id.startsWith('auth.read-only-')).map((check) => check.id),
+    );
+
+    const unknown = await svcInProcess([...args, '--exclude', 'auth.nothing,reports.get'], { env: kitEnv(sandbox) });
+    expect(unknown.code).toBe(ExitCode.usage);
+    expect(JSON.parse(unknown.stdout).error.message).toBe('--exclude names no check: auth.nothing');
+    const none = await svcInProcess([...args, '--only', 'auth.missing-header', '--exclude', 'auth.*'], { env: kitEnv(sandbox) });
+    expect(none.code).toBe(ExitCode.usage);
+    expect(JSON.parse(none.stdout).error).toMatchObject({ code: 'no_check_selected', message: '--only less --exclude selects no check at level spec' });
+  });
+
+  it('refuses a --rate-limit that is no rate', async () => {
+    const result = await svcInProcess(['contract', 'verify', '--base-url', 'https://127.0.0.1:9', '--rate-limit', '60/week', '--json'], {
+      env: isolatedEnv({ SVC_API_KEY: 'svc_test_usage0123456789abcdefghijklmno' }),
+    });
+    expect(result.code).toBe(ExitCode.usage);
+    expect(result.stdout + result.stderr).toContain(
+      '60/week is not a request rate: give a number of requests (1 or more) per second, minute, hour or day, as 2/s, 60/m or 1000/h',
+    );
   });
 });
 
