@@ -86,6 +86,7 @@ const IN_PROCESS = [
   'test/commands/webhooks/trigger.test.ts',
   'test/commands/webhooks/verify.test.ts',
   'test/conformance/failing-report.test.ts',
+  'test/conformance/generated.test.ts',
   'test/conformance/long-history.test.ts',
   'test/conformance/gateway-commands.test.ts',
   'test/conformance/other-macs.test.ts',

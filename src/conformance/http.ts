@@ -45,6 +45,11 @@ export interface SendOptions {
   purpose: Purpose;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /**
+   * The requests paced together, one after another (default: those of the same Authorization). The
+   * generated checks send many headers that authenticate nothing, all counted against one window.
+   */
+  bucket?: string;
 }
 
 export interface ImplementationClientOptions {
@@ -74,6 +79,8 @@ interface Bucket {
   pause: { until: number; remaining: number; why: string } | undefined;
   /** Requests of one credential go one after another, so the count the implementation reports stays meaningful. */
   queue: Promise<unknown>;
+  /** The X-RateLimit-Remaining of the credential's last paced answer that gave one. */
+  remaining: number | undefined;
 }
 
 /** A body as JSON; undefined when it is not JSON. */
@@ -130,11 +137,11 @@ export class ImplementationClient {
     return this.exchanges.length + this.plainRequests;
   }
 
-  private bucket(authorization: string | null): Bucket {
-    const name = authorization ?? '';
+  private bucket(options: Pick<SendOptions, 'authorization' | 'bucket'>): Bucket {
+    const name = options.bucket ?? options.authorization ?? '';
     let bucket = this.buckets.get(name);
     if (!bucket) {
-      bucket = { pause: undefined, queue: Promise.resolve() };
+      bucket = { pause: undefined, queue: Promise.resolve(), remaining: undefined };
       this.buckets.set(name, bucket);
     }
     return bucket;
@@ -151,7 +158,7 @@ export class ImplementationClient {
    * (TransientRetries); a request still answered so is a TransientAnswer.
    */
   send(options: SendOptions): Promise<Exchange> {
-    const bucket = this.bucket(options.authorization);
+    const bucket = this.bucket(options);
     const run = bucket.queue.then(() => this.sendPaced(options, bucket));
     bucket.queue = run.catch(() => undefined);
     return run;
@@ -175,7 +182,19 @@ export class ImplementationClient {
       return;
     }
     const reserved = this.reserved(remaining);
+    bucket.remaining = remaining;
     bucket.pause = remaining <= reserved ? this.pauseAfter(exchange, remaining, reserved) : undefined;
+  }
+
+  /**
+   * What the last paced answer to a credential showed of its rate-limit window: the requests left in
+   * it, the share the kit leaves to others, and the window as the run's answers show it; undefined
+   * where no answer gave X-RateLimit-Remaining.
+   */
+  windowRoom(authorization: string): { remaining: number; reserved: number; window: number } | undefined {
+    const remaining = this.buckets.get(authorization)?.remaining;
+    if (remaining === undefined) return undefined;
+    return { remaining, reserved: this.reserved(remaining), window: this.largestRemaining + 1 };
   }
 
   /**
@@ -208,7 +227,7 @@ export class ImplementationClient {
    * limit and without sending it again on a 429: for the check that provokes one.
    */
   sendUnpaced(options: SendOptions): Promise<Exchange> {
-    const bucket = this.bucket(options.authorization);
+    const bucket = this.bucket(options);
     const run = bucket.queue.then(async () => {
       const exchange = await this.sendOnce(options);
       // Not a measure of the window the kit shares: the key may be one of its own.

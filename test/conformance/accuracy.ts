@@ -34,11 +34,13 @@ import { GATEWAY_BLIP_NEVER_CLEARS, GATEWAY_BLIPS } from './gateway-blips.js';
 import { PRO_PLAN, PRO_PLAN_LINKS_ELSEWHERE, PRO_PLAN_MUTANTS } from './pro-plan.js';
 import { DASHBOARD_KEY_SPENT, dashboardKeyRevokedMeanwhile } from './dashboard-keys.js';
 import { BROKEN as STATED_RULES } from './variants.js';
+import { GENERATED_FAULTS } from './generated-faults.js';
 import { networkOf } from '../../src/api/network.js';
 
 /** The implementations that break a stated rule each, or leave the kit without the evidence of one (each names the checks it leaves inconclusive). */
 export const BROKEN = [
   ...STATED_RULES,
+  ...GENERATED_FAULTS,
   ...PRO_PLAN_MUTANTS,
   ...GATEWAY_MUTANTS,
   GATEWAY_X_SIGNATURE_SHA1,
@@ -289,6 +291,8 @@ export function accuracyMatrix(part: number, parts: number): void {
         // Passed, not skipped: a check that cannot tell (a list it cannot page, a payload it cannot read) proves nothing.
         expect([...row.skipped].sort(), `${variant.name} skips: ${JSON.stringify(row.skipReasons)}`).toEqual([...(variant.skips ?? [])].sort());
         for (const [id, note] of Object.entries(variant.notes ?? {})) expect(row.notes[id], `${variant.name}: ${id}`).toMatch(note);
+        // The generated checks that passed say from which seed: the run can be replayed with --seed.
+        for (const [id, note] of Object.entries(row.notes)) if (id.startsWith('generated.')) expect(note, `${variant.name}: ${id}`).toMatch(/seed \d+/);
         if (variant.served) expect(variant.served, `${variant.name} served what the kit had to come through`).not.toEqual([]);
       } else {
         // Exactly these: a check failing beyond them would be a false failure (or a consequence to name in the variant).

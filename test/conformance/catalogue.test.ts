@@ -101,6 +101,7 @@ describe('the JUnit report', () => {
         contracts: [],
         fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },
         webhook_receiver: null,
+        generated: null,
         coverage: [],
       },
     };

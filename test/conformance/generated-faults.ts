@@ -1,0 +1,144 @@
+/**
+ * Implementations whose faults show only on inputs or sequences nobody wrote down: the sandbox behind
+ * the accuracy test's proxy, each breaking a stated rule where no hand-made probe of the kit looks.
+ * Each must fail the generated checks named, the failure naming its seed and its smallest case.
+ */
+import { isCountryCode } from '../../src/sandbox/countries.js';
+import { PLAN_LIMITS } from '../../src/sandbox/rate-limit.js';
+import { keyRole, type ProxiedRequest, type Variant } from '../helpers/mutating-implementation.js';
+import { type Json, reports } from './variants.js';
+
+const REPORT_PATH = /^\/v1\/reports\/([^/?]+)$/;
+
+/**
+ * The X-RateLimit-Remaining of an answer the proxy gives itself, as the sandbox on the Enterprise
+ * plan (1,000,000 a minute) would give it: a small one beside the sandbox's would make the kit wait
+ * for a window it believes spent.
+ */
+const OWN_ANSWER_HEADERS = { 'x-ratelimit-remaining': String(PLAN_LIMITS.enterprise.perMinute - 1) };
+
+function jsonBody(request: ProxiedRequest): Json | undefined {
+  try {
+    const body = JSON.parse(request.body.toString('utf8')) as unknown;
+    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a failure of a generated check says after its findings: the seed that replays it, then its smallest case as curl commands. */
+const replayable = (smallest: string) => new RegExp(`; seed (\\d+) \\(--seed \\1 replays it\\); the smallest case: ${smallest}`);
+
+const SERVER_ERROR_ON_UNKNOWN_DESTINATION: Variant = {
+  name: 'server-error-on-unknown-destination',
+  change:
+    'answers 500 to a report whose destination, two uppercase letters, is no country of its table (AA, QZ…), where the sandbox takes it and fails the report later',
+  breaks: ['generated.inputs-valid', 'generated.no-server-error'],
+  reasons: {
+    'generated.inputs-valid': replayable(
+      `curl -X POST "\\$SVC_BASE_URL/v1/reports" -H "Authorization: Bearer \\$SVC_API_KEY" -H 'content-type: application/json' --data-raw '\\{.*"destination":"[A-Z]{2}".*\\}' # answered 500`,
+    ),
+    'generated.no-server-error': /^expected an answer that is no 5xx|^expected no 5xx to a request of generated\.inputs-valid; got 500/,
+  },
+  request(request) {
+    if (request.method !== 'POST' || request.path !== '/v1/reports') return undefined;
+    const destination = jsonBody(request)?.destination;
+    if (typeof destination !== 'string' || !/^[A-Z]{2}$/.test(destination) || isCountryCode(destination)) return undefined;
+    return { status: 500, headers: OWN_ANSWER_HEADERS, json: { error: { code: 'internal_error', message: `no risk table for ${destination}` } } };
+  },
+};
+
+/** The destination each report of three letters or more was asked for, by its id. */
+const longDestinations = new Map<string, string>();
+const askedFor = new WeakMap<ProxiedRequest, string>();
+
+const DESTINATION_PAST_ITS_BOUND: Variant = {
+  name: 'destination-past-its-bound',
+  change: 'takes a destination of three uppercase letters or more too (as an ISO alpha-3 code), and shows it as it was sent',
+  breaks: ['generated.inputs-invalid'],
+  reasons: {
+    'generated.inputs-invalid': replayable(`curl -X POST "\\$SVC_BASE_URL/v1/reports" .* --data-raw '\\{.*"destination":"AAA".*\\}' # answered 201: rep_\\w+`),
+  },
+  request(request) {
+    if (request.method !== 'POST' || request.path !== '/v1/reports') return undefined;
+    const body = jsonBody(request);
+    if (typeof body?.destination !== 'string' || !/^[A-Z]{3,}$/.test(body.destination)) return undefined;
+    askedFor.set(request, body.destination);
+    request.body = Buffer.from(JSON.stringify({ ...body, destination: body.destination.slice(0, 2) }));
+    return undefined;
+  },
+  response(response, request) {
+    const asked = askedFor.get(request);
+    reports(response, (report) => {
+      if (asked) longDestinations.set(String(report.id), asked);
+      const long = longDestinations.get(String(report.id));
+      if (long) report.destination = long;
+    });
+  },
+};
+
+const IP_LOCK_NOT_ON_DELETES: Variant = {
+  name: 'ip-lock-not-on-deletes',
+  change: 'serves the IP-locked key on DELETE /v1/reports/:id as the test key (its lock holds on every other operation)',
+  breaks: ['generated.credentials'],
+  reasons: {
+    'generated.credentials': new RegExp(
+      `^expected 403 with the code ip_not_allowed to the IP-locked key; got 200 .*${replayable(`1\\) curl -X DELETE "\\$SVC_BASE_URL/v1/reports/rep_\\w+" -H "Authorization: Bearer \\$SVC_IP_LOCKED_KEY" # answered 200 2\\) curl -X GET "\\$SVC_BASE_URL/v1/reports/rep_\\w+" -H "Authorization: Bearer \\$SVC_API_KEY" # answered 404$`).source}`,
+    ),
+  },
+  request(request, state) {
+    if (request.method === 'DELETE' && REPORT_PATH.test(request.path) && keyRole(state, request.headers) === 'ip_locked')
+      request.headers.authorization = `Bearer ${state.keys.test}`;
+    return undefined;
+  },
+};
+
+/** Each report as last answered, the reports deleted of each applicant, and those an upload brought back. */
+const seenReports = new Map<string, Json>();
+const deletedOf = new Map<string, Set<string>>();
+const restored = new Set<string>();
+
+/** The applicant of a multipart upload (the accuracy test's broken variants upload in openapi.yaml's encoding). */
+function uploadedFor(request: ProxiedRequest): string | undefined {
+  return /name="applicant_id"\r\n\r\n([^\r]+)\r\n/.exec(request.body.toString('latin1'))?.[1];
+}
+
+const DELETION_UNDONE_BY_UPLOAD: Variant = {
+  name: 'deletion-undone-by-upload',
+  change:
+    'a deleted report comes back, in its reads and in the list, once a document is uploaded for its applicant (re-analysing an applicant restores its reports)',
+  breaks: ['generated.sequences'],
+  reasons: {
+    'generated.sequences': replayable(
+      [
+        `1\\) curl -X POST "\\$SVC_BASE_URL/v1/reports" .* # answered 201: REPORT_1 \\(rep_\\w+\\)`,
+        `2\\) curl -X DELETE "\\$SVC_BASE_URL/v1/reports/\\$REPORT_1" .* # answered 200`,
+        `3\\) curl -X POST "\\$SVC_BASE_URL/v1/documents" .* # answered 201`,
+        `4\\) curl -X GET "\\$SVC_BASE_URL/v1/reports/\\$REPORT_1" .* # answered 200$`,
+      ].join(' '),
+    ),
+  },
+  request(request, state) {
+    const id = REPORT_PATH.exec(request.path)?.[1];
+    if (!id || !restored.has(id) || keyRole(state, request.headers) !== 'test') return undefined;
+    if (request.method === 'GET') return { status: 200, headers: OWN_ANSWER_HEADERS, json: seenReports.get(id) };
+    if (request.method !== 'DELETE') return undefined;
+    restored.delete(id);
+    return { status: 200, headers: OWN_ANSWER_HEADERS, json: { id, object: 'report', deleted: true } };
+  },
+  response(response, request, state) {
+    reports(response, (report) => void seenReports.set(String(report.id), structuredClone(report)));
+    const id = REPORT_PATH.exec(request.path)?.[1];
+    const applicant = id && seenReports.get(id)?.applicant_id;
+    if (request.method === 'DELETE' && response.status < 300 && typeof applicant === 'string')
+      deletedOf.set(applicant, (deletedOf.get(applicant) ?? new Set()).add(id));
+    const uploaded = request.method === 'POST' && request.path.startsWith('/v1/documents') && response.status < 300 ? uploadedFor(request) : undefined;
+    for (const deleted of (uploaded && deletedOf.get(uploaded)) || []) restored.add(deleted);
+    if (uploaded) deletedOf.delete(uploaded);
+    const list = response.json as Json | undefined;
+    if (request.method === 'GET' && /^\/v1\/reports(\?|$)/.test(request.path) && keyRole(state, request.headers) === 'test' && Array.isArray(list?.data))
+      list.data = [...[...restored].map((item) => seenReports.get(item)).filter(Boolean), ...list.data];
+  },
+};
+
+export const GENERATED_FAULTS: Variant[] = [SERVER_ERROR_ON_UNKNOWN_DESTINATION, DESTINATION_PAST_ITS_BOUND, IP_LOCK_NOT_ON_DELETES, DELETION_UNDONE_BY_UPLOAD];
