@@ -4,27 +4,10 @@
  * Each must fail the generated checks named, the failure naming its seed and its smallest case.
  */
 import { isCountryCode } from '../../src/sandbox/countries.js';
-import { PLAN_LIMITS } from '../../src/sandbox/rate-limit.js';
 import { keyRole, type ProxiedRequest, type Variant } from '../helpers/mutating-implementation.js';
-import { type Json, reports } from './variants.js';
+import { type Json, jsonObjectOf, reports } from './variants.js';
 
 const REPORT_PATH = /^\/v1\/reports\/([^/?]+)$/;
-
-/**
- * The X-RateLimit-Remaining of an answer the proxy gives itself, as the sandbox on the Enterprise
- * plan (1,000,000 a minute) would give it: a small one beside the sandbox's would make the kit wait
- * for a window it believes spent.
- */
-const OWN_ANSWER_HEADERS = { 'x-ratelimit-remaining': String(PLAN_LIMITS.enterprise.perMinute - 1) };
-
-function jsonBody(request: ProxiedRequest): Json | undefined {
-  try {
-    const body = JSON.parse(request.body.toString('utf8')) as unknown;
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Json) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** What a failure of a generated check says after its findings: the seed that replays it, then its smallest case as curl commands. */
 const replayable = (smallest: string) => new RegExp(`; seed (\\d+) \\(--seed \\1 replays it\\); the smallest case: ${smallest}`);
@@ -42,9 +25,9 @@ const SERVER_ERROR_ON_UNKNOWN_DESTINATION: Variant = {
   },
   request(request) {
     if (request.method !== 'POST' || request.path !== '/v1/reports') return undefined;
-    const destination = jsonBody(request)?.destination;
+    const destination = jsonObjectOf(request).body?.destination;
     if (typeof destination !== 'string' || !/^[A-Z]{2}$/.test(destination) || isCountryCode(destination)) return undefined;
-    return { status: 500, headers: OWN_ANSWER_HEADERS, json: { error: { code: 'internal_error', message: `no risk table for ${destination}` } } };
+    return { status: 500, json: { error: { code: 'internal_error', message: `no risk table for ${destination}` } } };
   },
 };
 
@@ -61,7 +44,7 @@ const DESTINATION_PAST_ITS_BOUND: Variant = {
   },
   request(request) {
     if (request.method !== 'POST' || request.path !== '/v1/reports') return undefined;
-    const body = jsonBody(request);
+    const { body } = jsonObjectOf(request);
     if (typeof body?.destination !== 'string' || !/^[A-Z]{3,}$/.test(body.destination)) return undefined;
     askedFor.set(request, body.destination);
     request.body = Buffer.from(JSON.stringify({ ...body, destination: body.destination.slice(0, 2) }));
@@ -121,16 +104,16 @@ const DELETION_UNDONE_BY_UPLOAD: Variant = {
   request(request, state) {
     const id = REPORT_PATH.exec(request.path)?.[1];
     if (!id || !restored.has(id) || keyRole(state, request.headers) !== 'test') return undefined;
-    if (request.method === 'GET') return { status: 200, headers: OWN_ANSWER_HEADERS, json: seenReports.get(id) };
+    if (request.method === 'GET') return { status: 200, json: seenReports.get(id) };
     if (request.method !== 'DELETE') return undefined;
     restored.delete(id);
-    return { status: 200, headers: OWN_ANSWER_HEADERS, json: { id, object: 'report', deleted: true } };
+    return { status: 200, json: { id, object: 'report', deleted: true } };
   },
   response(response, request, state) {
     reports(response, (report) => void seenReports.set(String(report.id), structuredClone(report)));
     const id = REPORT_PATH.exec(request.path)?.[1];
     const applicant = id && seenReports.get(id)?.applicant_id;
-    if (request.method === 'DELETE' && response.status < 300 && typeof applicant === 'string')
+    if (id && request.method === 'DELETE' && response.status < 300 && typeof applicant === 'string')
       deletedOf.set(applicant, (deletedOf.get(applicant) ?? new Set()).add(id));
     const uploaded = request.method === 'POST' && request.path.startsWith('/v1/documents') && response.status < 300 ? uploadedFor(request) : undefined;
     for (const deleted of (uploaded && deletedOf.get(uploaded)) || []) restored.add(deleted);

@@ -163,6 +163,9 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
   writeFileSync(caCertPath, certificate.cert);
   const upstream = new Agent({ connect: { ca: readFileSync(sandbox.caCert, 'utf8') } });
 
+  // The answers it gives itself count as the sandbox's do: they carry the sandbox's last X-RateLimit-Remaining.
+  let remaining = '999';
+
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const proxied: ProxiedRequest = {
       method: incoming.method ?? 'GET',
@@ -173,7 +176,7 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
     const answered = variant.request?.(proxied, state);
     if (answered) {
       const body = answered.json === undefined ? '' : JSON.stringify(answered.json);
-      outgoing.writeHead(answered.status, { 'content-type': 'application/json', 'x-ratelimit-remaining': '999', ...answered.headers }).end(body);
+      outgoing.writeHead(answered.status, { 'content-type': 'application/json', 'x-ratelimit-remaining': remaining, ...answered.headers }).end(body);
       return;
     }
     const headers: Record<string, string> = {};
@@ -192,6 +195,7 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
       json = undefined;
     }
     const response: ProxiedResponse = { status: answer.statusCode, headers: flat(answer.headers), json, text };
+    remaining = response.headers['x-ratelimit-remaining'] ?? remaining;
     learn(proxied, response, state);
     const before = JSON.stringify(response.json);
     variant.response?.(response, proxied, state);
