@@ -78,6 +78,7 @@ const IN_PROCESS = [
   'test/commands/webhooks/postgres-store.test.ts',
   'test/commands/webhooks/prune.test.ts',
   'test/commands/webhooks/rejected-deliveries.test.ts',
+  'test/commands/webhooks/sandbox-loop.test.ts',
   'test/commands/webhooks/replay.test.ts',
   'test/commands/webhooks/sign.test.ts',
   'test/commands/webhooks/signature-forms.test.ts',

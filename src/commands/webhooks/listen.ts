@@ -163,7 +163,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   public async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksListen);
     if (flags['forward-to'] !== undefined) checkForwardUrl(flags['forward-to'], '--forward-to');
-    const secrets = this.webhookSecrets(flags.secret);
+    const secrets = await this.webhookSecrets(flags.secret, flags.profile);
     this.warnOfWhitespace(secrets);
     if (flags['signed-payload'] === 'body') {
       this.warning(

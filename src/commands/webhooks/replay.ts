@@ -46,7 +46,7 @@ export default class WebhooksReplay extends WebhookCommand<JsonResult> {
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(WebhooksReplay);
     checkForwardUrl(flags['forward-to'], '--forward-to');
-    const secrets = this.webhookSecrets(flags.secret, false);
+    const secrets = await this.webhookSecrets(flags.secret, flags.profile, false);
     const network = await this.receiverNetwork(flags['ca-cert']);
     const location = await this.webhookStore(flags.store, flags.profile);
     const store = await openEventRecords(location);

@@ -57,7 +57,7 @@ export default class WebhooksTrigger extends WebhookCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(WebhooksTrigger);
-    const secrets = this.webhookSecrets(flags.secret);
+    const secrets = await this.webhookSecrets(flags.secret, flags.profile);
     this.warnOfWhitespace(secrets);
     const network = await this.receiverNetwork(flags['ca-cert']);
     const types = args['event-type'] === 'all' ? EVENT_TYPES : [args['event-type']];
