@@ -43,7 +43,7 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
         throw new ConfigError(
           'missing_webhook_secret',
           'no webhook secret',
-          'set SVC_WEBHOOK_SECRET (several separated by commas during a rotation), pass --secret, or save it in the profile with `svc config set webhook_secret`; the profile `svc sandbox start` writes has the sandbox\'s, which `svc sandbox keys --reveal` shows',
+          "set SVC_WEBHOOK_SECRET (several separated by commas during a rotation), pass --secret, or save it in the profile with `svc config set webhook_secret`; the profile `svc sandbox start` writes has the sandbox's, which `svc sandbox keys --reveal` shows",
         );
       }
     }
