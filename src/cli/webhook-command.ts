@@ -21,6 +21,11 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
     return parseStoreLocation(setting.value, setting.source);
   }
 
+  /** The profile this run uses: --profile, else SVC_PROFILE, else the current one. */
+  protected async profileName(fromFlag: string | undefined): Promise<string> {
+    return currentProfileName(await readConfig(this.paths.configFile), fromFlag, this.io.env);
+  }
+
   /**
    * The secrets to sign or verify with: --secret, else SVC_WEBHOOK_SECRET, else the profile's
    * webhook_secret (which `svc sandbox start` writes in the sandbox's profile); none, when not

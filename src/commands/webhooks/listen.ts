@@ -22,6 +22,8 @@ import {
 import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
+import { announceListener } from '../../webhooks/running-listener.js';
+import type { FileLock } from '../../core/file-lock.js';
 import { describeStore, type StoreLocation } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/event-rows.js';
@@ -199,13 +201,32 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
     const times = this.timeView(flags.utc);
     listener.on('report', (report) => this.render(report, json, times));
     const url = await this.startListening(listener, flags.host, flags.port);
-    // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
-    const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
-    this.sayReady(url, store, secrets, flags['forward-to'], flags['strict-schema']);
+    const announced = await this.announce(flags.profile, url, flags['forward-to']);
+    try {
+      // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
+      const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
+      this.sayReady(url, store, secrets, flags['forward-to'], flags['strict-schema']);
 
-    await stopped;
-    await listener.stop();
-    this.flushLines();
+      await stopped;
+      await listener.stop();
+      this.flushLines();
+    } finally {
+      await announced?.release();
+    }
+  }
+
+  /** Says where this listener runs, for `webhooks trigger` of the same profile to send to it by default. */
+  private async announce(profileFlag: string | undefined, url: string, forwardTo: string | undefined): Promise<FileLock | undefined> {
+    const profile = await this.profileName(profileFlag);
+    let announced: FileLock | undefined;
+    try {
+      announced = await announceListener(this.paths.stateDir, profile, { url, forwardTo: forwardTo ?? null, pid: process.pid });
+    } catch (error) {
+      this.warning(`could not record where this listener runs (${(error as Error).message}): \`svc webhooks trigger\` needs --to`);
+      return undefined;
+    }
+    if (!announced) this.note(`Another \`svc webhooks listen\` of the profile "${profile}" runs: \`svc webhooks trigger\` sends to that one unless given --to`);
+    return announced;
   }
 
   /** The certificate and key to listen with; plain HTTP only on a loopback host. */
