@@ -17,6 +17,7 @@ const UNIT = [
   'test/conformance/catalogue.test.ts',
   'test/conformance/junit-time.test.ts',
   'test/contracts/openapi.test.ts',
+  'test/json-compatibility.test.ts',
   'test/sandbox/analysis.test.ts',
   'test/sandbox/document-check.test.ts',
   'test/sandbox/document-checker.test.ts',

@@ -38,7 +38,18 @@ const fraction = Flags.custom<number>({
 });
 
 /** What `--json` writes: one line when the listener is ready, then one per delivery. */
-export type JsonLine = { event: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalJson | TakeoverJson;
+export type JsonLine =
+  | {
+      event: 'ready';
+      /** Deprecated: the line's name in 0.1.0, until 0.3.0; read `event`. */
+      kind: 'ready';
+      url: string;
+      store: string;
+      forward_to: string | null;
+    }
+  | DeliveryJson
+  | RefusalJson
+  | TakeoverJson;
 
 export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   private readonly lines: string[] = [];
@@ -275,7 +286,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   /** The ready line with --json; for people, where the listener listens, verifies, stores and forwards. */
   private sayReady(url: string, store: StoreLocation, secrets: readonly string[], forwardTo: string | undefined, strictSchema: boolean): void {
     if (this.jsonEnabled()) {
-      this.io.stdout.write(`${this.formatJsonLine({ event: 'ready', url, store: describeStore(store), forward_to: forwardTo ?? null })}\n`);
+      this.io.stdout.write(`${this.formatJsonLine({ event: 'ready', kind: 'ready', url, store: describeStore(store), forward_to: forwardTo ?? null })}\n`);
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${describeStore(store)}`);
       if (forwardTo) this.note(`Forwarding new events to ${forwardTo}`);
