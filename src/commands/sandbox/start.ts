@@ -29,7 +29,7 @@ export default class SandboxStart extends SandboxCommand<void, JsonLine> {
     State lives in SQLite in the data directory: stopping and starting loses nothing, webhook deliveries still due
     included. On first start the sandbox makes two workspaces and their keys (test, read-only, IP-locked, admin,
     and a second workspace's test and admin keys) and a self-signed certificate. Every start writes the data
-    directory's profile (base URL, test key, admin key, CA certificate), which becomes the current profile if you
+    directory's profile (base URL, test key, admin key, CA certificate, webhook secret), which becomes the current profile if you
     have none: "${SANDBOX_PROFILE}" for the default directory, "${SANDBOX_PROFILE}-<directory name>-<hash>" for
     another, so that sandboxes of several directories run side by side, each with its own profile. One sandbox at
     a time runs in a data directory.
