@@ -8,16 +8,16 @@ import { runDeployCommand } from './deploy.js';
 import { Drain } from './drain.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
 import { type KeyRef, nextStep, type RotationRecord, type StepName, type StepRecords, stepNumber } from './journal.js';
-import { cancelled, isoNow, type RotationContext } from './rotation-context.js';
+import { cancelled, isoNow, type RotationContext, resumeHint } from './rotation-context.js';
 
-function interrupted(record: RotationRecord): SvcError {
+function interrupted(record: RotationRecord, context: RotationContext): SvcError {
   const step = nextStep(record);
   const where = step ? ` before step ${stepNumber(step)}/7 (${step}) finished` : '';
   return new SvcError(
     'interrupted',
     'interrupted',
     `rotation ${record.id} was interrupted${where}; its journal is consistent`,
-    `continue it with \`svc keys rotate --resume ${record.id}\``,
+    `continue it with ${resumeHint(context)}`,
   );
 }
 
@@ -28,7 +28,7 @@ export async function runRotation(record: RotationRecord, context: RotationConte
     await run.toTheEnd();
   } catch (error) {
     // An abort says why: a lost lock gives its error; a Ctrl-C none.
-    if (context.signal.aborted) throw context.signal.reason instanceof SvcError ? context.signal.reason : interrupted(record);
+    if (context.signal.aborted) throw context.signal.reason instanceof SvcError ? context.signal.reason : interrupted(record, context);
     throw error;
   }
   return record;
@@ -112,7 +112,7 @@ class RotationRun {
         'rotationStepFailed',
         'one_key_a_run',
         `this run already made ${this.made} and makes no other; ${this.made} is kept`,
-        `see \`svc keys get ${this.made}\`; \`svc keys rotate --resume ${record.id}\` goes on, \`--abort\` revokes it`,
+        `see \`svc keys get ${this.made}\`; ${resumeHint(context)} goes on, \`--abort\` revokes it`,
       );
     }
     await this.assertKeyFileFree();
@@ -298,7 +298,7 @@ class RotationRun {
 
   /** A given key's secret, needed again by a run after the one it was given to, and not at hand. */
   private givenSecretMissing(): SvcError {
-    const { record } = this;
+    const { record, context } = this;
     return new SvcError(
       'rotationStepFailed',
       'secret_unavailable',
@@ -306,8 +306,8 @@ class RotationRun {
         ? `${record.new_key_file} no longer holds the new key that was given in it`
         : 'the new key was given on stdin to a run that stopped, and svc keeps no copy of it',
       record.new_key_source === 'file'
-        ? `put the key made in the dashboard back in ${record.new_key_file}, then \`svc keys rotate --resume ${record.id}\``
-        : `give it again: \`svc keys rotate --resume ${record.id} --new-key-file - < FILE\``,
+        ? `put the key made in the dashboard back in ${record.new_key_file}, then ${resumeHint(context)}`
+        : `give it again: ${resumeHint(context, ' --new-key-file - < FILE')}`,
     );
   }
 
@@ -364,7 +364,7 @@ class RotationRun {
       'refused',
       'new_key_file_holds_key',
       `${record.new_key_file} holds a key (${hint}) other than ${record.old_key.id}, and svc never replaces a file that may hold the only copy of a secret; nothing was created`,
-      `keep that key elsewhere if anything needs it and empty the file, then \`svc keys rotate --resume ${record.id}\``,
+      `keep that key elsewhere if anything needs it and empty the file, then ${resumeHint(context)}`,
     );
   }
 
@@ -415,7 +415,7 @@ class RotationRun {
           kind: 'repeat_deploy',
           message: `The deploy command of rotation ${record.id} may have run since ${record.attempts.deploy}, and was not recorded as done. Run it again?`,
         });
-        if (!again) throw cancelled(record);
+        if (!again) throw cancelled(record, context);
       }
       record.attempts.deploy = isoNow(this.context);
       await context.journal.save(record);
@@ -431,7 +431,7 @@ class RotationRun {
     await context.journal.save(record);
     const where = record.new_key_file ? ` (its secret is in ${record.new_key_file})` : '';
     const deployed = await context.ask({ kind: 'deployed', message: `Deploy the new key ${newKey.prefix_hint}${where} next to the old one. Is it deployed?` });
-    if (!deployed) throw cancelled(record);
+    if (!deployed) throw cancelled(record, context);
     return this.done('deploy', { at: isoNow(this.context), by: 'operator' }, 'the deploy was confirmed');
   }
 
@@ -529,7 +529,7 @@ class RotationRun {
         'rotationStepFailed',
         'old_key_still_works',
         `${oldId} was revoked but is still ${context.oldKeySecret ? 'accepted' : 'active'}${record.key_api === false ? " (or the secret svc tried, --old-key-file or the profile's API key, is not that key's)" : ''}`,
-        `\`svc keys rotate --resume ${record.id}\` revokes and checks again`,
+        `${resumeHint(context)} revokes and checks again`,
       );
     if (context.oldKeySecret && redactKey(context.oldKeySecret) === record.old_key.prefix_hint) {
       const refusal = await probeKey(await context.clientWith(context.oldKeySecret)).then(

@@ -7,7 +7,7 @@ import { assertStated, STATED } from '../../spec/stated.js';
 import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable, readSecretFile } from '../../core/secret-file.js';
 import { SvcError } from '../../core/errors.js';
-import { durationFlag } from '../../flags/duration.js';
+import { durationArgument, durationFlag } from '../../flags/duration.js';
 import { parseRotationStore } from '../../config/rotation-store.js';
 import { assertSameBaseUrl, type DrainEvidence, findRotation, keyLabel, type RotationJournal, type RotationRecord } from '../../keys/journal.js';
 import { openRotationJournal } from '../../keys/rotation-store.js';
@@ -15,7 +15,7 @@ import { rotationStoreFlag } from '../../flags/rotation-store.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, assertResumable, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
-import type { RotationContext } from '../../keys/rotation-context.js';
+import type { ResumeCommand, RotationContext } from '../../keys/rotation-context.js';
 import { runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../core/duration.js';
 import { helpText } from '../../cli/help-text.js';
@@ -23,6 +23,8 @@ import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
 import { terminalText } from '../../ui/terminal-text.js';
+import { shellWord } from '../../ui/shell-word.js';
+import { postgresSecrets } from '../../core/postgres-url.js';
 
 /** What `--json` writes: one line per event of the rotation. */
 export type JsonLine = RotationJsonLine;
@@ -58,6 +60,34 @@ function rotatedKeyId(id: string | undefined): string {
   }
   assertStated([['id', id, STATED.keyId]]);
   return id;
+}
+
+/**
+ * The command that continues `record` after this run stops: --resume, and the flags given to this run
+ * that the journal does not keep (where to connect and find the journal, the old key's file, the waits,
+ * what the operator allowed). Never a secret: a connection string with a password, or the old key
+ * given as --api-key, is named in words instead.
+ */
+function resumeCommand(record: RotationRecord, flags: RotateFlags): ResumeCommand {
+  const words = ['svc', 'keys', 'rotate', '--resume', record.id];
+  const carry = (flag: string, value: string | undefined) => {
+    if (value !== undefined) words.push(`--${flag}`, shellWord(value));
+  };
+  carry('profile', flags.profile);
+  for (const flag of ['base-url', 'ca-cert', 'client-cert', 'client-key'] as const) carry(flag, flags[flag]);
+  const store = flags['rotation-store'];
+  const storeHasPassword = store !== undefined && postgresSecrets(store).length > 1;
+  if (!storeHasPassword) carry('rotation-store', store);
+  if (flags['old-key-file'] !== undefined) carry('old-key-file', resolve(flags['old-key-file']));
+  for (const flag of ['timeout', 'poll-interval'] as const) carry(flag, flags[flag] === undefined ? undefined : durationArgument(flags[flag]));
+  for (const flag of ['ca-cert-only', 'allow-unverified-workspace', 'allow-scope-change'] as const) if (flags[flag]) words.push(`--${flag}`);
+  const needs = [
+    storeHasPassword && 'and the rotation store of --rotation-store, in SVC_ROTATION_STORE to keep its password off the command line',
+    flags['api-key'] !== undefined &&
+      flags['old-key-file'] === undefined &&
+      "and the old key's secret, in --old-key-file FILE or --api-key: a request with it confirms the revocation",
+  ].filter((need) => need !== false);
+  return { command: words.join(' '), needs: needs.length ? needs.join('; ') : undefined };
 }
 
 export default class KeysRotate extends AdminCommand<JsonResult | undefined, JsonLine> {
@@ -424,6 +454,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
         force: flags.force,
         allowUnverifiedWorkspace: flags['allow-unverified-workspace'],
         allowScopeChange: flags['allow-scope-change'],
+        resume: resumeCommand(record, flags),
       });
     } finally {
       this.view.stop();

@@ -303,6 +303,45 @@ describe('a key made in the dashboard, against a service with no key API', () =>
     expect(journals(env)).toEqual([]);
   });
 
+  it('says how to continue without a secret on the command line: the old key given as --api-key is named in words', async () => {
+    const env = environment();
+    const app = application(env);
+    const result = await svcInProcess(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--new-key-id',
+        app.fresh.id,
+        '--api-key',
+        app.old.secret,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-check-cmd',
+        'false',
+        '--poll-interval',
+        '200ms',
+        '--timeout',
+        '1s',
+        '--allow-scope-change',
+        '--yes',
+        '--json',
+      ],
+      { env, clock },
+    );
+    await app.stop();
+    expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
+    const error = (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { error: { code: string; hint: string } }).error;
+    const rotation = /--resume (rot_\w+)/.exec(error.hint)![1]!;
+    expect(error).toMatchObject({
+      code: 'drain_timed_out',
+      hint: `\`svc keys rotate --resume ${rotation} --timeout 1s --poll-interval 200ms --allow-scope-change\` (and the old key's secret, in --old-key-file FILE or --api-key: a request with it confirms the revocation) checks again`,
+    });
+    for (const secret of [app.old.secret, app.fresh.secret, admin.secret]) expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
   it("needs the old key's secret to know its environment, and says so before anything happens", async () => {
     const env = environment();
     const app = application(env);
