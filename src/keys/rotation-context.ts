@@ -36,6 +36,8 @@ export interface RotationContext {
   allowUnverifiedWorkspace: boolean;
   /** A given key may have another scope than the old key (read-only, IP list) (--allow-scope-change). */
   allowScopeChange: boolean;
+  /** A person at a terminal answers (a terminal, not CI, no --yes): what svc could not establish of a given key is put to them. */
+  personCanConfirm: boolean;
   /** How this rotation continues after it stops, for the hints of its errors (resumeHint). */
   resume: ResumeCommand;
 }

@@ -7,6 +7,7 @@ import type { Key } from '../api/types.js';
 import { runDeployCommand } from './deploy.js';
 import { Drain } from './drain.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
+import { compareScopes, scopeOf } from './key-scope.js';
 import { type KeyRef, nextStep, type RotationRecord, type StepName, type StepRecords, stepNumber } from './journal.js';
 import { cancelled, isoNow, type RotationContext, resumeHint } from './rotation-context.js';
 
@@ -186,36 +187,60 @@ class RotationRun {
         "make the new key in the old key's workspace in the dashboard",
       );
     }
-    const scope = this.compareScopes(shown);
+    const oldSecret = context.oldKeySecret !== undefined && redactKey(context.oldKeySecret) === record.old_key.prefix_hint ? context.oldKeySecret : undefined;
+    const scope = await compareScopes(record.old_key, shown, {
+      given: () => context.clientWith(secret),
+      old: oldSecret === undefined ? undefined : () => context.clientWith(oldSecret),
+    });
     if (scope.startsWith('other') && !context.allowScopeChange) {
       throw refuse(
         `has another scope than ${record.old_key.id}: ${scope.slice('other: '.length)}`,
         "make the new key with the old key's scope, or run again with --allow-scope-change",
       );
     }
-    this.refuseUnverified(workspace, scope, refuse);
+    const checked = await this.settleUnverified(hint, { workspace, scope }, refuse);
     this.secret = secret;
     return this.done(
       'create',
-      { at: isoNow(this.context), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
-      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
+      { at: isoNow(this.context), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, ...checked },
+      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${checked.workspace}, scope: ${checked.scope}`,
     );
   }
 
-  /** What svc could not establish of a given key is deployed only when the user says so, each with its flag, named together. */
-  private refuseUnverified(workspace: string, scope: string, refuse: (why: string, whatToDo: string) => SvcError): void {
+  /**
+   * What svc could not establish of a given key (its workspace, its scope) is deployed only when the
+   * user says so: a person at a terminal is shown it and asked once; a script gives each its flag,
+   * named together in the refusal. Answers the workspace and scope as recorded.
+   */
+  private async settleUnverified(
+    hint: string,
+    checked: { workspace: string; scope: string },
+    refuse: (why: string, whatToDo: string) => SvcError,
+  ): Promise<{ workspace: string; scope: string }> {
     const { record, context } = this;
+    const { workspace, scope } = checked;
+    const old = record.old_key.id;
     const unverified = [
       !workspace.startsWith('same') &&
-        !context.allowUnverifiedWorkspace && { what: `of ${record.old_key.id}'s workspace (${workspace})`, flag: '--allow-unverified-workspace' },
-      scope.startsWith('not compared') && !context.allowScopeChange && { what: `of ${record.old_key.id}'s scope (${scope})`, flag: '--allow-scope-change' },
+        !context.allowUnverifiedWorkspace && { part: 'workspace', what: `of ${old}'s workspace (${workspace})`, flag: '--allow-unverified-workspace' },
+      scope.startsWith('not compared') && !context.allowScopeChange && { part: 'scope', what: `of ${old}'s scope (${scope})`, flag: '--allow-scope-change' },
     ].filter((item) => item !== false);
-    if (unverified.length > 0) {
+    if (unverified.length === 0) return checked;
+    if (!context.personCanConfirm) {
       throw refuse(
         `could not be shown to be ${unverified.map((item) => item.what).join(', nor ')}`,
-        `check the key against ${record.old_key.id} in the dashboard (Settings › API Keys), then run again with ${unverified.map((item) => item.flag).join(' ')}`,
+        `check the key against ${old} in the dashboard (Settings › API Keys), then run again with ${unverified.map((item) => item.flag).join(' ')}, or at a terminal without --yes, where svc asks`,
       );
     }
+    for (const item of unverified)
+      context.emit({ event: 'notice', rotation: record.id, message: `not established: that the given key ${hint} is ${item.what}` });
+    const confirmed = await context.ask({
+      kind: 'unverified_key',
+      message: `Compare the given key ${hint} with ${old} in the dashboard (Settings › API Keys): is it of the same ${unverified.map((item) => item.part).join(' and ')}? Yes deploys it`,
+    });
+    if (!confirmed) throw cancelled(record, context);
+    const asConfirmed = (part: string, text: string) => (unverified.some((item) => item.part === part) ? `${text}; confirmed at the terminal` : text);
+    return { workspace: asConfirmed('workspace', workspace), scope: asConfirmed('scope', scope) };
   }
 
   /**
@@ -253,20 +278,6 @@ class RotationRun {
       `is not among the keys of ${record.old_key.id}'s workspace that the key API shows`,
       "make the new key in the old key's workspace in the dashboard",
     );
-  }
-
-  /**
-   * Whether a given key has the old key's scope (read-only, IP list): `same`, `other: …`, or why it
-   * was not compared (the service shows no scope of one of them, or does not show the given key).
-   */
-  private compareScopes(shown: Key | undefined): string {
-    const old = this.record.old_key;
-    const wanted = scopeOf(old);
-    if (wanted === undefined) return `not compared: the service shows no scope of ${old.id}`;
-    if (shown === undefined) return 'not compared: the key API does not show the given key';
-    const given = scopeOf(shown);
-    if (given === undefined) return 'not compared: the service shows no scope of the given key';
-    return given === wanted ? `same (${given})` : `other: ${given}, where the old key is ${wanted}`;
   }
 
   /** The ids of the first page of reports a key lists. */
@@ -560,12 +571,6 @@ class RotationRun {
     }
     return this.done('confirm', { at: isoNow(this.context), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);
   }
-}
-
-/** A key's scope in words (read-only or read-write, its IP list), or undefined where the service does not show it. */
-function scopeOf(key: { read_only?: boolean | null; allowed_ips?: readonly string[] | null }): string | undefined {
-  if (typeof key.read_only !== 'boolean' || !key.allowed_ips) return undefined;
-  return `${key.read_only ? 'read-only' : 'read-write'}, ${key.allowed_ips.length > 0 ? [...key.allowed_ips].sort().join(' ') : 'any IP'}`;
 }
 
 /** Whether the service shows a key's hint in svc's redacted form (`svc_test_…a1b2`), which a secret can be compared with. */

@@ -9,21 +9,29 @@ const { Terminal } = xterm;
 
 const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** The environment of a person at a terminal: a terminal type, and no CI=true (svc asks and shows progress only outside CI), even when the tests run in CI. */
-function personAt(env: Record<string, string>): Record<string, string> {
+/**
+ * The environment of a person at a terminal: a terminal type, and no CI=true (svc asks and shows
+ * progress only outside CI), even when the tests run in CI; with `ci`, a CI job's that has a terminal.
+ */
+function personAt(env: Record<string, string>, ci = false): Record<string, string> {
   const { CI: _, ...rest } = env;
-  return { ...rest, TERM: 'xterm-256color' };
+  return { ...rest, TERM: 'xterm-256color', ...(ci && { CI: 'true' }) };
 }
 
 /**
  * Runs the real `svc` in a pseudo-terminal of `columns` columns (util-linux `script`), as a person
- * at a terminal would: stdout and stderr are that terminal. Answers the terminal's lines, without
- * colour and cursor sequences.
+ * at a terminal would (`ci`: as a CI job with a terminal): stdout and stderr are that terminal.
+ * Answers the terminal's lines, without colour and cursor sequences.
  */
-export function runInTerminal(args: string[], env: Record<string, string>, columns = 80): Promise<{ code: number | null; lines: string[]; screen: string }> {
+export function runInTerminal(
+  args: string[],
+  env: Record<string, string>,
+  columns = 80,
+  options: { ci?: boolean } = {},
+): Promise<{ code: number | null; lines: string[]; screen: string }> {
   const command = `stty cols ${columns} rows 60; exec ${[process.execPath, SVC_BIN, ...args].map(quoted).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: personAt(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: personAt(env, options.ci), stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
     child.on('error', reject);

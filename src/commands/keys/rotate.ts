@@ -302,6 +302,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       givenSecret: session.givenSecret,
       secrets: this.secrets,
       drainEvidence: evidence,
+      personCanConfirm,
     });
     this.sayRotated(record);
     return undefined;
@@ -409,7 +410,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     record: RotationRecord,
     flags: RotateFlags,
     lockLost: AbortSignal,
-    clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'givenSecret' | 'secrets' | 'drainEvidence'>,
+    clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'givenSecret' | 'secrets' | 'drainEvidence' | 'personCanConfirm'>,
   ): Promise<void> {
     const interrupted = this.interruptSignal(() => {
       this.view.pause();
@@ -418,7 +419,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     const signal = AbortSignal.any([interrupted, lockLost]);
     const ask = async (question: RotationQuestion): Promise<boolean> => {
       // A person's look at the dashboard is evidence only when a person answers.
-      if (flags.yes && question.kind !== 'drained') return true;
+      if (flags.yes && question.kind !== 'drained' && question.kind !== 'unverified_key') return true;
       if (!this.io.canPrompt) {
         // Without a terminal, --force is the operator's decision already.
         if (question.kind === 'force_revoke') return true;
