@@ -96,7 +96,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope, or take a key
     made in the dashboard (--new-key-file holding it, or --new-key-file - on stdin) after checking it: the old key's
     environment, a read request, the old key's workspace and scope (what the service does not show needs
-    --allow-unverified-workspace or --allow-scope-change); (2) save a created
+    --allow-unverified-workspace or --allow-scope-change, or a person's yes at a terminal); (2) save a created
     key's secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy
     command only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a
     person confirm the deploy; (4) make a read request with the new key; (5) drain, on the evidence there is: where
