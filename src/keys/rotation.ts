@@ -440,7 +440,9 @@ class RotationRun {
     }
     record.attempts.deploy = isoNow(this.context);
     await context.journal.save(record);
-    const where = record.new_key_file ? ` (its secret is in ${record.new_key_file})` : '';
+    // The path goes on a line of its own, above the question: a terminal shows a question's words whole only where each fits a line.
+    if (record.new_key_file) context.emit({ event: 'notice', rotation: record.id, message: `the new key's secret is in ${record.new_key_file}` });
+    const where = record.new_key_file ? ' (its secret in the file above)' : '';
     const deployed = await context.ask({ kind: 'deployed', message: `Deploy the new key ${newKey.prefix_hint}${where} next to the old one. Is it deployed?` });
     if (!deployed) throw cancelled(record, context);
     return this.done('deploy', { at: isoNow(this.context), by: 'operator' }, 'the deploy was confirmed');

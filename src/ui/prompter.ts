@@ -20,7 +20,8 @@ const ANSWER_ROOM = 10;
  * A question as a terminal shows it whole: inquirer cuts a line too wide for the terminal where its
  * edge falls, in the middle of a path, a URL or a setting name, so svc wraps it between words first,
  * under the text that follows inquirer's `? `. A word longer than a line is still cut by inquirer,
- * which must know how many lines it drew to draw them again.
+ * which must know how many lines it drew to draw them again: a question names no path or URL, which
+ * goes on a line of its own above it.
  */
 function fitted(message: string, out: Output): string {
   return out.isTTY ? hangingText('  ', message, out.columns - ANSWER_ROOM).slice(2) : message;

@@ -57,8 +57,10 @@ export function hangingText(prefix: string, value: string, columns: number): str
   const words = value.split(' ');
   let first = 0;
   while (first < words.length && stringWidth(words.slice(0, first + 1).join(' ')) <= room) first++;
+  const head = `${prefix}${words.slice(0, first).join(' ')}`.trimEnd();
   const rest = wrapAnsi(words.slice(first).join(' '), Math.max(1, columns - hang)).split('\n');
-  return [`${prefix}${words.slice(0, first).join(' ')}`.trimEnd(), ...rest.map((line) => `${' '.repeat(hang)}${line}`)].join('\n');
+  // A line that would hold no more than indentation is left out.
+  return [...(head ? [head] : []), ...rest.map((line) => `${' '.repeat(hang)}${line}`)].join('\n');
 }
 
 /**

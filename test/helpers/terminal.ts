@@ -40,9 +40,12 @@ export function runInTerminal(
   });
 }
 
-/** The lines wider than `columns` terminal cells. */
+/**
+ * The lines wider than `columns` terminal cells, but a line that is one word after its indentation:
+ * a URL or a path longer than a line, which svc never breaks (a person copies it whole).
+ */
 export function widerThan(lines: string[], columns: number): string[] {
-  return lines.filter((line) => stringWidth(line) > columns);
+  return lines.filter((line) => stringWidth(line) > columns && /\s/.test(line.trim()));
 }
 
 /** Pieces of an id (rep_, app_, doc_, key_, evt_ and 24 characters in the sandbox) that a wrap cut short. */
@@ -52,21 +55,32 @@ export function brokenIds(lines: string[]): string[] {
     .filter((id) => id.length !== 28);
 }
 
-/** Of `tokens` (URLs, paths), those shown but not whole on one line: found only once the lines are joined, their breaks and indentation taken out. */
+/**
+ * Of `tokens` (URLs, paths, setting names), those shown but not whole on one line: found more often
+ * once the lines are joined, their breaks and indentation taken out, than in the lines one by one.
+ */
 export function brokenTokens(lines: string[], tokens: string[]): string[] {
+  const count = (text: string, token: string) => text.split(token).length - 1;
   const joined = lines.map((line) => line.trim()).join('');
-  return tokens.filter((token) => joined.includes(token) && !lines.some((line) => line.includes(token)));
+  return tokens.filter((token) => count(joined, token) > lines.reduce((sum, line) => sum + count(line, token), 0));
 }
 
 /**
  * The screen a person is left with once `raw` (what a program wrote to its terminal: cursor moves,
- * erased lines and all) has been drawn on a terminal of `columns` columns: its non-empty lines.
+ * erased lines and all) has been drawn on a terminal of `columns` columns: its non-empty lines, a
+ * line the terminal wrapped at its edge as one, as it is copied.
  */
 export async function finalScreen(raw: string, columns = 80): Promise<string[]> {
   const terminal = new Terminal({ cols: columns, rows: 200, allowProposedApi: true });
   await new Promise<void>((resolve) => terminal.write(raw, resolve));
   const buffer = terminal.buffer.active;
-  const lines = Array.from({ length: buffer.length }, (_, row) => buffer.getLine(row)?.translateToString(true) ?? '');
+  const lines: string[] = [];
+  for (let row = 0; row < buffer.length; row++) {
+    const line = buffer.getLine(row);
+    const text = line?.translateToString(true) ?? '';
+    if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+    else lines.push(text);
+  }
   terminal.dispose();
   return lines.filter((line) => line !== '');
 }

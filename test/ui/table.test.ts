@@ -188,6 +188,12 @@ describe('fittedLine and fittedText', () => {
     );
   });
 
+  it('puts a line of one word longer than the terminal, a path, on the line as it is, with no empty line before it', () => {
+    const path = `/srv/${'visa-report-service/'.repeat(4)}tls/cert.pem`;
+    expect(fittedLine(path, terminal(60))).toBe(path);
+    expect(fittedLine(`  ${path}`, terminal(60))).toBe(path);
+  });
+
   it('fits each line of a text on its own', () => {
     expect(fittedText(`short\n${line}`, terminal(40))).toBe(
       ['short', 'PASS  check_name  a long detail that', '                  goes on and on past', '                  the edge'].join('\n'),
