@@ -24,7 +24,6 @@ import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
 import { terminalText } from '../../ui/terminal-text.js';
 import { shellWord } from '../../ui/shell-word.js';
-import { postgresSecrets } from '../../core/postgres-url.js';
 
 /** What `--json` writes: one line per event of the rotation. */
 export type JsonLine = RotationJsonLine;
@@ -64,9 +63,9 @@ function rotatedKeyId(id: string | undefined): string {
 
 /**
  * The command that continues `record` after this run stops: --resume, and the flags given to this run
- * that the journal does not keep (where to connect and find the journal, the old key's file, the waits,
- * what the operator allowed). Never a secret: a connection string with a password, or the old key
- * given as --api-key, is named in words instead.
+ * that the journal does not keep (where to connect, the old key's file, the waits, what the operator
+ * allowed). Never a secret: the rotation store's connection string (svc holds it secret whole) and
+ * the old key given as --api-key are named in words instead.
  */
 function resumeCommand(record: RotationRecord, flags: RotateFlags): ResumeCommand {
   const words = ['svc', 'keys', 'rotate', '--resume', record.id];
@@ -75,14 +74,11 @@ function resumeCommand(record: RotationRecord, flags: RotateFlags): ResumeComman
   };
   carry('profile', flags.profile);
   for (const flag of ['base-url', 'ca-cert', 'client-cert', 'client-key'] as const) carry(flag, flags[flag]);
-  const store = flags['rotation-store'];
-  const storeHasPassword = store !== undefined && postgresSecrets(store).length > 1;
-  if (!storeHasPassword) carry('rotation-store', store);
   if (flags['old-key-file'] !== undefined) carry('old-key-file', resolve(flags['old-key-file']));
   for (const flag of ['timeout', 'poll-interval'] as const) carry(flag, flags[flag] === undefined ? undefined : durationArgument(flags[flag]));
   for (const flag of ['ca-cert-only', 'allow-unverified-workspace', 'allow-scope-change'] as const) if (flags[flag]) words.push(`--${flag}`);
   const needs = [
-    storeHasPassword && 'and the rotation store of --rotation-store, in SVC_ROTATION_STORE to keep its password off the command line',
+    flags['rotation-store'] !== undefined && 'and the same rotation store, in SVC_ROTATION_STORE to keep it off the command line',
     flags['api-key'] !== undefined &&
       flags['old-key-file'] === undefined &&
       "and the old key's secret, in --old-key-file FILE or --api-key: a request with it confirms the revocation",
