@@ -22,6 +22,7 @@ const UNIT = [
   'test/sandbox/analysis.test.ts',
   'test/sandbox/document-check.test.ts',
   'test/sandbox/document-checker.test.ts',
+  'test/sandbox/listen-address.test.ts',
   'test/sandbox/mrz.test.ts',
   'test/sandbox/pdf-active-content.test.ts',
   'test/setup/stale-build.test.ts',

@@ -58,7 +58,7 @@ export function isSandboxProfile(name: string | undefined): boolean {
 }
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-function isSettingName(name: string): name is SettingName {
+export function isSettingName(name: string): name is SettingName {
   return Object.hasOwn(SETTINGS, name);
 }
 
