@@ -285,7 +285,7 @@ class CredentialsCheck {
     const revocation = await runProperty({
       context: this.context,
       id: ID,
-      arbitrary: fc.constant({ role: 'admin' } as Credential),
+      arbitrary: fc.constant<Credential>({ role: 'admin' }),
       runs: 1,
       salt: ' revocation',
       trial: async (credential, trial) => {

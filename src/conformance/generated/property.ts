@@ -4,6 +4,7 @@
  * still fails, each smaller case sent again, within the check's budget; the failure names the seed
  * and the smallest case's requests, as a person sends them again.
  */
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import type { KitContext } from '../context.js';
 import type { Exchange } from '../http.js';
@@ -93,7 +94,7 @@ export async function runProperty<T>(check: PropertyCheck<T>): Promise<PropertyR
   const budget = generated.budget(check.id);
   const seed = checkSeed(generated.seed, `${check.id}${check.salt ?? ''}`);
   let smallest: Trial | undefined;
-  let stopped: unknown;
+  let stopped: Error | undefined;
   let tried = 0;
   let cutShort = false;
   const property = fc.asyncProperty(check.arbitrary, async (value) => {
@@ -103,7 +104,7 @@ export async function runProperty<T>(check: PropertyCheck<T>): Promise<PropertyR
       await check.trial(value, trial);
     } catch (error) {
       if (!(error instanceof BudgetSpent)) {
-        stopped = error;
+        stopped = error instanceof Error ? error : new SetupError(`the check could not complete: ${inspect(error)}`);
         return true;
       }
       // A case the budget cut short counts for what it found; shrinking stops at the last that failed in full.
@@ -116,6 +117,6 @@ export async function runProperty<T>(check: PropertyCheck<T>): Promise<PropertyR
     return false;
   });
   if (check.runs > 0) await fc.check(property, { seed, numRuns: check.runs });
-  if (stopped !== undefined) throw stopped instanceof Error ? stopped : new SetupError(String(stopped));
+  if (stopped !== undefined) throw stopped;
   return { tried, seed: generated.seed, cutShort, smallest };
 }

@@ -4,15 +4,15 @@
  * revoked), checked step by step against a model of the stated rules, fast-check's model-based
  * testing: a deleted report stays gone from every read and list whatever follows (part 4 rule 2),
  * another workspace's key reaches none of them (part 5), a revoked key is refused at once (part 5),
- * every answer carries X-RateLimit-Remaining (part 8). Each sequence ends with a read of every
- * report it made. A failing sequence is shrunk to the shortest that still fails, each shorter one
+ * every answer carries X-RateLimit-Remaining (part 8). Each sequence starts with an applicant of
+ * its own, so that its reports are all the applicant has, and ends with a read of every report it made. A failing sequence is shrunk to the shortest that still fails, each shorter one
  * run again with reports of its own. Once all have run, each report they made must have had one
  * report.created, and no two reports the same event id (part 6).
  */
 import fc from 'fast-check';
 import { listItems } from '../../api/list-answer.js';
 import { STATED } from '../../spec/stated.js';
-import { findSecret, type KitContext } from '../context.js';
+import { findSecret, type KitContext, SUPPLY } from '../context.js';
 import { describeEncoding, passportFile, reportBody } from '../fixtures.js';
 import type { Exchange } from '../http.js';
 import { bodyNamesCode, CheckSkipped, type Finding, isSuccess, ReplayableFailure, SetupError, shown } from '../outcome.js';
@@ -27,8 +27,8 @@ const ID = 'generated.sequences';
 /** The most reports one sequence makes, and the most steps it takes after its first creation and before its closing reads. */
 const MAX_REPORTS = 3;
 const MAX_STEPS = 24;
-/** What a sequence costs on average: its steps (some nine), its closing reads and the deletions at the end of the run. */
-const SEQUENCE_COST = 15;
+/** What a sequence costs on average: its applicant, its steps (some nine), its closing reads and the deletions at the end of the run. */
+const SEQUENCE_COST = 16;
 
 interface ModelReport {
   /** The variable a replay keeps its id in: REPORT_1… */
@@ -347,13 +347,22 @@ async function reportCreatedEvents(context: KitContext, made: MadeReport[]): Pro
   return { findings, steps, note: `; report.created for ${seen} of the ${made.length} reports, one each, ids unique` };
 }
 
+/** The sequence's own applicant, made from the fixtures' body: whatever the sequence does to its reports, no other check's are the applicant's. */
+async function ownApplicant(context: KitContext, trial: Trial): Promise<string> {
+  const created = await trial.send(jsonRequest('POST', '/v1/applicants', { role: 'api' }, context.fixtures.applicant));
+  const id = idOf(created);
+  if (!isSuccess(created.status) || !id)
+    throw new SetupError(`a sequence could not make its applicant: POST /v1/applicants answered ${shown(created)}`, SUPPLY.applicant);
+  trial.annotate(`: ${id}`);
+  return id;
+}
+
 export const sequenceProbes = {
   [ID]: async (context: KitContext) => {
     const generated = context.generated!;
     const runs = Math.floor(generated.budget(ID).allowance / SEQUENCE_COST);
     if (runs < 1) throw new CheckSkipped(`no room for generated requests: ${generated.why}; give --generated-requests to send some`);
     const abilities = await abilitiesOf(context);
-    const applicant = await context.setup.applicant('generated');
     const made: MadeReport[] = [];
     let longest = 0;
     const run = await checkProperty({
@@ -363,7 +372,7 @@ export const sequenceProbes = {
       runs,
       trial: async (steps, trial) => {
         const model: Model = { reports: [], key: 'none' };
-        const real: Real = { context, trial, applicantId: applicant.id, ids: new Map(), key: undefined, made: [] };
+        const real: Real = { context, trial, applicantId: await ownApplicant(context, trial), ids: new Map(), key: undefined, made: [] };
         try {
           // Every sequence starts with a report, so that its first steps have one to act on.
           await new CreateReport().run(model, real);
