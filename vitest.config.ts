@@ -15,6 +15,7 @@ const UNIT = [
   'test/config/paths.test.ts',
   'test/conformance/accuracy-switches.test.ts',
   'test/conformance/catalogue.test.ts',
+  'test/conformance/generated-plan.test.ts',
   'test/conformance/junit-time.test.ts',
   'test/contracts/openapi.test.ts',
   'test/packaging/third-party-notices.test.ts',

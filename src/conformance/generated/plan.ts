@@ -17,6 +17,19 @@ const SHARES: Record<GeneratedCheckId, number> = {
   'generated.sequences': 0.46,
 };
 
+/**
+ * The fewest requests with which each check judges anything (one report from a valid input and its
+ * read; one invalid input and the list; one request of its own; its report, key and one cell; one
+ * sequence): a check whose share is less runs not at all, and leaves its share to the others.
+ */
+const FEWEST: Record<GeneratedCheckId, number> = {
+  'generated.inputs-valid': 3,
+  'generated.inputs-invalid': 5,
+  'generated.no-server-error': 2,
+  'generated.credentials': 7,
+  'generated.sequences': 16,
+};
+
 export const GENERATED_CHECKS = Object.keys(SHARES) as GeneratedCheckId[];
 
 export function isGenerated(id: string): id is GeneratedCheckId {
@@ -115,14 +128,28 @@ export class GeneratedRun {
     /** Why `requests` is what it is, for the checks' notes. */
     readonly why: string,
   ) {
-    const total = selected.reduce((sum, id) => sum + SHARES[id], 0);
-    for (const id of selected) {
-      const allowance = Math.floor((requests * SHARES[id]) / total);
-      this.budgets.set(id, new CheckBudget(allowance, Math.ceil(allowance / 2)));
-    }
+    for (const [id, allowance] of allowances(requests, selected)) this.budgets.set(id, new CheckBudget(allowance, Math.ceil(allowance / 2)));
   }
 
   budget(id: GeneratedCheckId): CheckBudget {
     return this.budgets.get(id) ?? new CheckBudget(0, 0);
+  }
+}
+
+/**
+ * Each check's share of `requests`: where a share is too small for a check to judge anything, the
+ * check that needs the most goes without, and the others share what it leaves, so that a small
+ * budget (a Pro plan with --fast, a small --generated-requests) runs some checks in full rather
+ * than none.
+ */
+function allowances(requests: number, selected: readonly GeneratedCheckId[]): Map<GeneratedCheckId, number> {
+  let funded = [...selected];
+  for (;;) {
+    const total = funded.reduce((sum, id) => sum + SHARES[id], 0);
+    const shares = new Map(funded.map((id) => [id, Math.floor((requests * SHARES[id]) / total)]));
+    const short = funded.filter((id) => shares.get(id)! < FEWEST[id]);
+    if (short.length === 0) return shares;
+    const neediest = short.reduce((most, id) => (FEWEST[id] > FEWEST[most] ? id : most));
+    funded = funded.filter((id) => id !== neediest);
   }
 }
