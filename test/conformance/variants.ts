@@ -25,14 +25,17 @@ export function isReport(value: unknown): value is Json {
  * A request's JSON object, or the refusal of a body that is none: an implementation refuses a body
  * that is not JSON, or not an object, with a 4xx; it does not fail on it.
  */
-export function jsonObjectOf(request: ProxiedRequest): { body: Json; refusal?: undefined } | { body?: undefined; refusal: { status: number; code: string; message: string } } {
+export function jsonObjectOf(
+  request: ProxiedRequest,
+): { body: Json; refusal?: undefined } | { body?: undefined; refusal: { status: number; code: string; message: string } } {
   let body: unknown;
   try {
     body = JSON.parse(request.body.toString('utf8'));
   } catch {
     return { refusal: { status: 400, code: 'invalid_json', message: 'the body is not JSON' } };
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { refusal: { status: 422, code: 'invalid_request', message: 'the body is no JSON object' } };
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { refusal: { status: 422, code: 'invalid_request', message: 'the body is no JSON object' } };
   return { body: body as Json };
 }
 
