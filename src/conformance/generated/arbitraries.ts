@@ -17,7 +17,7 @@ const ALPHANUMERIC = `${UPPER}${LOWER}0123456789`;
 const letters = (alphabet: string, minLength: number, maxLength: number) => fc.string({ unit: fc.constantFrom(...alphabet), minLength, maxLength });
 
 /** A destination code as part 2 states it: two uppercase letters (which codes an implementation serves is not shown). */
-export const destinationCode = letters(UPPER, 2, 2);
+const destinationCode = letters(UPPER, 2, 2);
 
 /** A report's body as sent: JSON text (or text that is not JSON), its media type, and what it is in words. */
 export interface ReportInput {
@@ -35,7 +35,7 @@ function escapedString(text: string): string {
 }
 
 /** JSON text as JSON.stringify writes it, but with every character beyond ASCII as its `\u` escape (the same value). */
-export function asciiJson(value: unknown): string {
+function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
