@@ -74,6 +74,11 @@ interface Bucket {
   pause: { until: number; remaining: number; why: string } | undefined;
   /** Requests of one credential go one after another, so the count the implementation reports stays meaningful. */
   queue: Promise<unknown>;
+  /**
+   * The credential's largest X-RateLimit-Remaining of the run: its window less one, as far as its
+   * answers show it. A credential's own, as the kit's keys may be of workspaces on other plans.
+   */
+  largestRemaining: number;
 }
 
 /** A body as JSON; undefined when it is not JSON. */
@@ -108,8 +113,6 @@ export class ImplementationClient {
   private readonly prefix: string;
   private readonly clock: Clock;
   private readonly cap: RequestCap | undefined;
-  /** The largest X-RateLimit-Remaining of the run: the window less one, as far as the answers show it. */
-  private largestRemaining = 0;
 
   constructor(private readonly options: ImplementationClientOptions) {
     this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
@@ -134,7 +137,7 @@ export class ImplementationClient {
     const name = authorization ?? '';
     let bucket = this.buckets.get(name);
     if (!bucket) {
-      bucket = { pause: undefined, queue: Promise.resolve() };
+      bucket = { pause: undefined, queue: Promise.resolve(), largestRemaining: 0 };
       this.buckets.set(name, bucket);
     }
     return bucket;
@@ -159,12 +162,12 @@ export class ImplementationClient {
 
   /**
    * The requests of the window the kit leaves to the workspace's other clients: a share of the
-   * window as the paced answers show it (the largest X-RateLimit-Remaining of the run, and the
-   * request that answer counted). A client beside the kit on the same workspace keeps at least those.
+   * window as the credential's paced answers show it (its largest X-RateLimit-Remaining of the run,
+   * and the request that answer counted). A client beside the kit on the same workspace keeps at least those.
    */
-  private reserved(remaining: number): number {
-    this.largestRemaining = Math.max(this.largestRemaining, remaining);
-    return Math.floor((this.largestRemaining + 1) * (this.options.reserve ?? DEFAULT_RESERVE));
+  private reserved(bucket: Bucket, remaining: number): number {
+    bucket.largestRemaining = Math.max(bucket.largestRemaining, remaining);
+    return Math.floor((bucket.largestRemaining + 1) * (this.options.reserve ?? DEFAULT_RESERVE));
   }
 
   /** After a paced answer: the credential pauses once X-RateLimit-Remaining is down to the share the kit leaves to others. */
@@ -174,7 +177,7 @@ export class ImplementationClient {
       bucket.pause = undefined;
       return;
     }
-    const reserved = this.reserved(remaining);
+    const reserved = this.reserved(bucket, remaining);
     bucket.pause = remaining <= reserved ? this.pauseAfter(exchange, remaining, reserved) : undefined;
   }
 

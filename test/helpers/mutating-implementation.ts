@@ -162,6 +162,8 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
   const caCertPath = join(dir, 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
   const upstream = new Agent({ connect: { ca: readFileSync(sandbox.caCert, 'utf8') } });
+  // The answers the proxy makes itself count as the sandbox's do: a count far below the last one would tell the kit its window is nearly spent.
+  let remaining = '999';
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const proxied: ProxiedRequest = {
@@ -173,7 +175,7 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
     const answered = variant.request?.(proxied, state);
     if (answered) {
       const body = answered.json === undefined ? '' : JSON.stringify(answered.json);
-      outgoing.writeHead(answered.status, { 'content-type': 'application/json', 'x-ratelimit-remaining': '999', ...answered.headers }).end(body);
+      outgoing.writeHead(answered.status, { 'content-type': 'application/json', 'x-ratelimit-remaining': remaining, ...answered.headers }).end(body);
       return;
     }
     const headers: Record<string, string> = {};
@@ -192,6 +194,7 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
       json = undefined;
     }
     const response: ProxiedResponse = { status: answer.statusCode, headers: flat(answer.headers), json, text };
+    remaining = response.headers['x-ratelimit-remaining'] ?? remaining;
     learn(proxied, response, state);
     const before = JSON.stringify(response.json);
     variant.response?.(response, proxied, state);
@@ -220,9 +223,9 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
         socket.resume();
       } else {
         const body = JSON.stringify({ error: { code: 'https_required', message: 'use https://' } });
-        const remaining = variant.plainHttpWithoutRemaining ? '' : 'X-RateLimit-Remaining: 999\r\n';
+        const remainingLine = variant.plainHttpWithoutRemaining ? '' : `X-RateLimit-Remaining: ${remaining}\r\n`;
         socket.end(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${remaining}Connection: close\r\n\r\n${body}`,
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${remainingLine}Connection: close\r\n\r\n${body}`,
         );
       }
     });
