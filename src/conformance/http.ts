@@ -272,7 +272,8 @@ export class ImplementationClient {
     const retries = new TransientRetries(options, () => this.clock.now());
     for (;;) {
       this.throwIfStopped(options.purpose);
-      await this.pace(bucket);
+      // The cleanup after a stop is sent at once: the run waits no more.
+      if (!this.budget.stopped) await this.pace(bucket);
       const exchange = await this.sendOnce(options);
       this.notePause(bucket, exchange);
       const transient = isTransient(exchange, this.clock.now());
