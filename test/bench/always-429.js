@@ -66,7 +66,9 @@ server.close();
 const result = stdout ? JSON.parse(stdout) : undefined;
 console.log(`svc: ${kitBin}; every answer but the first 429 with Retry-After: ${values['retry-after']}; --fast`);
 console.log(
-  signal ? `killed after ${killAfterS} s, still running` : `exit ${code}${result?.checks ? `; ${result.passed} passed, ${result.failed} failed, ${result.inconclusive} inconclusive` : ''}`,
+  signal
+    ? `killed after ${killAfterS} s, still running`
+    : `exit ${code}${result?.checks ? `; ${result.passed} passed, ${result.failed} failed, ${result.inconclusive} inconclusive` : ''}`,
 );
 console.log(`wall time ${seconds.toFixed(1)} s; ${counts.requests} requests, ${counts.limited} answered 429`);
 if (result?.run?.stopped) console.log(`stopped: ${result.run.stopped.budget}: ${result.run.stopped.message}`);

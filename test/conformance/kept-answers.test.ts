@@ -64,16 +64,21 @@ describe('what the kit keeps of the answers of a run', () => {
     const peakFile = join(dir, 'peak');
     const junit = join(dir, 'contract.xml');
 
-    const result = await runSvc(['contract', 'verify', '--base-url', server.url, '--ca-cert', caCert, '--level', 'strict', '--fast', '--json', '--junit', junit], {
-      env: isolatedEnv({
-        SVC_API_KEY: API_KEY,
-        SVC_TEST_PEAK_FILE: peakFile,
-        NODE_OPTIONS: `--import=${pathToFileURL(peakModule).href}`,
-      }),
-    });
+    const result = await runSvc(
+      ['contract', 'verify', '--base-url', server.url, '--ca-cert', caCert, '--level', 'strict', '--fast', '--json', '--junit', junit],
+      {
+        env: isolatedEnv({
+          SVC_API_KEY: API_KEY,
+          SVC_TEST_PEAK_FILE: peakFile,
+          NODE_OPTIONS: `--import=${pathToFileURL(peakModule).href}`,
+        }),
+      },
+    );
 
     const peakMiB = Number(readFileSync(peakFile, 'utf8')) / 1024;
-    console.log(`kept-answers: ${server.requests.length} hostile answers, the kit's peak resident memory ${peakMiB.toFixed(0)} MiB (budget ${PEAK_BUDGET_MIB} MiB)`);
+    console.log(
+      `kept-answers: ${server.requests.length} hostile answers, the kit's peak resident memory ${peakMiB.toFixed(0)} MiB (budget ${PEAK_BUDGET_MIB} MiB)`,
+    );
     // A verdict (the implementation answers without a key: the auth checks fail), and a JUnit report.
     expect(result.code, result.stderr.slice(-2000)).toBe(ExitCode.nonConformant);
     // A verdict, from 20 answers or more: kept whole, as text and as parsed JSON, they would take 2.4 GiB.
@@ -86,7 +91,8 @@ describe('what the kit keeps of the answers of a run', () => {
     expect(kept.bytes).toBeLessThanOrEqual(kept.limit_bytes);
     // Each answer decodes past the budget on its own: none of their bodies is kept.
     expect(kept.bodies_dropped).toBe(server.requests.length);
-    const dropped = /^the bodies of (\d+) of the \1 answers it reads were not kept: the kit keeps at most 64 MiB of a run's answers \(each counted with its text and its parsed JSON\), and this run's answers came to more \(\d+ bodies dropped\)$/;
+    const dropped =
+      /^the bodies of (\d+) of the \1 answers it reads were not kept: the kit keeps at most 64 MiB of a run's answers \(each counted with its text and its parsed JSON\), and this run's answers came to more \(\d+ bodies dropped\)$/;
     for (const id of ['strict.error-bodies', 'strict.report-resource']) {
       const check = output.checks.find((entry) => entry.id === id);
       expect({ id, status: check?.status }).toEqual({ id, status: 'inconclusive' });

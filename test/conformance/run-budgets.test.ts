@@ -57,7 +57,8 @@ const rateLimited = (response: ServerResponse, retryAfter: string) =>
  */
 function inconclusiveChecks(output: ConformanceJson, reason: string, decided: string[] = []): number {
   const ran = output.checks.filter((check) => check.status !== 'skipped' && !decided.includes(check.id));
-  for (const check of ran) expect({ id: check.id, status: check.status, detail: check.detail }).toEqual({ id: check.id, status: 'inconclusive', detail: reason });
+  for (const check of ran)
+    expect({ id: check.id, status: check.status, detail: check.detail }).toEqual({ id: check.id, status: 'inconclusive', detail: reason });
   expect(output.verdict).toBe('inconclusive');
   expect(output.failed).toBe(0);
   return ran.length;
@@ -133,7 +134,9 @@ describe('the budget for transient answers in a row', () => {
       ['--max-transient-answers', '5'],
     );
     expect(result.code, result.stderr).toBe(ExitCode.inconclusive);
-    expect(output.run.stopped?.message).toMatch(/^the implementation gave 6 transient answers in a row \(the last a 503 to \w+ \S+\), past the run's budget of 5/);
+    expect(output.run.stopped?.message).toMatch(
+      /^the implementation gave 6 transient answers in a row \(the last a 503 to \w+ \S+\), past the run's budget of 5/,
+    );
     expect(inconclusiveChecks(output, output.run.stopped!.message, ['transport.https-only'])).toBeGreaterThan(10);
     expect(server.requests.length).toBeGreaterThanOrEqual(7);
   });
