@@ -2,8 +2,8 @@ import { MESSAGE_OVERHEAD, PARSED_BODY_FACTOR } from './kept-cost.js';
 
 /**
  * What the kit keeps at most of a run's answers, for the checks that read them after the fact (the
- * strict checks of every answer's body), each counted as `costOf` says. A full strict run against the
- * sandbox keeps some 2 MiB as counted; a body past the budget is dropped (its status, headers and
+ * strict checks of every answer's body), each counted as `costOf` says. A `--level strict --fast` run
+ * against the sandbox keeps some 1.2 MiB as counted; a body past the budget is dropped (its status, headers and
  * request kept), and counted.
  */
 const KEPT_ANSWER_BYTES = 64 * 1024 * 1024;
