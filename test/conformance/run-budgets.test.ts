@@ -106,6 +106,8 @@ describe('the budget for waiting at the implementation’s request', () => {
     const deletes = server.requests.filter((request) => request.method === 'DELETE');
     expect(deletes.map((request) => request.path)).toEqual(['/v1/reports/rep_budget1']);
     expect(server.requests.at(-1)).toBe(deletes[0]);
+    // …and its answer is taken: the cleanup reports no problem.
+    expect(result.stderr).not.toContain('Cleanup:');
   });
 });
 
