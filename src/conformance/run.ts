@@ -5,6 +5,7 @@ import { DEFAULT_TIMEOUTS, type KitKeys, type KitTimeouts } from './kit-keys.js'
 import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
 import { ImplementationClient } from './http.js';
 import type { RequestRate } from './request-rate.js';
+import { type RunLimits, RunStopped } from './run-budget.js';
 import { CheckFailure, CheckSkipped, describeFinding, type Outcome, SetupError, type Status } from './outcome.js';
 import { type PactRunOptions, runPactVerification } from './pact-runner.js';
 import { authProbes } from './probes/auth.js';
@@ -21,6 +22,7 @@ import { causeCode, errorFromFailure, isUntrustedCertificate } from '../api/erro
 import type { Network } from '../api/network.js';
 import { ProxyFailure } from '../api/proxy.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { escapeControls } from '../core/control-characters.js';
 import { redactText } from '../core/redaction.js';
 import { ApiError, SvcError } from '../core/errors.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -46,6 +48,8 @@ export interface KitOptions {
   rate?: RequestRate | undefined;
   /** The share of each rate-limit window the kit leaves to others (`--rate-limit-reserve`); DEFAULT_RESERVE unless given. */
   reserve?: number | undefined;
+  /** The run's budgets for waiting at the implementation's request and for transient answers in a row (`--max-wait-total`, `--max-transient-answers`); DEFAULT_RUN_LIMITS where not given. */
+  limits?: Partial<RunLimits> | undefined;
   only?: string[] | undefined;
   /** Checks left out (`--exclude`): ids and prefixes ending in `*`. */
   exclude?: string[] | undefined;
@@ -128,7 +132,8 @@ async function outcomeOf(probe: Probe, context: KitContext): Promise<Outcome> {
   } catch (error) {
     if (error instanceof CheckSkipped) return { status: 'skipped', detail: error.message };
     if (error instanceof CheckFailure) return { status: 'failed', detail: error.message, findings: error.findings.map(describeFinding) };
-    if (error instanceof SetupError || error instanceof TransientAnswer) return { status: 'inconclusive', detail: error.message };
+    if (error instanceof SetupError || error instanceof TransientAnswer || error instanceof RunStopped)
+      return { status: 'inconclusive', detail: error.message };
     const cause = (error as Error & { cause?: Error }).cause;
     return { status: 'inconclusive', detail: `the check could not complete: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}` };
   }
@@ -197,11 +202,19 @@ async function startReceiver(options: KitOptions, runnable: readonly Check[], lo
   return receiver;
 }
 
+/** Once the run has stopped, every check decided from then on is inconclusive with the reason, whatever its probe made of what it had. */
+function stoppedOutcome(context: KitContext): Outcome | undefined {
+  const stopped = context.client.budget.stopped;
+  return stopped && { status: 'inconclusive', detail: stopped.message };
+}
+
 /**
  * Decides the runnable checks: the Pact verification and the probes side by side, then the cleanup
- * of what the run made, then the probes that look at what the cleanup left.
+ * of what the run made, then the probes that look at what the cleanup left. A run that stops past
+ * one of its budgets still cleans up, and decides nothing more.
  */
 async function decideChecks(context: KitContext, runnable: readonly Check[], pact: PactRunOptions, times: CheckTimes, outcomes: Map<string, Outcome>) {
+  const decide = (id: string, outcome: Outcome) => outcomes.set(id, stoppedOutcome(context) ?? outcome);
   const pending: Array<Promise<unknown>> = [];
   const pactChecks = runnable.filter((check) => verifierOf(check, context.keys) === 'pact');
   if (pactChecks.length > 0) {
@@ -213,10 +226,10 @@ async function decideChecks(context: KitContext, runnable: readonly Check[], pac
         )
         .then(
           (result) => {
-            for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
+            for (const [id, outcome] of result.outcomes) decide(id, outcome);
           },
           (error: Error) => {
-            for (const check of pactChecks) outcomes.set(check.id, { status: 'inconclusive', detail: `the Pact verification could not run: ${error.message}` });
+            for (const check of pactChecks) decide(check.id, { status: 'inconclusive', detail: `the Pact verification could not run: ${error.message}` });
           },
         ),
     );
@@ -224,7 +237,7 @@ async function decideChecks(context: KitContext, runnable: readonly Check[], pac
   for (const check of runnable) {
     const probe = PROBES[check.id];
     if (probe && verifierOf(check, context.keys) === 'probe')
-      pending.push(times.timed([check.id], () => outcomeOf(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
+      pending.push(times.timed([check.id], () => outcomeOf(probe, context)).then((outcome) => decide(check.id, outcome)));
   }
   await Promise.all(pending);
 
@@ -232,7 +245,7 @@ async function decideChecks(context: KitContext, runnable: readonly Check[], pac
   for (const problem of problems) context.log(`Cleanup: ${problem}`);
   for (const check of runnable) {
     const probe = FINAL[check.id];
-    if (probe) outcomes.set(check.id, await times.timed([check.id], () => outcomeOf(probe, context)));
+    if (probe && !context.client.budget.stopped) decide(check.id, await times.timed([check.id], () => outcomeOf(probe, context)));
   }
 }
 
@@ -292,9 +305,15 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     secrets,
     rate: options.rate,
     reserve: options.reserve,
+    limits: options.limits,
     clock: options.clock,
   });
   const receiver = await startReceiver(options, runnable, log);
+  // Past a budget, the run stops at once: the waits for deliveries end with the receiver.
+  client.budget.signal.addEventListener('abort', () => {
+    log(escapeControls(redactText(client.budget.stopped!.message, secrets)));
+    void receiver?.close();
+  });
   const base = {
     level: options.level,
     client,
@@ -313,19 +332,25 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     await preflight(context);
     log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
     await decideChecks(context, runnable, { ...options.pact, env: options.env }, times, outcomes);
+  } catch (error) {
+    if (!(error instanceof RunStopped)) throw error;
   } finally {
     await receiver?.close();
   }
+  const stopped = client.budget.stopped;
+  if (stopped) for (const check of runnable) if (!outcomes.has(check.id)) outcomes.set(check.id, { status: 'inconclusive', detail: stopped.message });
 
-  return runResult(options, checkResults(selected, outcomes, times, keys, secrets), { started, fixtures, receiver, requests: client.requestsSent });
+  return runResult(options, checkResults(selected, outcomes, times, keys, secrets), { started, fixtures, receiver, client });
 }
 
 /** The checks counted by status, with the run's record. */
 async function runResult(
   options: KitOptions,
   checks: TimedCheckResult[],
-  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined; requests: number },
+  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined; client: ImplementationClient },
 ): Promise<RunResult> {
+  const { client } = run;
+  const stopped = client.budget.stopped;
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {
     level: options.level,
@@ -339,7 +364,9 @@ async function runResult(
       level: options.level,
       fast: Boolean(options.fast),
       started: run.started,
-      requests: run.requests,
+      requests: client.requestsSent,
+      budgets: { kept_answers: client.kept.record, ...client.budget.record },
+      stopped: stopped ? { budget: stopped.budget, message: redactText(stopped.message, kitSecrets(options.keys, options.webhookSecret)) } : null,
       checks,
       catalogue: CATALOGUE,
       pactDir: options.pact?.contractsDir,
@@ -361,6 +388,7 @@ async function preflight(context: KitContext): Promise<void> {
       purpose: 'preflight',
     });
   } catch (error) {
+    if (error instanceof RunStopped) throw error;
     if (error instanceof TransientAnswer)
       throw new SvcError('server', 'transient_answer', `the implementation is not answering yet: ${error.message}`, 'run the kit again later');
     const url = `${context.client.baseUrl.origin}/v1/reports`;
