@@ -96,6 +96,7 @@ const IN_PROCESS = [
   'test/conformance/other-macs.test.ts',
   'test/conformance/pacing.test.ts',
   'test/conformance/receiver.test.ts',
+  'test/conformance/run-budgets.test.ts',
   'test/conformance/signature-headers.test.ts',
   'test/conformance/transient-answers.test.ts',
   'test/contracts/consumer.test.ts',

@@ -6,10 +6,12 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { escapeControls } from '../core/control-characters.js';
 import { redactText } from '../core/redaction.js';
 import type { CheckId } from './catalogue.js';
+import { KeptAnswers } from './kept-answers.js';
 import { DEFAULT_RESERVE } from './kit-keys.js';
 import { RequestCap, type RequestRate } from './request-rate.js';
+import { DEFAULT_RUN_LIMITS, RunBudget, type RunLimits, RunStopped } from './run-budget.js';
 import { statedWait } from './stated-wait.js';
-import { MAX_WAIT_MS, TransientRetries } from './transient-answers.js';
+import { isTransient, MAX_WAIT_MS, TransientRetries } from './transient-answers.js';
 
 /** Which of the kit's credentials a request carried; `none` for a request without a usable key. */
 export type Role = 'api' | 'admin' | 'readOnly' | 'ipLocked' | 'other' | 'otherAdmin' | 'revocable' | 'rateLimit' | 'none';
@@ -34,6 +36,8 @@ export interface Exchange {
   /** The body parsed as JSON; undefined when it is not JSON. */
   json: unknown;
   at: number;
+  /** Set in `exchanges` when the run's answers were past what the kit keeps: `body` and `json` are empty there (not in the answer the sender got). */
+  bodyDropped?: true | undefined;
 }
 
 export interface SendOptions {
@@ -67,6 +71,10 @@ export interface ImplementationClientOptions {
   reserve?: number;
   /** The kit's own cap on its request rate (`--rate-limit`), whatever the implementation allows. */
   rate?: RequestRate | undefined;
+  /** The run's budgets for waiting at the implementation's request and for transient answers in a row; DEFAULT_RUN_LIMITS unless given. */
+  limits?: Partial<RunLimits> | undefined;
+  /** What the run keeps of its answers at most, as KeptAnswers counts it; KEPT_ANSWER_BYTES unless given. */
+  keptAnswerBytes?: number | undefined;
   clock?: Clock;
 }
 
@@ -79,6 +87,11 @@ interface Bucket {
   pause: { until: number; remaining: number; why: string } | undefined;
   /** Requests of one credential go one after another, so the count the implementation reports stays meaningful. */
   queue: Promise<unknown>;
+  /**
+   * The credential's largest X-RateLimit-Remaining of the run: its window less one, as far as its
+   * answers show it. A credential's own, as the kit's keys may be of workspaces on other plans.
+   */
+  largestRemaining: number;
   /** The X-RateLimit-Remaining of the credential's last paced answer that gave one. */
   remaining: number | undefined;
 }
@@ -93,6 +106,14 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/** When `run` has settled, with nothing: a credential's queue must not hold its last answer (up to 64 MiB) for the rest of the run. */
+function settled(run: Promise<unknown>): Promise<void> {
+  return run.then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
 /** An answer's X-RateLimit-Remaining as a number; undefined when it has none that reads as one. */
 function remainingOf(exchange: Exchange): number | undefined {
   const value = exchange.headers['x-ratelimit-remaining']?.trim();
@@ -105,23 +126,30 @@ export type PlainAnswer = { status: number; headers: Record<string, string>; bod
 /**
  * The kit's only way to the implementation: HTTPS with the operator's CA (or none checked with
  * `--insecure`), paced by X-RateLimit-Remaining per credential, waiting out a 429 and a gateway's
- * transient 502, 503 or 504 as they ask, and recording every exchange for the checks that look at
- * all answers (X-RateLimit-Remaining, strict).
+ * transient 502, 503 or 504 as they ask, within the run's budgets (RunBudget), and recording every
+ * exchange for the checks that look at all answers (X-RateLimit-Remaining, strict), their bodies
+ * within a budget of memory (KeptAnswers).
  */
 export class ImplementationClient {
   readonly exchanges: Exchange[] = [];
+  readonly kept: KeptAnswers;
+  readonly budget: RunBudget;
   private plainRequests = 0;
   private readonly buckets = new Map<string, Bucket>();
   private readonly prefix: string;
   private readonly clock: Clock;
   private readonly cap: RequestCap | undefined;
-  /** The largest X-RateLimit-Remaining of the run: the window less one, as far as the answers show it. */
-  private largestRemaining = 0;
 
   constructor(private readonly options: ImplementationClientOptions) {
     this.prefix = options.baseUrl.pathname.replace(/\/$/, '');
     this.clock = options.clock ?? systemClock;
     this.cap = options.rate && new RequestCap(options.rate, this.clock);
+    this.kept = new KeptAnswers(options.keptAnswerBytes);
+    const limits = {
+      waitMs: options.limits?.waitMs ?? DEFAULT_RUN_LIMITS.waitMs,
+      transientInARow: options.limits?.transientInARow ?? DEFAULT_RUN_LIMITS.transientInARow,
+    };
+    this.budget = new RunBudget(limits, this.clock);
   }
 
   get baseUrl(): URL {
@@ -141,7 +169,7 @@ export class ImplementationClient {
     const name = options.bucket ?? options.authorization ?? '';
     let bucket = this.buckets.get(name);
     if (!bucket) {
-      bucket = { pause: undefined, queue: Promise.resolve(), remaining: undefined };
+      bucket = { pause: undefined, queue: Promise.resolve(), largestRemaining: 0, remaining: undefined };
       this.buckets.set(name, bucket);
     }
     return bucket;
@@ -160,18 +188,18 @@ export class ImplementationClient {
   send(options: SendOptions): Promise<Exchange> {
     const bucket = this.bucket(options);
     const run = bucket.queue.then(() => this.sendPaced(options, bucket));
-    bucket.queue = run.catch(() => undefined);
+    bucket.queue = settled(run);
     return run;
   }
 
   /**
    * The requests of the window the kit leaves to the workspace's other clients: a share of the
-   * window as the paced answers show it (the largest X-RateLimit-Remaining of the run, and the
-   * request that answer counted). A client beside the kit on the same workspace keeps at least those.
+   * window as the credential's paced answers show it (its largest X-RateLimit-Remaining of the run,
+   * and the request that answer counted). A client beside the kit on the same workspace keeps at least those.
    */
-  private reserved(remaining: number): number {
-    this.largestRemaining = Math.max(this.largestRemaining, remaining);
-    return Math.floor((this.largestRemaining + 1) * (this.options.reserve ?? DEFAULT_RESERVE));
+  private reserved(bucket: Bucket, remaining: number): number {
+    bucket.largestRemaining = Math.max(bucket.largestRemaining, remaining);
+    return Math.floor((bucket.largestRemaining + 1) * (this.options.reserve ?? DEFAULT_RESERVE));
   }
 
   /** After a paced answer: the credential pauses once X-RateLimit-Remaining is down to the share the kit leaves to others. */
@@ -181,7 +209,7 @@ export class ImplementationClient {
       bucket.pause = undefined;
       return;
     }
-    const reserved = this.reserved(remaining);
+    const reserved = this.reserved(bucket, remaining);
     bucket.remaining = remaining;
     bucket.pause = remaining <= reserved ? this.pauseAfter(exchange, remaining, reserved) : undefined;
   }
@@ -192,9 +220,10 @@ export class ImplementationClient {
    * where no answer gave X-RateLimit-Remaining.
    */
   windowRoom(authorization: string): { remaining: number; reserved: number; window: number } | undefined {
-    const remaining = this.buckets.get(authorization)?.remaining;
-    if (remaining === undefined) return undefined;
-    return { remaining, reserved: this.reserved(remaining), window: this.largestRemaining + 1 };
+    const bucket = this.buckets.get(authorization);
+    const remaining = bucket?.remaining;
+    if (bucket === undefined || remaining === undefined) return undefined;
+    return { remaining, reserved: this.reserved(bucket, remaining), window: bucket.largestRemaining + 1 };
   }
 
   /**
@@ -216,10 +245,32 @@ export class ImplementationClient {
     if (!bucket.pause) return;
     const waitMs = bucket.pause.until - this.clock.now();
     if (waitMs > 0) {
-      this.log(`X-RateLimit-Remaining is ${bucket.pause.remaining}: waiting ${Math.ceil(waitMs / 1000)} s before the next request, ${bucket.pause.why}`);
-      await this.clock.sleep(waitMs);
+      const { remaining } = bucket.pause;
+      await this.waitAsked(
+        waitMs,
+        `an answer with X-RateLimit-Remaining ${remaining}`,
+        `X-RateLimit-Remaining is ${remaining}: waiting ${Math.ceil(waitMs / 1000)} s before the next request, ${bucket.pause.why}`,
+      );
     }
     bucket.pause = undefined;
+  }
+
+  /**
+   * Waits as the implementation asked (`why`: the answer that did; `line`: the wait, for people),
+   * within the run's budget for waiting: past it, or once the run has stopped, a RunStopped, at once.
+   */
+  async waitAsked(ms: number, why: string, line: string): Promise<void> {
+    this.budget.wait(ms, why);
+    this.log(line);
+    await this.clock.sleep(ms, this.budget.signal).catch((error: unknown) => {
+      throw this.budget.stopped ?? error;
+    });
+  }
+
+  /** Once the run has stopped, only its cleanup is still sent (each request once, without waiting). */
+  private throwIfStopped(purpose?: Purpose): void {
+    const stopped = this.budget.stopped;
+    if (stopped && purpose !== 'cleanup') throw stopped;
   }
 
   /**
@@ -229,37 +280,48 @@ export class ImplementationClient {
   sendUnpaced(options: SendOptions): Promise<Exchange> {
     const bucket = this.bucket(options);
     const run = bucket.queue.then(async () => {
+      this.throwIfStopped(options.purpose);
       const exchange = await this.sendOnce(options);
       // Not a measure of the window the kit shares: the key may be one of its own.
       const remaining = remainingOf(exchange) ?? 0;
       bucket.pause = exchange.status === 429 || remaining === 0 ? this.pauseAfter(exchange, remaining, 0) : undefined;
       return exchange;
     });
-    bucket.queue = run.catch(() => undefined);
+    bucket.queue = settled(run);
     return run;
   }
 
   private async sendPaced(options: SendOptions, bucket: Bucket): Promise<Exchange> {
     const retries = new TransientRetries(options, () => this.clock.now());
     for (;;) {
-      await this.pace(bucket);
+      this.throwIfStopped(options.purpose);
+      // The cleanup after a stop is sent at once: the run waits no more.
+      if (!this.budget.stopped) await this.pace(bucket);
       const exchange = await this.sendOnce(options);
       this.notePause(bucket, exchange);
+      const transient = isTransient(exchange, this.clock.now());
+      this.budget.answered(transient ? { status: exchange.status, request: `${options.method} ${options.path}` } : undefined);
       const retry = retries.after(exchange);
       if (!retry) return exchange;
-      this.log(retry.line);
-      await this.clock.sleep(retry.waitMs);
+      await this.waitAsked(retry.waitMs, retry.why, retry.line);
     }
+  }
+
+  /** The deadline of one exchange: its own, and the run's stop (but for the cleanup after it). */
+  private exchangeSignal(timeoutMs: number): AbortSignal {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    return this.budget.stopped ? timeout : AbortSignal.any([timeout, this.budget.signal]);
   }
 
   private async sendOnce(options: SendOptions): Promise<Exchange> {
     await this.cap?.take();
+    this.throwIfStopped(options.purpose);
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.authorization !== null) headers.authorization = options.authorization;
     const url = new URL(this.prefix + options.path, this.options.baseUrl.origin);
     const answer = await exchange(
       { method: options.method, url: url.href, headers, body: options.body },
-      AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
+      this.exchangeSignal(this.options.timeoutMs ?? TIMEOUT_MS),
       this.options.network,
     );
     const sent: Exchange = {
@@ -274,7 +336,7 @@ export class ImplementationClient {
       json: parseJson(answer.text),
       at: this.clock.now(),
     };
-    this.exchanges.push(sent);
+    this.exchanges.push(this.kept.keep(sent));
     return sent;
   }
 
@@ -289,15 +351,17 @@ export class ImplementationClient {
     const port = Number(base.port || (onHttpsPort ? 443 : 80));
     const url = `http://${base.hostname.includes(':') ? `[${base.hostname}]` : base.hostname}:${port}${this.prefix}${path}`;
     await this.cap?.take();
+    this.throwIfStopped();
     this.plainRequests++;
     try {
       const answer = await exchange(
         { method: 'GET', url, headers: { authorization, accept: 'application/json' } },
-        AbortSignal.timeout(PLAIN_HTTP_TIMEOUT_MS),
+        this.exchangeSignal(PLAIN_HTTP_TIMEOUT_MS),
         this.options.network,
       );
       return { status: answer.status, headers: answer.headers.all(), body: answer.text, url };
     } catch (error) {
+      if (error instanceof RunStopped) throw error;
       const refused =
         (error as Error).name === 'TimeoutError' ? `no answer within ${PLAIN_HTTP_TIMEOUT_MS / 1000} s` : (causeCode(error) ?? (error as Error).message);
       return { refused, url };

@@ -92,16 +92,31 @@ export function requestLine(exchange: Pick<Exchange, 'method' | 'path' | 'role'>
 }
 
 const MAX_SHOWN = 160;
+/** How much of a body is read for what is shown of it: a body of 60 MiB is not copied whole to show 160 characters. */
+const SHOWN_FROM = 64 * 1024;
+
+/**
+ * `text` as a string of its own. A slice of a string is a view of it in V8, which holds the whole in
+ * memory: 160 characters of an answer of 60 MiB in a check's detail would keep the answer for the
+ * rest of the run.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/** The start of `text`, at most MAX_SHOWN characters and an ellipsis, as a string of its own. */
+function start(text: string, more: boolean): string {
+  return detached(more || text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+}
 
 /** A response as a failure shows it: the status and the start of the body. */
 export function shown(exchange: Pick<Exchange, 'status' | 'body'>): string {
-  const body = exchange.body.replace(/\s+/g, ' ').trim();
-  return `${exchange.status}${body ? ` ${body.length > MAX_SHOWN ? `${body.slice(0, MAX_SHOWN)}…` : body}` : ' with an empty body'}`;
+  const body = exchange.body.slice(0, SHOWN_FROM).replace(/\s+/g, ' ').trim();
+  return `${exchange.status}${body ? ` ${start(body, exchange.body.length > SHOWN_FROM)}` : ' with an empty body'}`;
 }
 
 export function shownValue(value: unknown): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
+  return start(value === undefined ? 'nothing' : JSON.stringify(value), false);
 }
 
 /** Collects the findings of one check, then fails it once with all of them. */

@@ -10,6 +10,7 @@ import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_H
 import { SIGNATURE_ENCODINGS, type SignatureEncoding, type SignatureFailure } from '../webhooks/signature.js';
 import { closeServer } from './http.js';
 import { authenticates, noiseReason, readSignatures, type SignatureReading } from './signature-readings.js';
+import { MESSAGE_OVERHEAD, PARSED_BODY_FACTOR } from './kept-cost.js';
 import { CheckFailure, type Finding, SetupError } from './outcome.js';
 
 /**
@@ -18,15 +19,11 @@ import { CheckFailure, type Finding, SetupError } from './outcome.js';
  * and counted as noise: a genuine one is then retried (part 6), and a sender learns it was not taken.
  */
 export const KEPT_LIMITS = { bytes: 32 * 1024 * 1024, deliveries: 10_000 };
-/** What a kept delivery costs beyond its headers and body: its record and Node's object of its headers. */
-const DELIVERY_OVERHEAD = 2 * 1024;
-/** A parsed JSON body can take twenty times its text in memory (`[{},{},…]`). */
-const PARSED_BODY_FACTOR = 24;
 
 /** What the bound counts for a delivery: its headers, its body as bytes and as text (up to two bytes a character), the parsed body, an overhead. */
 function costOf(rawHeaders: string[], raw: Buffer, json: unknown): number {
   const headers = rawHeaders.reduce((sum, item) => sum + item.length, 0);
-  return DELIVERY_OVERHEAD + headers + raw.length * (3 + (json === undefined ? 0 : PARSED_BODY_FACTOR));
+  return MESSAGE_OVERHEAD + headers + raw.length * (3 + (json === undefined ? 0 : PARSED_BODY_FACTOR));
 }
 
 /** Why a delivery was set aside: its signature did not verify with the webhook secret, or the receiver kept all it may. */
@@ -152,6 +149,8 @@ export class WebhookReceiver {
   private listening: { host: string; port: number } | undefined;
   private listeningSince = 0;
   private server: Server | undefined;
+  /** Once closed, every wait for a delivery ends: the run is over, or stopped. */
+  private closed = false;
   private keptBytes = 0;
   private readonly secret: string | undefined;
   private readonly encodings: readonly SignatureEncoding[];
@@ -238,7 +237,7 @@ export class WebhookReceiver {
   }
 
   private receive(request: IncomingMessage, response: ServerResponse): void {
-    if (this.full(DELIVERY_OVERHEAD)) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
+    if (this.full(MESSAGE_OVERHEAD)) return this.setAside(response, 'receiver_full', 503, 'the kit keeps no more deliveries in this run');
     readBody(request, DEFAULT_BODY_LIMIT).then(
       (raw) => this.record(request, response, raw),
       (error: Error) => {
@@ -352,7 +351,7 @@ export class WebhookReceiver {
     for (let next = since; ;) {
       for (; next < this.deliveries.length; next++) if (predicate(this.deliveries[next]!)) return this.deliveries[next];
       const left = end() - Date.now();
-      if (left <= 0) return undefined;
+      if (left <= 0 || this.closed) return undefined;
       await new Promise<void>((resolve) => {
         const wake = () => {
           this.waiters.delete(wake);
@@ -365,6 +364,8 @@ export class WebhookReceiver {
   }
 
   close(): Promise<void> {
+    this.closed = true;
+    for (const wake of this.waiters) wake();
     for (const timer of this.held) clearTimeout(timer);
     return closeServer(this.server);
   }

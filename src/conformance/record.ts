@@ -6,6 +6,7 @@ import { type Check, CLAUSES, type Level, PART_TITLES, partOf } from './catalogu
 import type { KitFixtures } from './fixtures.js';
 import type { Status } from './outcome.js';
 import { CONTRACTS_DIR } from './pact-runner.js';
+import type { SpentBudget } from './run-budget.js';
 
 interface ClauseCoverage {
   clause: string;
@@ -38,6 +39,19 @@ export interface RunRecord {
   duration_ms: number;
   /** The requests the kit sent to the implementation: every attempt, the Pact verifier's (through the forwarder) and plain HTTP included. */
   requests: number;
+  /**
+   * What the run spent of its budgets: the answers it kept for the checks that read them after the
+   * fact (as counted, with their text and parsed JSON; bodies past the limit dropped, their checks
+   * inconclusive), the time it waited at the implementation's request (waits at once counted once),
+   * and the most transient answers it took in a row.
+   */
+  budgets: {
+    kept_answers: { bytes: number; limit_bytes: number; bodies_dropped: number };
+    waits: { waited_ms: number; limit_ms: number };
+    transient_answers: { most_in_a_row: number; limit_in_a_row: number };
+  };
+  /** Why the run stopped before deciding every check, past one of its budgets (the checks it left inconclusive say so too); null when it did not. */
+  stopped: { budget: SpentBudget; message: string } | null;
   openapi_sha256: string;
   contracts: Array<{ file: string; sha256: string }>;
   /**
@@ -108,6 +122,8 @@ export async function runRecord(input: {
   fast: boolean;
   started: Date;
   requests: number;
+  budgets: RunRecord['budgets'];
+  stopped: RunRecord['stopped'];
   checks: Array<{ id: string; status: Status }>;
   catalogue: readonly Check[];
   pactDir?: string | undefined;
@@ -130,6 +146,8 @@ export async function runRecord(input: {
     finished_at: finished.toISOString(),
     duration_ms: finished.getTime() - input.started.getTime(),
     requests: input.requests,
+    budgets: input.budgets,
+    stopped: input.stopped,
     openapi_sha256: sha256(await readFile(packageFile('openapi.yaml'))),
     contracts: await Promise.all(files.map(async (file) => ({ file: `contracts/${file}`, sha256: sha256(await readFile(join(dir, file))) }))),
     fixtures: {

@@ -104,6 +104,11 @@ function recordProperties(record: RunRecord): Array<[string, string]> {
     ['started_at', record.started_at],
     ['finished_at', record.finished_at],
     ['requests', String(record.requests)],
+    ['budgets.kept_answers.bytes', String(record.budgets.kept_answers.bytes)],
+    ['budgets.kept_answers.bodies_dropped', String(record.budgets.kept_answers.bodies_dropped)],
+    ['budgets.waits.waited_ms', String(record.budgets.waits.waited_ms)],
+    ['budgets.transient_answers.most_in_a_row', String(record.budgets.transient_answers.most_in_a_row)],
+    ...(record.stopped ? [['stopped.budget', record.stopped.budget] as [string, string], ['stopped.message', record.stopped.message] as [string, string]] : []),
     ['openapi_sha256', record.openapi_sha256],
     ...record.contracts.map(({ file, sha256 }): [string, string] => [`contract_sha256.${file}`, sha256]),
   ];
@@ -191,9 +196,10 @@ function testsuite(result: RunResult, part: string, first: boolean): string[] {
 /**
  * A JUnit XML report as Jenkins (the xunit plugin's JUnit schema) and GitLab read it: one testsuite
  * per part of the specification, one testcase per check, with the check's whole evidence in its
- * system-out. The first testsuite carries the run record (kit version, base URL, time, hashes of
- * openapi.yaml and the contracts, whether webhook deliveries were authenticated and how many were
- * noise) as properties, and each its part's coverage by clause.
+ * system-out. The first testsuite carries the run record (kit version, base URL, time, what it spent
+ * of its budgets and whether it stopped past one, hashes of openapi.yaml and the contracts, whether
+ * webhook deliveries were authenticated and how many were noise) as properties, and each its part's
+ * coverage by clause.
  */
 export function toJunit(result: RunResult): string {
   const record = result.run;

@@ -5,6 +5,7 @@ import { DEFAULT_TIMEOUTS, type KitKeys, type KitTimeouts } from './kit-keys.js'
 import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
 import { ImplementationClient } from './http.js';
 import type { RequestRate } from './request-rate.js';
+import { type RunLimits, RunStopped } from './run-budget.js';
 import { CheckFailure, CheckSkipped, describeFinding, type Outcome, ReplayableFailure, SetupError, type Status } from './outcome.js';
 import { type PactRunOptions, runPactVerification } from './pact-runner.js';
 import { authProbes } from './probes/auth.js';
@@ -23,6 +24,7 @@ import { causeCode, errorFromFailure, isUntrustedCertificate } from '../api/erro
 import type { Network } from '../api/network.js';
 import { ProxyFailure } from '../api/proxy.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { escapeControls } from '../core/control-characters.js';
 import { redactText } from '../core/redaction.js';
 import { ApiError, SvcError } from '../core/errors.js';
 import type { SignatureEncoding } from '../webhooks/signature.js';
@@ -48,6 +50,8 @@ export interface KitOptions {
   rate?: RequestRate | undefined;
   /** The share of each rate-limit window the kit leaves to others (`--rate-limit-reserve`); DEFAULT_RESERVE unless given. */
   reserve?: number | undefined;
+  /** The run's budgets for waiting at the implementation's request and for transient answers in a row (`--max-wait-total`, `--max-transient-answers`); DEFAULT_RUN_LIMITS where not given. */
+  limits?: Partial<RunLimits> | undefined;
   only?: string[] | undefined;
   /** Checks left out (`--exclude`): ids and prefixes ending in `*`. */
   exclude?: string[] | undefined;
@@ -144,7 +148,8 @@ async function outcomeOf(probe: Probe, context: KitContext): Promise<Outcome> {
         findings: error.findings.map(describeFinding),
         ...(error instanceof ReplayableFailure && { minimalCase: error.minimalCase }),
       };
-    if (error instanceof SetupError || error instanceof TransientAnswer) return { status: 'inconclusive', detail: error.message };
+    if (error instanceof SetupError || error instanceof TransientAnswer || error instanceof RunStopped)
+      return { status: 'inconclusive', detail: error.message };
     const cause = (error as Error & { cause?: Error }).cause;
     return { status: 'inconclusive', detail: `the check could not complete: ${(error as Error).message}${cause?.message ? ` (${cause.message})` : ''}` };
   }
@@ -213,8 +218,16 @@ async function startReceiver(options: KitOptions, runnable: readonly Check[], lo
   return receiver;
 }
 
-/** Runs the probes of `checks` side by side (the Pact verification too, for those it decides), each outcome as it comes. */
-function probeChecks(context: KitContext, checks: readonly Check[], pact: PactRunOptions, times: CheckTimes, outcomes: Map<string, Outcome>): Promise<unknown> {
+/** Once the run has stopped, every check decided from then on is inconclusive with the reason, whatever its probe made of what it had. */
+function stoppedOutcome(context: KitContext): Outcome | undefined {
+  const stopped = context.client.budget.stopped;
+  return stopped && { status: 'inconclusive', detail: stopped.message };
+}
+
+type Decide = (id: string, outcome: Outcome) => void;
+
+/** Runs the probes of `checks` side by side (the Pact verification too, for those it decides), each outcome decided as it comes. */
+function probeChecks(context: KitContext, checks: readonly Check[], pact: PactRunOptions, times: CheckTimes, decide: Decide): Promise<unknown> {
   const pending: Array<Promise<unknown>> = [];
   const pactChecks = checks.filter((check) => verifierOf(check, context.keys) === 'pact');
   if (pactChecks.length > 0) {
@@ -226,10 +239,10 @@ function probeChecks(context: KitContext, checks: readonly Check[], pact: PactRu
         )
         .then(
           (result) => {
-            for (const [id, outcome] of result.outcomes) outcomes.set(id, outcome);
+            for (const [id, outcome] of result.outcomes) decide(id, outcome);
           },
           (error: Error) => {
-            for (const check of pactChecks) outcomes.set(check.id, { status: 'inconclusive', detail: `the Pact verification could not run: ${error.message}` });
+            for (const check of pactChecks) decide(check.id, { status: 'inconclusive', detail: `the Pact verification could not run: ${error.message}` });
           },
         ),
     );
@@ -237,7 +250,7 @@ function probeChecks(context: KitContext, checks: readonly Check[], pact: PactRu
   for (const check of checks) {
     const probe = PROBES[check.id];
     if (probe && verifierOf(check, context.keys) === 'probe')
-      pending.push(times.timed([check.id], () => outcomeOf(probe, context)).then((outcome) => outcomes.set(check.id, outcome)));
+      pending.push(times.timed([check.id], () => outcomeOf(probe, context)).then((outcome) => decide(check.id, outcome)));
   }
   return Promise.all(pending);
 }
@@ -277,26 +290,27 @@ async function decideChecks(
   times: CheckTimes,
   outcomes: Map<string, Outcome>,
 ) {
+  const decide: Decide = (id, outcome) => outcomes.set(id, stoppedOutcome(context) ?? outcome);
   const ordinary = runnable.filter((check) => !isGenerated(check.id));
   const waiting = probeChecks(
     context,
     ordinary.filter((check) => check.needs.includes('slow')),
     pact,
     times,
-    outcomes,
+    decide,
   );
   await probeChecks(
     context,
     ordinary.filter((check) => !check.needs.includes('slow')),
     pact,
     times,
-    outcomes,
+    decide,
   );
   const generated = runnable.filter((check) => isGenerated(check.id));
-  if (generated.length > 0) {
+  if (generated.length > 0 && !context.client.budget.stopped) {
     context.generated = generatedRun(context, options, generated);
     context.log(`Generated checks: seed ${context.generated.seed} (--seed ${context.generated.seed} replays them), ${context.generated.why}`);
-    await probeChecks(context, generated, pact, times, outcomes);
+    await probeChecks(context, generated, pact, times, decide);
   }
   await waiting;
 
@@ -304,7 +318,7 @@ async function decideChecks(
   for (const problem of problems) context.log(`Cleanup: ${problem}`);
   for (const check of runnable) {
     const probe = FINAL[check.id];
-    if (probe) outcomes.set(check.id, await times.timed([check.id], () => outcomeOf(probe, context)));
+    if (probe && !context.client.budget.stopped) decide(check.id, await times.timed([check.id], () => outcomeOf(probe, context)));
   }
 }
 
@@ -373,9 +387,15 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     secrets,
     rate: options.rate,
     reserve: options.reserve,
+    limits: options.limits,
     clock: options.clock,
   });
   const receiver = await startReceiver(options, runnable, log);
+  // Past a budget, the run stops at once: the waits for deliveries end with the receiver.
+  client.budget.signal.addEventListener('abort', () => {
+    log(escapeControls(redactText(client.budget.stopped!.message, secrets)));
+    void receiver?.close();
+  });
   const base = {
     level: options.level,
     client,
@@ -394,15 +414,19 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
     await preflight(context);
     log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
     await decideChecks(context, runnable, options, { ...options.pact, env: options.env }, times, outcomes);
+  } catch (error) {
+    if (!(error instanceof RunStopped)) throw error;
   } finally {
     await receiver?.close();
   }
+  const stopped = client.budget.stopped;
+  if (stopped) for (const check of runnable) if (!outcomes.has(check.id)) outcomes.set(check.id, { status: 'inconclusive', detail: stopped.message });
 
   return runResult(options, checkResults(selected, outcomes, times, context, secrets), {
     started,
     fixtures,
     receiver,
-    requests: client.requestsSent,
+    client,
     generated: context.generated && {
       seed: context.generated.seed,
       budget: context.generated.requests,
@@ -415,8 +439,16 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
 async function runResult(
   options: KitOptions,
   checks: TimedCheckResult[],
-  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined; requests: number; generated: RunRecord['generated'] | undefined },
+  run: {
+    started: Date;
+    fixtures: KitFixtures;
+    receiver: WebhookReceiver | undefined;
+    client: ImplementationClient;
+    generated: RunRecord['generated'] | undefined;
+  },
 ): Promise<RunResult> {
+  const { client } = run;
+  const stopped = client.budget.stopped;
   const count = (status: Status) => checks.filter((check) => check.status === status).length;
   return {
     level: options.level,
@@ -430,7 +462,9 @@ async function runResult(
       level: options.level,
       fast: Boolean(options.fast),
       started: run.started,
-      requests: run.requests,
+      requests: client.requestsSent,
+      budgets: { kept_answers: client.kept.record, ...client.budget.record },
+      stopped: stopped ? { budget: stopped.budget, message: redactText(stopped.message, kitSecrets(options.keys, options.webhookSecret)) } : null,
       checks,
       catalogue: CATALOGUE,
       pactDir: options.pact?.contractsDir,
@@ -453,6 +487,7 @@ async function preflight(context: KitContext): Promise<void> {
       purpose: 'preflight',
     });
   } catch (error) {
+    if (error instanceof RunStopped) throw error;
     if (error instanceof TransientAnswer)
       throw new SvcError('server', 'transient_answer', `the implementation is not answering yet: ${error.message}`, 'run the kit again later');
     const url = `${context.client.baseUrl.origin}/v1/reports`;

@@ -31,6 +31,18 @@ export class TransientAnswer extends Error {
 
 const seconds = (ms: number) => `${Math.ceil(ms / 1000)} s`;
 
+/** Whether an answer is transient, no verdict of the implementation's on the request: a 429, or a 502, 503 or 504 with Retry-After. */
+export function isTransient(answer: Answer, now: number): boolean {
+  return answer.status === 429 || ([502, 503, 504].includes(answer.status) && retryAfter(answer.headers, now) !== undefined);
+}
+
+/** A wait before a request is sent again: how long, the answer that asked for it, and the line that says so. */
+interface Retry {
+  waitMs: number;
+  why: string;
+  line: string;
+}
+
 /**
  * What the kit does with each answer to one request it sends paced: a 429 is waited out as asked
  * (Retry-After or X-RateLimit-Reset, else 5 s doubling) and sent again, whatever the method, for a
@@ -50,20 +62,18 @@ export class TransientRetries {
     private readonly now: () => number,
   ) {}
 
-  /** How long to wait before sending the request again, and the line that says so; undefined when `answer` is final. */
-  after(answer: Answer): { waitMs: number; line: string } | undefined {
+  /** How long to wait before sending the request again, and why; undefined when `answer` is final. */
+  after(answer: Answer): Retry | undefined {
+    if (!isTransient(answer, this.now())) return undefined;
     if (answer.status === 429) return this.afterRateLimit(answer);
-    if (![502, 503, 504].includes(answer.status)) return undefined;
-    const waitMs = retryAfter(answer.headers, this.now());
-    if (waitMs === undefined) return undefined;
-    return this.afterBlip(answer.status, waitMs);
+    return this.afterBlip(answer.status, retryAfter(answer.headers, this.now())!);
   }
 
   private get requestLine(): string {
     return `${this.request.method} ${this.request.path}`;
   }
 
-  private afterRateLimit(answer: Answer): { waitMs: number; line: string } {
+  private afterRateLimit(answer: Answer): Retry {
     const stated = statedWait(answer.headers, this.now());
     if (this.rateLimited >= MAX_RATE_LIMIT_RETRIES)
       throw new TransientAnswer(`${this.requestLine} was still answered 429 after ${this.rateLimited + 1} attempts`);
@@ -73,10 +83,14 @@ export class TransientRetries {
       );
     const waitMs = stated?.ms ?? DEFAULT_RATE_LIMIT_WAIT_MS * 2 ** Math.min(this.rateLimited, 3);
     this.rateLimited++;
-    return { waitMs, line: `429 on ${this.requestLine}: waiting ${seconds(waitMs)} (${stated?.header ?? 'no wait stated'}) before sending it again` };
+    return {
+      waitMs,
+      why: `a 429 to ${this.requestLine}`,
+      line: `429 on ${this.requestLine}: waiting ${seconds(waitMs)} (${stated?.header ?? 'no wait stated'}) before sending it again`,
+    };
   }
 
-  private afterBlip(status: number, waitMs: number): { waitMs: number; line: string } {
+  private afterBlip(status: number, waitMs: number): Retry {
     const attempts = `${this.blips + 1} attempt${this.blips === 0 ? '' : 's'}`;
     const transient = `${status} with Retry-After on ${this.requestLine}`;
     if (status !== 503 && !IDEMPOTENT.has(this.request.method))
@@ -88,6 +102,10 @@ export class TransientRetries {
       );
     this.blips++;
     this.blipWaitedMs += waitMs;
-    return { waitMs, line: `${status} on ${this.requestLine}: waiting ${seconds(waitMs)} (Retry-After) before sending it again` };
+    return {
+      waitMs,
+      why: `a ${status} to ${this.requestLine}`,
+      line: `${status} on ${this.requestLine}: waiting ${seconds(waitMs)} (Retry-After) before sending it again`,
+    };
   }
 }

@@ -99,6 +99,12 @@ describe('the JUnit report', () => {
         finished_at: 'f',
         duration_ms: 1500,
         requests: 42,
+        budgets: {
+          kept_answers: { bytes: 0, limit_bytes: 1, bodies_dropped: 0 },
+          waits: { waited_ms: 0, limit_ms: 1 },
+          transient_answers: { most_in_a_row: 0, limit_in_a_row: 1 },
+        },
+        stopped: null,
         openapi_sha256: 'h',
         contracts: [],
         fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },

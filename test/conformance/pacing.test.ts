@@ -69,9 +69,10 @@ it('waits when X-RateLimit-Remaining reaches 0, so a fixed window of 3 requests 
 
 /**
  * A server with a fixed window of `limit` requests a minute for every key of one workspace, on the
- * test's clock: which window each request fell in, by key, and the 429s.
+ * test's clock: which window each request fell in, by key, and the 429s. The keys of `elsewhere`
+ * belong to other workspaces, each answered with the X-RateLimit-Remaining it names.
  */
-async function workspaceServer(limit: number, clock: Clock) {
+async function workspaceServer(limit: number, clock: Clock, elsewhere: Record<string, number> = {}) {
   const certificate = await makeCertificate();
   const WINDOW_MS = 60_000;
   let window = { startedAt: -Infinity, used: 0, index: -1 };
@@ -80,6 +81,8 @@ async function workspaceServer(limit: number, clock: Clock) {
     const now = clock.now();
     if (now - window.startedAt >= WINDOW_MS) window = { startedAt: now, used: 0, index: window.index + 1 };
     const key = String(request.headers.authorization);
+    const remainingElsewhere = elsewhere[key];
+    if (remainingElsewhere !== undefined) return json(response, 200, { data: [] }, { 'x-ratelimit-remaining': String(remainingElsewhere) });
     const allowed = window.used < limit;
     served.push({ window: window.index, key, status: allowed ? 200 : 429 });
     if (!allowed) return json(response, 429, { error: { code: 'rate_limited' } }, { 'x-ratelimit-remaining': '0', 'retry-after': '1' });
@@ -96,6 +99,7 @@ async function workspaceServer(limit: number, clock: Clock) {
 
 const KIT_KEY = 'Bearer svc_test_pacing0123456789abcdefghijkl';
 const NEIGHBOUR_KEY = 'Bearer svc_test_neighbour0123456789abcdefgh';
+const OTHER_WORKSPACE_KEY = 'Bearer svc_test_elsewhere0123456789abcdefgh';
 
 describe('a good citizen of a shared workspace', () => {
   it("leaves a quarter of each window to the workspace's other clients: a neighbour that comes after it in the window is served", async () => {
@@ -116,6 +120,16 @@ describe('a good citizen of a shared workspace', () => {
     );
     expect(neighbour.map((answer) => answer.status)).toEqual([200, 200, 200]);
     expect(served.filter((entry) => entry.status === 429)).toEqual([]);
+  });
+
+  it("keeps to each credential's own window: a key of another workspace on a larger plan does not shrink this one's share", async () => {
+    const clock = steppingClock();
+    const { server, certificate, perWindow } = await workspaceServer(12, clock, { [OTHER_WORKSPACE_KEY]: 999 });
+    const { client: made } = await client(server, certificate, 60_000, clock);
+    await made.send({ method: 'GET', path: '/v1/reports', authorization: OTHER_WORKSPACE_KEY, role: 'other', purpose: 'preflight' });
+    await Promise.all(Array.from({ length: 20 }, () => get(made)));
+    expect(perWindow(KIT_KEY)).toEqual([9, 9, 2]);
+    expect(clock.slept).toEqual([60_000, 60_000]);
   });
 
   it('uses the whole window with --rate-limit-reserve 0', async () => {

@@ -162,8 +162,7 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
   const caCertPath = join(dir, 'ca.pem');
   writeFileSync(caCertPath, certificate.cert);
   const upstream = new Agent({ connect: { ca: readFileSync(sandbox.caCert, 'utf8') } });
-
-  // The answers it gives itself count as the sandbox's do: they carry the sandbox's last X-RateLimit-Remaining.
+  // The answers the proxy makes itself count as the sandbox's do: a count far below the last one would tell the kit its window is nearly spent.
   let remaining = '999';
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
@@ -224,9 +223,9 @@ export async function startMutatingImplementation(sandbox: TestSandbox, variant:
         socket.resume();
       } else {
         const body = JSON.stringify({ error: { code: 'https_required', message: 'use https://' } });
-        const remaining = variant.plainHttpWithoutRemaining ? '' : 'X-RateLimit-Remaining: 999\r\n';
+        const remainingLine = variant.plainHttpWithoutRemaining ? '' : `X-RateLimit-Remaining: ${remaining}\r\n`;
         socket.end(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${remaining}Connection: close\r\n\r\n${body}`,
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${remainingLine}Connection: close\r\n\r\n${body}`,
         );
       }
     });

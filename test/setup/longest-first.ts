@@ -16,6 +16,7 @@ const LONGEST_FIRST = [
   'test/conformance/accuracy-4.test.ts',
   'test/packaging/self-contained.test.ts',
   'test/conformance/accuracy-3.test.ts',
+  'test/conformance/kept-answers.test.ts',
   'test/conformance/sandbox.test.ts',
   'test/ci/github-action.test.ts',
   'test/conformance/shared-workspace.test.ts',

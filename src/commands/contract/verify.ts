@@ -6,6 +6,7 @@ import { SvcCommand } from '../../cli/base-command.js';
 import { CATALOGUE, type Level, selectChecks } from '../../conformance/catalogue.js';
 import { DEFAULT_RESERVE, kitKeys, type KitKeys } from '../../conformance/kit-keys.js';
 import { PACT_PROVIDER } from '../../conformance/contract-terms.js';
+import { DEFAULT_RUN_LIMITS } from '../../conformance/run-budget.js';
 import { readKitFixtures } from '../../conformance/fixtures.js';
 import type { ReceiverCertificate } from '../../conformance/receiver.js';
 import { type ConformanceJson, toJson, toJunit } from '../../conformance/report.js';
@@ -210,6 +211,13 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
         "How many requests the generated checks send in all (default: the kit's share of one rate-limit window, at most 800; with --fast what the window leaves, at most 300)",
       min: 0,
     }),
+    'max-wait-total': durationFlag({
+      description: `The longest the run waits in all at the implementation's request (Retry-After, X-RateLimit-Reset, pacing, retries), e.g. 90m; past it the run stops, the checks left inconclusive (default ${DEFAULT_RUN_LIMITS.waitMs / 60_000}m)`,
+    }),
+    'max-transient-answers': Flags.integer({
+      description: `The most transient answers (429, or 502, 503 or 504 with Retry-After) the run takes in a row; past it the run stops, the checks left inconclusive (default ${DEFAULT_RUN_LIMITS.transientInARow})`,
+      min: 1,
+    }),
     only: Flags.string({ description: 'Run only these checks: ids or prefixes ending in *, separated by commas (svc contract list shows them)' }),
     exclude: Flags.string({ description: 'Leave out these checks: ids or prefixes ending in *, separated by commas, as --only takes them' }),
     fixtures: Flags.string({
@@ -265,6 +273,7 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       provoke429: flags['provoke-429'],
       rate: flags['rate-limit'],
       reserve: flags['rate-limit-reserve'] === undefined ? undefined : flags['rate-limit-reserve'] / 100,
+      limits: { waitMs: flags['max-wait-total'], transientInARow: flags['max-transient-answers'] },
       only,
       exclude,
       seed: flags.seed,

@@ -67,8 +67,11 @@ async function provoke429(context: KitContext): Promise<{ answer: Exchange; cost
     const clock = context.clock ?? systemClock;
     const stated = statedWait(answer.headers, clock.now());
     const waitS = Math.min(MAX_WINDOW_WAIT_S, stated ? Math.ceil(stated.ms / 1000) : 60);
-    context.log(`limits.remaining-header-429: a 429 after ${sent} requests; waiting ${waitS} s for ${keyName}'s rate-limit window to pass`);
-    await clock.sleep(waitS * 1000);
+    await context.client.waitAsked(
+      waitS * 1000,
+      'the 429 provoked',
+      `limits.remaining-header-429: a 429 after ${sent} requests; waiting ${waitS} s for ${keyName}'s rate-limit window to pass`,
+    );
     return { answer, cost: `${sent} requests in ${burst} s, then ${waitS} s waited for the window to pass`, keyName };
   }
   throw new CheckSkipped(`no 429 within ${MAX_REQUESTS_FOR_429} requests with ${keyName} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
