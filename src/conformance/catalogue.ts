@@ -260,6 +260,43 @@ const ENTRIES = [
     'slow',
   ]),
 
+  // generated: inputs, credentials and sequences the kit makes from the stated rules (fast-check), from one seed (--seed replays them)
+  check(
+    'generated.inputs-valid',
+    '4',
+    'spec',
+    'probe',
+    'generated valid reports (other destinations of two uppercase letters; the same body as other JSON text) are accepted, or refused with a 4xx where the destination is not one it serves; an accepted one is a report of its input: rep_ id, its applicant_id and destination, UTC created_at, readable by id',
+  ),
+  check(
+    'generated.inputs-invalid',
+    '4',
+    'spec',
+    'probe',
+    'a generated report input that breaks a stated rule (a destination that is not two uppercase letters, an applicant_id without app_, a visa_type that is not snake_case, a field that is not a string, a body that is not a JSON object) is refused with a 4xx and creates nothing in the list',
+  ),
+  check(
+    'generated.no-server-error',
+    '7',
+    'spec',
+    'probe',
+    'no generated request, valid or not, gets a 5xx (a 502, 503 or 504 with Retry-After is waited out as transient)',
+  ),
+  check(
+    'generated.credentials',
+    '5',
+    'spec',
+    'probe',
+    "every operation with every credential the kit holds gets its stated outcome: no key and malformed headers (generated) 401 unauthorized, unknown (generated) and revoked keys 401 invalid_key, read-only 403 forbidden on writes, IP-locked 403 ip_not_allowed, another workspace's key no access to the kit's report, no revocation without the admin key",
+  ),
+  check(
+    'generated.sequences',
+    '4',
+    'spec',
+    'probe',
+    'generated sequences of creations, reads, lists, deletions, uploads and key revocations keep to a model of the stated rules: deletion permanent in every read and list, workspace isolation, one report.created per report with unique ids, X-RateLimit-Remaining on every answer; a failure is shrunk to its shortest sequence',
+  ),
+
   // strict: the assumptions of openapi.yaml
   check('strict.success-status', '4', 'strict', 'probe', 'every success has the status openapi.yaml gives its operation (201 for creations, 200 otherwise)'),
   check(
@@ -349,7 +386,7 @@ export interface Clause {
 
 /** Every rule the specification states, part by part, with the checks that cover it: the coverage by clause of a run. */
 export const CLAUSES: readonly Clause[] = [
-  { id: '1.1', text: 'A REST API over JSON', checks: ['applicants.create', 'reports.create', 'reports.get'] },
+  { id: '1.1', text: 'A REST API over JSON', checks: ['applicants.create', 'reports.create', 'reports.get', 'generated.inputs-valid'] },
   { id: '1.2', text: 'A report carries a numeric risk score, a score band, weighted criteria and recommendations', checks: ['reports.get'] },
   {
     id: '1.3',
@@ -359,17 +396,21 @@ export const CLAUSES: readonly Clause[] = [
   {
     id: '1.4',
     text: 'Requests are authenticated with a bearer key scoped to one workspace',
-    checks: ['auth.unknown-key', 'auth.workspace-isolation', 'auth.workspace-applicant'],
+    checks: ['auth.unknown-key', 'auth.workspace-isolation', 'auth.workspace-applicant', 'generated.credentials'],
   },
   { id: '1.5', text: 'Keys are managed by an admin key', checks: ['auth.revocation-needs-admin', 'keys.revoke'] },
-  { id: '2.1', text: 'Report id has the prefix rep_', checks: ['reports.create', 'reports.get'] },
-  { id: '2.2', text: 'applicant_id and applicant ids have the prefix app_', checks: ['reports.create', 'applicants.create'] },
-  { id: '2.3', text: 'destination is two uppercase letters', checks: ['reports.create'] },
-  { id: '2.4', text: 'visa_type is snake_case; purpose and status are strings', checks: ['reports.create'] },
+  { id: '2.1', text: 'Report id has the prefix rep_', checks: ['reports.create', 'reports.get', 'generated.inputs-valid'] },
+  {
+    id: '2.2',
+    text: 'applicant_id and applicant ids have the prefix app_',
+    checks: ['reports.create', 'applicants.create', 'generated.inputs-valid', 'generated.inputs-invalid'],
+  },
+  { id: '2.3', text: 'destination is two uppercase letters', checks: ['reports.create', 'generated.inputs-valid', 'generated.inputs-invalid'] },
+  { id: '2.4', text: 'visa_type is snake_case; purpose and status are strings', checks: ['reports.create', 'generated.inputs-invalid'] },
   { id: '2.5', text: 'risk_score is an integer; score_band is snake_case', checks: ['reports.get'] },
   { id: '2.6', text: 'criteria are objects with key, score and weight; weight is a fraction of 1', checks: ['reports.get', 'reports.criteria-weights'] },
   { id: '2.7', text: 'recommendations are strings', checks: ['reports.get'] },
-  { id: '2.8', text: 'created_at is an ISO 8601 UTC timestamp', checks: ['reports.create', 'reports.get'] },
+  { id: '2.8', text: 'created_at is an ISO 8601 UTC timestamp', checks: ['reports.create', 'reports.get', 'generated.inputs-valid'] },
   {
     id: '2.9',
     text: 'In webhook payloads the band is risk_band, and completed_at (which may appear) is a UTC timestamp',
@@ -390,34 +431,46 @@ export const CLAUSES: readonly Clause[] = [
     checks: ['events.document-succeeded', 'events.document-processed-fields'],
   },
   { id: '3.4', text: 'A document that fails the safety or format check is discarded; document.rejected is sent', checks: ['documents.rejected'] },
-  { id: '4.1', text: 'POST /v1/reports creates a report', checks: ['reports.create'] },
-  { id: '4.2', text: 'GET /v1/reports/:id retrieves a report with its full risk breakdown', checks: ['reports.get'] },
-  { id: '4.3', text: 'GET /v1/reports lists the reports of the workspace', checks: ['reports.list'] },
+  { id: '4.1', text: 'POST /v1/reports creates a report', checks: ['reports.create', 'generated.inputs-valid'] },
+  { id: '4.2', text: 'GET /v1/reports/:id retrieves a report with its full risk breakdown', checks: ['reports.get', 'generated.sequences'] },
+  { id: '4.3', text: 'GET /v1/reports lists the reports of the workspace', checks: ['reports.list', 'generated.sequences'] },
   { id: '4.4', text: 'POST /v1/applicants creates or updates an applicant', checks: ['applicants.create'] },
   { id: '4.5', text: 'POST /v1/documents uploads a document', checks: ['documents.upload', 'auth.read-only-cannot-upload'] },
-  { id: '4.6', text: 'DELETE /v1/reports/:id deletes a report', checks: ['reports.delete'] },
+  { id: '4.6', text: 'DELETE /v1/reports/:id deletes a report', checks: ['reports.delete', 'generated.sequences'] },
   {
     id: '4.7',
     text: 'DELETE /v1/keys/:id revokes a key and requires an admin key',
-    checks: ['keys.revoke', 'auth.revocation-needs-admin', 'auth.workspace-admin'],
+    checks: ['keys.revoke', 'auth.revocation-needs-admin', 'auth.workspace-admin', 'generated.credentials'],
   },
-  { id: '4.8', text: 'Rule 1: creating a report emits report.created', checks: ['events.report-created'] },
-  { id: '4.9', text: 'Rule 2: deletion is permanent', checks: ['reports.delete-permanent'] },
+  { id: '4.8', text: 'Rule 1: creating a report emits report.created', checks: ['events.report-created', 'generated.sequences'] },
+  { id: '4.9', text: 'Rule 2: deletion is permanent', checks: ['reports.delete-permanent', 'generated.sequences'] },
   {
     id: '4.10',
     text: 'Rule 3: read-only keys read; writes need a key without the read-only limit',
-    checks: ['auth.read-only-can-read', 'auth.read-only-cannot-write', 'auth.read-only-cannot-upload'],
+    checks: ['auth.read-only-can-read', 'auth.read-only-cannot-write', 'auth.read-only-cannot-upload', 'generated.credentials'],
   },
-  { id: '5.1', text: 'Every request carries Authorization: Bearer <API_KEY>', checks: ['auth.missing-header', 'auth.malformed-header'] },
+  {
+    id: '5.1',
+    text: 'Every request carries Authorization: Bearer <API_KEY>',
+    checks: ['auth.missing-header', 'auth.malformed-header', 'generated.credentials'],
+  },
   { id: '5.2', text: 'Plain HTTP requests are rejected', checks: ['transport.https-only', 'strict.plain-http-answer'] },
-  { id: '5.3a', text: 'A key belongs to one workspace', checks: ['auth.workspace-isolation', 'auth.workspace-applicant', 'auth.workspace-admin'] },
+  {
+    id: '5.3a',
+    text: 'A key belongs to one workspace',
+    checks: ['auth.workspace-isolation', 'auth.workspace-applicant', 'auth.workspace-admin', 'generated.credentials', 'generated.sequences'],
+  },
   {
     id: '5.3b',
     text: 'A key can be limited to read-only operations',
-    checks: ['auth.read-only-can-read', 'auth.read-only-cannot-write', 'auth.read-only-cannot-upload'],
+    checks: ['auth.read-only-can-read', 'auth.read-only-cannot-write', 'auth.read-only-cannot-upload', 'generated.credentials'],
   },
-  { id: '5.3c', text: 'A key can be locked to a list of source IP addresses', checks: ['auth.ip-not-allowed'] },
-  { id: '5.3d', text: 'A key can be revoked at any time with immediate effect', checks: ['auth.revocation-immediate'] },
+  { id: '5.3c', text: 'A key can be locked to a list of source IP addresses', checks: ['auth.ip-not-allowed', 'generated.credentials'] },
+  {
+    id: '5.3d',
+    text: 'A key can be revoked at any time with immediate effect',
+    checks: ['auth.revocation-immediate', 'generated.credentials', 'generated.sequences'],
+  },
   { id: '5.4', text: 'Keys are shown once, at creation, in the dashboard', checks: [], unchecked: 'the dashboard is not specified' },
   { id: '5.5', text: 'svc_test_ keys return deterministic sample reports', checks: ['determinism.test-key'] },
   { id: '5.6', text: 'The dashboard shows the last use per key and an audit log', checks: [], unchecked: 'the dashboard is not specified' },
@@ -439,7 +492,7 @@ export const CLAUSES: readonly Clause[] = [
   {
     id: '6.6',
     text: 'The envelope has an evt_ id unique per event, type, created_at (in the completed payload) and a data object',
-    checks: ['events.envelope', 'events.unique-ids', 'events.report-completed'],
+    checks: ['events.envelope', 'events.unique-ids', 'events.report-completed', 'generated.sequences'],
   },
   {
     id: '6.7',
@@ -463,18 +516,27 @@ export const CLAUSES: readonly Clause[] = [
     unchecked: 'the later attempts span 24 hours; dead letters live in the dashboard',
   },
   { id: '6.15', text: 'report.failed data: id, and an error object with code and message', checks: ['events.report-failed-fields'] },
-  { id: '7.1', text: '401 unauthorized: Authorization header missing or malformed', checks: ['auth.missing-header', 'auth.malformed-header'] },
-  { id: '7.2', text: '401 invalid_key: key revoked, expired or unknown', checks: ['auth.unknown-key', 'auth.revocation-immediate'] },
+  {
+    id: '7.1',
+    text: '401 unauthorized: Authorization header missing or malformed',
+    checks: ['auth.missing-header', 'auth.malformed-header', 'generated.credentials'],
+  },
+  { id: '7.2', text: '401 invalid_key: key revoked, expired or unknown', checks: ['auth.unknown-key', 'auth.revocation-immediate', 'generated.credentials'] },
   {
     id: '7.3',
     text: '403 forbidden: the key lacks the required scope',
-    checks: ['auth.read-only-cannot-write', 'auth.read-only-cannot-upload', 'strict.revocation-forbidden'],
+    checks: ['auth.read-only-cannot-write', 'auth.read-only-cannot-upload', 'strict.revocation-forbidden', 'generated.credentials'],
   },
-  { id: '7.4', text: "403 ip_not_allowed: the request comes from an address not on the key's list", checks: ['auth.ip-not-allowed'] },
+  { id: '7.4', text: "403 ip_not_allowed: the request comes from an address not on the key's list", checks: ['auth.ip-not-allowed', 'generated.credentials'] },
+  {
+    id: '7.5',
+    text: 'Errors answer invalid input (their status and body are not shown): an input that breaks a stated rule is refused, never a server failure',
+    checks: ['generated.inputs-invalid', 'generated.no-server-error'],
+  },
   {
     id: '8.1',
     text: 'X-RateLimit-Remaining is returned on every response',
-    checks: ['limits.remaining-header', 'limits.remaining-header-errors', 'limits.remaining-header-429'],
+    checks: ['limits.remaining-header', 'limits.remaining-header-errors', 'limits.remaining-header-429', 'generated.sequences'],
   },
   {
     id: '8.2',

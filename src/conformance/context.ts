@@ -12,6 +12,7 @@ import { reportEnd } from './report-end.js';
 import { sampleUnsafeFile } from './samples.js';
 import type { KitKeys, KitTimeouts, RevocableKey } from './kit-keys.js';
 import { sendWithKey, field, idOf } from './requests.js';
+import type { GeneratedRun } from './generated/plan.js';
 
 export interface KitContext {
   level: Level;
@@ -29,6 +30,8 @@ export interface KitContext {
   /** The time rate-limit waits are counted in (the client's). */
   clock?: Clock | undefined;
   log: (line: string) => void;
+  /** The seed and the request budget of the generated checks, once the checks before them are done. */
+  generated?: GeneratedRun | undefined;
 }
 
 export interface CreatedReport {
@@ -389,7 +392,7 @@ export function ownKeyAdvice(key: Pick<KeyToRevoke, 'notMade'>): string {
 }
 
 /** The secret of a key just made: the field is not shown, so any `svc_…` string of the answer. */
-function findSecret(value: unknown): string | undefined {
+export function findSecret(value: unknown): string | undefined {
   if (typeof value === 'string') return /^svc_(live|test|admin)_[A-Za-z0-9_-]{8,}$/.test(value) ? value : undefined;
   if (typeof value === 'object' && value !== null) {
     for (const item of Object.values(value)) {

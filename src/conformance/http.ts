@@ -49,6 +49,11 @@ export interface SendOptions {
   purpose: Purpose;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /**
+   * The requests paced together, one after another (default: those of the same Authorization). The
+   * generated checks send many headers that authenticate nothing, all counted against one window.
+   */
+  bucket?: string;
 }
 
 export interface ImplementationClientOptions {
@@ -87,6 +92,8 @@ interface Bucket {
    * answers show it. A credential's own, as the kit's keys may be of workspaces on other plans.
    */
   largestRemaining: number;
+  /** The X-RateLimit-Remaining of the credential's last paced answer that gave one. */
+  remaining: number | undefined;
 }
 
 /** A body as JSON; undefined when it is not JSON. */
@@ -158,11 +165,11 @@ export class ImplementationClient {
     return this.exchanges.length + this.plainRequests;
   }
 
-  private bucket(authorization: string | null): Bucket {
-    const name = authorization ?? '';
+  private bucket(options: Pick<SendOptions, 'authorization' | 'bucket'>): Bucket {
+    const name = options.bucket ?? options.authorization ?? '';
     let bucket = this.buckets.get(name);
     if (!bucket) {
-      bucket = { pause: undefined, queue: Promise.resolve(), largestRemaining: 0 };
+      bucket = { pause: undefined, queue: Promise.resolve(), largestRemaining: 0, remaining: undefined };
       this.buckets.set(name, bucket);
     }
     return bucket;
@@ -179,7 +186,7 @@ export class ImplementationClient {
    * (TransientRetries); a request still answered so is a TransientAnswer.
    */
   send(options: SendOptions): Promise<Exchange> {
-    const bucket = this.bucket(options.authorization);
+    const bucket = this.bucket(options);
     const run = bucket.queue.then(() => this.sendPaced(options, bucket));
     bucket.queue = settled(run);
     return run;
@@ -203,7 +210,20 @@ export class ImplementationClient {
       return;
     }
     const reserved = this.reserved(bucket, remaining);
+    bucket.remaining = remaining;
     bucket.pause = remaining <= reserved ? this.pauseAfter(exchange, remaining, reserved) : undefined;
+  }
+
+  /**
+   * What the last paced answer to a credential showed of its rate-limit window: the requests left in
+   * it, the share the kit leaves to others, and the window as the run's answers show it; undefined
+   * where no answer gave X-RateLimit-Remaining.
+   */
+  windowRoom(authorization: string): { remaining: number; reserved: number; window: number } | undefined {
+    const bucket = this.buckets.get(authorization);
+    const remaining = bucket?.remaining;
+    if (bucket === undefined || remaining === undefined) return undefined;
+    return { remaining, reserved: this.reserved(bucket, remaining), window: bucket.largestRemaining + 1 };
   }
 
   /**
@@ -258,7 +278,7 @@ export class ImplementationClient {
    * limit and without sending it again on a 429: for the check that provokes one.
    */
   sendUnpaced(options: SendOptions): Promise<Exchange> {
-    const bucket = this.bucket(options.authorization);
+    const bucket = this.bucket(options);
     const run = bucket.queue.then(async () => {
       this.throwIfStopped(options.purpose);
       const exchange = await this.sendOnce(options);

@@ -215,11 +215,25 @@ export interface ListedReport {
  * it has read before, at one that brings no report it has not seen, after MAX_LIST_PAGES pages, and
  * where it cannot follow the paging: the search is then `unknown`.
  */
-export async function searchList(context: KitContext, report: ListedReport, role: 'api' | 'readOnly' | 'other', purpose: Purpose): Promise<ListSearch> {
-  const { id } = report;
-  const first = await sendWithKey(context, 'GET', '/v1/reports', { role, purpose });
+export function searchList(context: KitContext, report: ListedReport, role: 'api' | 'readOnly' | 'other', purpose: Purpose): Promise<ListSearch> {
   const createdAt = field(report.created, 'created_at');
-  const order = new CreationOrder(typeof createdAt === 'string' ? parseTimestamp(createdAt) : Number.NaN);
+  const created = typeof createdAt === 'string' ? parseTimestamp(createdAt) : Number.NaN;
+  return searchListFor(context, { name: report.id, holds: (page) => arrayHolds(page, report.id), created }, role, purpose);
+}
+
+/** What a search of the list looks for: a name for notes, whether a page's answer holds it, and when it was made (NaN: not known). */
+export interface ListTarget {
+  name: string;
+  holds(page: unknown): boolean;
+  /** Milliseconds since the epoch: a list newest first that has passed it holds nothing made since. */
+  created: number;
+}
+
+/** As searchList, for whatever `target.holds` finds on a page, made no earlier than `target.created`. */
+export async function searchListFor(context: KitContext, target: ListTarget, role: 'api' | 'readOnly' | 'other', purpose: Purpose): Promise<ListSearch> {
+  const id = target.name;
+  const first = await sendWithKey(context, 'GET', '/v1/reports', { role, purpose });
+  const order = new CreationOrder(target.created);
   let page = first;
   const ids = new Set<string>();
   let seen = 0;
@@ -230,7 +244,7 @@ export async function searchList(context: KitContext, report: ListedReport, role
   const paged = (count: number) => `${count} ${count === 1 ? 'page' : 'pages'}${sized}${hows.size > 0 ? ` by ${[...hows].join(', ')}` : ''}`;
   for (let count = 1; ;) {
     if (!isSuccess(page.status)) return { state: count === 1 ? 'absent' : 'unknown', first, seen, paging: `page ${count} answered ${page.status}` };
-    if (arrayHolds(page.json, id))
+    if (target.holds(page.json))
       return { state: 'found', first, seen, paging: count === 1 ? `on the first page${sized}` : `on page ${count} (${paged(count - 1)})` };
     const listed = listItems(page.json);
     const items = listed ?? [];

@@ -9,6 +9,8 @@ export interface Outcome {
   detail: string;
   /** A failure's every finding, where `detail` shows the first few. */
   findings?: string[] | undefined;
+  /** A generated check's failure: the smallest case that shows it, as requests a person sends again. */
+  minimalCase?: string[] | undefined;
 }
 
 /** One thing a check found wrong: what the specification expects, what came back, and the request that showed it. */
@@ -31,6 +33,22 @@ export class CheckFailure extends Error {
     if (findings.length > MAX_FINDINGS) shownFindings.push(`and ${findings.length - MAX_FINDINGS} more (--json and --junit give every one)`);
     super(shownFindings.join('; '));
     this.name = 'CheckFailure';
+  }
+}
+
+/**
+ * A generated check found the implementation at fault: its findings, the seed the inputs came from
+ * (`--seed` replays the run) and the smallest case the kit shrank them to, one request a line.
+ */
+export class ReplayableFailure extends CheckFailure {
+  constructor(
+    findings: Finding[],
+    readonly seed: number,
+    readonly minimalCase: string[],
+  ) {
+    super(findings);
+    const steps = minimalCase.length === 1 ? minimalCase[0] : minimalCase.map((line, index) => `${index + 1}) ${line}`).join(' ');
+    this.message = `${this.message}; seed ${seed} (--seed ${seed} replays it); the smallest case: ${steps}`;
   }
 }
 

@@ -76,6 +76,12 @@ export interface RunRecord {
     noise: number;
     noise_reasons: Record<string, number>;
   } | null;
+  /**
+   * The generated checks, when any ran: the seed their inputs and sequences came from (`--seed`
+   * replays them), the requests they were allowed (`--generated-requests`, else what the rate-limit
+   * window left them) and the requests they sent (counted in `requests` too).
+   */
+  generated: { seed: number; budget: number; requests: number } | null;
   coverage: PartCoverage[];
 }
 
@@ -123,6 +129,7 @@ export async function runRecord(input: {
   pactDir?: string | undefined;
   fixtures: KitFixtures;
   webhookReceiver: RunRecord['webhook_receiver'] | undefined;
+  generated?: RunRecord['generated'] | undefined;
 }): Promise<RunRecord> {
   const finished = new Date();
   const dir = input.pactDir ?? CONTRACTS_DIR;
@@ -151,6 +158,7 @@ export async function runRecord(input: {
       failing_report: input.fixtures.given.failingReport,
     },
     webhook_receiver: input.webhookReceiver ?? null,
+    generated: input.generated ?? null,
     coverage: coverage(input.level, input.catalogue, new Map(input.checks.map((check) => [check.id, check.status]))),
   };
 }

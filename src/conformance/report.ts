@@ -38,7 +38,7 @@ export function toJson(result: RunResult): ConformanceJson {
     skipped: result.skipped,
     inconclusive: result.inconclusive,
     verdict: verdictOf(result),
-    checks: result.checks.map(({ id, title, spec, level, verified_by, status, detail, findings }) => ({
+    checks: result.checks.map(({ id, title, spec, level, verified_by, status, detail, findings, seed, minimal_case }) => ({
       id,
       title,
       spec,
@@ -47,6 +47,8 @@ export function toJson(result: RunResult): ConformanceJson {
       detail,
       ...(findings ? { findings } : {}),
       verified_by,
+      ...(seed !== undefined ? { seed } : {}),
+      ...(minimal_case ? { minimal_case } : {}),
     })),
     run: result.run,
   };
@@ -110,6 +112,12 @@ function recordProperties(record: RunRecord): Array<[string, string]> {
     ['openapi_sha256', record.openapi_sha256],
     ...record.contracts.map(({ file, sha256 }): [string, string] => [`contract_sha256.${file}`, sha256]),
   ];
+  if (record.generated)
+    properties.push(
+      ['generated.seed', String(record.generated.seed)],
+      ['generated.budget', String(record.generated.budget)],
+      ['generated.requests', String(record.generated.requests)],
+    );
   const receiver = record.webhook_receiver;
   if (receiver)
     properties.push(
@@ -134,9 +142,18 @@ function coverageProperties(coverage: RunRecord['coverage'][number] | undefined)
   ];
 }
 
-/** A case's whole evidence, for its system-out: a failure's every finding, one a line; otherwise the detail. */
+/**
+ * A case's whole evidence, for its system-out: a failure's every finding, one a line, and a generated
+ * check's smallest case, one request a line, with the seed that replays it; otherwise the detail.
+ */
 function evidenceOf(check: TimedCheckResult): string {
-  return check.findings?.join('\n') ?? check.detail;
+  const evidence = check.findings?.join('\n') ?? check.detail;
+  if (!check.minimal_case) return evidence;
+  return [
+    evidence,
+    `The smallest case (seed ${String(check.seed)}; svc contract verify --seed ${String(check.seed)} replays the run):`,
+    ...check.minimal_case,
+  ].join('\n');
 }
 
 function testcase(check: TimedCheckResult, part: string): string[] {

@@ -6,10 +6,12 @@ import { DEFAULT_FIXTURES, type KitFixtures } from './fixtures.js';
 import { ImplementationClient } from './http.js';
 import type { RequestRate } from './request-rate.js';
 import { type RunLimits, RunStopped } from './run-budget.js';
-import { CheckFailure, CheckSkipped, describeFinding, type Outcome, SetupError, type Status } from './outcome.js';
+import { CheckFailure, CheckSkipped, describeFinding, type Outcome, ReplayableFailure, SetupError, type Status } from './outcome.js';
 import { type PactRunOptions, runPactVerification } from './pact-runner.js';
 import { authProbes } from './probes/auth.js';
 import { eventProbes } from './probes/events.js';
+import { generatedProbes } from './probes/generated.js';
+import { GeneratedRun, generatedRequests, isGenerated, MAX_GENERATED_REQUESTS, runSeed } from './generated/plan.js';
 import { limitProbes } from './probes/limits.js';
 import { reportProbes } from './probes/reports.js';
 import { signatureProbes } from './probes/signatures.js';
@@ -53,6 +55,10 @@ export interface KitOptions {
   only?: string[] | undefined;
   /** Checks left out (`--exclude`): ids and prefixes ending in `*`. */
   exclude?: string[] | undefined;
+  /** The seed of the generated checks (`--seed`): the same seed generates the same inputs and sequences. A fresh one when not given. */
+  seed?: number | undefined;
+  /** How many requests the generated checks send in all (`--generated-requests`); else what the rate-limit window leaves them. */
+  generatedRequests?: number | undefined;
   /** The request bodies the specification leaves open (`--fixtures`); the kit's defaults otherwise. */
   fixtures?: KitFixtures;
   /** The receiver speaks HTTPS with this certificate; `certPath` is where the implementation finds it to trust. */
@@ -85,6 +91,10 @@ export interface CheckResult {
   detail: string;
   /** A failed check's every finding, one line each; `detail` shows the first five. */
   findings?: string[] | undefined;
+  /** A generated check's: the seed of the run's generated checks (`--seed` replays them). */
+  seed?: number | undefined;
+  /** A failed generated check's: the smallest case that shows its failure, one request a line, as a person sends it again. */
+  minimal_case?: string[] | undefined;
 }
 
 /** The JUnit report's: absent for a check that did not run. */
@@ -102,7 +112,7 @@ export interface RunResult {
   run: RunRecord;
 }
 
-const PROBE_SETS = [reportProbes, authProbes, eventProbes, signatureProbes, limitProbes, strictProbes];
+const PROBE_SETS = [reportProbes, authProbes, eventProbes, signatureProbes, limitProbes, strictProbes, generatedProbes];
 export const PROBES: Partial<Record<CheckId, Probe>> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.probes)));
 export const FINAL: Partial<Record<CheckId, Probe>> = Object.fromEntries(PROBE_SETS.flatMap((set) => Object.entries(set.final ?? {})));
 
@@ -131,7 +141,13 @@ async function outcomeOf(probe: Probe, context: KitContext): Promise<Outcome> {
     return { status: 'passed', detail: note || 'as the specification states' };
   } catch (error) {
     if (error instanceof CheckSkipped) return { status: 'skipped', detail: error.message };
-    if (error instanceof CheckFailure) return { status: 'failed', detail: error.message, findings: error.findings.map(describeFinding) };
+    if (error instanceof CheckFailure)
+      return {
+        status: 'failed',
+        detail: error.message,
+        findings: error.findings.map(describeFinding),
+        ...(error instanceof ReplayableFailure && { minimalCase: error.minimalCase }),
+      };
     if (error instanceof SetupError || error instanceof TransientAnswer || error instanceof RunStopped)
       return { status: 'inconclusive', detail: error.message };
     const cause = (error as Error & { cause?: Error }).cause;
@@ -208,15 +224,12 @@ function stoppedOutcome(context: KitContext): Outcome | undefined {
   return stopped && { status: 'inconclusive', detail: stopped.message };
 }
 
-/**
- * Decides the runnable checks: the Pact verification and the probes side by side, then the cleanup
- * of what the run made, then the probes that look at what the cleanup left. A run that stops past
- * one of its budgets still cleans up, and decides nothing more.
- */
-async function decideChecks(context: KitContext, runnable: readonly Check[], pact: PactRunOptions, times: CheckTimes, outcomes: Map<string, Outcome>) {
-  const decide = (id: string, outcome: Outcome) => outcomes.set(id, stoppedOutcome(context) ?? outcome);
+type Decide = (id: string, outcome: Outcome) => void;
+
+/** Runs the probes of `checks` side by side (the Pact verification too, for those it decides), each outcome decided as it comes. */
+function probeChecks(context: KitContext, checks: readonly Check[], pact: PactRunOptions, times: CheckTimes, decide: Decide): Promise<unknown> {
   const pending: Array<Promise<unknown>> = [];
-  const pactChecks = runnable.filter((check) => verifierOf(check, context.keys) === 'pact');
+  const pactChecks = checks.filter((check) => verifierOf(check, context.keys) === 'pact');
   if (pactChecks.length > 0) {
     pending.push(
       times
@@ -234,12 +247,72 @@ async function decideChecks(context: KitContext, runnable: readonly Check[], pac
         ),
     );
   }
-  for (const check of runnable) {
+  for (const check of checks) {
     const probe = PROBES[check.id];
     if (probe && verifierOf(check, context.keys) === 'probe')
       pending.push(times.timed([check.id], () => outcomeOf(probe, context)).then((outcome) => decide(check.id, outcome)));
   }
-  await Promise.all(pending);
+  return Promise.all(pending);
+}
+
+/**
+ * The seed and the request budget of the generated checks, once the others are done: what the
+ * rate-limit window of the test key leaves them (see generatedRequests), or `--generated-requests`.
+ */
+function generatedRun(context: KitContext, options: KitOptions, checks: readonly Check[]): GeneratedRun {
+  const fast = Boolean(options.fast);
+  const room = context.client.windowRoom(`Bearer ${context.keys.api}`);
+  const stillToSend = context.setup.reports.size - context.setup.deleted.size + context.setup.keys.size - context.setup.revoked.size;
+  const requests = generatedRequests({ given: options.generatedRequests, fast, room, stillToSend });
+  const most = fast ? MAX_GENERATED_REQUESTS.fast : MAX_GENERATED_REQUESTS.full;
+  const why =
+    options.generatedRequests !== undefined
+      ? `--generated-requests ${options.generatedRequests}`
+      : !room
+        ? `${requests} requests, the most the kit sends${fast ? ' with --fast' : ''} where answers show no X-RateLimit-Remaining`
+        : fast
+          ? `${requests} requests with --fast: what the rate-limit window left the kit (X-RateLimit-Remaining ${room.remaining}, of which it leaves ${room.reserved} to others and keeps some for the end of the run), so that the run waits for no window${requests === most ? `, at most ${most}` : ''}`
+          : `${requests} requests: the kit's share of one rate-limit window (${room.window} requests, of which it leaves ${room.reserved} to others)${requests === most ? `, at most ${most}` : ''}`;
+  return new GeneratedRun(runSeed(options.seed), requests, checks.map((check) => check.id).filter(isGenerated), why);
+}
+
+/**
+ * Decides the runnable checks: the Pact verification and the probes side by side; once those that
+ * send requests are done (those that wait out the specification's delays may still be waiting), the
+ * generated checks, with what the rate-limit window leaves them; then the cleanup of what the run
+ * made, then the probes that look at what the cleanup left.
+ */
+async function decideChecks(
+  context: KitContext,
+  runnable: readonly Check[],
+  options: KitOptions,
+  pact: PactRunOptions,
+  times: CheckTimes,
+  outcomes: Map<string, Outcome>,
+) {
+  const decide: Decide = (id, outcome) => outcomes.set(id, stoppedOutcome(context) ?? outcome);
+  const ordinary = runnable.filter((check) => !isGenerated(check.id));
+  const waiting = probeChecks(
+    context,
+    ordinary.filter((check) => check.needs.includes('slow')),
+    pact,
+    times,
+    decide,
+  );
+  await probeChecks(
+    context,
+    ordinary.filter((check) => !check.needs.includes('slow')),
+    pact,
+    times,
+    decide,
+  );
+  const generated = runnable.filter((check) => isGenerated(check.id));
+  if (generated.length > 0 && !context.client.budget.stopped) {
+    context.generated = generatedRun(context, options, generated);
+    context.log(`Generated checks: seed ${context.generated.seed} (--seed ${context.generated.seed} replays them), ${context.generated.why}`);
+    await probeChecks(context, generated, pact, times, decide);
+  }
+  await waiting;
 
   const problems = await context.setup.cleanup();
   for (const problem of problems) context.log(`Cleanup: ${problem}`);
@@ -250,7 +323,14 @@ async function decideChecks(context: KitContext, runnable: readonly Check[], pac
 }
 
 /** Each selected check with its outcome. An implementation may echo a key in an error body: no key reaches the output, the JSON or the JUnit report. */
-function checkResults(selected: readonly Check[], outcomes: Map<string, Outcome>, times: CheckTimes, keys: KitKeys, secrets: string[]): TimedCheckResult[] {
+function checkResults(
+  selected: readonly Check[],
+  outcomes: Map<string, Outcome>,
+  times: CheckTimes,
+  context: Pick<KitContext, 'keys' | 'generated'>,
+  secrets: string[],
+): TimedCheckResult[] {
+  const { keys } = context;
   return selected.map((check) => {
     const outcome = outcomes.get(check.id) ?? { status: 'inconclusive' as const, detail: 'the kit has no way to run this check (a defect of the kit)' };
     return {
@@ -262,6 +342,8 @@ function checkResults(selected: readonly Check[], outcomes: Map<string, Outcome>
       status: outcome.status,
       detail: redactText(outcome.detail, secrets),
       ...(outcome.findings ? { findings: outcome.findings.map((finding) => redactText(finding, secrets)) } : {}),
+      ...(isGenerated(check.id) && context.generated && { seed: context.generated.seed }),
+      ...(outcome.minimalCase ? { minimal_case: outcome.minimalCase.map((line) => redactText(line, secrets)) } : {}),
       time: times.times.get(check.id),
     };
   });
@@ -331,7 +413,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   try {
     await preflight(context);
     log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
-    await decideChecks(context, runnable, { ...options.pact, env: options.env }, times, outcomes);
+    await decideChecks(context, runnable, options, { ...options.pact, env: options.env }, times, outcomes);
   } catch (error) {
     if (!(error instanceof RunStopped)) throw error;
   } finally {
@@ -340,14 +422,30 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const stopped = client.budget.stopped;
   if (stopped) for (const check of runnable) if (!outcomes.has(check.id)) outcomes.set(check.id, { status: 'inconclusive', detail: stopped.message });
 
-  return runResult(options, checkResults(selected, outcomes, times, keys, secrets), { started, fixtures, receiver, client });
+  return runResult(options, checkResults(selected, outcomes, times, context, secrets), {
+    started,
+    fixtures,
+    receiver,
+    client,
+    generated: context.generated && {
+      seed: context.generated.seed,
+      budget: context.generated.requests,
+      requests: client.exchanges.filter((exchange) => isGenerated(exchange.purpose)).length,
+    },
+  });
 }
 
 /** The checks counted by status, with the run's record. */
 async function runResult(
   options: KitOptions,
   checks: TimedCheckResult[],
-  run: { started: Date; fixtures: KitFixtures; receiver: WebhookReceiver | undefined; client: ImplementationClient },
+  run: {
+    started: Date;
+    fixtures: KitFixtures;
+    receiver: WebhookReceiver | undefined;
+    client: ImplementationClient;
+    generated: RunRecord['generated'] | undefined;
+  },
 ): Promise<RunResult> {
   const { client } = run;
   const stopped = client.budget.stopped;
@@ -372,6 +470,7 @@ async function runResult(
       pactDir: options.pact?.contractsDir,
       fixtures: run.fixtures,
       webhookReceiver: run.receiver && receiverRecord(run.receiver, options),
+      generated: run.generated,
     }),
   };
 }

@@ -51,6 +51,15 @@ export function renderForPeople(result: RunResult, out: Output): string {
   );
   blocks.push(`Coverage by clause\n${coverageLines.join('\n')}`);
   if (result.run.webhook_receiver) blocks.push(hangingLine('', receiverLine(result.run.webhook_receiver), out));
+  const { generated } = result.run;
+  if (generated)
+    blocks.push(
+      hangingLine(
+        '',
+        `Generated checks: seed ${generated.seed} (--seed ${generated.seed} generates the same inputs and sequences again), ${generated.requests.toLocaleString('en')} requests of the ${generated.budget.toLocaleString('en')} allowed`,
+        out,
+      ),
+    );
   const verdict = verdictOf(result);
   const painted = paint({ conforms: 32, 'does not conform': 31, inconclusive: 35 }[verdict], verdict === 'inconclusive' ? 'is not judged in full' : verdict);
   const counts = `${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped${result.inconclusive > 0 ? `, ${result.inconclusive} inconclusive (the kit's own setup could not be done; see each for what to supply)` : ''}`;

@@ -23,8 +23,10 @@ describe('the catalogue', () => {
     const interactions = (await readContracts()).flatMap(({ pact }) => pact.interactions).map((interaction) => checkOfInteraction(interaction.description));
     // A key of the dashboard can be revoked only once: then the revocation probe decides keys.revoke instead of Pact.
     const alsoProbed = new Set(['keys.revoke']);
+    // Its own requests go with the other generated checks'; its verdict, on every generated request's answer, once they are all sent.
+    const sendsThenJudges = new Set(['generated.no-server-error']);
     for (const check of CATALOGUE) {
-      const probes = [PROBES[check.id], FINAL[check.id]].filter(Boolean).length;
+      const probes = [PROBES[check.id], FINAL[check.id]].filter(Boolean).length - (sendsThenJudges.has(check.id) && PROBES[check.id] ? 1 : 0);
       if (check.verifiedBy === 'pact') {
         expect(interactions, check.id).toContain(check.id);
         expect(probes, check.id).toBe(alsoProbed.has(check.id) ? 1 : 0);
@@ -107,6 +109,7 @@ describe('the JUnit report', () => {
         contracts: [],
         fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },
         webhook_receiver: null,
+        generated: null,
         coverage: [],
       },
     };

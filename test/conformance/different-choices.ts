@@ -5,7 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { hmacBase64, type ProxiedRequest, type ProxiedResponse, retrying, type Variant } from '../helpers/mutating-implementation.js';
-import { data, isReport, type Json, reports } from './variants.js';
+import { data, isReport, type Json, jsonObjectOf, reports } from './variants.js';
 
 /** A multipart body the sandbox takes, made from an upload in another encoding. */
 export function asSandboxUpload(request: ProxiedRequest, fields: Record<string, string>, file: { name: string; bytes: Buffer }): void {
@@ -28,7 +28,8 @@ function visaTypes(own: string, sandbox: string) {
   return {
     request(request: ProxiedRequest): { status: number; json: unknown } | undefined {
       if (request.method !== 'POST' || request.path !== '/v1/reports') return undefined;
-      const body = JSON.parse(request.body.toString('utf8')) as Json;
+      const { body, refusal } = jsonObjectOf(request);
+      if (refusal) return { status: refusal.status, json: { code: refusal.code, message: refusal.message } };
       if (body.visa_type !== own) return { status: 422, json: { code: 'unknown_visa_type', message: `visa_type must be ${own}` } };
       request.body = Buffer.from(JSON.stringify({ ...body, visa_type: sandbox }));
       return undefined;
@@ -158,15 +159,17 @@ document:
     if (request.path.startsWith('/v1/keys') && !(request.method === 'DELETE' && /^\/v1\/keys\/[^/]+$/.test(request.path)))
       return problem(404, 'not_found', 'keys are managed in the dashboard');
     if (request.method === 'POST' && request.path === '/v1/applicants') {
-      const body = JSON.parse(request.body.toString('utf8')) as Json;
+      const { body, refusal } = jsonObjectOf(request);
+      if (refusal) return problem(refusal.status, refusal.code, refusal.message);
       if ('given_names' in body) return problem(422, 'unknown_field', 'given_names is not a field of an applicant');
       request.body = Buffer.from(JSON.stringify({ ...(body.id === undefined ? {} : { id: body.id }), ...toSandboxApplicant(body) }));
     }
     const visa = SCHENGEN.request(request);
-    if (visa) return problem(visa.status, 'unknown_visa_type', String((visa.json as Json).message));
+    if (visa) return problem(visa.status, String((visa.json as Json).code), String((visa.json as Json).message));
     if (request.method === 'POST' && request.path === '/v1/documents') {
       if (!/^application\/json\b/.test(request.headers['content-type'] ?? '')) return problem(415, 'unsupported_media_type', 'uploads are JSON');
-      const body = JSON.parse(request.body.toString('utf8')) as Json;
+      const { body, refusal } = jsonObjectOf(request);
+      if (refusal) return problem(refusal.status, refusal.code, refusal.message);
       asSandboxUpload(
         request,
         { type: String(body.kind), applicant_id: String(body.applicant_id) },

@@ -39,6 +39,7 @@ const result: RunResult = {
     contracts: [],
     fixtures: { applicant: false, report: false, document: false, document_encoding: 'multipart', failing_report: false },
     webhook_receiver: null,
+    generated: null,
     coverage: [],
   },
 };

@@ -21,6 +21,24 @@ export function isReport(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && typeof (value as Json).id === 'string' && 'destination' in (value as Json);
 }
 
+/**
+ * A request's JSON object, or the refusal of a body that is none: an implementation refuses a body
+ * that is not JSON, or not an object, with a 4xx; it does not fail on it.
+ */
+export function jsonObjectOf(
+  request: ProxiedRequest,
+): { body: Json; refusal?: undefined } | { body?: undefined; refusal: { status: number; code: string; message: string } } {
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    return { refusal: { status: 400, code: 'invalid_json', message: 'the body is not JSON' } };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { refusal: { status: 422, code: 'invalid_request', message: 'the body is no JSON object' } };
+  return { body: body as Json };
+}
+
 /** Applies `change` to every report of an answer: the resource itself or the items of a list. */
 export function reports(response: ProxiedResponse, change: (report: Json) => void): void {
   const body = response.json;
@@ -259,7 +277,8 @@ export const BROKEN: Variant[] = [
     breaks: ['auth.workspace-applicant'],
     request(request, state) {
       if (request.method !== 'POST' || request.path !== '/v1/reports') return;
-      const body = JSON.parse(request.body.toString('utf8')) as Json;
+      const { body, refusal } = jsonObjectOf(request);
+      if (refusal) return;
       const own = [...state.applicants].find(([, workspace]) => workspace === 'main')?.[0];
       if (state.applicants.get(String(body.applicant_id)) === 'other' && own) request.body = Buffer.from(JSON.stringify({ ...body, applicant_id: own }));
     },

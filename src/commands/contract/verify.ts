@@ -65,6 +65,10 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
     signature verifies count, the others are noise; without it, the event verdicts are unauthenticated. At level
     spec a signature is HMAC-SHA256 over "<t>.<raw body>" or the raw body alone, v1 in hex or base64
     (--signature-encoding pins one); level strict also wants openapi.yaml's hex over "<t>.<raw body>" within 300 s.
+    The generated checks (generated.*) send inputs and sequences made from the stated rules, after the other checks,
+    as many as the rate-limit window leaves them (--generated-requests sets it); a failure names its seed and its
+    smallest case as curl commands, and --seed replays the run; --exclude "generated.*" leaves them out.
+
     The kit paces itself by X-RateLimit-Remaining and waits out 429 Retry-After: a Free plan key (10 requests a
     minute) completes, slowly. It leaves a quarter of each rate-limit window to the workspace's other clients
     (--rate-limit-reserve), can be held to a rate of its own (--rate-limit 60/m), and exhausts a window on purpose
@@ -196,6 +200,17 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       min: 0,
       max: 90,
     }),
+    seed: Flags.integer({
+      description:
+        'Seed of the generated checks (generated.*): the same seed generates the same inputs and sequences, to replay a run whose failure named it (default: a fresh one, printed)',
+      min: 0,
+      max: 2 ** 31 - 1,
+    }),
+    'generated-requests': Flags.integer({
+      description:
+        "How many requests the generated checks send in all (default: the kit's share of one rate-limit window, at most 800; with --fast what the window leaves, at most 300)",
+      min: 0,
+    }),
     'max-wait-total': durationFlag({
       description: `The longest the run waits in all at the implementation's request (Retry-After, X-RateLimit-Reset, pacing, retries), e.g. 90m; past it the run stops, the checks left inconclusive (default ${DEFAULT_RUN_LIMITS.waitMs / 60_000}m)`,
     }),
@@ -261,6 +276,8 @@ export default class ContractVerify extends SvcCommand<JsonResult> {
       limits: { waitMs: flags['max-wait-total'], transientInARow: flags['max-transient-answers'] },
       only,
       exclude,
+      seed: flags.seed,
+      generatedRequests: flags['generated-requests'],
       fixtures,
       timeouts: kitTimeouts(flags),
       env: this.io.env,
