@@ -121,6 +121,11 @@ export class ImplementationClient {
     return this.options.baseUrl;
   }
 
+  /** The base URL as given, its path included, without a trailing slash (`https://host:port/visa-api`): what messages name. */
+  get baseUrlText(): string {
+    return `${this.options.baseUrl.origin}${this.prefix}`;
+  }
+
   get network(): Network {
     return this.options.network;
   }
@@ -221,7 +226,7 @@ export class ImplementationClient {
   }
 
   private async sendPaced(options: SendOptions, bucket: Bucket): Promise<Exchange> {
-    const retries = new TransientRetries(options, () => this.clock.now());
+    const retries = new TransientRetries({ method: options.method, path: this.prefix + options.path }, () => this.clock.now());
     for (;;) {
       await this.pace(bucket);
       const exchange = await this.sendOnce(options);
