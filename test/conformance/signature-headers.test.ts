@@ -171,7 +171,7 @@ describe('a signature header without t=', () => {
   /** HMAC-SHA256 with the secret over the body alone, which needs no timestamp. */
   const overBody = (hash = 'sha256', encoding: 'hex' | 'base64' = 'hex') => mac(hash, SECRET, BODY, encoding);
 
-  it('keeps a delivery whose v1 is the secret\'s over the body: signature-valid passes it, signature-form fails naming the missing t=', async () => {
+  it("keeps a delivery whose v1 is the secret's over the body: signature-valid passes it, signature-form fails naming the missing t=", async () => {
     const { receiver: target, port } = await receiver();
     expect(await deliver(port, { 'service-signature': `v1=${overBody()}` })).toBe(200);
     expect(await deliver(port, { 'x-service-signature': `v1=${overBody('sha256', 'base64')}` })).toBe(200);
@@ -193,7 +193,9 @@ describe('a signature header without t=', () => {
   it('keeps, and fails on, an HMAC-SHA1 of the secret over the body without t=', async () => {
     const verdict = await judgedOne({ 'service-signature': `v1=${overBody('sha1')}` });
     expect(verdict).toBeInstanceOf(CheckFailure);
-    expect((verdict as CheckFailure).findings[0]?.got).toContain('Service-Signature v1 #1 is HMAC-SHA-1 with the webhook secret over the raw body alone, in hex');
+    expect((verdict as CheckFailure).findings[0]?.got).toContain(
+      'Service-Signature v1 #1 is HMAC-SHA-1 with the webhook secret over the raw body alone, in hex',
+    );
   });
 
   it('sets aside as noise one whose v1 verifies with the secret over no body alone (it names no timestamp to check it against)', async () => {

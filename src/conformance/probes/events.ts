@@ -38,7 +38,9 @@ export function signatureFormFindings(delivery: Delivery): Finding[] {
     const parsed = parseSignatureHeader(value);
     const ok = !('reason' in parsed) && /^t=\d+,/.test(value.replace(/\s/g, '')) && parsed.signatures.every((signature) => signature !== '');
     const why = 'reason' in parsed ? ` (${parsed.detail})` : '';
-    return ok ? [] : [{ expected: `${SIGNATURE_HEADER_NAMES[name]}: t=<unix_timestamp>,v1=<signature>`, got: `${value}${why}`, request: deliveryLine(delivery) }];
+    return ok
+      ? []
+      : [{ expected: `${SIGNATURE_HEADER_NAMES[name]}: t=<unix_timestamp>,v1=<signature>`, got: `${value}${why}`, request: deliveryLine(delivery) }];
   });
 }
 
