@@ -2,8 +2,10 @@
 // from the types its class states (`extends ApiCommand<JsonResult>`: the one document it prints, which
 // the compiler holds run() to; `<…, JsonLine>`: each line of a command that reports as it goes). A test fails when the types differ from the schemas, so that a
 // change to what ops scripts read is made on purpose: review it, then run `npm run snapshot`.
-// Usage: node scripts/command-schemas.js [--check]
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// schemas/released/<version>/ keeps the schemas as each release published them: --release copies the
+// current ones there for package.json's version, at a release (docs/json-output.md).
+// Usage: node scripts/command-schemas.js [--check | --release]
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import ts from 'typescript';
 import { buildGenerator, getProgramFromFiles } from 'typescript-json-schema';
 
@@ -100,8 +102,18 @@ const files = new Map(
 );
 rmSync(scratch, { recursive: true, force: true });
 
-if (process.argv.includes('--check')) {
-  const committed = new Set(readdirSync(outputDir));
+/** The generated schemas in schemas/ (not the released ones below it). */
+const generated = () => readdirSync(outputDir).filter((name) => name.endsWith('.json'));
+
+if (process.argv.includes('--release')) {
+  const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+  const released = new URL(`released/${version}/`, outputDir);
+  if (existsSync(released)) throw new Error(`schemas/released/${version}/ exists: a release's schemas are never rewritten`);
+  mkdirSync(released, { recursive: true });
+  for (const name of generated()) cpSync(new URL(name, outputDir), new URL(name, released));
+  console.log(`schemas/released/${version}/: the schemas of ${version}, as published`);
+} else if (process.argv.includes('--check')) {
+  const committed = new Set(generated());
   const changed = [...new Set([...committed, ...files.keys()])].filter(
     (name) => !files.has(name) || !committed.has(name) || readFileSync(new URL(name, outputDir), 'utf8') !== files.get(name),
   );
@@ -110,7 +122,7 @@ if (process.argv.includes('--check')) {
     process.exit(1);
   }
 } else {
-  rmSync(outputDir, { recursive: true, force: true });
-  mkdirSync(outputDir);
+  mkdirSync(outputDir, { recursive: true });
+  for (const name of generated()) rmSync(new URL(name, outputDir));
   for (const [name, text] of files) writeFileSync(new URL(name, outputDir), text);
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPRECATED_JSON } from '../src/cli/deprecated-json.js';
 import { type RunningSandbox, startSandboxProcess } from './helpers/sandbox.js';
 import { runSvc } from './helpers/svc.js';
 
@@ -45,11 +46,16 @@ describe('what scripts call', () => {
       const rest = Object.entries(node).filter(([key]) => key !== 'properties');
       return [...Object.keys(named), ...Object.values(named).flatMap(names), ...rest.flatMap(([, value]) => names(value))];
     };
-    const misspelt = readdirSync(join(root, 'schemas')).flatMap((file) =>
-      names(JSON.parse(readFileSync(join(root, 'schemas', file), 'utf8')))
-        .filter((name) => !/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(name))
-        .map((name) => `${file}: ${name}`),
-    );
+    // 0.1.0's names, printed beside the snake_case ones until their removal (docs/json-output.md).
+    const deprecated = (file: string) =>
+      new Set(DEPRECATED_JSON.filter((entry) => `${entry.command.replaceAll(' ', '-')}.json` === file).map((entry) => entry.field.split('.').at(-1)));
+    const misspelt = readdirSync(join(root, 'schemas'))
+      .filter((file) => file.endsWith('.json'))
+      .flatMap((file) =>
+        names(JSON.parse(readFileSync(join(root, 'schemas', file), 'utf8')))
+          .filter((name) => !/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(name) && !deprecated(file).has(name))
+          .map((name) => `${file}: ${name}`),
+      );
     expect(misspelt).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { postgresSecrets } from '../core/postgres-url.js';
 import { secretOnCommandLine } from '../flags/secret.js';
 import { redactText } from '../core/redaction.js';
 import { asSvcError, type MadeResource, usageError, writeError } from './error-output.js';
+import { deprecationWarning } from './deprecated-json.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { ExitCode, type ExitCodeValue } from '../core/errors.js';
 import { type TimeView, timeView } from '../ui/time.js';
@@ -78,6 +79,9 @@ export abstract class SvcCommand<Result, Line = never> extends Command {
   protected override async init(): Promise<void> {
     await super.init();
     this.secrets.push(...environmentSecrets(this.io.env));
+    // A script reading --json is told of the fields it may still read that are going (docs/json-output.md).
+    const deprecated = this.jsonEnabled() ? deprecationWarning(this.commandWords) : undefined;
+    if (deprecated) this.warning(deprecated);
   }
 
   /**

@@ -1,13 +1,14 @@
 import type { Network } from '../api/network.js';
 import { BaseCommand } from './base-command.js';
+import { currentProfileName, readConfig } from '../config/config-file.js';
 import { parseStoreLocation, type StoreLocation } from '../config/webhook-store.js';
 import { ConfigError } from '../core/errors.js';
 import { secretOnCommandLine } from '../flags/secret.js';
 import { defaultStorePath } from '../webhooks/sqlite-store.js';
 
 /**
- * A `svc webhooks …` command: takes the webhook secret from --secret or SVC_WEBHOOK_SECRET, and the
- * event store from --store, SVC_WEBHOOK_STORE or the profile.
+ * A `svc webhooks …` command: takes the webhook secret from --secret, SVC_WEBHOOK_SECRET or the
+ * profile, and the event store from --store, SVC_WEBHOOK_STORE or the profile.
  */
 export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<Result, Line> {
   /**
@@ -20,8 +21,17 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
     return parseStoreLocation(setting.value, setting.source);
   }
 
-  /** The secrets to sign or verify with (none, when not `required` and not given); redacted from everything this run prints. */
-  protected webhookSecrets(fromFlag: string[] | undefined, required = true): string[] {
+  /** The profile this run uses: --profile, else SVC_PROFILE, else the current one. */
+  protected async profileName(fromFlag: string | undefined): Promise<string> {
+    return currentProfileName(await readConfig(this.paths.configFile), fromFlag, this.io.env);
+  }
+
+  /**
+   * The secrets to sign or verify with: --secret, else SVC_WEBHOOK_SECRET, else the profile's
+   * webhook_secret (which `svc sandbox start` writes in the sandbox's profile); none, when not
+   * `required` and not given. Redacted from everything this run prints.
+   */
+  protected async webhookSecrets(fromFlag: string[] | undefined, profile: string | undefined, required = true): Promise<string[]> {
     let secrets: string[];
     if (fromFlag?.length) {
       this.warning(secretOnCommandLine('a secret given with --secret', 'SVC_WEBHOOK_SECRET'));
@@ -29,14 +39,18 @@ export abstract class WebhookCommand<Result, Line = never> extends BaseCommand<R
     } else if (this.io.env.SVC_WEBHOOK_SECRET) {
       // Spaces next to a comma are separators; those around the whole value are kept, so they can be reported.
       secrets = this.io.env.SVC_WEBHOOK_SECRET.split(/ *, */).filter((secret) => secret !== '');
-    } else if (!required) {
-      return [];
     } else {
-      throw new ConfigError(
-        'missing_webhook_secret',
-        'no webhook secret',
-        'set SVC_WEBHOOK_SECRET (several separated by commas during a rotation), or pass --secret; the embedded sandbox signs with the webhook_secret that `svc sandbox keys --reveal` shows',
-      );
+      const config = await readConfig(this.paths.configFile);
+      const saved = config.profiles[currentProfileName(config, profile, this.io.env)]?.webhook_secret;
+      if (saved !== undefined) secrets = [saved];
+      else if (!required) return [];
+      else {
+        throw new ConfigError(
+          'missing_webhook_secret',
+          'no webhook secret',
+          "set SVC_WEBHOOK_SECRET (several separated by commas during a rotation), pass --secret, or save it in the profile with `svc config set webhook_secret`; the profile `svc sandbox start` writes has the sandbox's, which `svc sandbox keys --reveal` shows",
+        );
+      }
     }
     this.secrets.push(...secrets);
     return secrets;

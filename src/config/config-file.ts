@@ -30,7 +30,7 @@ export const SETTINGS = {
     description:
       'Store of `svc keys rotate`: a postgres:// connection string every runner shares, for the journals and the per-key locks (default: the state directory)',
   },
-  webhook_secret: { secret: true, description: 'The secret the service signs webhooks with, for `contract verify` (SVC_WEBHOOK_SECRET)' },
+  webhook_secret: { secret: true, description: 'The secret the service signs webhooks with, for `svc webhooks` and `contract verify` (SVC_WEBHOOK_SECRET)' },
   read_only_key: { secret: true, description: 'A read-only key of the same workspace, for `contract verify`' },
   ip_locked_key: { secret: true, description: "A key locked to addresses other than this machine's, for `contract verify`" },
   other_workspace_key: { secret: true, description: 'A key of another workspace, for the isolation checks of `contract verify`' },
@@ -58,7 +58,7 @@ export function isSandboxProfile(name: string | undefined): boolean {
 }
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-function isSettingName(name: string): name is SettingName {
+export function isSettingName(name: string): name is SettingName {
   return Object.hasOwn(SETTINGS, name);
 }
 

@@ -10,7 +10,7 @@ import {
   SIGNED_PAYLOADS,
   type SignedPayload,
 } from '../webhooks/signature.js';
-import { type OtherMac, OtherMacs } from './other-macs.js';
+import { type OtherMac, OtherMacs } from '../webhooks/other-macs.js';
 
 /** Each signature header's name as part 6 writes it, by Node's lower-case name. */
 export const SIGNATURE_HEADER_NAMES = { 'service-signature': 'Service-Signature', 'x-service-signature': 'X-Service-Signature' } as const;

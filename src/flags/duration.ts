@@ -21,3 +21,9 @@ function parseInstant(text: string, now = Date.now()): number {
 
 export const durationFlag = Flags.custom<number>({ parse: async (input) => parseDuration(input) });
 export const instantFlag = Flags.custom<number>({ parse: async (input) => parseInstant(input) });
+
+/** `ms` as a duration flag reads it back exactly, in the largest unit that divides it: 90m, 30s, 200ms. */
+export function durationArgument(ms: number): string {
+  const unit = (['d', 'h', 'm', 's'] as const).find((name) => ms % UNITS[name]! === 0);
+  return unit ? `${ms / UNITS[unit]!}${unit}` : `${ms}ms`;
+}

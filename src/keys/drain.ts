@@ -4,7 +4,7 @@ import { formatDuration } from '../core/duration.js';
 import { type ObservedKey, observeKey } from '../services/keys.js';
 import { runDrainCheck } from './deploy.js';
 import { type DrainEvidence, type KeyRef, keyLabel, type RotationRecord, type StepRecords } from './journal.js';
-import { cancelled, isoNow, type RotationContext } from './rotation-context.js';
+import { cancelled, isoNow, type RotationContext, resumeHint } from './rotation-context.js';
 import type { DrainProgress } from './rotation-events.js';
 
 /**
@@ -64,7 +64,7 @@ export class Drain {
           'drainTimedOut',
           'drain_timed_out',
           `waiting timed out: the drain check command still exits ${exitCode ?? 'by a signal'} (the old key has traffic); nothing was revoked`,
-          `\`svc keys rotate --resume ${record.id}\` checks again`,
+          `${resumeHint(context)} checks again`,
         );
       }
       await context.clock.sleep(Math.min(context.pollIntervalMs, timeoutIn), context.signal);
@@ -80,7 +80,7 @@ export class Drain {
       kind: 'drained',
       message: `In the dashboard (Settings › API Keys), look at the last use of ${keyLabel(old)}: has it had no traffic since the deploy at ${deployedAt}? Yes revokes it`,
     });
-    if (!drained) throw cancelled(record);
+    if (!drained) throw cancelled(record, context);
     return this.drained('person', `confirmed at the terminal: ${old.id}'s last use in the dashboard shows no traffic since the deploy`);
   }
 
@@ -149,7 +149,7 @@ export class Drain {
       const why = notDrainedBecause(record.old_key.id, progress);
       if (context.force) {
         if (!(await context.ask({ kind: 'force_revoke', message: `Not drained: ${why}. Revoke ${record.old_key.id} anyway?`, progress })))
-          throw cancelled(record);
+          throw cancelled(record, context);
         return finish(true, `forced: ${why}`);
       }
       if (progress.timeout_in_ms <= 0) {
@@ -157,7 +157,7 @@ export class Drain {
           'drainTimedOut',
           'drain_timed_out',
           `waiting timed out: ${why}; nothing was revoked`,
-          `\`svc keys rotate --resume ${record.id}\` waits again; --force revokes anyway`,
+          `${resumeHint(context)} waits again; --force revokes anyway`,
         );
       }
       const untilQuiet = quiet ? context.pollIntervalMs : quietPeriod - quietFor + 1000;

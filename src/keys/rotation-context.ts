@@ -36,15 +36,35 @@ export interface RotationContext {
   allowUnverifiedWorkspace: boolean;
   /** A given key may have another scope than the old key (read-only, IP list) (--allow-scope-change). */
   allowScopeChange: boolean;
+  /** A person at a terminal answers (a terminal, not CI, no --yes): what svc could not establish of a given key is put to them. */
+  personCanConfirm: boolean;
+  /** How this rotation continues after it stops, for the hints of its errors (resumeHint). */
+  resume: ResumeCommand;
+}
+
+/**
+ * The command that continues a rotation: `svc keys rotate --resume rot_…` and the flags of the run that
+ * the journal does not keep (never a secret), and, in words, what it needs that no command line may carry.
+ */
+export interface ResumeCommand {
+  command: string;
+  /** Said after the command, in parentheses: what the next run needs that this one was given on its command line and is secret. */
+  needs?: string | undefined;
+}
+
+/** How to continue the rotation, for a hint: the command in backticks (`more` words added to it), then what it needs besides. */
+export function resumeHint(context: Pick<RotationContext, 'resume'>, more = ''): string {
+  const { command, needs } = context.resume;
+  return `\`${command}${more}\`${needs ? ` (${needs})` : ''}`;
 }
 
 /** The error of a run stopped at the operator's answer. */
-export function cancelled(record: RotationRecord): SvcError {
+export function cancelled(record: RotationRecord, context: Pick<RotationContext, 'resume'>): SvcError {
   return new SvcError(
     'failure',
     'cancelled',
     `rotation ${record.id} stopped at your answer; nothing more was changed`,
-    `continue it with \`svc keys rotate --resume ${record.id}\`, or end it with --abort`,
+    `continue it with ${resumeHint(context)}, or end it with --abort`,
   );
 }
 

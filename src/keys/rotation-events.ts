@@ -32,4 +32,6 @@ export type RotationQuestion =
   | { kind: 'repeat_deploy'; message: string }
   | { kind: 'force_revoke'; message: string; progress: DrainProgress }
   /** Asked only of a person at a terminal, never answered by --yes. */
-  | { kind: 'drained'; message: string };
+  | { kind: 'drained'; message: string }
+  /** What svc could not establish of a given key (its workspace, its scope); asked only of a person at a terminal, never answered by --yes. */
+  | { kind: 'unverified_key'; message: string };

@@ -7,17 +7,18 @@ import type { Key } from '../api/types.js';
 import { runDeployCommand } from './deploy.js';
 import { Drain } from './drain.js';
 import { unrecordedNewKeys } from './unrecorded-keys.js';
+import { compareScopes, scopeOf } from './key-scope.js';
 import { type KeyRef, nextStep, type RotationRecord, type StepName, type StepRecords, stepNumber } from './journal.js';
-import { cancelled, isoNow, type RotationContext } from './rotation-context.js';
+import { cancelled, isoNow, type RotationContext, resumeHint } from './rotation-context.js';
 
-function interrupted(record: RotationRecord): SvcError {
+function interrupted(record: RotationRecord, context: RotationContext): SvcError {
   const step = nextStep(record);
   const where = step ? ` before step ${stepNumber(step)}/7 (${step}) finished` : '';
   return new SvcError(
     'interrupted',
     'interrupted',
     `rotation ${record.id} was interrupted${where}; its journal is consistent`,
-    `continue it with \`svc keys rotate --resume ${record.id}\``,
+    `continue it with ${resumeHint(context)}`,
   );
 }
 
@@ -28,7 +29,7 @@ export async function runRotation(record: RotationRecord, context: RotationConte
     await run.toTheEnd();
   } catch (error) {
     // An abort says why: a lost lock gives its error; a Ctrl-C none.
-    if (context.signal.aborted) throw context.signal.reason instanceof SvcError ? context.signal.reason : interrupted(record);
+    if (context.signal.aborted) throw context.signal.reason instanceof SvcError ? context.signal.reason : interrupted(record, context);
     throw error;
   }
   return record;
@@ -112,7 +113,7 @@ class RotationRun {
         'rotationStepFailed',
         'one_key_a_run',
         `this run already made ${this.made} and makes no other; ${this.made} is kept`,
-        `see \`svc keys get ${this.made}\`; \`svc keys rotate --resume ${record.id}\` goes on, \`--abort\` revokes it`,
+        `see \`svc keys get ${this.made}\`; ${resumeHint(context)} goes on, \`--abort\` revokes it`,
       );
     }
     await this.assertKeyFileFree();
@@ -186,36 +187,60 @@ class RotationRun {
         "make the new key in the old key's workspace in the dashboard",
       );
     }
-    const scope = this.compareScopes(shown);
+    const oldSecret = context.oldKeySecret !== undefined && redactKey(context.oldKeySecret) === record.old_key.prefix_hint ? context.oldKeySecret : undefined;
+    const scope = await compareScopes(record.old_key, shown, {
+      given: () => context.clientWith(secret),
+      old: oldSecret === undefined ? undefined : () => context.clientWith(oldSecret),
+    });
     if (scope.startsWith('other') && !context.allowScopeChange) {
       throw refuse(
         `has another scope than ${record.old_key.id}: ${scope.slice('other: '.length)}`,
         "make the new key with the old key's scope, or run again with --allow-scope-change",
       );
     }
-    this.refuseUnverified(workspace, scope, refuse);
+    const checked = await this.settleUnverified(hint, { workspace, scope }, refuse);
     this.secret = secret;
     return this.done(
       'create',
-      { at: isoNow(this.context), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, workspace, scope },
-      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${workspace}, scope: ${scope}`,
+      { at: isoNow(this.context), new_key: { id: record.new_key_id ?? null, prefix_hint: hint }, ...checked },
+      `checked the given key ${record.new_key_id ? `${record.new_key_id} ` : ''}(${hint}): ${record.old_key.environment} environment, a read request succeeded, workspace: ${checked.workspace}, scope: ${checked.scope}`,
     );
   }
 
-  /** What svc could not establish of a given key is deployed only when the user says so, each with its flag, named together. */
-  private refuseUnverified(workspace: string, scope: string, refuse: (why: string, whatToDo: string) => SvcError): void {
+  /**
+   * What svc could not establish of a given key (its workspace, its scope) is deployed only when the
+   * user says so: a person at a terminal is shown it and asked once; a script gives each its flag,
+   * named together in the refusal. Answers the workspace and scope as recorded.
+   */
+  private async settleUnverified(
+    hint: string,
+    checked: { workspace: string; scope: string },
+    refuse: (why: string, whatToDo: string) => SvcError,
+  ): Promise<{ workspace: string; scope: string }> {
     const { record, context } = this;
+    const { workspace, scope } = checked;
+    const old = record.old_key.id;
     const unverified = [
       !workspace.startsWith('same') &&
-        !context.allowUnverifiedWorkspace && { what: `of ${record.old_key.id}'s workspace (${workspace})`, flag: '--allow-unverified-workspace' },
-      scope.startsWith('not compared') && !context.allowScopeChange && { what: `of ${record.old_key.id}'s scope (${scope})`, flag: '--allow-scope-change' },
+        !context.allowUnverifiedWorkspace && { part: 'workspace', what: `of ${old}'s workspace (${workspace})`, flag: '--allow-unverified-workspace' },
+      scope.startsWith('not compared') && !context.allowScopeChange && { part: 'scope', what: `of ${old}'s scope (${scope})`, flag: '--allow-scope-change' },
     ].filter((item) => item !== false);
-    if (unverified.length > 0) {
+    if (unverified.length === 0) return checked;
+    if (!context.personCanConfirm) {
       throw refuse(
         `could not be shown to be ${unverified.map((item) => item.what).join(', nor ')}`,
-        `check the key against ${record.old_key.id} in the dashboard (Settings › API Keys), then run again with ${unverified.map((item) => item.flag).join(' ')}`,
+        `check the key against ${old} in the dashboard (Settings › API Keys), then run again with ${unverified.map((item) => item.flag).join(' ')}, or at a terminal without --yes, where svc asks`,
       );
     }
+    for (const item of unverified)
+      context.emit({ event: 'notice', rotation: record.id, message: `not established: that the given key ${hint} is ${item.what}` });
+    const confirmed = await context.ask({
+      kind: 'unverified_key',
+      message: `Compare the given key ${hint} with ${old} in the dashboard (Settings › API Keys): is it of the same ${unverified.map((item) => item.part).join(' and ')}? Yes deploys it`,
+    });
+    if (!confirmed) throw cancelled(record, context);
+    const asConfirmed = (part: string, text: string) => (unverified.some((item) => item.part === part) ? `${text}; confirmed at the terminal` : text);
+    return { workspace: asConfirmed('workspace', workspace), scope: asConfirmed('scope', scope) };
   }
 
   /**
@@ -255,20 +280,6 @@ class RotationRun {
     );
   }
 
-  /**
-   * Whether a given key has the old key's scope (read-only, IP list): `same`, `other: …`, or why it
-   * was not compared (the service shows no scope of one of them, or does not show the given key).
-   */
-  private compareScopes(shown: Key | undefined): string {
-    const old = this.record.old_key;
-    const wanted = scopeOf(old);
-    if (wanted === undefined) return `not compared: the service shows no scope of ${old.id}`;
-    if (shown === undefined) return 'not compared: the key API does not show the given key';
-    const given = scopeOf(shown);
-    if (given === undefined) return 'not compared: the service shows no scope of the given key';
-    return given === wanted ? `same (${given})` : `other: ${given}, where the old key is ${wanted}`;
-  }
-
   /** The ids of the first page of reports a key lists. */
   private async reportIds(secret: string): Promise<string[]> {
     const page = await listReports(await this.context.clientWith(secret), {});
@@ -298,7 +309,7 @@ class RotationRun {
 
   /** A given key's secret, needed again by a run after the one it was given to, and not at hand. */
   private givenSecretMissing(): SvcError {
-    const { record } = this;
+    const { record, context } = this;
     return new SvcError(
       'rotationStepFailed',
       'secret_unavailable',
@@ -306,8 +317,8 @@ class RotationRun {
         ? `${record.new_key_file} no longer holds the new key that was given in it`
         : 'the new key was given on stdin to a run that stopped, and svc keeps no copy of it',
       record.new_key_source === 'file'
-        ? `put the key made in the dashboard back in ${record.new_key_file}, then \`svc keys rotate --resume ${record.id}\``
-        : `give it again: \`svc keys rotate --resume ${record.id} --new-key-file - < FILE\``,
+        ? `put the key made in the dashboard back in ${record.new_key_file}, then ${resumeHint(context)}`
+        : `give it again: ${resumeHint(context, ' --new-key-file - < FILE')}`,
     );
   }
 
@@ -364,7 +375,7 @@ class RotationRun {
       'refused',
       'new_key_file_holds_key',
       `${record.new_key_file} holds a key (${hint}) other than ${record.old_key.id}, and svc never replaces a file that may hold the only copy of a secret; nothing was created`,
-      `keep that key elsewhere if anything needs it and empty the file, then \`svc keys rotate --resume ${record.id}\``,
+      `keep that key elsewhere if anything needs it and empty the file, then ${resumeHint(context)}`,
     );
   }
 
@@ -415,7 +426,7 @@ class RotationRun {
           kind: 'repeat_deploy',
           message: `The deploy command of rotation ${record.id} may have run since ${record.attempts.deploy}, and was not recorded as done. Run it again?`,
         });
-        if (!again) throw cancelled(record);
+        if (!again) throw cancelled(record, context);
       }
       record.attempts.deploy = isoNow(this.context);
       await context.journal.save(record);
@@ -429,9 +440,11 @@ class RotationRun {
     }
     record.attempts.deploy = isoNow(this.context);
     await context.journal.save(record);
-    const where = record.new_key_file ? ` (its secret is in ${record.new_key_file})` : '';
+    // The path goes on a line of its own, above the question: a terminal shows a question's words whole only where each fits a line.
+    if (record.new_key_file) context.emit({ event: 'notice', rotation: record.id, message: `the new key's secret is in ${record.new_key_file}` });
+    const where = record.new_key_file ? ' (its secret in the file above)' : '';
     const deployed = await context.ask({ kind: 'deployed', message: `Deploy the new key ${newKey.prefix_hint}${where} next to the old one. Is it deployed?` });
-    if (!deployed) throw cancelled(record);
+    if (!deployed) throw cancelled(record, context);
     return this.done('deploy', { at: isoNow(this.context), by: 'operator' }, 'the deploy was confirmed');
   }
 
@@ -529,7 +542,7 @@ class RotationRun {
         'rotationStepFailed',
         'old_key_still_works',
         `${oldId} was revoked but is still ${context.oldKeySecret ? 'accepted' : 'active'}${record.key_api === false ? " (or the secret svc tried, --old-key-file or the profile's API key, is not that key's)" : ''}`,
-        `\`svc keys rotate --resume ${record.id}\` revokes and checks again`,
+        `${resumeHint(context)} revokes and checks again`,
       );
     if (context.oldKeySecret && redactKey(context.oldKeySecret) === record.old_key.prefix_hint) {
       const refusal = await probeKey(await context.clientWith(context.oldKeySecret)).then(
@@ -560,12 +573,6 @@ class RotationRun {
     }
     return this.done('confirm', { at: isoNow(this.context), by: 'key_status' }, `${oldId} reads revoked (svc does not hold its secret to try it)`);
   }
-}
-
-/** A key's scope in words (read-only or read-write, its IP list), or undefined where the service does not show it. */
-function scopeOf(key: { read_only?: boolean | null; allowed_ips?: readonly string[] | null }): string | undefined {
-  if (typeof key.read_only !== 'boolean' || !key.allowed_ips) return undefined;
-  return `${key.read_only ? 'read-only' : 'read-write'}, ${key.allowed_ips.length > 0 ? [...key.allowed_ips].sort().join(' ') : 'any IP'}`;
 }
 
 /** Whether the service shows a key's hint in svc's redacted form (`svc_test_…a1b2`), which a secret can be compared with. */

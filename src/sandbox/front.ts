@@ -20,6 +20,8 @@ export const DEFAULT_CONNECTION_DEADLINES: ConnectionDeadlines = { handshakeMs: 
 const TLS_HANDSHAKE = 0x16;
 
 export interface FrontOptions {
+  /** The address to listen on: an IP address, or 0.0.0.0 or :: for every interface. */
+  host: string;
   port: number;
   certificate: { cert: string; key: string };
   deadlines: ConnectionDeadlines;
@@ -45,7 +47,7 @@ function routeByFirstByte(socket: Socket, https: HttpsServer, handshakeMs: numbe
 }
 
 /**
- * One port on 127.0.0.1 for both: a connection that starts with a TLS handshake goes to the HTTPS
+ * One port on `host` for both: a connection that starts with a TLS handshake goes to the HTTPS
  * server, anything else gets `refusePlain`'s answer. Closing ends idle connections at once and busy
  * ones when their answer is sent, and every one after 5 s.
  */
@@ -90,7 +92,7 @@ export async function listenWithTlsFront(options: FrontOptions): Promise<{ port:
   });
   await new Promise<void>((resolve, reject) => {
     front.once('error', reject);
-    front.listen(options.port, '127.0.0.1', () => resolve());
+    front.listen(options.port, options.host, () => resolve());
   });
   return {
     port: (front.address() as AddressInfo).port,

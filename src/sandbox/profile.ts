@@ -38,8 +38,8 @@ export function sandboxProfileName(paths: Paths, dataDir: string): string {
 }
 
 /**
- * Writes the sandbox's profile (base URL, test key, admin key, CA certificate; what else the user saved
- * in it stays), so any command works against the sandbox with no set-up; it becomes the current profile
+ * Writes the sandbox's profile (base URL, test key, admin key, CA certificate, the secret its webhooks are
+ * signed with; what else the user saved in it stays), so any command works against the sandbox with no set-up; it becomes the current profile
  * when the user has none. Returns its name.
  */
 export async function writeSandboxProfile(sandbox: Sandbox, paths: Paths): Promise<string> {
@@ -53,6 +53,7 @@ export async function writeSandboxProfile(sandbox: Sandbox, paths: Paths): Promi
       api_key: secretOf('test'),
       admin_key: secretOf('admin'),
       ca_cert: sandbox.certPath,
+      webhook_secret: sandbox.webhookSecret,
     };
     if (!config.current_profile && !config.profiles[DEFAULT_PROFILE]) config.current_profile = profile;
     return { changed: true, result: undefined };

@@ -18,9 +18,12 @@ import { AddressLimiter, type Plan, PLAN_LIMITS, RateLimiter } from './rate-limi
 import { requestHandler } from './request-handler.js';
 import { SandboxStore } from './database.js';
 import { ensureCertificate } from './tls.js';
+import { certificateNames, type ListenAddress, localBaseUrl } from './listen-address.js';
 
 export interface SandboxOptions {
   dataDir: string;
+  /** Where to listen (listenAddress): 127.0.0.1 when not given. */
+  address?: ListenAddress | undefined;
   port: number;
   /** Subscriber URLs; when not given, those of the previous start are kept. */
   webhookUrls?: string[] | undefined;
@@ -46,7 +49,10 @@ export interface SandboxOptions {
 }
 
 export interface Sandbox {
+  /** How a client on this machine reaches it (localBaseUrl). */
   url: string;
+  /** The address it listens on. */
+  host: string;
   port: number;
   dataDir: string;
   certPath: string;
@@ -85,8 +91,10 @@ function storeSettings(store: SandboxStore, options: SandboxOptions): { webhookS
   return { webhookSecret, webhookUrls, signatureEncoding };
 }
 
+const LOOPBACK: ListenAddress = { host: '127.0.0.1', everyInterface: false, beyondLoopback: false };
+
 /**
- * The embedded sandbox: the whole specification over HTTPS on 127.0.0.1, with state in SQLite.
+ * The embedded sandbox: the whole specification over HTTPS on loopback (or the address given), with state in SQLite.
  * Plain HTTP on the same port is answered 400 `https_required` (part 5.2) and the connection closed.
  */
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -120,7 +128,8 @@ async function lockDataDir(dataDir: string): Promise<FileLock> {
 async function startLocked(options: SandboxOptions, lock: FileLock): Promise<Sandbox> {
   const plan = options.plan ?? 'pro';
   const clock = options.clock ?? systemClock;
-  const certificate = await ensureCertificate(options.dataDir);
+  const address = options.address ?? LOOPBACK;
+  const certificate = await ensureCertificate(options.dataDir, certificateNames(address));
   const store = new SandboxStore(options.dataDir);
   const firstStart = ensureSandboxKeys(store);
   const { webhookSecret, webhookUrls, signatureEncoding } = storeSettings(store, options);
@@ -151,6 +160,7 @@ async function startLocked(options: SandboxOptions, lock: FileLock): Promise<San
   const handle = requestHandler({ app, authenticator, limiter, addresses, plan, keyUses, clock, log: options.log });
 
   const front = await listenWithTlsFront({
+    host: address.host,
     port: options.port,
     certificate,
     deadlines: { ...DEFAULT_CONNECTION_DEADLINES, ...definedOnly(options.connectionDeadlines) },
@@ -161,11 +171,12 @@ async function startLocked(options: SandboxOptions, lock: FileLock): Promise<San
 
   processing.resume();
   dispatcher.start();
-  const url = `https://127.0.0.1:${port}`;
+  const url = localBaseUrl(address, port);
   await lock.describe(`process ${process.pid}, serving ${url}`);
 
   return {
     url,
+    host: address.host,
     port,
     dataDir: options.dataDir,
     certPath: certificate.certPath,

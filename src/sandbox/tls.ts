@@ -6,9 +6,10 @@ export function certificatePath(dataDir: string): string {
 }
 
 /**
- * The sandbox's self-signed leaf certificate for 127.0.0.1, ::1 and localhost, kept in the data
- * directory. Clients trust it with `--ca-cert` (the sandbox profile does so).
+ * The sandbox's self-signed leaf certificate for `names` (certificateNames: loopback's, and those of
+ * the address it listens on), kept in the data directory, and made again where it lacks one of them.
+ * Clients trust it with `--ca-cert` (the sandbox profile does so).
  */
-export function ensureCertificate(dataDir: string): Promise<SelfSignedCertificate> {
-  return ensureSelfSignedCertificate(join(dataDir, 'tls'), 'svc sandbox', ['localhost', '127.0.0.1', '::1']);
+export function ensureCertificate(dataDir: string, names: readonly string[]): Promise<SelfSignedCertificate> {
+  return ensureSelfSignedCertificate(join(dataDir, 'tls'), 'svc sandbox', names);
 }

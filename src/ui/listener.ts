@@ -4,8 +4,14 @@ import { hangingLine } from './table.js';
 import { terminalText } from './terminal-text.js';
 import type { TimeView } from './time.js';
 
+/** 0.1.0's name of a line, printed beside `event` until 0.3.0 (src/cli/deprecated-json.ts). */
+interface DeprecatedKind<Kind extends string> {
+  /** Deprecated: the line's name in 0.1.0, until 0.3.0; read `event`. */
+  kind: Kind;
+}
+
 /** A delivery as `webhooks listen --json` writes it: snake_case like the API, `event` naming the line as every command's JSON lines do. */
-export interface DeliveryJson {
+export interface DeliveryJson extends DeprecatedKind<DeliveryReport['kind']> {
   event: DeliveryReport['kind'];
   at: string;
   result: DeliveryReport['result'];
@@ -22,6 +28,7 @@ export interface DeliveryJson {
 export function deliveryJson(report: DeliveryReport): DeliveryJson {
   return {
     event: report.kind,
+    kind: report.kind,
     at: report.at,
     result: report.result,
     event_id: report.event.id ?? null,
@@ -35,9 +42,13 @@ export function deliveryJson(report: DeliveryReport): DeliveryJson {
   };
 }
 
-/** A forward taken over from another replica, as `webhooks listen --json` writes it: snake_case like the API. */
-export interface TakeoverJson {
-  event: 'takeover';
+/**
+ * A forward taken over from another replica, as `webhooks listen --json` writes it: snake_case like the
+ * API. Its `event` is 0.1.0's until 0.3.0, when it names the line as in every other line.
+ */
+export interface TakeoverJson extends DeprecatedKind<'takeover'> {
+  /** Deprecated: the event taken over, as 0.1.0 wrote it, until 0.3.0; read `event_id`, `type` and `resource_id`. */
+  event: { id: string | null; type: string | null; resource_id: string | null };
   at: string;
   event_id: string | null;
   type: string | null;
@@ -49,7 +60,8 @@ export interface TakeoverJson {
 
 export function takeoverJson({ at, event, forward, detail }: TakeoverReport): TakeoverJson {
   return {
-    event: 'takeover',
+    event: { id: event.id ?? null, type: event.type ?? null, resource_id: event.resourceId ?? null },
+    kind: 'takeover',
     at,
     event_id: event.id ?? null,
     type: event.type ?? null,
@@ -60,7 +72,7 @@ export function takeoverJson({ at, event, forward, detail }: TakeoverReport): Ta
 }
 
 /** A request that was no delivery, as `webhooks listen --json` writes it. */
-export interface RefusalJson {
+export interface RefusalJson extends DeprecatedKind<'refused'> {
   event: 'refused';
   at: string;
   status: number | null;
@@ -69,7 +81,7 @@ export interface RefusalJson {
 }
 
 export function refusalJson({ at, status, detail, remote }: RefusalReport): RefusalJson {
-  return { event: 'refused', at, status, detail, remote: remote ?? null };
+  return { event: 'refused', kind: 'refused', at, status, detail, remote: remote ?? null };
 }
 
 /** One line for people; what a delivery claims (its id, type, resource) is anyone's to write, so the line is escaped. */

@@ -1,4 +1,5 @@
-import type { Io } from './io.js';
+import type { Io, Output } from './io.js';
+import { hangingText } from './table.js';
 
 /** Checks an answer: true when it will do, else what is wrong with it (shown under the prompt). */
 export type AnswerCheck = (answer: string) => true | string;
@@ -12,28 +13,47 @@ export interface Prompter {
   confirm: (message: string, defaultAnswer?: boolean) => Promise<boolean>;
 }
 
+/** Cells kept free on each line of a question for what inquirer adds to its last: ` (y/N) ` and the answer typed. */
+const ANSWER_ROOM = 10;
+
+/**
+ * A question as a terminal shows it whole: inquirer cuts a line too wide for the terminal where its
+ * edge falls, in the middle of a path, a URL or a setting name, so svc wraps it between words first,
+ * under the text that follows inquirer's `? `. A word longer than a line is still cut by inquirer,
+ * which must know how many lines it drew to draw them again: a question names no path or URL, which
+ * goes on a line of its own above it.
+ */
+function fitted(message: string, out: Output): string {
+  return out.isTTY ? hangingText('  ', message, out.columns - ANSWER_ROOM).slice(2) : message;
+}
+
 /** Asks with inquirer on the command's terminal: questions on stderr, answers from stdin. */
 export function inquirerPrompter(io: Io): Prompter {
   const context = { input: io.stdin, output: io.stderr.stream };
+  const question = (message: string) => fitted(message, io.stderr);
   return {
     async input(message, options = {}) {
       const { input } = await import('@inquirer/prompts');
       return input(
-        { message, validate: options.validate, ...(options.answer !== undefined && { default: options.answer, prefill: 'editable' as const }) },
+        {
+          message: question(message),
+          validate: options.validate,
+          ...(options.answer !== undefined && { default: options.answer, prefill: 'editable' as const }),
+        },
         context,
       );
     },
     async select(message, choices) {
       const { select } = await import('@inquirer/prompts');
-      return select({ message, choices }, context);
+      return select({ message: question(message), choices }, context);
     },
     async secret(message) {
       const { password } = await import('@inquirer/prompts');
-      return password({ message, mask: '*' }, context);
+      return password({ message: question(message), mask: '*' }, context);
     },
     async confirm(message, defaultAnswer = false) {
       const { confirm } = await import('@inquirer/prompts');
-      return confirm({ message, default: defaultAnswer }, context);
+      return confirm({ message: question(message), default: defaultAnswer }, context);
     },
   };
 }

@@ -11,8 +11,8 @@ export type Cell = string | number | boolean | null | undefined | Styled;
 
 /**
  * A column of a table for people. `leaveOut` ranks the columns a narrow terminal may do without,
- * the lowest left out first; `freeText` marks prose, URLs and lists, whose long words may be broken
- * (ids, times and names of states are only ever wrapped between words).
+ * the lowest left out first; `freeText` marks prose, URLs and lists, which read well narrowed to
+ * a few words a line. No word is ever broken: an id, a path, a URL or a setting name is copied whole.
  */
 export interface Column {
   title: string;
@@ -35,22 +35,32 @@ function text(cell: Cell): string {
  * the text that follows `prefix` (a bullet, a label); left whole when not on a terminal.
  */
 export function hangingLine(prefix: string, value: string, out: Output): string {
-  if (!out.isTTY) return `${prefix}${value}`;
+  return out.isTTY ? hangingText(prefix, value, out.columns) : `${prefix}${value}`;
+}
+
+/**
+ * `prefix` and `value` wrapped between words to `columns` cells, the continuation lines indented
+ * under the text that follows `prefix`. A word is never broken: one too long for the room beside
+ * the prefix (a path, a URL) goes where a line with less indentation takes it whole, and one longer
+ * than a whole line has a line of its own, wider than the terminal (as gh leaves a long URL).
+ */
+export function hangingText(prefix: string, value: string, columns: number): string {
   const indent = stringWidth(prefix);
-  const room = Math.max(20, out.columns - indent);
+  const room = Math.max(20, columns - indent);
   const longest = Math.max(0, ...value.split(' ').map((word) => stringWidth(word)));
   if (longest <= room) {
     const lines = wrapAnsi(value, room, { hard: true }).split('\n');
     return [`${prefix}${lines[0] ?? ''}`, ...lines.slice(1).map((line) => `${' '.repeat(indent)}${line}`)].join('\n');
   }
-  // A word too long for the room beside the prefix (a path, a URL) is not broken where a line with
-  // less indentation takes it whole: the words that fit go beside the prefix, the rest hang further left.
-  const hang = Math.max(0, out.columns - longest);
+  // The words that fit go beside the prefix, the rest hang further left, as far as the longest word needs.
+  const hang = Math.max(0, columns - longest);
   const words = value.split(' ');
   let first = 0;
   while (first < words.length && stringWidth(words.slice(0, first + 1).join(' ')) <= room) first++;
-  const rest = wrapAnsi(words.slice(first).join(' '), Math.max(1, out.columns - hang), { hard: true }).split('\n');
-  return [`${prefix}${words.slice(0, first).join(' ')}`.trimEnd(), ...rest.map((line) => `${' '.repeat(hang)}${line}`)].join('\n');
+  const head = `${prefix}${words.slice(0, first).join(' ')}`.trimEnd();
+  const rest = wrapAnsi(words.slice(first).join(' '), Math.max(1, columns - hang)).split('\n');
+  // A line that would hold no more than indentation is left out.
+  return [...(head ? [head] : []), ...rest.map((line) => `${' '.repeat(hang)}${line}`)].join('\n');
 }
 
 /**
@@ -78,8 +88,6 @@ export function fittedText(text: string, out: Output): string {
 
 /** Space between two columns. */
 const GAP = '  ';
-/** The longest word of free text kept whole when its column is narrowed. */
-const FREE_TEXT_WORD = 12;
 /** The least room free text is given before columns a narrow terminal can do without are left out. */
 const FREE_TEXT_ROOM = 24;
 
@@ -116,7 +124,7 @@ function fittedWidths(natural: number[], floors: number[], freeText: boolean[], 
 
 /**
  * The columns shown at `width`: those a narrow terminal may do without are left out, lowest rank
- * first, until the rest fit in `room` (words kept whole, free text given room to read).
+ * first, until the rest fit in `room` (words whole, free text given room to read).
  */
 function shownColumns(columns: Column[], room: number[], width: number): number[] {
   let shown = columns.map((_, index) => index);
@@ -146,9 +154,11 @@ function layRow(row: string[], widths: number[], styles?: Array<(part: string) =
 
 /**
  * A table for people on a terminal, as `gh` and `kubectl` draw them: titles in capitals, columns
- * two spaces apart, no wider than the terminal (long cells wrap inside their column, and columns
- * ranked with `leaveOut` are left out, with a note, where the terminal is too narrow for them).
- * Tab-separated lines, every column, when stdout is piped, so that `cut` and `awk` can take it apart.
+ * two spaces apart, no wider than the terminal (long cells wrap between words inside their column,
+ * and columns ranked with `leaveOut` are left out, with a note, where the terminal is too narrow for
+ * them). Where even so a word (a path, a URL) does not fit whole, each row is shown as a block of
+ * named values instead. Tab-separated lines, every column, when stdout is piped, so that `cut` and
+ * `awk` can take it apart.
  */
 export function renderTable(head: Array<string | Column>, rows: Cell[][], out: Output): string {
   const columns = head.map((column) => (typeof column === 'string' ? { title: column } : column));
@@ -169,24 +179,21 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], out: O
   const cellWidth = (cell: string) => Math.max(0, ...cell.split('\n').map((line) => stringWidth(line)));
   const natural = titles.map((title, column) => Math.max(cellWidth(title), ...cells.map((row) => cellWidth(row[column]!))));
   const floors = columns.map((column, index) => {
-    const words = Math.max(0, ...cells.map((row) => longestWord(row[index]!)));
     if (column.unbroken) return natural[index]!;
-    return Math.min(natural[index]!, Math.max(longestWord(titles[index]!), column.freeText ? Math.min(words, FREE_TEXT_WORD) : words));
+    return Math.max(longestWord(titles[index]!), ...cells.map((row) => longestWord(row[index]!)));
   });
   const width = out.columns;
   const room = columns.map((column, index) => (column.freeText ? Math.max(floors[index]!, Math.min(natural[index]!, FREE_TEXT_ROOM)) : floors[index]!));
   const shown = shownColumns(columns, room, width);
   const available = width - GAP.length * (shown.length - 1);
   const pick = <T>(values: T[]) => shown.map((index) => values[index]!);
-  // Where even whole words do not fit, words are broken: only a title's words are kept whole then.
-  const titleFloors = titles.map((title, index) => Math.min(natural[index]!, longestWord(title)));
-  const kept = sum(pick(floors)) <= available ? pick(floors) : pick(titleFloors);
+  if (sum(pick(floors)) > available) return renderRecords(columns, cells, out);
   const widths =
     sum(pick(natural)) <= available
       ? pick(natural)
       : fittedWidths(
           pick(natural),
-          kept,
+          pick(floors),
           pick(columns).map((column) => Boolean(column.freeText)),
           available,
         );
@@ -203,6 +210,27 @@ export function renderTable(head: Array<string | Column>, rows: Cell[][], out: O
     lines.push(hangingLine('', color ? `\u001b[2m${note}\u001b[22m` : note, out));
   }
   return lines.join('\n');
+}
+
+/**
+ * A table whose words do not fit the terminal whole, even without the columns it may leave out: each
+ * row a block of `title  value` lines, every column, blocks a line apart, as `renderFields` shows them.
+ */
+function renderRecords(columns: Column[], cells: string[][], out: Output): string {
+  // Every block's values start in the same column.
+  const titleWidth = Math.max(...columns.map((column) => stringWidth(column.title)));
+  const field = (column: Column, cell: string): [string, Cell] => [
+    column.title.padEnd(titleWidth),
+    new Styled(out.color && column.style ? column.style(cell) : cell),
+  ];
+  return cells
+    .map((row) =>
+      renderFields(
+        columns.flatMap((column, index) => (row[index] ? [field(column, row[index])] : [])),
+        out,
+      ),
+    )
+    .join('\n\n');
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type SignedPayload,
 } from './signature.js';
 import type { RejectionReason } from './verify.js';
+import { describeOtherMac, OtherMacs } from './other-macs.js';
 
 type StepName = 'header' | 'timestamp' | 'signature' | 'body' | 'envelope' | 'schema';
 
@@ -224,6 +225,7 @@ function signatureStep(
   body: Uint8Array,
   secrets: readonly string[],
   accepted: Accepted,
+  otherMac: string | undefined,
 ): { step: DiagnosisStep; matched: Diagnosis['matched'] } {
   const given = parsed.signatures.map((signature) => decodeV1(signature, accepted.encodings));
   for (const [secretIndex, secret] of secrets.entries()) {
@@ -251,10 +253,29 @@ function signatureStep(
       detail: `no v1 value matches the body signed with ${secrets.length === 1 ? 'the secret' : `any of the ${secrets.length} secrets`} (${describeScheme(accepted.signedPayloads, accepted.encodings)})`,
       hint:
         explanation ??
+        otherMac ??
         'the secret is not the one the sender uses, or the body is not byte for byte what was sent (svc tried line endings, a final newline, JSON re-serialisation, white space in the secret, both encodings of v1 and the body signed alone)',
     },
     matched: null,
   };
+}
+
+/**
+ * A v1 value that is an HMAC keyed with one of the secrets under another hash than SHA-256, named as
+ * the contract kit names it: only a holder of the secret makes one, so the sender signs with the wrong hash.
+ */
+function otherMacOf(parsed: ParsedSignature, body: Uint8Array, secrets: readonly string[]): string | undefined {
+  for (const [secretIndex, secret] of secrets.entries()) {
+    const macs = new OtherMacs(secret, parsed.timestamp, Buffer.from(body));
+    for (const [index, value] of parsed.signatures.entries()) {
+      const mac = macs.of(value);
+      if (!mac) continue;
+      const entry = parsed.signatures.length === 1 ? 'the v1 value' : `v1 value #${index + 1}`;
+      const which = secrets.length === 1 ? '' : ` (secret #${secretIndex + 1})`;
+      return `${entry} is ${describeOtherMac(mac)}${which}, not HMAC-SHA256: the sender signs with another hash`;
+    }
+  }
+  return undefined;
 }
 
 const ENVELOPE_RULE = 'part 6: an event is a JSON object with an id starting with evt_, a type and a data object';
@@ -311,7 +332,10 @@ export function diagnoseDelivery(input: DiagnoseInput): Diagnosis {
   if (header.parsed) {
     steps.push(timestampStep(header.parsed, tolerance, now));
     const accepted = { encodings: input.encodings ?? SIGNATURE_ENCODINGS, signedPayloads: input.signedPayloads ?? DEFAULT_SIGNED_PAYLOADS };
-    const signature = signatureStep(header.parsed, input.body, input.secrets, accepted);
+    const otherMac = otherMacOf(header.parsed, input.body, input.secrets);
+    // A value of another hash's length is named for what it is, not for its length.
+    if (otherMac && header.step.hint) header.step.hint = otherMac;
+    const signature = signatureStep(header.parsed, input.body, input.secrets, accepted, otherMac);
     steps.push(signature.step);
     matched = signature.matched;
   } else {

@@ -9,7 +9,7 @@ import { EventStore } from './sqlite-store.js';
  */
 export interface EventRecords {
   event(eventId: string): Promise<StoredEvent | undefined>;
-  /** Newest first. */
+  /** Newest first, unless the filter asks for the oldest. */
   events(filter: EventFilter): Promise<StoredEvent[]>;
   prune(before: number, options: { includeNotForwarded: boolean; dryRun: boolean }): Promise<PruneResult>;
   recordForward(seq: number, outcome: ForwardOutcome, at: number): Promise<void>;

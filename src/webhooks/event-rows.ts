@@ -62,6 +62,10 @@ export interface EventFilter {
   notForwarded?: boolean;
   since?: number;
   until?: number;
+  /** Only rows stored after this one (seq), to page through the store. */
+  afterSeq?: number;
+  /** Oldest first (in the order stored) instead of newest first. */
+  oldestFirst?: boolean;
   limit: number;
 }
 

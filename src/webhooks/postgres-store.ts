@@ -310,7 +310,7 @@ export class PostgresEventStore {
     return row && toStoredEvent(row);
   }
 
-  /** Newest first. */
+  /** Newest first, unless the filter asks for the oldest. */
   async events(filter: EventFilter): Promise<StoredEvent[]> {
     const sql = this.sql;
     const conditions = [sql`true`];
@@ -319,8 +319,9 @@ export class PostgresEventStore {
     if (filter.notForwarded) conditions.push(sql.unsafe(NOT_FORWARDED));
     if (filter.since !== undefined) conditions.push(sql`received_at >= ${filter.since}`);
     if (filter.until !== undefined) conditions.push(sql`received_at < ${filter.until}`);
+    if (filter.afterSeq !== undefined) conditions.push(sql`seq > ${filter.afterSeq}`);
     const where = conditions.reduce((all, condition) => sql`${all} AND ${condition}`);
-    const rows = await sql`SELECT * FROM events WHERE ${where} ORDER BY seq DESC LIMIT ${filter.limit}`;
+    const rows = await sql`SELECT * FROM events WHERE ${where} ORDER BY seq ${sql.unsafe(filter.oldestFirst ? 'ASC' : 'DESC')} LIMIT ${filter.limit}`;
     return rows.map(toStoredEvent);
   }
 

@@ -220,7 +220,7 @@ export class EventStore {
     return row && toStoredEvent(row);
   }
 
-  /** Newest first. */
+  /** Newest first, unless the filter asks for the oldest. */
   events(filter: EventFilter): StoredEvent[] {
     const where: string[] = [];
     const params: SQLInputValue[] = [];
@@ -241,7 +241,11 @@ export class EventStore {
       where.push('received_at < ?');
       params.push(filter.until);
     }
-    const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    if (filter.afterSeq !== undefined) {
+      where.push('seq > ?');
+      params.push(filter.afterSeq);
+    }
+    const sql = `SELECT * FROM events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq ${filter.oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`;
     return (this.db.prepare(sql).all(...params, filter.limit) as Row[]).map(toStoredEvent);
   }
 

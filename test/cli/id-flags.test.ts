@@ -45,6 +45,7 @@ function argumentsOf(command: string): string[] {
     return [file, '--type', 'passport'];
   }
   if (command === 'keys:rotate') return ['key_old4Jd92kQz'];
+  if (command === 'webhooks:trigger') return ['report.completed', '--to', 'http://127.0.0.1:9/hooks', '--secret', 'whsec_idflags0123456789abcdef'];
   return [];
 }
 
@@ -59,6 +60,8 @@ describe('a flag that takes an identifier', () => {
       'reports:list --applicant',
       'reports:list --starting-after',
       'sandbox:deliveries --event',
+      'webhooks:trigger --document',
+      'webhooks:trigger --report',
     ]);
   });
 

@@ -9,7 +9,7 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OtherMacs } from '../../src/conformance/other-macs.js';
+import { OtherMacs } from '../../src/webhooks/other-macs.js';
 import { WebhookReceiver } from '../../src/conformance/receiver.js';
 
 const SECRET = 'whsec_knownanswer6123456789abcdefghijklm';

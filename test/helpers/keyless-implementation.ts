@@ -2,8 +2,9 @@
  * An implementation of the specification with no key API: keys are made in its "dashboard" (the
  * test adds them), and the only key operation is the stated `DELETE /v1/keys/{id}` with an admin
  * key. GET /v1/keys answers 404, any other method on /v1/keys/{id} 405, as the service of issue 22
- * did. Keys belong to a workspace; `GET /v1/reports` lists that workspace's reports. A revoked or
- * unknown key gets `401 invalid_key`. A real HTTP server on 127.0.0.1 that records every request;
+ * did. Keys belong to a workspace; `GET /v1/reports` lists that workspace's reports, and
+ * `DELETE /v1/reports/{id}` deletes one, a read-only key refused `403 forbidden` before the report is
+ * looked for (the scope checked first, as part 7's example has it). A revoked or unknown key gets `401 invalid_key`. A real HTTP server on 127.0.0.1 that records every request;
  * `delayMs` answers slowly. `/_dashboard/last-use/{id}` stands for the dashboard's last use of a key
  * (what a person or the user's own logs would look at), without authentication. Its time (last uses,
  * the Date header) is `clock`'s, the system's unless given.
@@ -18,6 +19,7 @@ interface StoredKey {
   secret: string;
   workspace: string;
   environment: 'test' | 'live' | 'admin';
+  readOnly: boolean;
   revoked: boolean;
   lastUsedAt: number | null;
 }
@@ -28,8 +30,8 @@ export interface DashboardKey {
 }
 
 export interface KeylessImplementation extends TestServer {
-  /** Makes a key "in the dashboard". */
-  makeKey(environment: 'test' | 'live' | 'admin', workspace?: string): DashboardKey;
+  /** Makes a key "in the dashboard", read-write unless it is made read-only. */
+  makeKey(environment: 'test' | 'live' | 'admin', workspace?: string, options?: { readOnly?: boolean }): DashboardKey;
   /** Adds a report to a workspace; returns its id. */
   addReport(workspace?: string): string;
   isRevoked(id: string): boolean;
@@ -71,6 +73,14 @@ export async function startKeylessImplementation(options: { delayMs?: number; cl
       const data = reports.filter((report) => report.workspace === key.workspace).map((report) => ({ id: report.id, status: 'completed' }));
       return send(response, clock, 200, { object: 'list', data, has_more: false });
     }
+    const reportPath = /^\/v1\/reports\/([^/]+)$/.exec(path);
+    if (reportPath && method === 'DELETE') {
+      if (key.readOnly) return fail(response, clock, 403, 'forbidden', 'a read-only key cannot delete a report');
+      const index = reports.findIndex((report) => report.id === reportPath[1] && report.workspace === key.workspace);
+      if (index < 0) return fail(response, clock, 404, 'not_found', `no report ${reportPath[1]}`);
+      reports.splice(index, 1);
+      return send(response, clock, 200, { id: reportPath[1], deleted: true });
+    }
     const keyPath = /^\/v1\/keys\/([^/]+)$/.exec(path);
     if (keyPath && method === 'DELETE') {
       if (key.environment !== 'admin') return fail(response, clock, 403, 'forbidden', 'revoking a key needs an admin key');
@@ -93,12 +103,13 @@ export async function startKeylessImplementation(options: { delayMs?: number; cl
 
   return {
     ...server,
-    makeKey(environment, workspace = 'ws_main') {
+    makeKey(environment, workspace = 'ws_main', options = {}) {
       const key: StoredKey = {
         id: nextId('key'),
         secret: `svc_${environment}_${randomBytes(18).toString('base64url')}`,
         workspace,
         environment,
+        readOnly: options.readOnly ?? false,
         revoked: false,
         lastUsedAt: null,
       };

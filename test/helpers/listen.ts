@@ -9,7 +9,9 @@ import { HANG_MS } from './hang.js';
 import { svcInProcess } from './in-process.js';
 
 export interface ListenLine {
-  event: 'delivery' | 'refused' | 'takeover';
+  /** A takeover's is 0.1.0's object until 0.3.0 (src/cli/deprecated-json.ts). */
+  event: 'delivery' | 'refused' | { id: string | null; type: string | null; resource_id: string | null };
+  kind: 'delivery' | 'refused' | 'takeover';
   result?: 'accepted' | 'duplicate' | 'rejected' | 'injected' | 'store_failed';
   event_id?: string | null;
   type?: string | null;

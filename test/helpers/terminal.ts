@@ -9,21 +9,29 @@ const { Terminal } = xterm;
 
 const quoted = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
-/** The environment of a person at a terminal: a terminal type, and no CI=true (svc asks and shows progress only outside CI), even when the tests run in CI. */
-function personAt(env: Record<string, string>): Record<string, string> {
+/**
+ * The environment of a person at a terminal: a terminal type, and no CI=true (svc asks and shows
+ * progress only outside CI), even when the tests run in CI; with `ci`, a CI job's that has a terminal.
+ */
+function personAt(env: Record<string, string>, ci = false): Record<string, string> {
   const { CI: _, ...rest } = env;
-  return { ...rest, TERM: 'xterm-256color' };
+  return { ...rest, TERM: 'xterm-256color', ...(ci && { CI: 'true' }) };
 }
 
 /**
  * Runs the real `svc` in a pseudo-terminal of `columns` columns (util-linux `script`), as a person
- * at a terminal would: stdout and stderr are that terminal. Answers the terminal's lines, without
- * colour and cursor sequences.
+ * at a terminal would (`ci`: as a CI job with a terminal): stdout and stderr are that terminal.
+ * Answers the terminal's lines, without colour and cursor sequences.
  */
-export function runInTerminal(args: string[], env: Record<string, string>, columns = 80): Promise<{ code: number | null; lines: string[]; screen: string }> {
+export function runInTerminal(
+  args: string[],
+  env: Record<string, string>,
+  columns = 80,
+  options: { ci?: boolean } = {},
+): Promise<{ code: number | null; lines: string[]; screen: string }> {
   const command = `stty cols ${columns} rows 60; exec ${[process.execPath, SVC_BIN, ...args].map(quoted).join(' ')}`;
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: personAt(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: personAt(env, options.ci), stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
     child.on('error', reject);
@@ -32,9 +40,12 @@ export function runInTerminal(args: string[], env: Record<string, string>, colum
   });
 }
 
-/** The lines wider than `columns` terminal cells. */
+/**
+ * The lines wider than `columns` terminal cells, but a line that is one word after its indentation:
+ * a URL or a path longer than a line, which svc never breaks (a person copies it whole).
+ */
 export function widerThan(lines: string[], columns: number): string[] {
-  return lines.filter((line) => stringWidth(line) > columns);
+  return lines.filter((line) => stringWidth(line) > columns && /\s/.test(line.trim()));
 }
 
 /** Pieces of an id (rep_, app_, doc_, key_, evt_ and 24 characters in the sandbox) that a wrap cut short. */
@@ -44,21 +55,32 @@ export function brokenIds(lines: string[]): string[] {
     .filter((id) => id.length !== 28);
 }
 
-/** Of `tokens` (URLs, paths), those shown but not whole on one line: found only once the lines are joined, their breaks and indentation taken out. */
+/**
+ * Of `tokens` (URLs, paths, setting names), those shown but not whole on one line: found more often
+ * once the lines are joined, their breaks and indentation taken out, than in the lines one by one.
+ */
 export function brokenTokens(lines: string[], tokens: string[]): string[] {
+  const count = (text: string, token: string) => text.split(token).length - 1;
   const joined = lines.map((line) => line.trim()).join('');
-  return tokens.filter((token) => joined.includes(token) && !lines.some((line) => line.includes(token)));
+  return tokens.filter((token) => count(joined, token) > lines.reduce((sum, line) => sum + count(line, token), 0));
 }
 
 /**
  * The screen a person is left with once `raw` (what a program wrote to its terminal: cursor moves,
- * erased lines and all) has been drawn on a terminal of `columns` columns: its non-empty lines.
+ * erased lines and all) has been drawn on a terminal of `columns` columns: its non-empty lines, a
+ * line the terminal wrapped at its edge as one, as it is copied.
  */
 export async function finalScreen(raw: string, columns = 80): Promise<string[]> {
   const terminal = new Terminal({ cols: columns, rows: 200, allowProposedApi: true });
   await new Promise<void>((resolve) => terminal.write(raw, resolve));
   const buffer = terminal.buffer.active;
-  const lines = Array.from({ length: buffer.length }, (_, row) => buffer.getLine(row)?.translateToString(true) ?? '');
+  const lines: string[] = [];
+  for (let row = 0; row < buffer.length; row++) {
+    const line = buffer.getLine(row);
+    const text = line?.translateToString(true) ?? '';
+    if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+    else lines.push(text);
+  }
   terminal.dispose();
   return lines.filter((line) => line !== '');
 }

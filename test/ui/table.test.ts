@@ -69,10 +69,29 @@ describe('renderTable', () => {
     expect(table).toBe(['ID              MESSAGE', 'rep_0123456789  the document', '                could not be', '                read at all'].join('\n'));
   });
 
-  it('breaks a word of free text longer than its room rather than cutting the id', () => {
-    // The URL's floor is 12 (free text keeps words of up to 12 whole); the 2 spare columns make it 14.
-    const table = renderTable(['id', { title: 'url', freeText: true }], [['rep_0123456789', 'https://example.test/a/b/c/d/e/f/g']], terminal(30));
-    expect(table.split('\n')).toEqual(['ID              URL', 'rep_0123456789  https://exampl', '                e.test/a/b/c/d', '                /e/f/g']);
+  it('keeps a URL whole: a column takes its longest word, where the terminal has the room', () => {
+    const table = renderTable(['id', { title: 'url', freeText: true }], [['rep_0123456789', 'see https://example.test/a/b/c/d/e/f/g']], terminal(50));
+    expect(table.split('\n')).toEqual(['ID              URL', 'rep_0123456789  see', '                https://example.test/a/b/c/d/e/f/g']);
+  });
+
+  it('shows each row as a block of named values where a word does not fit whole, and one wider than the terminal on a line of its own', () => {
+    const rows = [
+      ['rep_0123456789', 'https://example.test/a/b/c/d/e/f/g'],
+      ['rep_1', null],
+    ];
+    expect(renderTable(['id', { title: 'url', freeText: true }], rows, terminal(40)).split('\n')).toEqual([
+      'id   rep_0123456789',
+      'url  https://example.test/a/b/c/d/e/f/g',
+      '',
+      'id   rep_1',
+    ]);
+    expect(renderTable(['id', { title: 'url', freeText: true }], rows, terminal(30)).split('\n')).toEqual([
+      'id   rep_0123456789',
+      'url',
+      'https://example.test/a/b/c/d/e/f/g',
+      '',
+      'id   rep_1',
+    ]);
   });
 
   it('sets apart rows that take several lines', () => {
@@ -157,6 +176,22 @@ describe('fittedLine and fittedText', () => {
     expect(fittedLine('  one two three four five six seven eight nine ten', terminal(24))).toBe(
       ['  one two three four', '  five six seven eight', '  nine ten'].join('\n'),
     );
+  });
+
+  it('never breaks a word: a path too long for the room beside the gap hangs further left, one longer than the terminal has a line of its own', () => {
+    const path = '/home/ops/deployments/production/billing-worker/new.key';
+    expect(fittedLine(`✓ 2/7 save    saved its secret to ${path} (0600)`, terminal(60))).toBe(
+      ['✓ 2/7 save    saved its secret to', `     ${path}`, '     (0600)'].join('\n'),
+    );
+    expect(fittedLine(`Error: no API key for https://127.0.0.1:8443${path}${path}, the base URL`, terminal(60))).toBe(
+      ['Error: no API key for', `https://127.0.0.1:8443${path}${path},`, 'the base URL'].join('\n'),
+    );
+  });
+
+  it('puts a line of one word longer than the terminal, a path, on the line as it is, with no empty line before it', () => {
+    const path = `/srv/${'visa-report-service/'.repeat(4)}tls/cert.pem`;
+    expect(fittedLine(path, terminal(60))).toBe(path);
+    expect(fittedLine(`  ${path}`, terminal(60))).toBe(path);
   });
 
   it('fits each line of a text on its own', () => {

@@ -27,6 +27,8 @@ const KNOWN = {
   },
   body: { hex: '26c288e06cd749cc0c16b734ae1756777c4680b19f4c408b0ab6bc27ae1719fb', base64: 'JsKI4GzXScwMFrc0rhdWd3xGgLGfTECLCra8J64XGfs=' },
   sha1: 'aab07f2958c37e8fdfb1890e27063542df566d4f',
+  /** HMAC-SHA1 keyed with another secret (test/conformance/other-macs.test.ts). */
+  sha1OtherSecret: 'cb2e16ccde4e06a554815fe9001dea44ca448a8c',
 };
 
 const known = (v1: string, input: Omit<Partial<DiagnoseInput>, 'body'> = {}) =>
@@ -128,10 +130,21 @@ describe('svc webhooks verify: the diagnosis of a captured delivery', () => {
     }
   });
 
-  it('says of a v1 that is no HMAC-SHA256 in either encoding that its length is wrong', () => {
-    const diagnosis = known(KNOWN.sha1);
+  it('says of a v1 that is no HMAC-SHA256 in either encoding, nor an HMAC of the secret under another hash, that its length is wrong', () => {
+    const diagnosis = known(KNOWN.sha1OtherSecret);
     expect(step(diagnosis, 'header').hint).toBe('a v1 value is neither 64 hex digits nor 43 base64 characters (44 padded), the lengths of an HMAC-SHA256');
     expect(step(diagnosis, 'signature')).toMatchObject({ status: 'failed', hint: expect.stringMatching(/^the secret is not the one the sender uses/) });
+  });
+
+  it('names a v1 made with the secret under another hash as the contract kit does', () => {
+    const named = 'the v1 value is HMAC-SHA-1 with the webhook secret over <t>.<raw body>, in hex, not HMAC-SHA256: the sender signs with another hash';
+    const diagnosis = known(KNOWN.sha1);
+    expect(step(diagnosis, 'header').hint).toBe(named);
+    expect(step(diagnosis, 'signature')).toMatchObject({ status: 'failed', reason: 'signature_mismatch', hint: named });
+    const rotating = known(`${KNOWN.sha1OtherSecret},v1=${KNOWN.sha1}`, { secrets: ['whsec_unrelated0123456789abcdefghijklmn', KNOWN_SECRET] });
+    expect(step(rotating, 'signature').hint).toBe(
+      'v1 value #2 is HMAC-SHA-1 with the webhook secret over <t>.<raw body>, in hex (secret #2), not HMAC-SHA256: the sender signs with another hash',
+    );
   });
 
   it('explains headers it cannot read', () => {

@@ -168,7 +168,7 @@ it(
     // took over once its lease expired. A live replica's forward is never taken from it.
     const survivors = replicas.map((replica) => replica.listen.lines);
     const acceptedBySurvivors = new Set(survivors.flat().flatMap((line) => (line.result === 'accepted' ? [line.event_id] : [])));
-    const takenOver = new Set([...survivors, killed!.listen.lines].flat().flatMap((line) => (line.event === 'takeover' ? [line.event_id!] : [])));
+    const takenOver = new Set([...survivors, killed!.listen.lines].flat().flatMap((line) => (line.kind === 'takeover' ? [line.event_id!] : [])));
     expect([...takenOver].filter((id) => acceptedBySurvivors.has(id))).toEqual([]);
     const forwards = new Map<string, number>();
     for (const id of await app.ids()) forwards.set(id, (forwards.get(id) ?? 0) + 1);

@@ -1,7 +1,7 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { settingNameArg } from '../../flags/setting-name.js';
 import { displaySetting } from '../../config/settings.js';
-import { currentProfileName, readConfig, SETTINGS, type SettingName } from '../../config/config-file.js';
+import { currentProfileName, readConfig } from '../../config/config-file.js';
 import { ConfigError } from '../../core/errors.js';
 
 /** What `--json` prints. */
@@ -12,12 +12,12 @@ export default class ConfigGet extends BaseCommand<JsonResult> {
   static override examples = ['<%= config.bin %> config get base_url', '<%= config.bin %> config get api_key --profile sandbox --json'];
 
   static override args = {
-    name: Args.string({ description: 'Setting to print', required: true, options: Object.keys(SETTINGS) }),
+    name: settingNameArg('Setting to print'),
   };
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigGet);
-    const name = args.name as SettingName;
+    const { name } = args;
     const config = await readConfig(this.paths.configFile);
     const profile = currentProfileName(config, flags.profile, this.io.env);
     const value = config.profiles[profile]?.[name];

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
+import { settingNameArg } from '../../flags/setting-name.js';
 import { displaySetting, isSecretValue, normaliseSetting } from '../../config/settings.js';
 import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/config-file.js';
 import { ConfigError } from '../../core/errors.js';
@@ -23,14 +24,14 @@ Keys are best given without VALUE: svc then reads them from stdin, or asks for t
   ];
 
   static override args = {
-    name: Args.string({ description: 'Setting to save', required: true, options: Object.keys(SETTINGS) }),
+    name: settingNameArg('Setting to save'),
     // svc reads stdin itself, whole: oclif would take whatever arrived within 10 ms as VALUE.
     value: Args.string({ description: 'Value; omit it for keys, to read them from stdin or a prompt', ignoreStdin: true }),
   };
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigSet);
-    const name = args.name as SettingName;
+    const { name } = args;
     // Read before the config file is locked: a person may take their time at the prompt.
     const { value, source } = await this.readValue(name, args.value);
     this.secrets.push(value);

@@ -1,6 +1,6 @@
-import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
-import { currentProfileName, SETTINGS, type SettingName, updateConfig } from '../../config/config-file.js';
+import { settingNameArg } from '../../flags/setting-name.js';
+import { currentProfileName, updateConfig } from '../../config/config-file.js';
 
 /** What `--json` prints. */
 export type JsonResult = { profile: string; name: string; removed: boolean };
@@ -10,12 +10,12 @@ export default class ConfigUnset extends BaseCommand<JsonResult> {
   static override examples = ['<%= config.bin %> config unset api_key --profile staging'];
 
   static override args = {
-    name: Args.string({ description: 'Setting to remove', required: true, options: Object.keys(SETTINGS) }),
+    name: settingNameArg('Setting to remove'),
   };
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(ConfigUnset);
-    const name = args.name as SettingName;
+    const { name } = args;
     const { profile, removed } = await updateConfig(this.paths.configFile, (config) => {
       const profile = currentProfileName(config, flags.profile, this.io.env);
       const settings = config.profiles[profile];

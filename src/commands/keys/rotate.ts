@@ -7,7 +7,7 @@ import { assertStated, STATED } from '../../spec/stated.js';
 import type { Connection } from '../../config/connection.js';
 import { assertSecretFileWritable, readSecretFile } from '../../core/secret-file.js';
 import { SvcError } from '../../core/errors.js';
-import { durationFlag } from '../../flags/duration.js';
+import { durationArgument, durationFlag } from '../../flags/duration.js';
 import { parseRotationStore } from '../../config/rotation-store.js';
 import { assertSameBaseUrl, type DrainEvidence, findRotation, keyLabel, type RotationJournal, type RotationRecord } from '../../keys/journal.js';
 import { openRotationJournal } from '../../keys/rotation-store.js';
@@ -15,7 +15,7 @@ import { rotationStoreFlag } from '../../flags/rotation-store.js';
 import { abortRotation } from '../../keys/rotation-abort.js';
 import type { RotationQuestion } from '../../keys/rotation-events.js';
 import { applyChanges, assertDrainEvidence, assertResumable, describeSteps, drainEvidence, findOrPlanRotation } from '../../keys/rotation-plan.js';
-import type { RotationContext } from '../../keys/rotation-context.js';
+import type { ResumeCommand, RotationContext } from '../../keys/rotation-context.js';
 import { runRotation } from '../../keys/rotation.js';
 import { formatDuration } from '../../core/duration.js';
 import { helpText } from '../../cli/help-text.js';
@@ -23,6 +23,7 @@ import { readStdin } from '../../ui/stdin.js';
 import { writeJsonLine } from '../../ui/json-lines.js';
 import { humanView, jsonLinesView, type RotationJsonLine, type RotationView } from '../../ui/rotation.js';
 import { terminalText } from '../../ui/terminal-text.js';
+import { shellWord } from '../../ui/shell-word.js';
 
 /** What `--json` writes: one line per event of the rotation. */
 export type JsonLine = RotationJsonLine;
@@ -60,13 +61,38 @@ function rotatedKeyId(id: string | undefined): string {
   return id;
 }
 
+/**
+ * The command that continues `record` after this run stops: --resume, and the flags given to this run
+ * that the journal does not keep (where to connect, the old key's file, the waits, what the operator
+ * allowed). Never a secret: the rotation store's connection string (svc holds it secret whole) and
+ * the old key given as --api-key are named in words instead.
+ */
+function resumeCommand(record: RotationRecord, flags: RotateFlags): ResumeCommand {
+  const words = ['svc', 'keys', 'rotate', '--resume', record.id];
+  const carry = (flag: string, value: string | undefined) => {
+    if (value !== undefined) words.push(`--${flag}`, shellWord(value));
+  };
+  carry('profile', flags.profile);
+  for (const flag of ['base-url', 'ca-cert', 'client-cert', 'client-key'] as const) carry(flag, flags[flag]);
+  if (flags['old-key-file'] !== undefined) carry('old-key-file', resolve(flags['old-key-file']));
+  for (const flag of ['timeout', 'poll-interval'] as const) carry(flag, flags[flag] === undefined ? undefined : durationArgument(flags[flag]));
+  for (const flag of ['ca-cert-only', 'allow-unverified-workspace', 'allow-scope-change'] as const) if (flags[flag]) words.push(`--${flag}`);
+  const needs = [
+    flags['rotation-store'] !== undefined && 'and the same rotation store, in SVC_ROTATION_STORE to keep it off the command line',
+    flags['api-key'] !== undefined &&
+      flags['old-key-file'] === undefined &&
+      "and the old key's secret, in --old-key-file FILE or --api-key: a request with it confirms the revocation",
+  ].filter((need) => need !== false);
+  return { command: words.join(' '), needs: needs.length ? needs.join('; ') : undefined };
+}
+
 export default class KeysRotate extends AdminCommand<JsonResult | undefined, JsonLine> {
   static override summary = 'Replace a key without downtime: new key (made or given), deploy, drain, revoke';
   static override description = helpText`
     Spec part 5, rule 7, as a resumable state machine. (1) create a key with the old key's scope, or take a key
     made in the dashboard (--new-key-file holding it, or --new-key-file - on stdin) after checking it: the old key's
     environment, a read request, the old key's workspace and scope (what the service does not show needs
-    --allow-unverified-workspace or --allow-scope-change); (2) save a created
+    --allow-unverified-workspace or --allow-scope-change, or a person's yes at a terminal); (2) save a created
     key's secret to --new-key-file (0600, atomically) before anything else, or keep it in memory for the deploy
     command only; (3) run --deploy-cmd with the secret in SVC_NEW_API_KEY and on stdin (never in argv), or have a
     person confirm the deploy; (4) make a read request with the new key; (5) drain, on the evidence there is: where
@@ -272,6 +298,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
       givenSecret: session.givenSecret,
       secrets: this.secrets,
       drainEvidence: evidence,
+      personCanConfirm,
     });
     this.sayRotated(record);
     return undefined;
@@ -379,7 +406,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     record: RotationRecord,
     flags: RotateFlags,
     lockLost: AbortSignal,
-    clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'givenSecret' | 'secrets' | 'drainEvidence'>,
+    clients: Pick<RotationContext, 'admin' | 'clientWith' | 'oldKeySecret' | 'givenSecret' | 'secrets' | 'drainEvidence' | 'personCanConfirm'>,
   ): Promise<void> {
     const interrupted = this.interruptSignal(() => {
       this.view.pause();
@@ -388,7 +415,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
     const signal = AbortSignal.any([interrupted, lockLost]);
     const ask = async (question: RotationQuestion): Promise<boolean> => {
       // A person's look at the dashboard is evidence only when a person answers.
-      if (flags.yes && question.kind !== 'drained') return true;
+      if (flags.yes && question.kind !== 'drained' && question.kind !== 'unverified_key') return true;
       if (!this.io.canPrompt) {
         // Without a terminal, --force is the operator's decision already.
         if (question.kind === 'force_revoke') return true;
@@ -424,6 +451,7 @@ export default class KeysRotate extends AdminCommand<JsonResult | undefined, Jso
         force: flags.force,
         allowUnverifiedWorkspace: flags['allow-unverified-workspace'],
         allowScopeChange: flags['allow-scope-change'],
+        resume: resumeCommand(record, flags),
       });
     } finally {
       this.view.stop();

@@ -9,7 +9,7 @@ import { renderRotations } from '../../ui/rotation.js';
 export type JsonResult = RotationRecord[];
 
 export default class KeysRotations extends BaseCommand<JsonResult> {
-  static override summary = 'List the key rotations and where each stands: those of the shared rotation store, or those started from this machine';
+  static override summary = "List key rotations and where each stands: the shared store's, or this machine's";
   static override description =
     "Read from the rotation store every runner shares (--rotation-store, SVC_ROTATION_STORE or the profile's rotation_store), else from the journals in $XDG_STATE_HOME/svc/rotations; an unfinished one continues with `svc keys rotate --resume <rotation-id>`.";
   static override examples = ['<%= config.bin %> keys rotations', '<%= config.bin %> keys rotations --json'];

@@ -15,6 +15,7 @@ import type { AnswerCheck } from '../../ui/prompter.js';
 import { waitWithSpinner } from '../../ui/report-wait.js';
 import { renderReport } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
+import { shellWord } from '../../ui/shell-word.js';
 import { helpText } from '../../cli/help-text.js';
 
 const FIELDS = { applicant: 'applicant_id', destination: 'destination', 'visa-type': 'visa_type', purpose: 'purpose' } as const;
@@ -32,8 +33,6 @@ const QUESTIONS: Record<(typeof FIELDS)[keyof typeof FIELDS], { label: string; v
 
 /** What `--json` prints. */
 export type JsonResult = Identified<ReportAnswer>;
-
-const shellWord = (word: string) => (/^[\w./:@-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 /** The `svc reports create` command line that sends `input` again. */
 function resendCommand(input: ReportRequest): string {

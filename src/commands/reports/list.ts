@@ -8,6 +8,7 @@ import { type ListStart, listAllReports, listReportsFrom, type ReportPage } from
 import { pagingStopWarning } from '../../ui/paging.js';
 import { renderReportRows } from '../../ui/reports.js';
 import { terminalText } from '../../ui/terminal-text.js';
+import { shellWord } from '../../ui/shell-word.js';
 import { helpText } from '../../cli/help-text.js';
 
 /** The page after the one read: its URL, what in the answer gave it, and the arguments of `svc reports list` that read it. */
@@ -135,9 +136,4 @@ function nextPageArgs(page: ReportPage, fromPageUrl: boolean): string[] {
     if (only !== undefined && flags[only] && value !== null) return [flags[only], value];
   }
   return ['--page-url', `${next.pathname}${next.search}`];
-}
-
-/** A word as a POSIX shell reads it back. */
-function shellWord(word: string): string {
-  return /^[\w/.:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -36,7 +36,7 @@ Exit code 0 when every check passes, 16 otherwise.`;
 
   public async run(): Promise<JsonResult> {
     const { args, flags } = await this.parse(WebhooksCheck);
-    const secrets = this.webhookSecrets(flags.secret);
+    const secrets = await this.webhookSecrets(flags.secret, flags.profile);
     this.warnOfWhitespace(secrets);
     const network = await this.receiverNetwork(flags['ca-cert']);
     for (const line of unlistedKindNotes([flags['event-type']], 'the samples are the least part 6 describes, {id, type, created_at, data: {id}}'))

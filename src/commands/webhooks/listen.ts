@@ -22,6 +22,8 @@ import {
 import { WebhookCommand } from '../../cli/webhook-command.js';
 import { checkForwardUrl } from '../../webhooks/forward.js';
 import { type ListenerReport, WebhookListener } from '../../webhooks/listener.js';
+import { announceListener } from '../../webhooks/running-listener.js';
+import type { FileLock } from '../../core/file-lock.js';
 import { describeStore, type StoreLocation } from '../../config/webhook-store.js';
 import { openEventRecords } from '../../webhooks/event-records.js';
 import { DEFAULT_REJECTED_LIMITS, REJECTED_BODY_BYTES } from '../../webhooks/event-rows.js';
@@ -36,7 +38,18 @@ const fraction = Flags.custom<number>({
 });
 
 /** What `--json` writes: one line when the listener is ready, then one per delivery. */
-export type JsonLine = { event: 'ready'; url: string; store: string; forward_to: string | null } | DeliveryJson | RefusalJson | TakeoverJson;
+export type JsonLine =
+  | {
+      event: 'ready';
+      /** Deprecated: the line's name in 0.1.0, until 0.3.0; read `event`. */
+      kind: 'ready';
+      url: string;
+      store: string;
+      forward_to: string | null;
+    }
+  | DeliveryJson
+  | RefusalJson
+  | TakeoverJson;
 
 export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   private readonly lines: string[] = [];
@@ -163,7 +176,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   public async run(): Promise<void> {
     const { flags } = await this.parse(WebhooksListen);
     if (flags['forward-to'] !== undefined) checkForwardUrl(flags['forward-to'], '--forward-to');
-    const secrets = this.webhookSecrets(flags.secret);
+    const secrets = await this.webhookSecrets(flags.secret, flags.profile);
     this.warnOfWhitespace(secrets);
     if (flags['signed-payload'] === 'body') {
       this.warning(
@@ -199,13 +212,32 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
     const times = this.timeView(flags.utc);
     listener.on('report', (report) => this.render(report, json, times));
     const url = await this.startListening(listener, flags.host, flags.port);
-    // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
-    const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
-    this.sayReady(url, store, secrets, flags['forward-to'], flags['strict-schema']);
+    const announced = await this.announce(flags.profile, url, flags['forward-to']);
+    try {
+      // Ctrl-C and SIGTERM are handled before the listener says it is ready: whoever starts it may stop it at once.
+      const stopped = this.untilInterrupted(() => this.note('Stopping: finishing the deliveries under way…'));
+      this.sayReady(url, store, secrets, flags['forward-to'], flags['strict-schema']);
 
-    await stopped;
-    await listener.stop();
-    this.flushLines();
+      await stopped;
+      await listener.stop();
+      this.flushLines();
+    } finally {
+      await announced?.release();
+    }
+  }
+
+  /** Says where this listener runs, for `webhooks trigger` of the same profile to send to it by default. */
+  private async announce(profileFlag: string | undefined, url: string, forwardTo: string | undefined): Promise<FileLock | undefined> {
+    const profile = await this.profileName(profileFlag);
+    let announced: FileLock | undefined;
+    try {
+      announced = await announceListener(this.paths.stateDir, profile, { url, forwardTo: forwardTo ?? null, pid: process.pid });
+    } catch (error) {
+      this.warning(`could not record where this listener runs (${(error as Error).message}): \`svc webhooks trigger\` needs --to`);
+      return undefined;
+    }
+    if (!announced) this.note(`Another \`svc webhooks listen\` of the profile "${profile}" runs: \`svc webhooks trigger\` sends to that one unless given --to`);
+    return announced;
   }
 
   /** The certificate and key to listen with; plain HTTP only on a loopback host. */
@@ -254,7 +286,7 @@ export default class WebhooksListen extends WebhookCommand<void, JsonLine> {
   /** The ready line with --json; for people, where the listener listens, verifies, stores and forwards. */
   private sayReady(url: string, store: StoreLocation, secrets: readonly string[], forwardTo: string | undefined, strictSchema: boolean): void {
     if (this.jsonEnabled()) {
-      this.io.stdout.write(`${this.formatJsonLine({ event: 'ready', url, store: describeStore(store), forward_to: forwardTo ?? null })}\n`);
+      this.io.stdout.write(`${this.formatJsonLine({ event: 'ready', kind: 'ready', url, store: describeStore(store), forward_to: forwardTo ?? null })}\n`);
     } else {
       this.note(`Listening on ${url}, verifying with ${secrets.map((secret) => redactKey(secret)).join(', ')}; events stored in ${describeStore(store)}`);
       if (forwardTo) this.note(`Forwarding new events to ${forwardTo}`);

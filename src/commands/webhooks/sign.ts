@@ -33,7 +33,7 @@ export default class WebhooksSign extends WebhookCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksSign);
-    const secrets = this.webhookSecrets(flags.secret);
+    const secrets = await this.webhookSecrets(flags.secret, flags.profile);
     this.warnOfWhitespace(secrets);
     const body = await readPayload(
       this.io,

@@ -56,7 +56,7 @@ export default class WebhooksVerify extends WebhookCommand<JsonResult> {
 
   public async run(): Promise<JsonResult> {
     const { flags } = await this.parse(WebhooksVerify);
-    const secrets = this.webhookSecrets(flags.secret);
+    const secrets = await this.webhookSecrets(flags.secret, flags.profile);
     const body = await readPayload(
       this.io,
       flags['payload-file'],

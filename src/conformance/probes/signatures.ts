@@ -8,7 +8,7 @@ import {
   verifySignature,
 } from '../../webhooks/signature.js';
 import type { KitContext } from '../context.js';
-import { describeOtherMac } from '../other-macs.js';
+import { describeOtherMac } from '../../webhooks/other-macs.js';
 import { CheckFailure, CheckSkipped, type Finding, SetupError } from '../outcome.js';
 import type { Delivery } from '../receiver.js';
 import type { V1Reading } from '../signature-readings.js';

@@ -4,17 +4,19 @@
  * deploy command starts), two runs at once. The real binary (needs `npm run build`), a real server on
  * 127.0.0.1. The rest: rotate-dashboard-key.test.ts, in-process.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../src/core/errors.js';
+import { redactKey } from '../../../src/core/redaction.js';
 import { type RotationRecord, STEPS } from '../../../src/keys/journal.js';
 import { type DashboardKey, type KeylessImplementation, startKeylessImplementation } from '../../helpers/keyless-implementation.js';
 import { HANG_MS } from '../../helpers/hang.js';
 import { hasEnded } from '../../helpers/processes.js';
-import { isolatedEnv, runSvc } from '../../helpers/svc.js';
-import { startInTerminal } from '../../helpers/terminal.js';
+import { isolatedEnv, runSvc, SVC_BIN, type SvcResult } from '../../helpers/svc.js';
+import { finalScreen, runInTerminal, startInTerminal } from '../../helpers/terminal.js';
 import { type RotationLine, spawnSvc } from './fixtures.js';
 
 /** Short waits; and as this service shows no key's scope, the operator says that the given key may have another (--allow-scope-change). */
@@ -49,9 +51,9 @@ function writeKey(file: string, secret: string): string {
  * An application that calls the API every 50 ms with the key its key file holds, and a key made
  * "in the dashboard" for it: its files (the app's, a copy of the old key's, the new key's) in a home of their own.
  */
-function application(env: Record<string, string>) {
-  const old = service.makeKey('test');
-  const fresh = service.makeKey('test');
+function application(env: Record<string, string>, readOnly: { old?: boolean; fresh?: boolean } = {}) {
+  const old = service.makeKey('test', 'ws_main', { readOnly: readOnly.old });
+  const fresh = service.makeKey('test', 'ws_main', { readOnly: readOnly.fresh });
   const home = env.HOME!;
   const appFile = writeKey(join(home, 'app.key'), old.secret);
   const oldFile = writeKey(join(home, 'old.key'), old.secret);
@@ -172,6 +174,83 @@ describe('a key made in the dashboard, against a service with no key API, where 
     expect(app.authFailures()).toEqual([]);
   });
 
+  it('at an 80-column terminal, what svc could not establish of the given key is shown, with what a write showed, and one question settles it', async () => {
+    const env = environment();
+    const app = application(env, { old: true, fresh: true });
+    const session = startInTerminal(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--new-key-id',
+        app.fresh.id,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-check-cmd',
+        checkCommand(env.HOME!),
+        '--poll-interval',
+        '200ms',
+        '--timeout',
+        '30s',
+      ],
+      env,
+    );
+    await session.waitFor('(y/N)');
+    session.type('y\r');
+    const { code, raw } = await session.exited();
+    await app.stop();
+    const lines = await finalScreen(raw);
+    const screen = lines.join('\n');
+    expect(code, screen).toBe(0);
+    const shown = screen.replace(/\s*\n\s*/g, ' ');
+    expect(shown).toContain(
+      `not established: that the given key ${redactKey(app.fresh.secret)} is of ${app.old.id}'s scope (not compared: the service shows no scope of ${app.old.id}; both keys are read-only`,
+    );
+    expect(shown).toContain(
+      `Compare the given key ${redactKey(app.fresh.secret)} with ${app.old.id} in the dashboard (Settings › API Keys): is it of the same scope? Yes deploys it`,
+    );
+    // One question, answered: inquirer leaves it marked ✔.
+    expect(
+      lines.filter((line) => line.startsWith('✔ ')),
+      screen,
+    ).toHaveLength(1);
+    expect(screen).toContain(`Rotated ${app.old.id} → ${app.fresh.id}`);
+    expect(service.isRevoked(app.old.id)).toBe(true);
+    const rotation = /Rotation (rot_\w+)/.exec(screen)![1]!;
+    expect(journal(env, rotation).steps.create!.scope).toMatch(/; confirmed at the terminal$/);
+    for (const secret of [app.old.secret, app.fresh.secret, admin.secret]) expect(raw).not.toContain(secret);
+    expect(app.authFailures()).toEqual([]);
+  });
+
+  it('with CI set, at a terminal too, what svc could not establish is refused (exit 14) as from a script, and nothing is asked', async () => {
+    const env = environment();
+    const app = application(env, { old: true, fresh: true });
+    const args = [
+      'keys',
+      'rotate',
+      app.old.id,
+      '--new-key-file',
+      app.newFile,
+      '--old-key-file',
+      app.oldFile,
+      '--deploy-cmd',
+      app.deployCmd,
+      '--drain-wait',
+      '1s',
+    ];
+    const shown = await runInTerminal(args, env, 80, { ci: true });
+    await app.stop();
+    expect(shown.code, shown.lines.join('\n')).toBe(ExitCode.rotationStepFailed);
+    expect(shown.lines.join(' ')).toContain('--allow-scope-change');
+    expect(shown.lines.join('\n')).not.toContain('(y/N)');
+    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.old.secret);
+    expect(service.isRevoked(app.old.id)).toBe(false);
+  });
+
   it('--abort leaves a key made in the dashboard, and its file, to the person who made it', async () => {
     const env = environment();
     const app = application(env);
@@ -208,6 +287,83 @@ describe('a key made in the dashboard, against a service with no key API, where 
     expect(readFileSync(app.newFile, 'utf8').trim()).toBe(app.fresh.secret);
     expect(service.isRevoked(app.old.id)).toBe(false);
     expect(service.isRevoked(app.fresh.id)).toBe(false);
+  });
+});
+
+/** Runs a command line as a person pastes it into a shell, `svc` being this checkout's. */
+function runShell(commandLine: string, env: Record<string, string>): Promise<SvcResult> {
+  const svc = `'${process.execPath}' '${SVC_BIN}'`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', commandLine.replace(/^svc /, `${svc} `)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The command of the hint `continue it with \`…\``, as a person reads it off the screen: its lines joined again. */
+function resumeCommandShown(screen: string[]): string {
+  const start = screen.findIndex((line) => line.includes('continue it with `'));
+  expect(start, screen.join('\n')).toBeGreaterThanOrEqual(0);
+  const hint = screen
+    .slice(start)
+    .map((line) => line.trim())
+    .join(' ');
+  return /continue it with `([^`]+)`/.exec(hint)![1]!;
+}
+
+describe('Ctrl-C during the drain at an 80-column terminal', () => {
+  it("shows a hint that carries the flags the journal does not keep, never a secret; run as shown, it confirms the revocation with the old key's secret", async () => {
+    const env = environment();
+    const app = application(env);
+    // Where an operator keeps it: a directory whose name the shell must be given quoted.
+    const opsKeys = join(env.HOME!, 'ops keys');
+    mkdirSync(opsKeys);
+    const oldFile = writeKey(join(opsKeys, 'old.key'), app.old.secret);
+    const session = startInTerminal(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--new-key-id',
+        app.fresh.id,
+        '--old-key-file',
+        oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        // The old key still has traffic, as the check says, until the operator gives up waiting.
+        '--drain-check-cmd',
+        'false',
+        '--poll-interval',
+        '200ms',
+        '--timeout',
+        '10m',
+        '--allow-scope-change',
+      ],
+      env,
+    );
+    await session.waitFor('drain check exited 1');
+    session.type('\u0003');
+    const stopped = await session.exited();
+    expect(stopped.code, stopped.screen).toBe(ExitCode.interrupted);
+    const screen = await finalScreen(stopped.raw);
+    const command = resumeCommandShown(screen);
+    const rotation = /--resume (rot_\w+)/.exec(command)![1]!;
+    expect(command).toBe(`svc keys rotate --resume ${rotation} --old-key-file '${oldFile}' --timeout 10m --poll-interval 200ms --allow-scope-change`);
+    for (const secret of [app.old.secret, app.fresh.secret, admin.secret]) expect(stopped.raw).not.toContain(secret);
+    expect(journal(env, rotation).steps.drain).toBeUndefined();
+
+    // The operator's traffic check now finds none: the command shown, with that, finishes the rotation.
+    const resumed = await runShell(`${command} --drain-check-cmd true --json`, env);
+    await app.stop();
+    await expectRotated(resumed, app);
+    expect(journal(env, rotation).steps.confirm).toMatchObject({ by: 'request' });
+    expect(jsonLines(resumed.stdout).find((line) => line.step === 'confirm')!.message).toBe(`a request with ${app.old.id} got 401 invalid_key`);
   });
 });
 

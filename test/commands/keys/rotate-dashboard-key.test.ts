@@ -57,9 +57,9 @@ function writeKey(file: string, secret: string): string {
  * wait for its next request), and a key made "in the dashboard" for it: its files (the app's, a copy
  * of the old key's, the new key's) in a home of their own.
  */
-function application(env: Record<string, string>) {
-  const old = service.makeKey('test');
-  const fresh = service.makeKey('test');
+function application(env: Record<string, string>, readOnly: { old?: boolean; fresh?: boolean } = {}) {
+  const old = service.makeKey('test', 'ws_main', { readOnly: readOnly.old });
+  const fresh = service.makeKey('test', 'ws_main', { readOnly: readOnly.fresh });
   const home = env.HOME!;
   const appFile = writeKey(join(home, 'app.key'), old.secret);
   const oldFile = writeKey(join(home, 'old.key'), old.secret);
@@ -120,6 +120,11 @@ async function answerTo(secret: string): Promise<{ status: number; code: string 
   const response = await fetch(`${service.url}/v1/reports`, { headers: { authorization: `Bearer ${secret}` } });
   const body = (await response.json()) as { error?: { code?: string } };
   return { status: response.status, code: body.error?.code };
+}
+
+/** The reports a key lists. */
+async function reportsOf(secret: string): Promise<unknown> {
+  return (await fetch(`${service.url}/v1/reports`, { headers: { authorization: `Bearer ${secret}` } })).json();
 }
 
 /** The rotation ran to its end: seven steps, the old key revoked by one DELETE and refused, the new one working, no key ever created. */
@@ -301,6 +306,94 @@ describe('a key made in the dashboard, against a service with no key API', () =>
     // Finding out that there is no key API: one read, which creates nothing.
     expect(service.requests.slice(requestsBefore).map((request) => `${request.method} ${request.path}`)).toEqual([`GET /v1/keys/${app.old.id}`]);
     expect(journals(env)).toEqual([]);
+  });
+
+  it('says how to continue without a secret on the command line: the old key given as --api-key is named in words', async () => {
+    const env = environment();
+    const app = application(env);
+    const result = await svcInProcess(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--new-key-id',
+        app.fresh.id,
+        '--api-key',
+        app.old.secret,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-check-cmd',
+        'false',
+        '--poll-interval',
+        '200ms',
+        '--timeout',
+        '1s',
+        '--allow-scope-change',
+        '--yes',
+        '--json',
+      ],
+      { env, clock },
+    );
+    await app.stop();
+    expect(result.code, result.stderr).toBe(ExitCode.drainTimedOut);
+    const error = (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { error: { code: string; hint: string } }).error;
+    const rotation = /--resume (rot_\w+)/.exec(error.hint)![1]!;
+    expect(error).toMatchObject({
+      code: 'drain_timed_out',
+      hint: `\`svc keys rotate --resume ${rotation} --timeout 1s --poll-interval 200ms --allow-scope-change\` (and the old key's secret, in --old-key-file FILE or --api-key: a request with it confirms the revocation) checks again`,
+    });
+    for (const secret of [app.old.secret, app.fresh.secret, admin.secret]) expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
+  /** A script's rotation to a key made in the dashboard, without the flags that say what svc could not establish: its error. */
+  async function refusedFromScript(app: ReturnType<typeof application>) {
+    const result = await svcInProcess(
+      [
+        'keys',
+        'rotate',
+        app.old.id,
+        '--new-key-file',
+        app.newFile,
+        '--old-key-file',
+        app.oldFile,
+        '--deploy-cmd',
+        app.deployCmd,
+        '--drain-wait',
+        '1s',
+        '--yes',
+        '--json',
+      ],
+      { env: environment(), clock },
+    );
+    await app.stop();
+    expect(result.code, result.stderr).toBe(ExitCode.rotationStepFailed);
+    expect(service.isRevoked(app.old.id)).toBe(false);
+    expect(readFileSync(app.appFile, 'utf8').trim()).toBe(app.old.secret);
+    return (JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { error: { code: string; message: string; hint: string } }).error;
+  }
+
+  it('shows what a write that cannot succeed tells of the scope: a read-write key given for a read-only one is refused, whatever the service does not show', async () => {
+    const app = application(environment(), { old: true });
+    const reports = await reportsOf(app.old.secret);
+    const error = await refusedFromScript(app);
+    expect(error.code).toBe('new_key_check_failed');
+    expect(error.message).toContain(
+      `has another scope than ${app.old.id}: read-write, where ${app.old.id} is read-only, as a DELETE of a report that does not exist shows (403 forbidden with ${app.old.id}, 404 not_found with the given key)`,
+    );
+    expect(error.hint).toContain('--allow-scope-change');
+    // The write named a report that does not exist: none was deleted.
+    expect(await reportsOf(app.old.secret)).toEqual(reports);
+  });
+
+  it('from a script, what could not be established is still refused (exit 14), the part the service showed said, and the terminal named', async () => {
+    const app = application(environment(), { old: true, fresh: true });
+    const error = await refusedFromScript(app);
+    expect(error.message).toContain(
+      `could not be shown to be of ${app.old.id}'s scope (not compared: the service shows no scope of ${app.old.id}; both keys are read-only, as a DELETE of a report that does not exist shows (403 forbidden with ${app.old.id}, 403 forbidden with the given key))`,
+    );
+    expect(error.hint).toContain('run again with --allow-scope-change, or at a terminal without --yes, where svc asks');
   });
 
   it("needs the old key's secret to know its environment, and says so before anything happens", async () => {

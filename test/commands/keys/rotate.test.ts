@@ -449,13 +449,20 @@ describe.each([
     expect(existsSync(deployed), flagged.stderr).toBe(withFlags === 'deployed');
   });
 
-  it('a read-only key given for a read-write one: refused, naming the flag it needs, and taken with it', async () => {
+  it('a read-only key given for a read-write one: refused, as a write that cannot succeed shows it read-only (the sandbox checks the scope first), and taken with the flags', async () => {
     const { old, newFile, deployed, deploy } = await railsRotation();
     const readOnly = await createKeyWithAdmin(sandbox, { name: `read-only ${count}`, read_only: true });
     writeFileSync(newFile, `${readOnly.secret}\n`, { mode: 0o600 });
+    const reportIds = async () =>
+      ((await (await sandbox.fetch('/v1/reports?limit=100', { key: old.secret })).json()) as { data: Array<{ id: string }> }).data.map((report) => report.id);
+    const reportsBefore = await reportIds();
     const refused = await rotateThrough([old.id, '--new-key-file', newFile, '--deploy-cmd', deploy, '--drain-wait', '1s'], old.secret);
     expect(refused.code, refused.stderr).toBe(ExitCode.rotationStepFailed);
-    expect(refused.stderr).toContain(`could not be shown to be of ${old.id}'s`);
+    expect(refused.stderr).toContain(
+      `has another scope than ${old.id}: read-only, where ${old.id} is read-write, as a DELETE of a report that does not exist shows (`,
+    );
+    // The write deleted nothing: the report it named does not exist.
+    expect(await reportIds()).toEqual(reportsBefore);
     expect(refused.stderr).toContain('--allow-scope-change');
     expect(existsSync(deployed)).toBe(false);
 

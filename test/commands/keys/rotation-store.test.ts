@@ -96,3 +96,19 @@ describe('a rotation recorded in the rotation store', () => {
     expect(app.authFailures()).toEqual([]);
   });
 });
+
+describe('a rotation stopped with --rotation-store on its command line', () => {
+  it('names the store in words in the command that continues it, never its connection string', async () => {
+    const old = await createKeyWithAdmin(sandbox, { name: 'stopped with the store on argv' });
+    const newFile = join(sandbox.env.HOME!, 'stopped-with-store.key');
+    const args = ['keys', 'rotate', old.id, '--new-key-file', newFile, '--deploy-cmd', 'true', '--quiet-period', '1h', '--timeout', '1s'];
+    const stopped = await svc([...args, '--rotation-store', pg.url('stopped_store'), '--yes', '--json']);
+    expect(stopped.code, stopped.stderr).toBe(ExitCode.drainTimedOut);
+    const { hint } = (JSON.parse(stopped.stdout.trim().split('\n').at(-1)!) as { error: { hint: string } }).error;
+    const rotation = String((JSON.parse(stopped.stdout.split('\n')[0]!) as RotationLine).rotation);
+    expect(hint).toBe(
+      `\`svc keys rotate --resume ${rotation} --timeout 1s\` (and the same rotation store, in SVC_ROTATION_STORE to keep it off the command line) waits again; --force revokes anyway`,
+    );
+    expect(stopped.stdout + stopped.stderr).not.toContain(pg.password);
+  });
+});

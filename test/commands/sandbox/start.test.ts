@@ -69,3 +69,44 @@ describe('sandbox start beside a running sandbox', () => {
     expect(profiles(sandbox.env)).toEqual(before);
   });
 });
+
+describe('sandbox start --host', () => {
+  it('::1: the ready line and the profile name https://[::1]:<port>, which a command reaches over IPv6, the certificate naming it', async () => {
+    const env = isolatedEnv();
+    let ready: { url: string; host: string; port: number; profile: string } | undefined;
+    let listed: { code: number | null; stderr: string } | undefined;
+    const started = await svcInProcess(['sandbox', 'start', '--host', '::1', '--port', '0', '--json', '--quiet', '--data-dir', join(env.HOME!, 'v6')], {
+      env,
+      whileRunning: async ({ stdout, interrupt }) => {
+        await until(() => stdout().includes('"event":"ready"'));
+        ready = JSON.parse(stdout().split('\n')[0]!) as typeof ready;
+        listed = await svcInProcess(['reports', 'list', '--json', '--profile', ready!.profile], { env });
+        interrupt();
+      },
+    });
+    expect(started.code, started.stderr).toBe(ExitCode.interrupted);
+    expect(ready).toMatchObject({ url: `https://[::1]:${ready!.port}`, host: '::1' });
+    expect(profiles(env)[ready!.profile]).toMatchObject({ base_url: `https://[::1]:${ready!.port}` });
+    expect(listed!.code, listed!.stderr).toBe(0);
+    // Loopback: nothing to warn of.
+    expect(started.stderr).not.toContain('beyond loopback');
+  });
+
+  it('beyond loopback: warns before it listens that anyone who reaches it can call it; an address of no interface here is refused in words', async () => {
+    const env = isolatedEnv();
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine: nothing listens beyond loopback.
+    const result = await svcInProcess(['sandbox', 'start', '--host', '192.0.2.1', '--port', '0', '--json', '--data-dir', join(env.HOME!, 'far')], { env });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(result.stderr).toContain('the sandbox will listen on 192.0.2.1, beyond loopback: anyone who can reach its port can call it');
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      error: { code: 'cannot_listen', message: 'cannot listen on 192.0.2.1:0: EADDRNOTAVAIL', hint: expect.stringContaining('not an address of this machine') },
+    });
+  });
+
+  it('refuses a name, or anything but an IP address, saying what to give', async () => {
+    const env = isolatedEnv();
+    const result = await svcInProcess(['sandbox', 'start', '--host', 'localhost', '--port', '0', '--json', '--data-dir', join(env.HOME!, 'named')], { env });
+    expect(result.code, result.stderr).toBe(ExitCode.usage);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'invalid_host', message: '--host localhost is not an IP address' } });
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../src/core/errors.js';
-import { signatureHeader } from '../../../src/webhooks/signature.js';
+import { signatureHeader, verifySignature } from '../../../src/webhooks/signature.js';
 import { startListenInProcess, stoppedAfterEachTest } from '../../helpers/listen.js';
 import { startServer } from '../../helpers/server.js';
 import { svcInProcess } from '../../helpers/in-process.js';
@@ -59,6 +59,36 @@ describe('svc webhooks check', () => {
     stopAfterTest(() => firstOnly.close());
     const rotation = JSON.parse((await svcInProcess(['webhooks', 'check', firstOnly.url, '--json'], { env })).stdout);
     expect(rotation.verdicts.find((verdict: { check: string }) => verdict.check === 'accepts_several_v1')).toMatchObject({ passed: false });
+  });
+
+  it('calls a receiver that verifies the HMAC but ignores the timestamp a replay hole, not a forgery hole', async () => {
+    const noClock = await startServer((request, response) => {
+      const verdict = verifySignature(request.headers['service-signature'] as string | undefined, request.raw, {
+        secrets: [SECRET],
+        toleranceSeconds: Infinity,
+      });
+      response.writeHead(verdict.ok ? 200 : 400).end();
+    });
+    stopAfterTest(() => noClock.close());
+    const result = await svcInProcess(['webhooks', 'check', noClock.url, '--json'], { env: isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET }) });
+    const verdicts = Object.fromEntries(
+      JSON.parse(result.stdout).verdicts.map((verdict: { check: string; passed: boolean; detail: string }) => [verdict.check, verdict]),
+    );
+    expect(verdicts.rejects_bad_signature.passed).toBe(true);
+    expect(verdicts.rejects_missing_signature.passed).toBe(true);
+    const tolerance = "(forging one still needs the secret; the 300 s tolerance is openapi.yaml's assumption, the specification states none)";
+    expect(verdicts.rejects_stale_timestamp).toEqual({
+      check: 'rejects_stale_timestamp',
+      passed: false,
+      detail: expect.stringMatching(
+        /^validly signed 600 s ago: answered 200 in \d+ ms; it must be refused, or whoever captured a delivery can send it again later /,
+      ),
+    });
+    expect(verdicts.rejects_stale_timestamp.detail.endsWith(tolerance)).toBe(true);
+    expect(verdicts.rejects_future_timestamp.detail).toContain(
+      `or a captured delivery dated ahead can be sent again until long after it was made ${tolerance}`,
+    );
+    expect(result.stdout).not.toContain('anyone can forge events');
   });
 
   it('skips the refusal checks when the endpoint does not accept a valid event', async () => {

@@ -1,12 +1,12 @@
 /**
- * What only a process of its own shows of `svc webhooks listen`: kill -9 in the middle of a burst, and
- * SIGTERM's drain. Its other behaviour is tested in the test's process (listen.test.ts).
+ * What only a process of its own shows of `svc webhooks listen`: kill -9 in the middle of a burst,
+ * SIGTERM's drain, and that a killed listener leaves no record of itself for `webhooks trigger`. Its other behaviour is tested in the test's process (listen.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { type ListenLine, stoppedAfterEachTest } from '../../helpers/listen.js';
 import { eventsOf } from '../../helpers/receiver.js';
 import { atScale } from '../../helpers/scale.js';
-import { isolatedEnv } from '../../helpers/svc.js';
+import { isolatedEnv, runSvc } from '../../helpers/svc.js';
 import { burst, delivery, raw, SECRET, send, storedRows } from './fixtures.js';
 
 const { listen, recorder } = stoppedAfterEachTest(SECRET);
@@ -132,5 +132,18 @@ describe('svc webhooks listen stopped by SIGTERM', () => {
     expect(answer).toMatch(/\r\nconnection: close\r\n/i);
     expect(await exited).toBe(0);
     expect(storedRows(running.store)).toEqual([{ event_id: item.id, status: 'accepted', reason: null, duplicates: 0 }]);
+  });
+
+  it('is where webhooks trigger sends by default while it runs, and no longer once it is killed with SIGKILL', async () => {
+    const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });
+    const running = await listen([], env);
+    const sent = await runSvc(['webhooks', 'trigger', 'report.created', '--json'], { env });
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(JSON.parse(sent.stdout)[0]).toMatchObject({ url: running.url, status: 200 });
+    await running.waitFor((lines) => lines.length === 1);
+    await running.stop('SIGKILL');
+    const after = await runSvc(['webhooks', 'trigger', 'report.created', '--json'], { env });
+    expect(after.code).toBe(2);
+    expect(JSON.parse(after.stdout).error.code).toBe('no_receiver');
   });
 });

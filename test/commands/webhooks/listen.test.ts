@@ -250,6 +250,24 @@ describe('svc webhooks listen with trigger, events and replay', () => {
   });
 });
 
+describe('svc webhooks listen --json across versions', () => {
+  it("prints 0.1.0's kind beside event on every line until 0.3.0, and warns of it on stderr", async () => {
+    const running = await listen();
+    expect((await post(running.url, delivery('valid', 'report.completed'))).status).toBe(200);
+    expect((await raw(running.url, 'GET /hooks HTTP/1.1\r\nHost: x\r\n\r\n')).startsWith('HTTP/1.1 405')).toBe(true);
+    await running.waitFor((lines) => lines.length === 2);
+    // What a script written for 0.1.0 counts, and what one written since counts.
+    expect(running.lines.filter((line) => line.kind === 'delivery')).toHaveLength(1);
+    expect(running.lines.map((line) => [line.event, line.kind])).toEqual([
+      ['delivery', 'delivery'],
+      ['refused', 'refused'],
+    ]);
+    expect(running.stderr()).toContain(
+      'Warning: webhooks listen --json: `kind` (read `event`), `event` of a takeover line (read `event_id`, `type`, `resource_id`) are deprecated and go in 0.3.0 (docs/json-output.md)',
+    );
+  });
+});
+
 describe('svc webhooks listen with the sandbox as the sender', () => {
   it("verifies and stores the sandbox's events once each, through its retries of deliberately failed answers", async () => {
     const env = isolatedEnv({ SVC_WEBHOOK_SECRET: SECRET });

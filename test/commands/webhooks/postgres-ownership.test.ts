@@ -99,14 +99,14 @@ describe('a forward taken over', () => {
     const survivor = await startListenInProcess(['--forward-to', app.url, '--forward-lease', '1h'], env(), store, { clock });
     stopAfterTest(() => survivor.stop());
     clock.advance(HOUR);
-    await survivor.waitFor((lines) => lines.filter((line) => line.event === 'takeover').length === 6);
+    await survivor.waitFor((lines) => lines.filter((line) => line.kind === 'takeover').length === 6);
     const unfinished = () => pg.psql('SELECT count(*) FROM takeovers.events WHERE forwarded_at IS NULL');
     while (unfinished() !== '0') await new Promise((resolve) => setTimeout(resolve, 20));
 
     expect(attacker.received).toEqual([]);
     expect(app.received.map((received) => received.body)).toEqual([rows.genuine.body]);
     expect(app.received[0]!.headers['x-kept']).toBe('yes');
-    const takeovers = new Map(survivor.lines.filter((line) => line.event === 'takeover').map((line) => [line.event_id, line]));
+    const takeovers = new Map(survivor.lines.filter((line) => line.kind === 'takeover').map((line) => [line.event_id, line]));
     expect(takeovers.get(rows.genuine.id)).toMatchObject({ forward: { url: app.url, status: 200 }, detail: null });
     const refusals: Record<string, string> = {
       elsewhere: `not forwarded on takeover: its row names ${attacker.url}/steal, not this listener's --forward-to ${app.url}`,

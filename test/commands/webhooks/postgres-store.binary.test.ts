@@ -54,9 +54,9 @@ describe('a PostgreSQL store shared by listeners, one of them killed', () => {
 
     const survivor = await listen(['--forward-to', app.url, '--forward-lease', '2s'], env(), store);
     await app.waitFor((received) => received.length === 2);
-    await survivor.waitFor((lines) => lines.some((line) => line.event === 'takeover'));
+    await survivor.waitFor((lines) => lines.some((line) => line.kind === 'takeover'));
     // snake_case, like every line of listen --json
-    expect(survivor.lines.find((line) => line.event === 'takeover')).toMatchObject({
+    expect(survivor.lines.find((line) => line.kind === 'takeover')).toMatchObject({
       event_id: delivery.id,
       type: 'report.completed',
       resource_id: expect.stringMatching(/^rep_/),

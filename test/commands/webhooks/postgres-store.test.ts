@@ -63,6 +63,26 @@ describe('a PostgreSQL store shared by listeners', () => {
     expect(JSON.parse(pruned.stdout)).toMatchObject({ deleted: 0 });
   });
 
+  it('replays what two listeners could not forward, oldest first across both, from any machine', async () => {
+    const app = await recorder();
+    app.answer = (_delivery, response) => response.writeHead(503).end();
+    const store = pg.url('backlog');
+    const [one, two] = [await listen(['--forward-to', app.url], env(), store), await listen(['--forward-to', app.url], env(), store)];
+    const sent: string[] = [];
+    for (const [index, listener] of [one, two, one, two].entries()) {
+      const delivery = signed();
+      expect(await post(listener.url, delivery)).toBe(200);
+      sent.push(delivery.id);
+      await listener.waitFor((lines) => lines.filter((line) => line.forward?.status === 503).length === Math.floor(index / 2) + 1);
+    }
+    app.received.length = 0;
+    app.answer = (_delivery, response) => response.writeHead(200).end();
+    const replayed = await svcInProcess(['webhooks', 'replay', '--not-forwarded', '--json'], { env: env({ SVC_WEBHOOK_STORE: store }) });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout).map((item: { event_id: string }) => item.event_id)).toEqual(sent);
+    expect(app.received.map((received) => JSON.parse(received.body).id)).toEqual(sent);
+  });
+
   it('answers 503 while PostgreSQL is down, says so once, and stores again when it is back', async () => {
     const store = pg.url('outage');
     const listener = await listen([], env(), store);

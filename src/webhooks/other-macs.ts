@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { type SignatureEncoding, SIGNED_PAYLOADS, type SignedPayload } from '../webhooks/signature.js';
+import { type SignatureEncoding, SIGNED_PAYLOADS, type SignedPayload } from './signature.js';
 
 /** Hashes an implementation may wrongly key HMAC with in place of part 6's SHA-256. */
 const OTHER_HASHES = ['sha1', 'sha224', 'sha384', 'sha512', 'md5'] as const;
