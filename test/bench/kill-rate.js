@@ -19,8 +19,9 @@
 //    the kit did not say "conforms" (a failed or inconclusive check, or a run that stopped: the
 //    sandbox did not start, a key refused); timeout: a run past its deadline.
 //
-// The kit is this checkout's build (`npm run build` first), never the mutated one.
-// Usage: npm run bench:kill-rate [-- --sample 160 --seed 44 --concurrency 2 --out results.json --incremental results.json]
+// The kit is this checkout's build (`npm run build` first), never the mutated one; `--svc` names the
+// bin/run.js of another checkout's build (another branch's kit, against the same mutants).
+// Usage: npm run bench:kill-rate [-- --sample 160 --seed 44 --concurrency 2 --out results.json --incremental results.json --svc <path/to/bin/run.js>]
 // `--report results.json` prints an earlier run's figures again (after docs/kill-rate.md changed).
 // `--incremental` takes an earlier run's results (its --out) and runs again only the mutants it did not
 // kill, as Stryker's incremental mode does: for a change of the kit, the sandbox's sources unchanged.
@@ -32,7 +33,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -47,6 +48,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     incremental: { type: 'string' },
     report: { type: 'string' },
+    svc: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -54,6 +56,7 @@ const sampleSize = Number(values.sample);
 const concurrency = Number(values.concurrency);
 if (!Number.isInteger(sampleSize) || sampleSize < 1) throw new Error('--sample is a whole number of at least 1');
 if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency is a whole number of at least 1');
+if (!/^\d{1,9}$/.test(values.seed)) throw new Error('--seed is a whole number (of at most 9 digits)');
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 if (!existsSync(join(root, 'dist/cli/run.js'))) throw new Error('build svc first: npm run build');
@@ -91,11 +94,13 @@ const elapsed = () => `${((performance.now() - started) / 60_000).toFixed(1)} mi
 let work;
 /** The kit: `bin/run.js` of a copy of this checkout's build. */
 let kitBin;
+/** Whether the kit has `--seed` (the generated checks' seed). */
+let kitTakesSeed;
 
 /** A copy of `paths` of this checkout in `dir`, node_modules linked: a build of the checkout during the run then changes nothing of it. */
-function copyOfCheckout(dir, paths) {
-  for (const path of paths) cpSync(join(root, path), join(dir, path), { recursive: true });
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+function copyOfCheckout(dir, paths, checkout = root) {
+  for (const path of paths) cpSync(join(checkout, path), join(dir, path), { recursive: true });
+  symlinkSync(join(checkout, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
 const log = (line) => console.error(`[${elapsed()}] ${line}`);
@@ -202,6 +207,8 @@ async function verify(sandbox, keys, fixtures, stage, timeoutMs) {
     ...[kitBin, 'contract', 'verify', '--json', '--base-url', sandbox.ready.url, '--ca-cert', sandbox.ready.ca_cert],
     ...['--webhook-port', String(sandbox.webhookPort), '--fixtures', fixtures, '--rate-limit-reserve', '0'],
     ...['--report-timeout', '30s', '--event-timeout', '20s'],
+    // The generated checks (generated.*) generate from the bench's seed, so that a run can be repeated.
+    ...(kitTakesSeed ? ['--seed', values.seed] : []),
     ...stage.args,
   ];
   const began = performance.now();
@@ -279,7 +286,7 @@ function recordedSurvivors() {
 }
 
 /** The figures of a run, and its survivors, each marked when docs/kill-rate.md records it as breaking no stated rule. */
-function printReport({ seed, modules, mutants, minutes, incremental, sampled }) {
+function printReport({ seed, kit, modules, mutants, minutes, incremental, sampled }) {
   const count = (status) => sampled.filter((mutant) => mutant.status === status).length;
   const killedBy = (pattern) => sampled.filter((mutant) => mutant.status === 'killed' && mutant.killers.some((killer) => pattern.test(killer))).length;
   const killed = count('killed');
@@ -296,7 +303,7 @@ function printReport({ seed, modules, mutants, minutes, incremental, sampled }) 
   const unrecorded = survivors.filter((mutant) => !recorded.has(recordKey(mutant)));
   const generatedChecks = sampled.some((mutant) => mutant.killers.some((killer) => GENERATED.test(killer)));
 
-  console.log(`kill rate of svc contract verify (level spec) against mutants of the sandbox; seed ${seed}; ${minutes}`);
+  console.log(`kill rate of svc contract verify (level spec${kit ? `, the kit of ${kit}` : ''}) against mutants of the sandbox; seed ${seed}; ${minutes}`);
   console.log('| | mutants |');
   console.log('|---|---|');
   console.log(`| in the ${modules} modules | ${mutants} |`);
@@ -343,7 +350,13 @@ if (values.report) {
   process.exit(0);
 }
 work = mkdtempSync(join(tmpdir(), 'svc-bench-kill-rate-'));
-kitBin = join(copyOfCheckout(join(work, 'kit'), ['package.json', 'openapi.yaml', 'oclif.manifest.json', 'bin', 'dist', 'contracts']), 'bin/run.js');
+// The kit: this checkout's build, or the build of another checkout (`--svc <its bin/run.js>`), copied.
+const kitCheckout = values.svc ? resolve(dirname(values.svc), '..') : root;
+kitBin = join(
+  copyOfCheckout(join(work, 'kit'), ['package.json', 'openapi.yaml', 'oclif.manifest.json', 'bin', 'dist', 'contracts'], kitCheckout),
+  'bin/run.js',
+);
+kitTakesSeed = 'seed' in JSON.parse(readFileSync(join(kitCheckout, 'oclif.manifest.json'), 'utf8')).commands['contract:verify'].flags;
 
 try {
   log(`instrumenting ${MUTATED.length} modules`);
@@ -425,6 +438,7 @@ try {
   const out = values.out ?? join(tmpdir(), `svc-kill-rate-${values.seed}.json`);
   const data = {
     seed: values.seed,
+    kit: values.svc,
     modules: MUTATED.length,
     mutants: mutants.length,
     minutes: elapsed(),
