@@ -21,7 +21,7 @@
 //
 // The kit is this checkout's build (`npm run build` first), never the mutated one; `--svc` names the
 // bin/run.js of another checkout's build (another branch's kit, against the same mutants).
-// Usage: npm run bench:kill-rate [-- --sample 160 --seed 44 --concurrency 2 --out results.json --incremental results.json --svc <path/to/bin/run.js>]
+// Usage: npm run bench:kill-rate [-- --sample 120 --seed 44 --concurrency 2 --out results.json --incremental results.json --svc <path/to/bin/run.js>]
 // `--report results.json` prints an earlier run's figures again (after docs/kill-rate.md changed).
 // `--incremental` takes an earlier run's results (its --out) and runs again only the mutants it did not
 // kill, as Stryker's incremental mode does: for a change of the kit, the sandbox's sources unchanged.
@@ -42,7 +42,7 @@ import { benchHome } from './home.js';
 
 const { values } = parseArgs({
   options: {
-    sample: { type: 'string', default: '160' },
+    sample: { type: 'string', default: '120' },
     seed: { type: 'string', default: '44' },
     concurrency: { type: 'string', default: '2' },
     out: { type: 'string' },
@@ -258,15 +258,18 @@ async function judge(project, template, keys, fixtures, mutant, deadlines) {
 
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const keyOf = (mutant) => `${mutant.fileName}:${mutant.location.start.line + 1}:${mutant.location.start.column}:${mutant.mutatorName}:${mutant.replacement}`;
+/** A mutant across runs: two mutants of one place may differ only in how much they replace (`a !== b` or `a !== b && c` made `true`). */
+const identityOf = (mutant) => `${keyOf(mutant)}:${mutant.location.end.line + 1}:${mutant.location.end.column}`;
 const oneLine = (text, max = 70) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-/** A table cell's code: one line, `|` escaped, in a code span (of two backticks where it holds one). */
+/** A table cell's code: one line, `|` escaped, in a code span whose backticks outnumber any run of them in the code. */
 function code(text) {
   const line = oneLine(text).replaceAll('|', '\\|');
-  return line.includes('`') ? `\`\` ${line} \`\`` : `\`${line}\``;
+  const fence = '`'.repeat(Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  return fence.length > 1 ? `${fence} ${line} ${fence}` : `${fence}${line}${fence}`;
 }
 /** What names a survivor in docs/kill-rate.md: its module, mutator, original and replacement (not its line, which moves). */
 const recordKey = (mutant) => `${mutant.fileName} ${mutant.mutatorName} ${code(mutant.original)} ${code(mutant.replacement)}`;
@@ -281,7 +284,7 @@ function recordedSurvivors() {
   const rows = (section ?? '')
     .split('\n')
     .filter((line) => line.startsWith('| `src/'))
-    .map((line) => line.slice(2).split(' | '));
+    .map((line) => line.slice(2).split(/ +\| +/));
   return new Set(rows.map(([place, mutator, original, replacement]) => `${place.replace(/^`|:\d+`$/g, '')} ${mutator} ${original} ${replacement}`));
 }
 
@@ -404,12 +407,12 @@ try {
     values.incremental
       ? JSON.parse(readFileSync(values.incremental, 'utf8'))
           .sampled.filter((mutant) => mutant.status === 'killed' || mutant.status === 'timeout')
-          .map((mutant) => [keyOf(mutant), mutant])
+          .map((mutant) => [identityOf(mutant), mutant])
       : [],
   );
   let reused = 0;
   for (const mutant of sample) {
-    const result = covered.has(mutant.id) && earlier.get(keyOf(mutant));
+    const result = covered.has(mutant.id) && earlier.get(identityOf(mutant));
     if (!result) continue;
     results.set(mutant.id, { status: result.status, killers: result.killers, stages: result.stages, reused: true });
     reused++;
