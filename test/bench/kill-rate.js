@@ -15,9 +15,10 @@
 // 2. A sample of the mutants, reproducible by its seed (ordered by sha256 of the seed and the mutant).
 // 3. Each covered mutant of the sample: a sandbox started with it active (a fresh copy of one data
 //    directory, its own webhook port), then `svc contract verify --fast`; a mutant that passes is run
-//    again with the checks --fast leaves out (the redeliveries and a provoked 429, some 90 s). Killed:
-//    the kit did not say "conforms" (a failed or inconclusive check, or a run that stopped: the
-//    sandbox did not start, a key refused); timeout: a run past its deadline.
+//    again with the checks --fast leaves out (the redeliveries and a provoked 429, some 60 s), and so is
+//    one that only generated checks failed. Killed: the kit did not say "conforms" (a failed or
+//    inconclusive check, or a run that stopped: the sandbox did not start, a key refused); timeout: a
+//    run past its deadline.
 //
 // The kit is this checkout's build (`npm run build` first), never the mutated one; `--svc` names the
 // bin/run.js of another checkout's build (another branch's kit, against the same mutants).
