@@ -85,7 +85,7 @@ const SLOW_CHECKS = ['events.redelivery', 'events.redelivery-4xx', 'events.redel
  * where the kit has them, which --fast cuts to what the window the probes used leaves them (a few
  * of their kinds) and a run without it gives a window's share.
  */
-function stagesOf(generatedChecks) {
+function kitRunsOf(generatedChecks) {
   const slow = generatedChecks ? [...SLOW_CHECKS, 'generated.*'] : SLOW_CHECKS;
   return [
     { name: 'fast', args: ['--fast'] },
@@ -105,8 +105,8 @@ let work;
 let kitBin;
 /** Whether the kit has the generated checks (and their `--seed`). */
 let kitHasGeneratedChecks;
-/** The kit's runs against each mutant. */
-let stages;
+/** The kit's runs against each mutant, in order. */
+let kitRuns;
 
 /** A copy of `paths` of this checkout in `dir`, node_modules linked: a build of the checkout during the run then changes nothing of it. */
 function copyOfCheckout(dir, paths, checkout = root) {
@@ -253,7 +253,7 @@ async function judge(project, template, keys, fixtures, mutant, deadlines) {
   try {
     const stages = [];
     const killers = [];
-    for (const stage of stages) {
+    for (const stage of kitRuns) {
       const outcome = await verify(sandbox, keys, fixtures, stage, deadlines[stage.name]);
       stages.push(outcome);
       if (outcome.timedOut) return { status: killers.length > 0 ? 'killed' : 'timeout', killers, stages };
@@ -371,7 +371,7 @@ kitBin = join(
   'bin/run.js',
 );
 kitHasGeneratedChecks = 'seed' in JSON.parse(readFileSync(join(kitCheckout, 'oclif.manifest.json'), 'utf8')).commands['contract:verify'].flags;
-stages = stagesOf(kitHasGeneratedChecks);
+kitRuns = kitRunsOf(kitHasGeneratedChecks);
 
 try {
   log(`instrumenting ${MUTATED.length} modules`);
@@ -397,7 +397,7 @@ try {
   if (dry.failed) throw new Error(dry.failed);
   const dryStages = [];
   try {
-    for (const stage of stages) {
+    for (const stage of kitRuns) {
       const outcome = await verify(dry, keys, fixtures, stage, 900_000);
       dryStages.push(outcome);
       if (outcome.status !== 0)
