@@ -105,7 +105,7 @@ const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 60_000).toFixed(1)} min`;
 /** Where a run keeps its copies of the project and its sandboxes' data: made when the run starts. */
 let work;
-/** The kit: `bin/run.js` of a copy of this checkout's build. */
+/** The kit: `bin/run.js` of a copy of this checkout's build, or of the one `--svc` names. */
 let kitBin;
 /** Whether the kit has the generated checks (and their `--seed`). */
 let kitHasGeneratedChecks;
@@ -368,16 +368,16 @@ if (values.report) {
   process.exit(0);
 }
 work = mkdtempSync(join(tmpdir(), 'svc-bench-kill-rate-'));
-// The kit: this checkout's build, or the build of another checkout (`--svc <its bin/run.js>`), copied.
-const kitCheckout = values.svc ? resolve(dirname(values.svc), '..') : root;
-kitBin = join(
-  copyOfCheckout(join(work, 'kit'), ['package.json', 'openapi.yaml', 'oclif.manifest.json', 'bin', 'dist', 'contracts'], kitCheckout),
-  'bin/run.js',
-);
-kitHasGeneratedChecks = 'seed' in JSON.parse(readFileSync(join(kitCheckout, 'oclif.manifest.json'), 'utf8')).commands['contract:verify'].flags;
-kitRuns = kitRunsOf(kitHasGeneratedChecks);
-
 try {
+  // The kit: this checkout's build, or the build of another checkout (`--svc <its bin/run.js>`), copied.
+  const kitCheckout = values.svc ? resolve(dirname(values.svc), '..') : root;
+  kitBin = join(
+    copyOfCheckout(join(work, 'kit'), ['package.json', 'openapi.yaml', 'oclif.manifest.json', 'bin', 'dist', 'contracts'], kitCheckout),
+    'bin/run.js',
+  );
+  kitHasGeneratedChecks = 'seed' in JSON.parse(readFileSync(join(kitCheckout, 'oclif.manifest.json'), 'utf8')).commands['contract:verify'].flags;
+  kitRuns = kitRunsOf(kitHasGeneratedChecks);
+
   log(`instrumenting ${MUTATED.length} modules`);
   const { project, mutants } = await instrument();
   log(`${mutants.length} mutants; building svc from the instrumented sources`);
