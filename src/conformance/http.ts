@@ -156,6 +156,11 @@ export class ImplementationClient {
     return this.options.baseUrl;
   }
 
+  /** The base URL as given, its path included, without a trailing slash (`https://host:port/visa-api`): what messages name. */
+  get baseUrlText(): string {
+    return `${this.options.baseUrl.origin}${this.prefix}`;
+  }
+
   get network(): Network {
     return this.options.network;
   }
@@ -292,7 +297,7 @@ export class ImplementationClient {
   }
 
   private async sendPaced(options: SendOptions, bucket: Bucket): Promise<Exchange> {
-    const retries = new TransientRetries(options, () => this.clock.now());
+    const retries = new TransientRetries({ method: options.method, path: this.prefix + options.path }, () => this.clock.now());
     for (;;) {
       this.throwIfStopped(options.purpose);
       // The cleanup after a stop is sent at once: the run waits no more.

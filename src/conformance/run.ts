@@ -412,7 +412,7 @@ export async function runConformance(options: KitOptions): Promise<RunResult> {
   const context: KitContext = { ...base, setup: new SharedSetup(base) };
   try {
     await preflight(context);
-    log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${options.baseUrl.origin}`);
+    log(`Running ${runnable.length} of ${selected.length} checks at level ${options.level} against ${client.baseUrlText}`);
     await decideChecks(context, runnable, options, { ...options.pact, env: options.env }, times, outcomes);
   } catch (error) {
     if (!(error instanceof RunStopped)) throw error;
@@ -490,7 +490,7 @@ async function preflight(context: KitContext): Promise<void> {
     if (error instanceof RunStopped) throw error;
     if (error instanceof TransientAnswer)
       throw new SvcError('server', 'transient_answer', `the implementation is not answering yet: ${error.message}`, 'run the kit again later');
-    const url = `${context.client.baseUrl.origin}/v1/reports`;
+    const url = `${context.client.baseUrlText}/v1/reports`;
     if (error instanceof ProxyFailure) throw errorFromFailure({ method: 'GET', url, headers: {} }, error, context.timeouts.answerMs);
     const code = causeCode(error) ?? '';
     const tls = isUntrustedCertificate(code);
@@ -500,7 +500,7 @@ async function preflight(context: KitContext): Promise<void> {
     throw new ApiError({
       kind: 'network',
       code: tls ? 'tls_untrusted' : 'network_error',
-      message: `cannot reach ${context.client.baseUrl.origin}: ${why}`,
+      message: `cannot reach ${context.client.baseUrlText}: ${why}`,
       hint: tls
         ? "pass the implementation's CA certificate with --ca-cert (or, for a throwaway test deployment, --insecure)"
         : timedOut

@@ -45,6 +45,9 @@ export type SignatureReading = V1Reading | UnreadableHeader;
 /**
  * Reads every v1 of every signature header of a delivery (each header with its own `t=`) against
  * the webhook secret, `Service-Signature` first. A header that is empty carries no signature and is left out.
+ * A header without `t=` is not of part 6's form (`events.signature-form` fails it), but its v1 values
+ * may still be made with the secret over the body alone, which needs no timestamp: those are read so,
+ * for such a delivery is provably the implementation's; a header none of whose v1 values is is unreadable.
  */
 export function readSignatures(headers: IncomingHttpHeaders, raw: Buffer, secret: string): SignatureReading[] {
   const readings: SignatureReading[] = [];
@@ -52,22 +55,38 @@ export function readSignatures(headers: IncomingHttpHeaders, raw: Buffer, secret
     if (value.trim() === '') continue;
     const header = SIGNATURE_HEADER_NAMES[name];
     const parsed = parseSignatureHeader(value);
-    if ('reason' in parsed) {
-      readings.push({ header, kind: 'unreadable', reason: parsed.reason });
+    if (!('reason' in parsed)) {
+      readings.push(...readV1Values(header, parsed.signatures, secret, raw, parsed.timestamp));
       continue;
     }
-    const expected = SIGNED_PAYLOADS.map((signedPayload) => ({ signedPayload, digest: signatureDigest(secret, parsed.timestamp, raw, signedPayload) }));
-    const others = new OtherMacs(secret, parsed.timestamp, raw);
-    parsed.signatures.forEach((signature, index) => {
-      const place = { header, position: index + 1 };
-      const given = decodeV1(signature);
-      const match = given && expected.find((item) => sameDigest(item.digest, given.digest));
-      if (given && match) return void readings.push({ ...place, kind: 'valid', signedPayload: match.signedPayload, encoding: given.encoding });
-      const mac = others.of(signature);
-      readings.push(mac ? { ...place, kind: 'other_mac', mac } : { ...place, kind: 'unattributable' });
-    });
+    const untimed = untimedV1Values(value);
+    const read = untimed.length > 0 ? readV1Values(header, untimed, secret, raw, undefined) : [];
+    if (read.some((reading) => reading.kind !== 'unattributable')) readings.push(...read);
+    else readings.push({ header, kind: 'unreadable', reason: parsed.reason });
   }
   return readings;
+}
+
+/** The v1 values of a header that has no `t=` at all (and no part that is not key=value); none for any other. */
+function untimedV1Values(value: string): string[] {
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.some((part) => part.indexOf('=') <= 0 || part.startsWith('t='))) return [];
+  return parts.filter((part) => part.startsWith('v1=')).map((part) => part.slice(3));
+}
+
+/** What each v1 of a header is, against the signed strings its timestamp allows (the body alone only, without one). */
+function readV1Values(header: SignatureHeaderName, signatures: string[], secret: string, raw: Buffer, timestamp: number | undefined): V1Reading[] {
+  const payloads = timestamp === undefined ? (['body'] as const) : SIGNED_PAYLOADS;
+  const expected = payloads.map((signedPayload) => ({ signedPayload, digest: signatureDigest(secret, timestamp ?? 0, raw, signedPayload) }));
+  const others = new OtherMacs(secret, timestamp, raw);
+  return signatures.map((signature, index) => {
+    const place = { header, position: index + 1 };
+    const given = decodeV1(signature);
+    const match = given && expected.find((item) => sameDigest(item.digest, given.digest));
+    if (given && match) return { ...place, kind: 'valid', signedPayload: match.signedPayload, encoding: given.encoding };
+    const mac = others.of(signature);
+    return mac ? { ...place, kind: 'other_mac', mac } : { ...place, kind: 'unattributable' };
+  });
 }
 
 /** Whether the readings show the delivery is the implementation's: a v1 that verifies (in `encodings`), or an HMAC of the secret under another hash. */

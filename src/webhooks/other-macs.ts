@@ -36,9 +36,10 @@ function decoded(value: string): Array<{ bytes: Buffer; encoding: SignatureEncod
 export class OtherMacs {
   private digests: OtherDigest[] | undefined;
 
+  /** Without a timestamp (a header with no `t=`), only the body alone is a signed string. */
   constructor(
     private readonly secret: string,
-    private readonly timestamp: number,
+    private readonly timestamp: number | undefined,
     private readonly raw: Buffer,
   ) {}
 
@@ -54,8 +55,9 @@ export class OtherMacs {
   }
 
   private all(): OtherDigest[] {
+    const payloads = this.timestamp === undefined ? (['body'] as const) : SIGNED_PAYLOADS;
     this.digests ??= OTHER_HASHES.flatMap((hash) =>
-      SIGNED_PAYLOADS.map((signedPayload) => {
+      payloads.map((signedPayload) => {
         const hmac = createHmac(hash, this.secret);
         if (signedPayload === 'timestamped') hmac.update(`${this.timestamp}.`);
         return { hash, signedPayload, digest: hmac.update(this.raw).digest() };

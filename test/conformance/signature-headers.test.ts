@@ -155,11 +155,55 @@ describe('events.signature-form judges every signature header', () => {
     expect(await deliver(port, { 'service-signature': `t=${T},v1=${right()}`, 'x-service-signature': `t=${T},v1=${right()}` })).toBe(200);
     const [malformed, wellFormed] = target.deliveries;
     expect(signatureFormFindings(malformed!)).toEqual([
-      { expected: 'X-Service-Signature: t=<unix_timestamp>,v1=<signature>', got: `sha256=${right()}`, request: expect.stringContaining('delivery #1') },
+      {
+        expected: 'X-Service-Signature: t=<unix_timestamp>,v1=<signature>',
+        got: `sha256=${right()} (the header has no t= timestamp)`,
+        request: expect.stringContaining('delivery #1'),
+      },
     ]);
     expect(signatureFormFindings(wellFormed!)).toEqual([]);
     // A header that cannot be read is the form check's: the valid one decides nothing more of it.
     expect(judgeSignatures([malformed!])).toBe('1 delivery signed with HMAC-SHA256 over <t>.<raw body>, in hex');
+  });
+});
+
+describe('a signature header without t=', () => {
+  /** HMAC-SHA256 with the secret over the body alone, which needs no timestamp. */
+  const overBody = (hash = 'sha256', encoding: 'hex' | 'base64' = 'hex') => mac(hash, SECRET, BODY, encoding);
+
+  it("keeps a delivery whose v1 is the secret's over the body: signature-valid passes it, signature-form fails naming the missing t=", async () => {
+    const { receiver: target, port } = await receiver();
+    expect(await deliver(port, { 'service-signature': `v1=${overBody()}` })).toBe(200);
+    expect(await deliver(port, { 'x-service-signature': `v1=${overBody('sha256', 'base64')}` })).toBe(200);
+    expect(target.noiseCount).toBe(0);
+    expect(signatureFormFindings(target.deliveries[0]!)).toEqual([
+      {
+        expected: 'Service-Signature: t=<unix_timestamp>,v1=<signature>',
+        got: `v1=${overBody()} (the header has no t= timestamp)`,
+        request: expect.stringContaining('delivery #1'),
+      },
+    ]);
+    expect(signatureFormFindings(target.deliveries[1]!)[0]?.got).toContain('the header has no t= timestamp');
+    expect(judged(target)).toBe(
+      '1 delivery signed with HMAC-SHA256 over the raw body alone, in hex; 1 delivery signed with HMAC-SHA256 over the raw body alone, in base64; ' +
+        'a signature of the body alone does not bind the timestamp, so replay protection rests on dropping duplicate event ids',
+    );
+  });
+
+  it('keeps, and fails on, an HMAC-SHA1 of the secret over the body without t=', async () => {
+    const verdict = await judgedOne({ 'service-signature': `v1=${overBody('sha1')}` });
+    expect(verdict).toBeInstanceOf(CheckFailure);
+    expect((verdict as CheckFailure).findings[0]?.got).toContain(
+      'Service-Signature v1 #1 is HMAC-SHA-1 with the webhook secret over the raw body alone, in hex',
+    );
+  });
+
+  it('sets aside as noise one whose v1 verifies with the secret over no body alone (it names no timestamp to check it against)', async () => {
+    const { receiver: target, port } = await receiver();
+    expect(await deliver(port, { 'service-signature': `v1=${right()}` })).toBe(400);
+    expect(await deliver(port, { 'service-signature': `v1=${mac('sha256', OTHER_SECRET, BODY)}` })).toBe(400);
+    expect(target.deliveries).toEqual([]);
+    expect(Object.fromEntries(target.noise)).toEqual({ malformed_header: 2 });
   });
 });
 

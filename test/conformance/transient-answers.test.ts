@@ -36,6 +36,7 @@ type Answer = (request: RecordedRequest, response: ServerResponse, index: number
 
 async function implementation(
   answer: Answer,
+  basePath = '',
 ): Promise<{ server: TestServer; client: ImplementationClient; clock: ReturnType<typeof steppingClock>; lines: string[] }> {
   const certificate = await makeCertificate();
   const clock = steppingClock();
@@ -45,7 +46,7 @@ async function implementation(
   writeFileSync(caCertPath, certificate.cert);
   const lines: string[] = [];
   const client = new ImplementationClient({
-    baseUrl: new URL(server.url),
+    baseUrl: new URL(`${server.url}${basePath}`),
     network: networkOf({}, { caCert: { path: caCertPath, source: 'the test' } }),
     clock,
     log: (line) => lines.push(line),
@@ -77,6 +78,16 @@ describe('the probes: a transient answer is waited out and the request sent agai
     expect(made.clock.slept).toEqual([3_000]);
     expect(made.server.requests).toHaveLength(2);
     expect(made.lines).toContain('503 on GET /v1/reports/rep_1: waiting 3 s (Retry-After) before sending it again');
+  });
+
+  it("names the path asked, the base URL's own path included", async () => {
+    const made = await implementation(
+      (_request, response, index, clock) => (index === 0 ? json(response, 503, {}, datedRetry(clock, 2)) : json(response, 200, { id: 'rep_1' })),
+      '/visa-api',
+    );
+    expect((await made.client.send(request('GET', '/v1/reports/rep_1'))).status).toBe(200);
+    expect(made.server.requests.map((sent) => sent.path)).toEqual(['/visa-api/v1/reports/rep_1', '/visa-api/v1/reports/rep_1']);
+    expect(made.lines).toEqual(['503 on GET /visa-api/v1/reports/rep_1: waiting 2 s (Retry-After) before sending it again']);
   });
 
   it.each([429, 502, 504])('a GET answered %i with Retry-After in seconds likewise', async (status) => {

@@ -37,7 +37,10 @@ export function signatureFormFindings(delivery: Delivery): Finding[] {
   return headers.flatMap(({ name, value }) => {
     const parsed = parseSignatureHeader(value);
     const ok = !('reason' in parsed) && /^t=\d+,/.test(value.replace(/\s/g, '')) && parsed.signatures.every((signature) => signature !== '');
-    return ok ? [] : [{ expected: `${SIGNATURE_HEADER_NAMES[name]}: t=<unix_timestamp>,v1=<signature>`, got: value, request: deliveryLine(delivery) }];
+    const why = 'reason' in parsed ? ` (${parsed.detail})` : '';
+    return ok
+      ? []
+      : [{ expected: `${SIGNATURE_HEADER_NAMES[name]}: t=<unix_timestamp>,v1=<signature>`, got: `${value}${why}`, request: deliveryLine(delivery) }];
   });
 }
 

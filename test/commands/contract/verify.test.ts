@@ -339,6 +339,27 @@ describe('svc contract verify: usage', () => {
     expect(result.code).toBe(ExitCode.network);
   });
 
+  it("names the base URL's path where it names the implementation: its banner and a network error", async () => {
+    const certificate = await makeCertificate();
+    const server = await startServer((_request, response) => json(response, 200, {}), certificate);
+    const dir = mkdtempSync(join(tmpdir(), 'svc-prefixed-'));
+    writeFileSync(join(dir, 'ca.pem'), certificate.cert);
+    const result = await svcInProcess(
+      ['contract', 'verify', '--base-url', `${server.url}/visa-api`, '--ca-cert', join(dir, 'ca.pem'), '--only', 'auth.missing-header', '--json'],
+      { env: env() },
+    );
+    await server.close();
+    expect(result.stderr).toContain(`checks at level spec against ${server.url}/visa-api\n`);
+    expect(server.requests.map((request) => request.path)).toContain('/visa-api/v1/reports');
+
+    const unreachable = `https://127.0.0.1:${await freePort()}/visa-api`;
+    const refused = await svcInProcess(['contract', 'verify', '--base-url', unreachable, '--json'], { env: env() });
+    expect(refused.code).toBe(ExitCode.network);
+    const { error } = JSON.parse(refused.stdout) as { error: { message: string } };
+    expect(error.message).toMatch(new RegExp(`^cannot reach ${unreachable.replace(/[.]/g, '\\.')}: `));
+    expect(refused.stdout + refused.stderr).not.toMatch(/GET https:\/\/127\.0\.0\.1:\d+\/v1\//);
+  });
+
   it('exits 17 when a check fails, with the reason (expected, got, request) in the JSON, the table and the JUnit report', async () => {
     const certificate = await makeCertificate();
     const server = await startServer((_request, response) => json(response, 200, {}), certificate);
