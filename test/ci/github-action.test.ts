@@ -77,6 +77,7 @@ function expectInert(run: ActionRun): void {
 const everything = (run: ActionRun) =>
   [run.log, run.summary, JSON.stringify(run.outputs), existsSync(run.outputs.junit!) ? readFileSync(run.outputs.junit!, 'utf8') : ''].join('\n');
 
+// A hang guard, never a measure: an install of svc from its checkout (npm ci, the build) and a run of the kit take what a loaded machine needs.
 beforeAll(async () => {
   actionPath = checkoutCopy(join(work, 'action'));
   files = freshFiles('first');
@@ -88,7 +89,7 @@ beforeAll(async () => {
     uses: USES,
     inputs: { 'base-url': sandbox.url, 'api-key': sandbox.keys.test, 'ca-cert': sandbox.caCert, fast: 'true' },
   });
-}, 5 * HANG_MS);
+}, 10 * HANG_MS);
 
 afterAll(async () => {
   await sandbox?.stop();

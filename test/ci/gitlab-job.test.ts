@@ -112,11 +112,12 @@ function expectReportAgreesWithExit(run: JobRun): void {
 
 let fromRepository: JobRun;
 
+// A hang guard, never a measure: an install of svc from its checkout (npm ci, the build) and a run of the kit take what a loaded machine needs.
 beforeAll(async () => {
   checkoutCopy(repository, { branch: BRANCH });
   sandbox = await startSandboxProcess(['--quiet']);
   fromRepository = await runJob('from-repository', { ...kitVariables(), SVC_REPOSITORY: `file://${repository}`, SVC_REF: BRANCH }, [installPinnedNode(image)]);
-}, 5 * HANG_MS);
+}, 10 * HANG_MS);
 
 afterAll(async () => {
   await sandbox?.stop();
