@@ -82,8 +82,9 @@ interface Forged {
 /**
  * What a local process makes up, each of which fails an event check if the kit counts it: junk
  * (events.envelope), and report.created under one id with different data (events.unique-ids),
- * unsigned, signed with another secret, or signed with the right one in a wrong form
- * (events.signature-form) under the wrong Service-Event (events.service-event-header).
+ * unsigned, signed with another secret, or with a v1 of the right one lifted from another delivery,
+ * in a wrong form (events.signature-form) under the wrong Service-Event (events.service-event-header).
+ * A v1 of the secret over this very body, even without t=, would be the implementation's (issue 44 item 7).
  */
 function junk(index: number): Forged {
   if (index % 4 === 0) return { body: 'not an event', headers: { 'content-type': 'text/plain' } };
@@ -91,7 +92,9 @@ function junk(index: number): Forged {
   const headers = { 'content-type': 'application/json', 'service-event': 'report.created' };
   if (index % 4 === 1) return { body, headers };
   if (index % 4 === 2) return { body, headers: { ...headers, 'service-signature': `t=${now()},v1=${hmac('whsec_another_secret', body)}` } };
-  return { body, headers: { ...headers, 'service-event': 'report.completed', 'service-signature': `v1=${hmac(SECRET, body)}` } };
+  // A v1 of the secret lifted from another delivery: without the secret, no signature over this body can be made.
+  const lifted = hmac(SECRET, body.replace('evt_forged', 'evt_captured'));
+  return { body, headers: { ...headers, 'service-event': 'report.completed', 'service-signature': `v1=${lifted}` } };
 }
 
 /** Events as an implementation sends them, well formed in every way but signed with another secret. */
