@@ -5,19 +5,22 @@
  * too; what an example needs (an id that exists, a file, a receiver) is prepared per placeholder
  * below, and an example with a placeholder nobody prepares fails.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Config, Flags, Parser } from '@oclif/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathsOf } from '../../src/config/paths.js';
 import { ExitCode } from '../../src/core/errors.js';
 import { buildMrz } from '../../src/sandbox/mrz.js';
+import { defaultStorePath } from '../../src/webhooks/sqlite-store.js';
 import { HANG_MS } from '../helpers/hang.js';
+import { type RunningListen, startListen } from '../helpers/listen.js';
 import { type Choices, type OtherImplementation, startOtherImplementation } from '../helpers/other-implementation.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { type RunningSandbox, startSandboxProcess } from '../helpers/sandbox.js';
 import { freePort, json, startServer, type TestServer } from '../helpers/server.js';
 import { isolatedEnv, runSvc, SVC_BIN } from '../helpers/svc.js';
 import { KEYS, startInTerminal, type TerminalSession } from '../helpers/terminal.js';
@@ -123,8 +126,8 @@ type Placeholders = Record<string, () => string | Promise<string>>;
 let home: string;
 let env: Record<string, string>;
 let receiver: TestServer;
-let sandbox: ChildProcess;
-let sandboxUrl: string;
+let sandbox: RunningSandbox;
+let listener: RunningListen | undefined;
 let placeholders: Placeholders;
 let postgres: TestPostgres | undefined;
 /** The port the sandbox delivers its events to: the kit's of `contract verify --webhook-port`. */
@@ -175,29 +178,11 @@ beforeAll(async () => {
   for (const [command, choices] of Object.entries(ELSEWHERE)) elsewhere.set(command, await startOtherImplementation(choices));
   kitPort = await freePort();
   // A port of its own: with --port 0 the sandbox once took the kit's port, just released by freePort.
-  const sandboxPort = await freePort();
-  sandbox = spawn(
-    process.execPath,
-    [SVC_BIN, 'sandbox', 'start', '--port', String(sandboxPort), '--json', '--plan', 'enterprise', '--webhook-url', `http://127.0.0.1:${kitPort}/`],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const ready = await new Promise<{ url: string; ca_cert: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the sandbox did not start')), HANG_MS);
-    createInterface({ input: sandbox.stdout! }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(JSON.parse(line));
-    });
-  });
-  sandboxUrl = ready.url;
-  const keys = await svcJson<Array<{ role: string; secret: string }>>(['sandbox', 'keys', '--reveal']);
+  sandbox = await startSandboxProcess(['--port', String(await freePort()), '--plan', 'enterprise', '--webhook-url', `http://127.0.0.1:${kitPort}/`], env);
   // The sandbox's webhook secret in the environment, as a user who read `svc sandbox keys --reveal` sets it.
-  env.SVC_WEBHOOK_SECRET = keys.find((key) => key.role === 'webhook_secret')!.secret;
-  const testKey = keys.find((key) => key.role === 'test')!.secret;
+  env.SVC_WEBHOOK_SECRET = sandbox.keys.webhook_secret;
   // The key of `printf %s "$KEY" | svc config set api_key`.
-  env.KEY = testKey;
+  env.KEY = sandbox.keys.test;
 
   const work = (name: string) => join(home, name);
   const applicant = await svcJson<{ id: string }>([
@@ -236,12 +221,14 @@ beforeAll(async () => {
   const signature = (await runSvc(['webhooks', 'sign', '--payload-file', work('body.json'), '--timestamp', '1767225600'], { env })).stdout.trim();
   // The header of `pbpaste | svc webhooks verify --header "$SIG"`.
   env.SIG = signature;
-  const listener = await startListener();
-  const triggered = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', `${listener}/hooks`], { env });
+  // `svc webhooks listen` with the sandbox's secret, the receiver of the examples that send to one: it checks what they send.
+  listener = await startListen([], env, defaultStorePath(pathsOf(env).dataDir));
+  const listenerUrl = listener.url.replace(/\/$/, '');
+  const triggered = await runSvc(['webhooks', 'trigger', 'report.completed', '--to', `${listenerUrl}/hooks`], { env });
   expect(triggered.code, triggered.stderr).toBe(0);
   const stored = await svcJson<Array<{ event_id: string }>>(['webhooks', 'events']);
-  copyFileSync(ready.ca_cert, work('cert.pem'));
-  copyFileSync(join(ready.ca_cert, '..', 'key.pem'), work('key.pem'));
+  copyFileSync(sandbox.caCert, work('cert.pem'));
+  copyFileSync(join(sandbox.caCert, '..', 'key.pem'), work('key.pem'));
 
   const report = async () =>
     (
@@ -277,10 +264,10 @@ beforeAll(async () => {
     evt_123: () => stored[0]!.event_id,
     // The secret from the environment, not in bash's argv.
     'SVC_WEBHOOK_SECRET=…': () => 'SVC_WEBHOOK_SECRET="$SVC_WEBHOOK_SECRET"',
-    'https://staging.example.com/hooks': () => `${listener}/hooks`,
-    'https://127.0.0.1:8443': () => sandboxUrl,
-    'https://staging.example.com': () => sandboxUrl,
-    'http://127.0.0.1:3000': () => listener,
+    'https://staging.example.com/hooks': () => `${listenerUrl}/hooks`,
+    'https://127.0.0.1:8443': () => sandbox.url,
+    'https://staging.example.com': () => sandbox.url,
+    'http://127.0.0.1:3000': () => listenerUrl,
     'http://127.0.0.1:4000': () => receiver.url,
     '4010': () => String(kitPort),
     // A PostgreSQL server of the test's own, its URL (and password) from the environment, not in bash's argv.
@@ -294,17 +281,16 @@ beforeAll(async () => {
   };
 }, 4 * HANG_MS);
 
+// Each stop waits up to HANG_MS, PostgreSQL's up to 60 s.
 afterAll(async () => {
-  postgres?.destroy();
-  await receiver?.close();
-  await Promise.all([...elsewhere.values()].map((implementation) => implementation.close()));
-  listenerProcess?.kill('SIGTERM');
-  if (sandbox && sandbox.exitCode === null) {
-    const exited = new Promise((resolve) => sandbox.once('exit', resolve));
-    sandbox.kill('SIGTERM');
-    await exited;
+  try {
+    await Promise.all([listener?.stop(), sandbox?.stop()]);
+  } finally {
+    postgres?.destroy();
+    await receiver?.close();
+    await Promise.all([...elsewhere.values()].map((implementation) => implementation.close()));
   }
-});
+}, 4 * HANG_MS);
 
 function environmentFor(id: string, command: string): Record<string, string> {
   const implementation = elsewhere.get(command);
@@ -314,20 +300,6 @@ function environmentFor(id: string, command: string): Record<string, string> {
   const config = mkdtempSync(join(home, 'config-'));
   cpSync(env.XDG_CONFIG_HOME!, config, { recursive: true });
   return { ...env, XDG_CONFIG_HOME: config };
-}
-
-let listenerProcess: ChildProcess | undefined;
-
-/** `svc webhooks listen` with the sandbox's secret, the receiver of the examples that send to one: it checks what they send. */
-async function startListener(): Promise<string> {
-  listenerProcess = spawn(process.execPath, [SVC_BIN, 'webhooks', 'listen', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the listener did not start')), HANG_MS);
-    createInterface({ input: listenerProcess!.stdout! }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve((JSON.parse(line) as { url: string }).url.replace(/\/$/, ''));
-    });
-  });
 }
 
 /** The example as pasted here: each placeholder replaced by what exists in this sandbox. */

@@ -74,7 +74,7 @@ export async function startSandboxInProcess(
 }
 
 /**
- * Starts the real `svc sandbox start` as a child process on a free port and waits until it is ready;
+ * Starts the real `svc sandbox start` as a child process (on a free port unless `args` give one) and waits until it is ready;
  * its data in `dataDir` (the default one of `env` when not given), its profile in `env`'s configuration.
  */
 export async function startSandboxProcess(
@@ -82,8 +82,9 @@ export async function startSandboxProcess(
   env: Record<string, string> = isolatedEnv(),
   dataDir = defaultSandboxDir(pathsOf(env)),
 ): Promise<RunningSandbox> {
+  const port = args.includes('--port') ? [] : ['--port', '0'];
   const analysisDelay = args.includes('--analysis-delay') ? [] : ['--analysis-delay', '100'];
-  const child = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', '--port', '0', '--json', '--data-dir', dataDir, ...analysisDelay, ...args], {
+  const child = spawn(process.execPath, [SVC_BIN, 'sandbox', 'start', ...port, '--json', '--data-dir', dataDir, ...analysisDelay, ...args], {
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
