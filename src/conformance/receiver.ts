@@ -3,8 +3,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureSelfSignedCertificate } from '../core/certificate.js';
+import { type Clock, systemClock } from '../core/clock.js';
 import { SvcError } from '../core/errors.js';
 import { BodyTooLarge, DEFAULT_BODY_LIMIT, INBOUND_SERVER_OPTIONS, MAX_INBOUND_HEADERS, readBody } from '../core/inbound-http.js';
 import { SIGNATURE_ENCODINGS, type SignatureEncoding, type SignatureFailure } from '../webhooks/signature.js';
@@ -128,6 +128,8 @@ export interface ReceiverOptions {
   /** The v1 encodings a signature may have (`--signature-encoding` pins one). */
   encodings?: readonly SignatureEncoding[] | undefined;
   limits?: typeof KEPT_LIMITS;
+  /** The time its waits run on (a test's, to follow them without waiting). */
+  clock?: Clock;
 }
 
 /**
@@ -158,8 +160,10 @@ export class WebhookReceiver {
   private readonly rules = new Set<Rule>();
   private readonly waiters = new Set<() => void>();
   private readonly held = new Set<NodeJS.Timeout>();
+  private readonly clock: Clock;
 
   constructor(options: ReceiverOptions = {}) {
+    this.clock = options.clock ?? systemClock;
     this.secret = options.secret || undefined;
     this.encodings = options.encodings ?? SIGNATURE_ENCODINGS;
     this.limits = options.limits ?? KEPT_LIMITS;
@@ -209,7 +213,7 @@ export class WebhookReceiver {
     const found = `expected ${finding.expected}; got ${finding.got}${finding.request ? ` (${finding.request})` : ''}`;
     if (noise === 0) {
       return new SetupError(
-        `${found}; nothing at all arrived at the kit's receiver (${this.url}) during the run (${Math.round((Date.now() - this.listeningSince) / 1000)} s so far), so the kit has no evidence that the implementation delivers there`,
+        `${found}; nothing at all arrived at the kit's receiver (${this.url}) during the run (${Math.round((this.clock.now() - this.listeningSince) / 1000)} s so far), so the kit has no evidence that the implementation delivers there`,
         `subscribe ${this.url} to the implementation's events, at an address it reaches (--webhook-host: the address the receiver listens on), one subscription per pipeline: kits that run at once against one deployment each receive only what is delivered to their own receiver`,
       );
     }
@@ -269,7 +273,7 @@ export class WebhookReceiver {
     this.keptBytes += cost;
     const delivery: Delivery = {
       seq: this.deliveries.length,
-      at: Date.now(),
+      at: this.clock.now(),
       method: request.method ?? '',
       path: request.url ?? '/',
       headers: request.headers,
@@ -319,7 +323,7 @@ export class WebhookReceiver {
       server.listen(port, host, () => resolve());
     });
     this.listening = { host, port: (server.address() as AddressInfo).port };
-    this.listeningSince = Date.now();
+    this.listeningSince = this.clock.now();
     return this.listening.port;
   }
 
@@ -331,7 +335,7 @@ export class WebhookReceiver {
 
   /** The first delivery from `since` on that satisfies `predicate`, waiting up to `timeoutMs`. */
   waitFor(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = this.clock.now() + timeoutMs;
     return this.waitUntil(predicate, () => deadline, since);
   }
 
@@ -341,16 +345,25 @@ export class WebhookReceiver {
    * (its subscription another pipeline's) does not wait out each check's timeout in turn.
    */
   waitForEvent(predicate: (delivery: Delivery) => boolean, timeoutMs: number, since = 0): Promise<Delivery | undefined> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = this.clock.now() + timeoutMs;
     const quietEnd = this.listeningSince + timeoutMs;
     return this.waitUntil(predicate, () => (this.reached ? deadline : Math.min(deadline, quietEnd)), since);
+  }
+
+  /**
+   * Waits, as `waitForEvent`, until each wait has its delivery from its `since` on, or `timeoutMs`
+   * passed: one timeout for them all, so that events that never come cost it once, not once each.
+   */
+  async waitForEach(waits: ReadonlyArray<{ predicate: (delivery: Delivery) => boolean; since: number }>, timeoutMs: number): Promise<void> {
+    const deadline = this.clock.now() + timeoutMs;
+    for (const { predicate, since } of waits) await this.waitForEvent(predicate, Math.max(0, deadline - this.clock.now()), since);
   }
 
   private async waitUntil(predicate: (delivery: Delivery) => boolean, end: () => number, since: number): Promise<Delivery | undefined> {
     // Each delivery is looked at once: a flood of deliveries does not make every wake-up scan them all again.
     for (let next = since; ;) {
       for (; next < this.deliveries.length; next++) if (predicate(this.deliveries[next]!)) return this.deliveries[next];
-      const left = end() - Date.now();
+      const left = end() - this.clock.now();
       if (left <= 0 || this.closed) return undefined;
       await new Promise<void>((resolve) => {
         const wake = () => {
@@ -358,7 +371,7 @@ export class WebhookReceiver {
           resolve();
         };
         this.waiters.add(wake);
-        void sleep(Math.min(left, 1_000)).then(wake);
+        void this.clock.sleep(Math.min(left, 1_000)).then(wake);
       });
     }
   }

@@ -10,6 +10,7 @@ import { DEFAULT_BODY_LIMIT } from '../../src/core/inbound-http.js';
 import { CheckFailure, SetupError } from '../../src/conformance/outcome.js';
 import { namesAnother, type ReceiverOptions, WebhookReceiver } from '../../src/conformance/receiver.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
+import { steppingClock } from '../helpers/clock.js';
 
 const SECRET = 'whsec_receiverunit0123456789abcdefghijklmn';
 
@@ -58,6 +59,27 @@ describe("the kit's webhook receiver", () => {
     expect(closed).toBe(true);
     // It was cut off while still sending its headers, not after it finished them.
     expect(sent).toBeLessThan(head.length);
+  });
+
+  it('waits for several events one timeout in all, not one each, when none of them comes', async () => {
+    const clock = steppingClock();
+    const { receiver, port } = await started({ clock });
+    // Something reached it: the subscription delivers here, so each wait runs to its timeout.
+    expect(await deliver(port, Buffer.from('{"id":"evt_other","type":"report.completed"}'))).toBe(200);
+    const never = { predicate: () => false, since: 0 };
+    const before = clock.now();
+    await receiver.waitForEach([never, never, never], 30_000);
+    expect(clock.now() - before).toBe(30_000);
+  });
+
+  it('ends its wait for several events as soon as each has its delivery', async () => {
+    const clock = steppingClock();
+    const { receiver, port } = await started({ clock });
+    for (const id of ['evt_1', 'evt_2']) expect(await deliver(port, Buffer.from(JSON.stringify({ id })))).toBe(200);
+    const waits = ['evt_1', 'evt_2'].map((id) => ({ predicate: (delivery: { text: string }) => delivery.text.includes(id), since: 0 }));
+    const before = clock.now();
+    await receiver.waitForEach(waits, 30_000);
+    expect(clock.now()).toBe(before);
   });
 
   it('answers 503 once the deliveries it keeps reach its bound, and counts them as noise', async () => {

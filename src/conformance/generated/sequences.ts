@@ -310,7 +310,7 @@ async function abilitiesOf(context: KitContext): Promise<Abilities> {
 /**
  * Once every sequence has run: each report they made had at most one report.created (an event
  * sent again keeps its id), and no two of them share an event id. Waits, while deliveries arrive,
- * until each had one or the event timeout passed; a report with none is events.report-created's.
+ * until each had one or the event timeout passed, once for them all; a report with none is events.report-created's.
  */
 async function reportCreatedEvents(context: KitContext, made: MadeReport[]): Promise<{ findings: Finding[]; steps: string[]; note: string }> {
   const receiver = context.receiver;
@@ -318,7 +318,10 @@ async function reportCreatedEvents(context: KitContext, made: MadeReport[]): Pro
   const since = Math.min(...made.map((report) => report.deliveriesBefore));
   const isCreated = (id: string) => (delivery: (typeof receiver.deliveries)[number]) =>
     eventOf(delivery).type === 'report.created' && mentions(delivery.json, id);
-  for (const report of made) await receiver.waitForEvent(isCreated(report.id), context.timeouts.eventMs, report.deliveriesBefore);
+  await receiver.waitForEach(
+    made.map((report) => ({ predicate: isCreated(report.id), since: report.deliveriesBefore })),
+    context.timeouts.eventMs,
+  );
   const findings: Finding[] = [];
   const steps: string[] = [];
   const owners = new Map<string, string>();
